@@ -1,0 +1,39 @@
+/* Builders shared inside src/topo: the regular-machine generator used by the presets,
+ * and the hwloc import entry points used by ts_topology_load(). */
+#ifndef TOPOSCHED_TOPO_BUILD_H
+#define TOPOSCHED_TOPO_BUILD_H
+
+#include "toposched/topology.h"
+
+/* How the OS numbers SMT siblings. */
+enum ts_smt_numbering {
+	/* x86 (Intel, AMD): first threads of every core get 0..nr_cores-1 in package order,
+	 * second threads nr_cores..2*nr_cores-1 ("node0 = 0-7,64-71") */
+	TS_SMT_SPLIT,
+	/* siblings adjacent: core c has CPUs c*threads .. c*threads+threads-1 (POWER, many arm) */
+	TS_SMT_ADJACENT,
+};
+
+/* A machine built from identical parts, nested package > node > LLC > cluster > core > thread. */
+struct ts_regular_machine {
+	const char *name;
+	const char *description;
+	int packages;
+	int nodes_per_package;
+	int llcs_per_node;
+	int clusters_per_llc;   /* 1 = no cluster level (cluster = core) */
+	int cores_per_cluster;
+	int threads_per_core;
+	enum ts_smt_numbering smt_numbering;
+	const int *distance;    /* [nodes*nodes] row-major, or NULL for Linux's 10/20 default */
+};
+
+struct ts_topology *ts_topology_build_regular(const struct ts_regular_machine *m,
+					      struct ts_error *err);
+
+/* hwloc sources (src/topo/hwloc_import.c). kind is "host", "xml", "fsroot" or "synthetic";
+ * arg is the path or synthetic string (ignored for "host"). */
+int ts_topology_load_hwloc(const char *kind, const char *arg, struct ts_topology **out,
+			   struct ts_error *err);
+
+#endif

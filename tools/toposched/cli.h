@@ -1,0 +1,31 @@
+/* Helpers shared by the toposched subcommands: one error style, exit status 2 for bad
+ * input, topology loading with an optional distance override. */
+#ifndef TOPOSCHED_CLI_H
+#define TOPOSCHED_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "toposched/topology.h"
+
+#define CLI_EXIT_USAGE 2
+#define CLI_DEFAULT_TOPOLOGY "kunpeng920"
+
+enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON };
+
+/* Prints "toposched CMD: error: MSG" on stderr; returns CLI_EXIT_USAGE. */
+int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The message for a getopt_long() failure ('?' or ':'). */
+int cli_getopt_error(const char *cmd, int opt, char *const argv[]);
+int cli_parse_int(const char *cmd, const char *option, const char *text, long min, long max,
+		  long *out);
+int cli_parse_format(const char *cmd, const char *text, enum cli_format *out);
+/* Loads SPEC (and replaces the distance matrix when distance != NULL). */
+int cli_load_topology(const char *cmd, const char *spec, const char *distance,
+		      struct ts_topology **out);
+
+int cmd_topo(int argc, char **argv);
+int cmd_spread(int argc, char **argv);
+int cmd_machines(int argc, char **argv);
+
+#endif

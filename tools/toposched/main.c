@@ -1,0 +1,45 @@
+/* toposched: topology-aware scheduling, from the kernel's rules, in user space. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "topo", cmd_topo, "show a machine's topology and its scheduling domains" },
+	{ "spread", cmd_spread, "list CPUs in cpumask_local_spread() order from a node" },
+	{ "machines", cmd_machines, "list the built-in machine presets" },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: toposched COMMAND [OPTIONS]\n\ncommands:\n", out);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n'toposched COMMAND --help' describes each command's options.\n"
+	      "With no command, 'toposched' runs 'toposched topo' on the default machine ("
+	      CLI_DEFAULT_TOPOLOGY ").\n",
+	      out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		char *args[] = { "topo", NULL };
+		return cmd_topo(1, args);
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "toposched: error: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return CLI_EXIT_USAGE;
+}
