@@ -203,6 +203,11 @@ struct builder {
 	const struct ts_cpumask *cpu_map;    /* interned */
 	struct ts_cpumask *tmp, *tmp2;
 	int *core_stamp, stamp;              /* for counting cores per mask */
+	struct balance_cache {               /* (level, group span) -> balance mask */
+		const struct ts_cpumask *span, *mask;
+		int level;
+	} *bal;
+	size_t bal_cap, bal_count;
 	int nr_caps, caps[16];               /* distinct CPU capacities (asym_cap_list) */
 	struct ts_cpumask *cap_span[16];
 };
@@ -541,23 +546,54 @@ static struct ts_sched_domain *find_descended_sibling(struct ts_sched_domain *sd
 	return sibling;
 }
 
-/* build_balance_mask(): the CPUs of the group that can arrive at it from below. */
+/* build_balance_mask(): the CPUs of the group that can arrive at it from below. It depends
+ * only on the sibling's level and the group span, so each distinct pair is computed once
+ * (the kernel recomputes it for every CPU's private copy of the group). */
+static int balance_cache_grow(struct builder *b)
+{
+	size_t ncap = b->bal_cap ? b->bal_cap * 2 : 1024;
+	struct balance_cache *nb = calloc(ncap, sizeof(*nb));
+	if (!nb)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->bal_cap; i++) {
+		if (!b->bal[i].span)
+			continue;
+		size_t j = (((uintptr_t)b->bal[i].span >> 4) * 31 + (size_t)b->bal[i].level) & (ncap - 1);
+		while (nb[j].span)
+			j = (j + 1) & (ncap - 1);
+		nb[j] = b->bal[i];
+	}
+	free(b->bal);
+	b->bal = nb;
+	b->bal_cap = ncap;
+	return 0;
+}
+
 static int build_balance_mask(struct builder *b, const struct ts_sched_domain *sibling,
 			      const struct ts_cpumask *sg_span, const struct ts_cpumask **out)
 {
-	struct ts_cpumask *mask = ts_cpumask_alloc(b->d->nr_cpus);
-	if (!mask)
+	if (b->bal_count * 2 >= b->bal_cap && balance_cache_grow(b))
 		return -ENOMEM;
+	size_t j = (((uintptr_t)sg_span >> 4) * 31 + (size_t)sibling->level) & (b->bal_cap - 1);
+	for (; b->bal[j].span; j = (j + 1) & (b->bal_cap - 1)) {
+		if (b->bal[j].span == sg_span && b->bal[j].level == sibling->level) {
+			*out = b->bal[j].mask;
+			return 0;
+		}
+	}
+	ts_cpumask_zero(b->tmp);
 	int i;
 	ts_for_each_cpu(i, sg_span) {
 		struct ts_sched_domain *s = AT(b, sd_of, sibling->level, i);
 		if (!s || !s->child || s->child->span != sg_span)
 			continue;
-		ts_cpumask_set(mask, i);
+		ts_cpumask_set(b->tmp, i);
 	}
-	int rc = intern_into(b, mask, out);
-	ts_cpumask_free(mask);
-	return rc;
+	if (intern_into(b, b->tmp, out))
+		return -ENOMEM;
+	b->bal[j] = (struct balance_cache){ sg_span, *out, sibling->level };
+	b->bal_count++;
+	return 0;
 }
 
 static int build_overlap_sched_groups(struct builder *b, struct ts_sched_domain *sd, int cpu)
@@ -753,6 +789,7 @@ static void builder_destroy(struct builder *b)
 	ts_cpumask_free(b->tmp);
 	ts_cpumask_free(b->tmp2);
 	free(b->core_stamp);
+	free(b->bal);
 	for (int i = 0; i < b->nr_caps; i++)
 		ts_cpumask_free(b->cap_span[i]);
 }
@@ -822,8 +859,7 @@ static int build(struct builder *b, const struct ts_cpumask *cpu_map_in)
 	}
 	ts_for_each_cpu(cpu, d->cpu_map) {
 		update_top_cache_domain(d, cpu);
-		ts_topology_mask(t, TS_TOPO_CORE, cpu, b->tmp);
-		if (ts_cpumask_weight_and(b->tmp, d->cpu_map) > 1)
+		if (pooled_weight(b->tl[0].span[cpu]) > 1) /* SMT level: siblings in cpu_map */
 			d->smt_active = true;
 	}
 	d->asym_cpucapacity = b->nr_caps > 1;
