@@ -105,6 +105,10 @@ int ts_cpumask_local_spread(const struct ts_numa_levels *nl, const struct ts_cpu
 		i += w;
 	if (node == TS_NUMA_NO_NODE)
 		return ts_cpumask_nth(online, i);
+	/* A memory-only node spreads from its nearest node with CPUs. 6.3+ does this in
+	 * sched_numa_find_nth_cpu(); we apply it to the older flavours too, where the kernel
+	 * would have found no local CPUs and fallen back to plain id order. */
+	node = ts_numa_nearest_node(nl, node);
 	switch (policy) {
 	case TS_SPREAD_NEAREST_NODE:
 		return nearest_node_spread(nl, online, i, node);
