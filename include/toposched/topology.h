@@ -17,8 +17,9 @@
 #define TS_MAX_DISTANCE 254    /* SLIT entries are bytes; 255 means unreachable */
 #define TS_CAPACITY_SCALE 1024 /* SCHED_CAPACITY_SCALE */
 
-/* Ids are dense (0..nr_X-1) and numbered in order of the lowest CPU of each object,
- * so that two sources describing the same machine give the same ids. */
+/* core, cluster, llc and package ids are dense (0..nr_X-1) and numbered in order of the
+ * lowest CPU of each object, so that two sources describing the same machine give the
+ * same ids. node is the OS's node number (dense), which indexes the distance matrix. */
 struct ts_cpu_topo {
 	int core;     /* SMT siblings share a core */
 	int cluster;  /* Linux's cluster level; on machines without clusters, one per core */

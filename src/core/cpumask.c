@@ -259,8 +259,10 @@ size_t ts_cpumask_format(const struct ts_cpumask *m, char *buf, size_t size)
 		char part[32];
 		int n = last == cpu ? snprintf(part, sizeof(part), "%s%d", len ? "," : "", cpu)
 				    : snprintf(part, sizeof(part), "%s%d-%d", len ? "," : "", cpu, last);
-		if (len + (size_t)n < size)
-			memcpy(buf + len, part, (size_t)n);
+		if (len + 1 < size) { /* copy what fits, like snprintf */
+			size_t room = size - 1 - len;
+			memcpy(buf + len, part, (size_t)n < room ? (size_t)n : room);
+		}
 		len += (size_t)n;
 		cpu = ts_cpumask_next(m, last);
 	}

@@ -70,26 +70,38 @@ static void free_sets(hwloc_bitmap_t *s, int n)
 	free(s);
 }
 
-static const hwloc_bitmap_t *sort_sets; /* qsort has no context argument */
+struct keyed {
+	int key, id;
+};
 
-static int cmp_by_first(const void *a, const void *b)
+static int cmp_keyed(const void *a, const void *b)
 {
-	int x = hwloc_bitmap_first(sort_sets[*(const int *)a]);
-	int y = hwloc_bitmap_first(sort_sets[*(const int *)b]);
-	return x < y ? -1 : x > y;
+	const struct keyed *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static const struct ts_topology *sort_topo;
-
-static int cmp_cpu_os(const void *a, const void *b)
+/* Sorts ids[0..n) by key[id]. */
+static int sort_ids(int *ids, size_t n, const int *key)
 {
-	int x = sort_topo->cpu[*(const int *)a].os_index, y = sort_topo->cpu[*(const int *)b].os_index;
-	return x < y ? -1 : x > y;
+	if (n < 2)
+		return 0;
+	struct keyed *k = malloc(n * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct keyed){ key[ids[i]], ids[i] };
+	qsort(k, n, sizeof(*k), cmp_keyed);
+	for (size_t i = 0; i < n; i++)
+		ids[i] = k[i].id;
+	free(k);
+	return 0;
 }
 
-/* parent[i] for i < n children; sets == NULL means children are CPUs (sorted by os_index). */
+/* parent[i] for i < n children, each bucket sorted by key[child] (its lowest OS index). */
 static int buckets_build(struct buckets *b, const int *parent, int n, int nr_parents,
-			 const hwloc_bitmap_t *sets, const struct ts_topology *t)
+			 const int *key)
 {
 	b->start = calloc((size_t)nr_parents + 1, sizeof(int));
 	b->list = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
@@ -105,17 +117,20 @@ static int buckets_build(struct buckets *b, const int *parent, int n, int nr_par
 	for (int i = 0; i < n; i++)
 		b->list[b->start[parent[i]] + fill[parent[i]]++] = i;
 	free(fill);
-	for (int p = 0; p < nr_parents; p++) {
-		size_t cnt = (size_t)(b->start[p + 1] - b->start[p]);
-		if (sets) {
-			sort_sets = sets;
-			qsort(b->list + b->start[p], cnt, sizeof(int), cmp_by_first);
-		} else {
-			sort_topo = t;
-			qsort(b->list + b->start[p], cnt, sizeof(int), cmp_cpu_os);
-		}
-	}
+	for (int p = 0; p < nr_parents; p++)
+		if (sort_ids(b->list + b->start[p], (size_t)(b->start[p + 1] - b->start[p]), key))
+			return -ENOMEM;
 	return 0;
+}
+
+/* key[i] = lowest OS index in sets[i]. */
+static int *first_keys(const hwloc_bitmap_t *sets, int n)
+{
+	int *key = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+	if (key)
+		for (int i = 0; i < n; i++)
+			key[i] = hwloc_bitmap_first(sets[i]);
+	return key;
 }
 
 static void buckets_free(struct buckets *b)
@@ -411,17 +426,30 @@ static int collect(struct xml_out *x)
 			return ts_error_set(x->err, -EINVAL, "writing XML: package %d has no CPU", p);
 
 	int *cpu_core = malloc((size_t)t->nr_cpus * sizeof(int));
-	if (!cpu_core)
-		return -ENOMEM;
-	for (int i = 0; i < t->nr_cpus; i++)
-		cpu_core[i] = t->cpu[i].core;
+	int *cpu_os = malloc((size_t)t->nr_cpus * sizeof(int));
+	int *llc_key = first_keys(x->llc, t->nr_llcs);
+	int *cls_key = first_keys(x->cls, t->nr_clusters);
+	int *core_key = first_keys(x->core, t->nr_cores);
 	int rc = 0;
-	if (buckets_build(&x->llc_by_pkg, x->llc_pkg, t->nr_llcs, t->nr_packages, x->llc, t) ||
-	    buckets_build(&x->cls_by_llc, x->cls_llc, t->nr_clusters, t->nr_llcs, x->cls, t) ||
-	    buckets_build(&x->core_by_cls, x->core_cls, t->nr_cores, t->nr_clusters, x->core, t) ||
-	    buckets_build(&x->cpu_by_core, cpu_core, t->nr_cpus, t->nr_cores, NULL, t))
+	if (!cpu_core || !cpu_os || !llc_key || !cls_key || !core_key) {
 		rc = -ENOMEM;
+	} else {
+		for (int i = 0; i < t->nr_cpus; i++) {
+			cpu_core[i] = t->cpu[i].core;
+			cpu_os[i] = t->cpu[i].os_index;
+		}
+		if (buckets_build(&x->llc_by_pkg, x->llc_pkg, t->nr_llcs, t->nr_packages, llc_key) ||
+		    buckets_build(&x->cls_by_llc, x->cls_llc, t->nr_clusters, t->nr_llcs, cls_key) ||
+		    buckets_build(&x->core_by_cls, x->core_cls, t->nr_cores, t->nr_clusters,
+				  core_key) ||
+		    buckets_build(&x->cpu_by_core, cpu_core, t->nr_cpus, t->nr_cores, cpu_os))
+			rc = -ENOMEM;
+	}
 	free(cpu_core);
+	free(cpu_os);
+	free(llc_key);
+	free(cls_key);
+	free(core_key);
 	if (rc)
 		return rc;
 	return place_nodes(x);
@@ -546,7 +574,10 @@ static void emit_tree(struct xml_out *x)
 	}
 	/* Indices into sets[] sorted by lowest CPU; top[] tells what each one is. */
 	int *order = malloc((size_t)(nr_top > 0 ? nr_top : 1) * sizeof(int));
-	if (!order) {
+	int *key = first_keys(sets, nr_top);
+	if (!order || !key) {
+		free(order);
+		free(key);
 		free(top);
 		free(sets);
 		x->rc = -ENOMEM;
@@ -554,8 +585,9 @@ static void emit_tree(struct xml_out *x)
 	}
 	for (int i = 0; i < nr_top; i++)
 		order[i] = i;
-	sort_sets = sets;
-	qsort(order, (size_t)nr_top, sizeof(int), cmp_by_first);
+	if (sort_ids(order, (size_t)nr_top, key))
+		x->rc = -ENOMEM;
+	free(key);
 	for (int i = 0; i < nr_top; i++) {
 		int what = top[order[i]];
 		if (what < t->nr_packages) {

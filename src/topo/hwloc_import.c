@@ -1,5 +1,6 @@
 /* hwloc sources: this host, an hwloc XML file, a captured Linux sysfs root, or an hwloc
  * synthetic description, mapped onto the levels Linux's scheduler builds its domains from. */
+#include <dirent.h>
 #include <errno.h>
 #include <hwloc.h>
 #include <limits.h>
@@ -9,7 +10,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <dirent.h>
 
 #include "topo/topo_build.h"
 
@@ -441,9 +441,19 @@ int ts_topology_load_hwloc(const char *kind, const char *arg, struct ts_topology
 			return ts_error_set(err, -errno, "%s: cannot read: %s", label, strerror(errno));
 		struct stat st;
 		bool dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
+		char head[4096];
+		size_t got = dir ? 0 : fread(head, 1, sizeof(head) - 1, f);
 		fclose(f);
 		if (dir)
 			return ts_error_set(err, -EISDIR, "%s: cannot read: it is a directory", label);
+		head[got] = '\0';
+		/* hwloc >= 3 writes XML 3.0, which hwloc 2.x rejects without saying why. */
+		const char *top = strstr(head, "<topology");
+		if (top && strstr(top, "version=\"3.") && strstr(top, "version=\"3.") < top + 64)
+			return ts_error_set(err, -EINVAL,
+					    "%s: hwloc XML version 3 (written by hwloc 3.x) cannot be read with hwloc %u.%u; export it again with hwloc 2.x (lstopo --of xml)",
+					    label, hwloc_get_api_version() >> 16,
+					    (hwloc_get_api_version() >> 8) & 0xff);
 	} else if (fsroot) {
 		rc = check_fsroot(label, arg, err);
 		if (rc)

@@ -235,7 +235,7 @@ int ts_topology_parse_distance(struct ts_topology *t, const char *text, struct t
 			if (col > 0) { /* end of a non-empty row */
 				if (col != n) {
 					rc = ts_error_set(err, -EINVAL,
-							  "distance matrix: row %d has %d entries, expected %d (one per node): the matrix must be square",
+							  "row %d has %d entries, expected %d (one per node): the matrix must be square",
 							  row, col, n);
 					break;
 				}
@@ -252,7 +252,7 @@ int ts_topology_parse_distance(struct ts_topology *t, const char *text, struct t
 			p++;
 		if (!isdigit((unsigned char)*p)) {
 			rc = ts_error_set(err, -EINVAL,
-					  "distance matrix: entry %d of row %d is not a number (at '%.10s')",
+					  "entry %d of row %d is not a number (at '%.10s')",
 					  col, row, start);
 			break;
 		}
@@ -266,19 +266,19 @@ int ts_topology_parse_distance(struct ts_topology *t, const char *text, struct t
 			v = -v;
 		if (*p && !is_entry_sep(*p) && !is_row_sep(*p)) {
 			rc = ts_error_set(err, -EINVAL,
-					  "distance matrix: entry %d of row %d is not a number (at '%.10s')",
+					  "entry %d of row %d is not a number (at '%.10s')",
 					  col, row, start);
 			break;
 		}
 		if (row >= n) {
 			rc = ts_error_set(err, -EINVAL,
-					  "distance matrix: more than %d rows, but the topology has %d nodes", n,
+					  "more than %d rows, but the topology has %d nodes", n,
 					  n);
 			break;
 		}
 		if (col >= n) {
 			rc = ts_error_set(err, -EINVAL,
-					  "distance matrix: row %d has more than %d entries: the matrix must be square (one entry per node)",
+					  "row %d has more than %d entries: the matrix must be square (one entry per node)",
 					  row, n);
 			break;
 		}
@@ -286,7 +286,7 @@ int ts_topology_parse_distance(struct ts_topology *t, const char *text, struct t
 	}
 	if (rc == 0 && row != n)
 		rc = ts_error_set(err, -EINVAL,
-				  "distance matrix: %d rows, but the topology has %d nodes: the matrix must be %dx%d",
+				  "%d rows, but the topology has %d nodes: the matrix must be %dx%d",
 				  row, n, n, n);
 	if (rc == 0)
 		rc = ts_distance_validate(d, n, err);
