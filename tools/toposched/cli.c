@@ -19,7 +19,12 @@ int cli_error(const char *cmd, const char *fmt, ...)
 
 int cli_getopt_error(const char *cmd, int opt, char *const argv[])
 {
+	/* For a short option, grouped ones included ("-xy"), getopt names it in optopt;
+	 * argv[optind - 1] is only reliable for long options. */
 	const char *arg = argv[optind - 1];
+	char short_name[3] = { '-', (char)optopt, '\0' };
+	if (optopt > 0 && strncmp(arg, "--", 2) != 0)
+		arg = short_name;
 	if (opt == ':')
 		return cli_error(cmd, "option '%s' needs a value (see 'toposched %s --help')", arg, cmd);
 	return cli_error(cmd, "unknown option '%s' (see 'toposched %s --help')", arg, cmd);

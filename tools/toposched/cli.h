@@ -27,5 +27,6 @@ int cli_load_topology(const char *cmd, const char *spec, const char *distance,
 int cmd_topo(int argc, char **argv);
 int cmd_spread(int argc, char **argv);
 int cmd_machines(int argc, char **argv);
+int cmd_features(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@ static const struct {
 	{ "topo", cmd_topo, "show a machine's topology and its scheduling domains" },
 	{ "spread", cmd_spread, "list CPUs in cpumask_local_spread() order from a node" },
 	{ "machines", cmd_machines, "list the built-in machine presets" },
+	{ "features", cmd_features, "list the scheduler feature switches (sched/features)" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,111 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json_writer.h"
+#include "toposched/features.h"
+
+static const char features_help[] =
+	"usage: toposched features [--features LIST] [--format text|json]\n"
+	"\n"
+	"Lists the scheduler feature switches (the kernel's sched/features): each one's name,\n"
+	"default, state after --features, origin and meaning.\n"
+	"\n"
+	"  --features LIST  applied to the defaults, left to right, as when writing the\n"
+	"                   kernel's /sys/kernel/debug/sched/features: names separated by\n"
+	"                   blanks or commas; NAME turns a feature on, NO_NAME turns it off\n"
+	"                   (e.g. 'NO_SIS_UTIL SIS_PROP'); may be given more than once\n"
+	"  --format F       text (default) or json\n"
+	"\n"
+	"origin: mainline = in today's kernel; mainline <= vX = removed after vX;\n"
+	"proposal = posted to LKML, never merged; toposched = a switch of ours.\n";
+
+static void print_text(struct ts_features f)
+{
+	int n = ts_feature_count();
+	int name_w = (int)strlen("feature"), origin_w = (int)strlen("origin");
+	for (int i = 0; i < n; i++) {
+		const struct ts_feature_info *fi = ts_feature_info(i);
+		if ((int)strlen(fi->name) > name_w)
+			name_w = (int)strlen(fi->name);
+		if ((int)strlen(fi->origin) > origin_w)
+			origin_w = (int)strlen(fi->origin);
+	}
+	printf("%-*s  %-7s  %-7s  %-*s  %s\n", name_w, "feature", "default", "enabled", origin_w,
+	       "origin", "meaning");
+	for (int i = 0; i < n; i++) {
+		const struct ts_feature_info *fi = ts_feature_info(i);
+		printf("%-*s  %-7s  %-7s  %-*s  %s\n", name_w, fi->name,
+		       fi->default_on ? "on" : "off",
+		       ts_features_has(f, (enum ts_feature)i) ? "on" : "off", origin_w, fi->origin,
+		       fi->meaning);
+	}
+}
+
+static void print_json(struct ts_features f)
+{
+	struct json_writer w;
+	json_init(&w, stdout);
+	json_begin_object(&w);
+	json_key(&w, "features");
+	json_begin_array(&w);
+	for (int i = 0; i < ts_feature_count(); i++) {
+		const struct ts_feature_info *fi = ts_feature_info(i);
+		json_begin_object(&w);
+		json_key(&w, "name");
+		json_string(&w, fi->name);
+		json_key(&w, "default");
+		json_bool(&w, fi->default_on);
+		json_key(&w, "enabled");
+		json_bool(&w, ts_features_has(f, (enum ts_feature)i));
+		json_key(&w, "origin");
+		json_string(&w, fi->origin);
+		json_key(&w, "meaning");
+		json_string(&w, fi->meaning);
+		json_end_object(&w);
+	}
+	json_end_array(&w);
+	json_end_object(&w);
+}
+
+int cmd_features(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "features", required_argument, NULL, 'F' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ts_features f = ts_features_default();
+	enum cli_format format = CLI_FORMAT_TEXT;
+	struct ts_error err = { 0 };
+	opterr = 0;
+	optind = 0;
+	int opt;
+	while ((opt = getopt_long(argc, argv, ":F:f:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'F':
+			if (ts_features_parse(optarg, &f, &err))
+				return cli_error("features", "--features: %s", err.msg);
+			break;
+		case 'f':
+			if (cli_parse_format("features", optarg, &format))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(features_help, stdout);
+			return 0;
+		default:
+			return cli_getopt_error("features", opt, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_error("features", "unexpected argument '%s'", argv[optind]);
+	if (format == CLI_FORMAT_JSON)
+		print_json(f);
+	else
+		print_text(f);
+	if (fflush(stdout) || ferror(stdout))
+		return cli_error("features", "writing the output failed");
+	return 0;
+}
