@@ -1,0 +1,272 @@
+/* PELT with the kernel's integer arithmetic: kernel/sched/pelt.c (decay_load,
+ * __accumulate_pelt_segments, accumulate_sum, ___update_load_sum, ___update_load_avg and
+ * the se/cfs_rq flavours), pelt.h (get_pelt_divider) and fair.c (attach/detach_entity_load_avg,
+ * enqueue/dequeue_load_avg, add_positive, __update_sa). Results must be bit-identical to the
+ * kernel's for the same inputs, so the truncations below are deliberate. */
+#include "toposched/pelt.h"
+
+/* runnable_avg_yN_inv[n] = floor(y^n * 2^32), y^32 = 1/2 (kernel/sched/sched-pelt.h). */
+static const uint32_t runnable_avg_yN_inv[TS_LOAD_AVG_PERIOD] = {
+	0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb,
+	0xdbfbb796, 0xd744fcc9, 0xd2a81d91, 0xce248c14, 0xc9b9bd85, 0xc5672a10, 0xc12c4cc9,
+	0xbd08a39e, 0xb8fbaf46, 0xb504f333, 0xb123f581, 0xad583ee9, 0xa9a15ab4, 0xa5fed6a9,
+	0xa2704302, 0x9ef5325f, 0x9b8d39b9, 0x9837f050, 0x94f4efa8, 0x91c3d373, 0x8ea4398a,
+	0x8b95c1e3, 0x88980e80, 0x85aac367, 0x82cd8698,
+};
+
+/* mul_u64_u32_shr() generic version (include/linux/math64.h): the exact floor of the
+ * 96-bit product, without needing a 128-bit type. */
+static uint64_t mul_u64_u32_shr(uint64_t a, uint32_t mul, unsigned int shift)
+{
+	uint32_t ah = (uint32_t)(a >> 32), al = (uint32_t)a;
+	uint64_t ret = ((uint64_t)al * mul) >> shift;
+
+	if (ah)
+		ret += ((uint64_t)ah * mul) << (32 - shift);
+	return ret;
+}
+
+uint64_t ts_decay_load(uint64_t val, uint64_t n)
+{
+	unsigned int local_n;
+
+	if (n > TS_LOAD_AVG_PERIOD * 63)
+		return 0;
+	local_n = (unsigned int)n;
+	/* y^n = 1/2^(n/PERIOD) * y^(n%PERIOD): constant time for any n. */
+	if (local_n >= TS_LOAD_AVG_PERIOD) {
+		val >>= local_n / TS_LOAD_AVG_PERIOD;
+		local_n %= TS_LOAD_AVG_PERIOD;
+	}
+	return mul_u64_u32_shr(val, runnable_avg_yN_inv[local_n], 32);
+}
+
+uint32_t ts_accumulate_pelt_segments(uint64_t periods, uint32_t d1, uint32_t d3)
+{
+	uint32_t c1, c2, c3 = d3; /* y^0 == 1 */
+
+	c1 = (uint32_t)ts_decay_load((uint64_t)d1, periods);
+	/* 1024 * sum_{n=1}^{p-1} y^n = LOAD_AVG_MAX - LOAD_AVG_MAX*y^p - 1024 */
+	c2 = TS_LOAD_AVG_MAX - (uint32_t)ts_decay_load(TS_LOAD_AVG_MAX, periods) - 1024;
+	return c1 + c2 + c3;
+}
+
+uint32_t ts_pelt_divider(const struct ts_sched_avg *sa)
+{
+	return TS_PELT_MIN_DIVIDER + sa->period_contrib;
+}
+
+/* accumulate_sum(): step 1 decays the sums by the periods crossed, step 2 adds the new
+ * contribution (d1: rest of the old period, d2: whole periods, d3: start of the current). */
+static uint32_t accumulate_sum(uint64_t delta, struct ts_sched_avg *sa, unsigned long load,
+			       unsigned long runnable, int running)
+{
+	uint32_t contrib = (uint32_t)delta; /* p == 0 -> delta < 1024 */
+	uint64_t periods;
+
+	delta += sa->period_contrib;
+	periods = delta / 1024;
+
+	if (periods) {
+		sa->load_sum = ts_decay_load(sa->load_sum, periods);
+		sa->runnable_sum = ts_decay_load(sa->runnable_sum, periods);
+		sa->util_sum = (uint32_t)ts_decay_load((uint64_t)sa->util_sum, periods);
+
+		delta %= 1024;
+		/* !load implies !runnable && !running (see ts_update_load_sum), so contrib
+		 * is unused then and the kernel skips computing it. */
+		if (load)
+			contrib = ts_accumulate_pelt_segments(periods, 1024 - sa->period_contrib,
+							      (uint32_t)delta);
+	}
+	sa->period_contrib = (uint32_t)delta;
+
+	if (load)
+		sa->load_sum += load * contrib;
+	if (runnable)
+		sa->runnable_sum += runnable * contrib << TS_SCHED_CAPACITY_SHIFT;
+	if (running)
+		sa->util_sum += contrib << TS_SCHED_CAPACITY_SHIFT;
+
+	return (uint32_t)periods;
+}
+
+int ts_update_load_sum(uint64_t now, struct ts_sched_avg *sa, unsigned long load,
+		       unsigned long runnable, int running)
+{
+	uint64_t delta = now - sa->last_update_time;
+
+	/* Time going backwards: resynchronise, as ___update_load_sum() does. */
+	if ((int64_t)delta < 0) {
+		sa->last_update_time = now;
+		return 0;
+	}
+
+	/* 1024 ns units; the remainder stays for the next update. */
+	delta >>= 10;
+	if (!delta)
+		return 0;
+	sa->last_update_time += delta << 10;
+
+	/* running is a subset of runnable is a subset of load; a dequeued curr can still
+	 * claim running, so force the subset. */
+	if (!load) {
+		runnable = 0;
+		running = 0;
+	}
+
+	if (!accumulate_sum(delta, sa, load, runnable, running))
+		return 0;
+	return 1;
+}
+
+void ts_update_load_avg(struct ts_sched_avg *sa, unsigned long load)
+{
+	uint32_t divider = ts_pelt_divider(sa);
+
+	/* The divider follows period_contrib so that the unelapsed rest of the current period
+	 * is not counted as idle (which would make a busy entity oscillate in [1002, 1024)). */
+	sa->load_avg = (unsigned long)((load * sa->load_sum) / divider);
+	sa->runnable_avg = (unsigned long)(sa->runnable_sum / divider);
+	sa->util_avg = sa->util_sum / divider;
+}
+
+int ts_update_load_avg_blocked_se(uint64_t now, struct ts_sched_avg *sa, unsigned long weight)
+{
+	if (ts_update_load_sum(now, sa, 0, 0, 0)) {
+		ts_update_load_avg(sa, weight);
+		return 1;
+	}
+	return 0;
+}
+
+int ts_update_load_avg_se(uint64_t now, struct ts_sched_avg *sa, unsigned long weight, int on_rq,
+			  unsigned long runnable, int running)
+{
+	if (ts_update_load_sum(now, sa, on_rq ? 1 : 0, runnable, running)) {
+		ts_update_load_avg(sa, weight);
+		return 1;
+	}
+	return 0;
+}
+
+int ts_update_load_avg_cfs_rq(uint64_t now, struct ts_sched_avg *sa, unsigned long load_weight,
+			      unsigned long h_nr_runnable, int running)
+{
+	if (ts_update_load_sum(now, sa, load_weight, h_nr_runnable, running)) {
+		ts_update_load_avg(sa, 1);
+		return 1;
+	}
+	return 0;
+}
+
+/* add_positive() (fair.c): signed delta on an unsigned field, clamped at 0 on underflow. */
+static void add_positive_ul(unsigned long *ptr, long val)
+{
+	unsigned long var = *ptr, res = var + (unsigned long)val;
+
+	if (val < 0 && res > var)
+		res = 0;
+	*ptr = res;
+}
+
+static void add_positive_u64(uint64_t *ptr, int64_t val)
+{
+	uint64_t var = *ptr, res = var + (uint64_t)val;
+
+	if (val < 0 && res > var)
+		res = 0;
+	*ptr = res;
+}
+
+static void add_positive_u32(uint32_t *ptr, int32_t val)
+{
+	uint32_t var = *ptr, res = var + (uint32_t)val;
+
+	if (val < 0 && res > var)
+		res = 0;
+	*ptr = res;
+}
+
+/* __update_sa() (fair.c): add to avg and sum, then keep sum >= avg * PELT_MIN_DIVIDER.
+ * Rounding can leave a se's sum a little above its share of the cfs_rq's sum; detaching
+ * many such entities between two updates would otherwise zero the sum while the avg is not.
+ * PELT_MIN_DIVIDER is the only divider sure to be <= the current one. The max is taken in
+ * the sum's own type, as in the kernel's max_t(typeof(sum), ...). */
+static void update_sa_u64(unsigned long *avg, uint64_t *sum, long delta_avg, int64_t delta_sum)
+{
+	uint64_t floor;
+
+	add_positive_ul(avg, delta_avg);
+	add_positive_u64(sum, delta_sum);
+	floor = (uint64_t)(*avg * TS_PELT_MIN_DIVIDER);
+	if (*sum < floor)
+		*sum = floor;
+}
+
+static void update_sa_u32(unsigned long *avg, uint32_t *sum, long delta_avg, int32_t delta_sum)
+{
+	uint32_t floor;
+
+	add_positive_ul(avg, delta_avg);
+	add_positive_u32(sum, delta_sum);
+	floor = (uint32_t)(*avg * TS_PELT_MIN_DIVIDER);
+	if (*sum < floor)
+		*sum = floor;
+}
+
+/* enqueue_load_avg() / dequeue_load_avg(): the cfs_rq's load_sum is weighted, the se's is
+ * not, so the se's counts se_weight times. */
+static void enqueue_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
+			     unsigned long se_weight)
+{
+	update_sa_u64(&cfs_sa->load_avg, &cfs_sa->load_sum, (long)se_sa->load_avg,
+		      (int64_t)(se_weight * se_sa->load_sum));
+}
+
+static void dequeue_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
+			     unsigned long se_weight)
+{
+	/* se_weight(se) * -se->avg.load_sum: negate in unsigned arithmetic, as the kernel. */
+	update_sa_u64(&cfs_sa->load_avg, &cfs_sa->load_sum, -(long)se_sa->load_avg,
+		      (int64_t)(se_weight * (0 - se_sa->load_sum)));
+}
+
+void ts_attach_entity_load_avg(struct ts_sched_avg *cfs_sa, struct ts_sched_avg *se_sa,
+			       unsigned long se_weight)
+{
+	/* se and cfs_rq share a clock, so the cfs_rq's period_contrib serves for both. */
+	uint32_t divider = ts_pelt_divider(cfs_sa);
+
+	/* Align the entity's decay window with the cfs_rq's. */
+	se_sa->last_update_time = cfs_sa->last_update_time;
+	se_sa->period_contrib = cfs_sa->period_contrib;
+
+	/* Rebuild the sums for the new period_contrib from the averages; the truncation is
+	 * accepted since the entity is outside any hierarchy at this point. */
+	se_sa->util_sum = (uint32_t)(se_sa->util_avg * divider);
+	se_sa->runnable_sum = (uint64_t)se_sa->runnable_avg * divider;
+	se_sa->load_sum = (uint64_t)se_sa->load_avg * divider;
+	/* Never leave load_sum 0 with load_avg != 0 (kernel commit 40f5aa4c5eae). The kernel's
+	 * se_weight() is never 0; the extra test only keeps a bad weight from dividing by 0. */
+	if (se_weight && se_weight < se_sa->load_sum)
+		se_sa->load_sum = se_sa->load_sum / se_weight;
+	else
+		se_sa->load_sum = 1;
+
+	enqueue_load_avg(cfs_sa, se_sa, se_weight);
+	cfs_sa->util_avg += se_sa->util_avg;
+	cfs_sa->util_sum += se_sa->util_sum;
+	cfs_sa->runnable_avg += se_sa->runnable_avg;
+	cfs_sa->runnable_sum += se_sa->runnable_sum;
+}
+
+void ts_detach_entity_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
+			       unsigned long se_weight)
+{
+	dequeue_load_avg(cfs_sa, se_sa, se_weight);
+	update_sa_u32(&cfs_sa->util_avg, &cfs_sa->util_sum, -(long)se_sa->util_avg,
+		      -(int32_t)se_sa->util_sum);
+	update_sa_u64(&cfs_sa->runnable_avg, &cfs_sa->runnable_sum, -(long)se_sa->runnable_avg,
+		      -(int64_t)se_sa->runnable_sum);
+}
