@@ -1,0 +1,1053 @@
+/* EEVDF run queue, after kernel/sched/fair.c of v6.12 (see toposched/eevdf.h for the
+ * version notes and the host's call order). The tree is our own red-black tree with the
+ * kernel's augmentation (min_vruntime, min_slice); ordering and tie-breaking follow
+ * rb_add_augmented_cached(): equal deadlines go to the right, so the earlier-inserted
+ * entity stays leftmost.
+ *
+ * Signed arithmetic that the kernel lets wrap (it builds with -fno-strict-overflow) is done
+ * in uint64_t and converted back, so that it is defined here too. */
+#include "toposched/eevdf.h"
+
+#include <errno.h>
+#include <stddef.h>
+
+const int ts_sched_prio_to_weight[40] = {
+	/* -20 */ 88761, 71755, 56483, 46273, 36291,
+	/* -15 */ 29154, 23254, 18705, 14949, 11916,
+	/* -10 */ 9548,	 7620,	6100,  4904,  3906,
+	/*  -5 */ 3121,	 2501,	1991,  1586,  1277,
+	/*   0 */ 1024,	 820,	655,   526,   423,
+	/*   5 */ 335,	 272,	215,   172,   137,
+	/*  10 */ 110,	 87,	70,    56,    45,
+	/*  15 */ 36,	 29,	23,    18,    15,
+};
+
+const uint32_t ts_sched_prio_to_wmult[40] = {
+	/* -20 */ 48388,     59856,	76040,	   92818,     118348,
+	/* -15 */ 147320,    184698,	229616,	   287308,    360437,
+	/* -10 */ 449829,    563644,	704093,	   875809,    1099582,
+	/*  -5 */ 1376151,   1717300,	2157191,   2708050,   3363326,
+	/*   0 */ 4194304,   5237765,	6557202,   8165337,   10153587,
+	/*   5 */ 12820798,  15790321,	19976592,  24970740,  31350126,
+	/*  10 */ 39045157,  49367440,	61356676,  76695844,  95443717,
+	/*  15 */ 119304647, 148102320, 186737708, 238609294, 286331153,
+};
+
+/* ---- wrapping signed helpers ---------------------------------------------------------- */
+
+static inline int64_t s64_mul(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+
+static inline int64_t s64_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline int64_t s64_sub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+static inline int64_t vdiff(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b);
+}
+
+/* ---- weights and virtual time ---------------------------------------------------------- */
+
+unsigned int ts_get_update_sysctl_factor(unsigned int nr_cpus)
+{
+	unsigned int cpus = nr_cpus < 8 ? nr_cpus : 8;
+	unsigned int ilog = 0;
+
+	if (cpus == 0)
+		cpus = 1;
+	while (cpus >>= 1)
+		ilog++;
+	return 1 + ilog;
+}
+
+uint64_t ts_sched_base_slice(unsigned int nr_cpus)
+{
+	return ts_get_update_sysctl_factor(nr_cpus) * TS_NORMALIZED_BASE_SLICE;
+}
+
+void ts_cfs_rq_init(struct ts_cfs_rq *cfs, uint64_t base_slice, uint64_t tick_nsec)
+{
+	*cfs = (struct ts_cfs_rq){ 0 };
+	cfs->base_slice = base_slice;
+	cfs->tick_nsec = tick_nsec;
+	/* init_cfs_rq(): min_vruntime = (u64)(-(1LL << 20)), so wrap-around is exercised
+	 * early in the kernel; start at 0 here, the arithmetic is wrap-safe either way. */
+}
+
+void ts_sched_entity_init(struct ts_sched_entity *se)
+{
+	*se = (struct ts_sched_entity){ 0 };
+	se->load.weight = TS_NICE_0_LOAD;
+	se->load.inv_weight = ts_sched_prio_to_wmult[20];
+}
+
+int ts_set_load_weight(struct ts_sched_entity *se, int nice)
+{
+	if (nice < TS_MIN_NICE || nice > TS_MAX_NICE)
+		return -EINVAL;
+	if (se->on_rq)
+		return -EBUSY;
+	se->load.weight = (unsigned long)ts_sched_prio_to_weight[nice + 20];
+	se->load.inv_weight = ts_sched_prio_to_wmult[nice + 20];
+	return 0;
+}
+
+static void update_inv_weight(struct ts_load_weight *lw)
+{
+	unsigned long w;
+
+	if (lw->inv_weight)
+		return;
+	w = lw->weight;
+	if (w >= TS_WMULT_CONST)
+		lw->inv_weight = 1;
+	else if (!w)
+		lw->inv_weight = TS_WMULT_CONST;
+	else
+		lw->inv_weight = (uint32_t)(TS_WMULT_CONST / w);
+}
+
+static inline int fls32(uint32_t x)
+{
+	return x ? 32 - __builtin_clz(x) : 0;
+}
+
+/* mul_u64_u32_shr(), the generic (exact) version: shift <= 32. */
+static inline uint64_t mul_u64_u32_shr(uint64_t a, uint32_t mul, unsigned int shift)
+{
+	uint32_t al = (uint32_t)a, ah = (uint32_t)(a >> 32);
+	uint64_t ret = ((uint64_t)al * mul) >> shift;
+
+	if (ah)
+		ret += ((uint64_t)ah * mul) << (32 - shift);
+	return ret;
+}
+
+uint64_t ts_calc_delta(uint64_t delta, unsigned long weight, struct ts_load_weight *lw)
+{
+	uint64_t fact = weight; /* already scale_load_down()'ed */
+	uint32_t fact_hi = (uint32_t)(fact >> 32);
+	int shift = TS_WMULT_SHIFT;
+	int fs;
+
+	update_inv_weight(lw);
+	if (fact_hi) {
+		fs = fls32(fact_hi);
+		shift -= fs;
+		fact >>= fs;
+	}
+	fact = (uint64_t)(uint32_t)fact * lw->inv_weight;
+	fact_hi = (uint32_t)(fact >> 32);
+	if (fact_hi) {
+		fs = fls32(fact_hi);
+		shift -= fs;
+		fact >>= fs;
+	}
+	return mul_u64_u32_shr(delta, (uint32_t)fact, (unsigned int)shift);
+}
+
+uint64_t ts_calc_delta_fair(uint64_t delta, struct ts_sched_entity *se)
+{
+	if (se->load.weight != TS_NICE_0_LOAD)
+		delta = ts_calc_delta(delta, TS_NICE_0_LOAD, &se->load);
+	return delta;
+}
+
+static inline bool entity_before(const struct ts_sched_entity *a, const struct ts_sched_entity *b)
+{
+	return vdiff(a->deadline, b->deadline) < 0;
+}
+
+static inline int64_t entity_key(const struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+{
+	return vdiff(se->vruntime, cfs->min_vruntime);
+}
+
+static void avg_vruntime_add(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+{
+	unsigned long weight = se->load.weight;
+
+	cfs->avg_vruntime = s64_add(cfs->avg_vruntime, s64_mul(entity_key(cfs, se), (int64_t)weight));
+	cfs->avg_load += weight;
+}
+
+static void avg_vruntime_sub(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+{
+	unsigned long weight = se->load.weight;
+
+	cfs->avg_vruntime = s64_sub(cfs->avg_vruntime, s64_mul(entity_key(cfs, se), (int64_t)weight));
+	cfs->avg_load -= weight;
+}
+
+/* v' = v + d ==> avg_vruntime' = avg_vruntime - d * avg_load */
+static void avg_vruntime_update(struct ts_cfs_rq *cfs, int64_t delta)
+{
+	cfs->avg_vruntime = s64_sub(cfs->avg_vruntime, s64_mul((int64_t)cfs->avg_load, delta));
+}
+
+/* The sums with curr folded in, as avg_vruntime() and vruntime_eligible() both do. */
+static void avg_with_curr(const struct ts_cfs_rq *cfs, int64_t *avg, long *load)
+{
+	const struct ts_sched_entity *curr = cfs->curr;
+
+	*avg = cfs->avg_vruntime;
+	*load = (long)cfs->avg_load;
+	if (curr && curr->on_rq) {
+		unsigned long weight = curr->load.weight;
+
+		*avg = s64_add(*avg, s64_mul(entity_key(cfs, curr), (int64_t)weight));
+		*load += (long)weight;
+	}
+}
+
+uint64_t ts_avg_vruntime(const struct ts_cfs_rq *cfs)
+{
+	int64_t avg;
+	long load;
+
+	avg_with_curr(cfs, &avg, &load);
+	if (load) {
+		/* sign flips effective floor / ceiling */
+		if (avg < 0)
+			avg -= (load - 1);
+		avg = avg / load;
+	}
+	return cfs->min_vruntime + (uint64_t)avg;
+}
+
+bool ts_vruntime_eligible(const struct ts_cfs_rq *cfs, uint64_t vruntime)
+{
+	int64_t avg;
+	long load;
+
+	avg_with_curr(cfs, &avg, &load);
+	return avg >= s64_mul(vdiff(vruntime, cfs->min_vruntime), load);
+}
+
+bool ts_entity_eligible(const struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+{
+	return ts_vruntime_eligible(cfs, se->vruntime);
+}
+
+void ts_update_entity_lag(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	int64_t lag, limit;
+	uint64_t span = 2 * se->slice > cfs->tick_nsec ? 2 * se->slice : cfs->tick_nsec;
+
+	lag = vdiff(ts_avg_vruntime(cfs), se->vruntime);
+	limit = (int64_t)ts_calc_delta_fair(span, se);
+	se->vlag = lag < -limit ? -limit : lag > limit ? limit : lag;
+}
+
+/* ---- the augmented red-black tree ------------------------------------------------------ */
+
+static inline struct ts_sched_entity *node_se(const struct ts_rb_node *n)
+{
+	return n ? (struct ts_sched_entity *)((char *)n - offsetof(struct ts_sched_entity, run_node))
+		 : NULL;
+}
+
+/* min_vruntime_update() without the early-exit answer: recompute from the children. */
+static void augment_recompute(struct ts_rb_node *n)
+{
+	struct ts_sched_entity *se = node_se(n);
+	struct ts_rb_node *kids[2] = { n->right, n->left };
+
+	se->min_vruntime = se->vruntime;
+	se->min_slice = se->slice;
+	for (int i = 0; i < 2; i++) {
+		struct ts_sched_entity *rse;
+
+		if (!kids[i])
+			continue;
+		rse = node_se(kids[i]);
+		if (vdiff(se->min_vruntime, rse->min_vruntime) > 0)
+			se->min_vruntime = rse->min_vruntime;
+		if (rse->min_slice < se->min_slice)
+			se->min_slice = rse->min_slice;
+	}
+}
+
+static void augment_propagate(struct ts_rb_node *n)
+{
+	for (; n; n = n->parent)
+		augment_recompute(n);
+}
+
+static void change_child(struct ts_rb_root_cached *t, struct ts_rb_node *parent,
+			 struct ts_rb_node *old, struct ts_rb_node *new)
+{
+	if (!parent)
+		t->root = new;
+	else if (parent->left == old)
+		parent->left = new;
+	else
+		parent->right = new;
+}
+
+/* Rotations keep the node set of every ancestor, so only x and y need recomputing. */
+static void rotate_left(struct ts_rb_root_cached *t, struct ts_rb_node *x)
+{
+	struct ts_rb_node *y = x->right;
+
+	x->right = y->left;
+	if (y->left)
+		y->left->parent = x;
+	y->parent = x->parent;
+	change_child(t, x->parent, x, y);
+	y->left = x;
+	x->parent = y;
+	augment_recompute(x);
+	augment_recompute(y);
+}
+
+static void rotate_right(struct ts_rb_root_cached *t, struct ts_rb_node *x)
+{
+	struct ts_rb_node *y = x->left;
+
+	x->left = y->right;
+	if (y->right)
+		y->right->parent = x;
+	y->parent = x->parent;
+	change_child(t, x->parent, x, y);
+	y->right = x;
+	x->parent = y;
+	augment_recompute(x);
+	augment_recompute(y);
+}
+
+static inline bool is_red(const struct ts_rb_node *n)
+{
+	return n && n->red;
+}
+
+static void rb_insert(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
+{
+	struct ts_rb_node *n = &se->run_node, *p = NULL, **link = &t->root;
+	bool leftmost = true;
+
+	while (*link) {
+		p = *link;
+		if (entity_before(se, node_se(p))) {
+			link = &p->left;
+		} else {
+			link = &p->right;
+			leftmost = false;
+		}
+	}
+	n->parent = p;
+	n->left = n->right = NULL;
+	n->red = true;
+	*link = n;
+	if (leftmost)
+		t->leftmost = n;
+	augment_propagate(n);
+
+	while ((p = n->parent) && p->red) {
+		struct ts_rb_node *g = p->parent, *u;
+
+		if (p == g->left) {
+			u = g->right;
+			if (is_red(u)) {
+				p->red = u->red = false;
+				g->red = true;
+				n = g;
+				continue;
+			}
+			if (n == p->right) {
+				rotate_left(t, p);
+				n = p;
+				p = n->parent;
+			}
+			p->red = false;
+			g->red = true;
+			rotate_right(t, g);
+		} else {
+			u = g->left;
+			if (is_red(u)) {
+				p->red = u->red = false;
+				g->red = true;
+				n = g;
+				continue;
+			}
+			if (n == p->left) {
+				rotate_right(t, p);
+				n = p;
+				p = n->parent;
+			}
+			p->red = false;
+			g->red = true;
+			rotate_left(t, g);
+		}
+	}
+	t->root->red = false;
+}
+
+static struct ts_rb_node *rb_first_of(struct ts_rb_node *n)
+{
+	while (n->left)
+		n = n->left;
+	return n;
+}
+
+static struct ts_rb_node *rb_next(const struct ts_rb_node *n)
+{
+	const struct ts_rb_node *p;
+
+	if (n->right)
+		return rb_first_of(n->right);
+	while ((p = n->parent) && n == p->right)
+		n = p;
+	return (struct ts_rb_node *)p;
+}
+
+static void rb_erase(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
+{
+	struct ts_rb_node *z = &se->run_node, *x, *xp;
+	bool removed_red;
+
+	if (t->leftmost == z)
+		t->leftmost = rb_next(z);
+
+	if (!z->left || !z->right) {
+		x = z->left ? z->left : z->right;
+		xp = z->parent;
+		removed_red = z->red;
+		if (x)
+			x->parent = xp;
+		change_child(t, xp, z, x);
+	} else {
+		struct ts_rb_node *y = rb_first_of(z->right);
+
+		removed_red = y->red;
+		x = y->right;
+		if (y->parent == z) {
+			xp = y;
+		} else {
+			xp = y->parent;
+			xp->left = x;
+			if (x)
+				x->parent = xp;
+			y->right = z->right;
+			y->right->parent = y;
+		}
+		change_child(t, z->parent, z, y);
+		y->parent = z->parent;
+		y->left = z->left;
+		y->left->parent = y;
+		y->red = z->red;
+	}
+	/* Every node whose subtree lost z (or had y moved) lies on xp's path to the root. */
+	augment_propagate(xp);
+	z->parent = z->left = z->right = NULL;
+
+	if (removed_red)
+		return;
+	while (x != t->root && !is_red(x)) {
+		struct ts_rb_node *w;
+
+		if (x == xp->left) {
+			w = xp->right;
+			if (is_red(w)) {
+				w->red = false;
+				xp->red = true;
+				rotate_left(t, xp);
+				w = xp->right;
+			}
+			if (!is_red(w->left) && !is_red(w->right)) {
+				w->red = true;
+				x = xp;
+				xp = x->parent;
+			} else {
+				if (!is_red(w->right)) {
+					w->left->red = false;
+					w->red = true;
+					rotate_right(t, w);
+					w = xp->right;
+				}
+				w->red = xp->red;
+				xp->red = false;
+				if (w->right)
+					w->right->red = false;
+				rotate_left(t, xp);
+				x = t->root;
+				break;
+			}
+		} else {
+			w = xp->left;
+			if (is_red(w)) {
+				w->red = false;
+				xp->red = true;
+				rotate_right(t, xp);
+				w = xp->left;
+			}
+			if (!is_red(w->left) && !is_red(w->right)) {
+				w->red = true;
+				x = xp;
+				xp = x->parent;
+			} else {
+				if (!is_red(w->left)) {
+					w->right->red = false;
+					w->red = true;
+					rotate_left(t, w);
+					w = xp->left;
+				}
+				w->red = xp->red;
+				xp->red = false;
+				if (w->left)
+					w->left->red = false;
+				rotate_right(t, xp);
+				x = t->root;
+				break;
+			}
+		}
+	}
+	if (x)
+		x->red = false;
+}
+
+/* ---- run-queue bookkeeping --------------------------------------------------------------- */
+
+static void __enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	avg_vruntime_add(cfs, se);
+	se->min_vruntime = se->vruntime;
+	se->min_slice = se->slice;
+	rb_insert(&cfs->tasks_timeline, se);
+}
+
+static void __dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	rb_erase(&cfs->tasks_timeline, se);
+	avg_vruntime_sub(cfs, se);
+}
+
+struct ts_sched_entity *ts_pick_first_entity(const struct ts_cfs_rq *cfs)
+{
+	return node_se(cfs->tasks_timeline.leftmost);
+}
+
+struct ts_sched_entity *ts_pick_root_entity(const struct ts_cfs_rq *cfs)
+{
+	return node_se(cfs->tasks_timeline.root);
+}
+
+static uint64_t __update_min_vruntime(struct ts_cfs_rq *cfs, uint64_t vruntime)
+{
+	uint64_t min_vruntime = cfs->min_vruntime;
+	int64_t delta = vdiff(vruntime, min_vruntime);
+
+	if (delta > 0) {
+		avg_vruntime_update(cfs, delta);
+		min_vruntime = vruntime;
+	}
+	return min_vruntime;
+}
+
+void ts_update_min_vruntime(struct ts_cfs_rq *cfs)
+{
+	struct ts_sched_entity *se = ts_pick_root_entity(cfs);
+	struct ts_sched_entity *curr = cfs->curr;
+	uint64_t vruntime = cfs->min_vruntime;
+
+	if (curr) {
+		if (curr->on_rq)
+			vruntime = curr->vruntime;
+		else
+			curr = NULL;
+	}
+	if (se) {
+		if (!curr)
+			vruntime = se->min_vruntime;
+		else if (vdiff(se->min_vruntime, vruntime) < 0)
+			vruntime = se->min_vruntime;
+	}
+	/* ensure we never gain time by being placed backwards. */
+	cfs->min_vruntime = __update_min_vruntime(cfs, vruntime);
+}
+
+uint64_t ts_cfs_rq_min_slice(const struct ts_cfs_rq *cfs)
+{
+	const struct ts_sched_entity *root = ts_pick_root_entity(cfs);
+	const struct ts_sched_entity *curr = cfs->curr;
+	uint64_t min_slice = UINT64_MAX;
+
+	if (curr && curr->on_rq)
+		min_slice = curr->slice;
+	if (root && root->min_slice < min_slice)
+		min_slice = root->min_slice;
+	return min_slice;
+}
+
+static void clear_buddies(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+{
+	/* __clear_buddies_next() walks up the hierarchy; one level for now. */
+	if (cfs->next == se)
+		cfs->next = NULL;
+}
+
+static void set_next_buddy(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	/* for_each_sched_entity(se): cfs_rq_of(se)->next = se; (SCHED_IDLE: not modelled) */
+	cfs->next = se;
+}
+
+/* ---- slice protection (RUN_TO_PARITY, PREEMPT_SHORT) ------------------------------------- */
+
+static void set_protect_slice(struct ts_sched_entity *se)
+{
+	/* HACK (kernel's): stash the deadline at pick in vlag, unused until dequeue. */
+	se->vlag = (int64_t)se->deadline;
+}
+
+bool ts_protect_slice(const struct ts_sched_entity *se)
+{
+	return se->vlag == (int64_t)se->deadline;
+}
+
+static void cancel_protect_slice(struct ts_sched_entity *se)
+{
+	if (ts_protect_slice(se))
+		se->vlag = (int64_t)(se->deadline + 1);
+}
+
+static bool did_preempt_short(const struct ts_cfs_rq *cfs, const struct ts_sched_entity *curr,
+			      struct ts_features f)
+{
+	if (!ts_features_has(f, TS_FEAT_PREEMPT_SHORT))
+		return false;
+	if (ts_protect_slice(curr))
+		return false;
+	return !ts_entity_eligible(cfs, curr);
+}
+
+static bool do_preempt_short(const struct ts_cfs_rq *cfs, const struct ts_sched_entity *pse,
+			     const struct ts_sched_entity *se, struct ts_features f)
+{
+	if (!ts_features_has(f, TS_FEAT_PREEMPT_SHORT))
+		return false;
+	if (pse->slice >= se->slice)
+		return false;
+	if (!ts_entity_eligible(cfs, pse))
+		return false;
+	if (entity_before(pse, se))
+		return true;
+	if (!ts_entity_eligible(cfs, se))
+		return true;
+	return false;
+}
+
+/* ---- accounting ------------------------------------------------------------------------- */
+
+static bool update_deadline(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	if (vdiff(se->vruntime, se->deadline) < 0)
+		return false;
+	/* EEVDF: the slope is w_i (nice); the request r_i is the base slice. */
+	if (!se->custom_slice)
+		se->slice = cfs->base_slice;
+	/* EEVDF: vd_i = ve_i + r_i / w_i */
+	se->deadline = se->vruntime + ts_calc_delta_fair(se->slice, se);
+	return true;
+}
+
+struct ts_update_curr_result ts_update_curr(struct ts_cfs_rq *cfs, uint64_t now,
+					    struct ts_features f)
+{
+	struct ts_update_curr_result r = { 0 };
+	struct ts_sched_entity *curr = cfs->curr;
+
+	if (!curr)
+		return r;
+	/* update_curr_se() */
+	r.delta_exec = vdiff(now, curr->exec_start);
+	if (r.delta_exec <= 0)
+		return r;
+	curr->exec_start = now;
+	curr->sum_exec_runtime += (uint64_t)r.delta_exec;
+
+	curr->vruntime += ts_calc_delta_fair((uint64_t)r.delta_exec, curr);
+	r.slice_expired = update_deadline(cfs, curr);
+	ts_update_min_vruntime(cfs);
+
+	if (cfs->nr_queued == 1)
+		return r;
+	if (r.slice_expired || did_preempt_short(cfs, curr, f)) {
+		r.resched = true;
+		cfs->resched = true;
+		clear_buddies(cfs, curr);
+	}
+	return r;
+}
+
+void ts_place_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, int flags,
+		     struct ts_features f)
+{
+	uint64_t vslice, vruntime = ts_avg_vruntime(cfs);
+	int64_t lag = 0;
+
+	if (!se->custom_slice)
+		se->slice = cfs->base_slice;
+	vslice = ts_calc_delta_fair(se->slice, se);
+
+	/* EEVDF placement strategy #1/#2: adding se moves V toward se by lag * w / (W + w);
+	 * inflate the stored lag by (W + w) / W so that se's lag after joining is vlag. */
+	if (ts_features_has(f, TS_FEAT_PLACE_LAG) && cfs->nr_queued && se->vlag) {
+		const struct ts_sched_entity *curr = cfs->curr;
+		unsigned long load;
+
+		lag = se->vlag;
+		load = cfs->avg_load;
+		if (curr && curr->on_rq)
+			load += curr->load.weight;
+		lag = s64_mul(lag, (int64_t)(load + se->load.weight));
+		if (!load)
+			load = 1;
+		lag /= (int64_t)load; /* div_s64(): truncates toward zero */
+	}
+	se->vruntime = vruntime - (uint64_t)lag;
+
+	/* New tasks start with half a slice: the others are, on average, halfway through. */
+	if (ts_features_has(f, TS_FEAT_PLACE_DEADLINE_INITIAL) && (flags & TS_ENQUEUE_INITIAL))
+		vslice /= 2;
+	/* EEVDF: vd_i = ve_i + r_i/w_i */
+	se->deadline = se->vruntime + vslice;
+}
+
+static void account_entity_enqueue(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+{
+	cfs->load.weight += se->load.weight; /* update_load_add() */
+	cfs->load.inv_weight = 0;
+	cfs->nr_queued++;
+}
+
+static void account_entity_dequeue(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+{
+	cfs->load.weight -= se->load.weight;
+	cfs->load.inv_weight = 0;
+	cfs->nr_queued--;
+}
+
+void ts_enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
+		       int flags, struct ts_features f)
+{
+	bool curr = cfs->curr == se;
+
+	/* If we're the current task, we must renormalise before calling update_curr(). */
+	if (curr)
+		ts_place_entity(cfs, se, flags, f);
+	ts_update_curr(cfs, now, f);
+	/* kernel: update_load_avg(UPDATE_TG | DO_ATTACH), update_cfs_group() -- host/PELT */
+	if (!curr)
+		ts_place_entity(cfs, se, flags, f);
+	account_entity_enqueue(cfs, se);
+	/* Entity has migrated, no longer consider this task hot */
+	if (flags & TS_ENQUEUE_MIGRATED)
+		se->exec_start = 0;
+	if (!curr)
+		__enqueue_entity(cfs, se);
+	se->on_rq = 1;
+}
+
+void ts_dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
+		       int flags, struct ts_features f)
+{
+	ts_update_curr(cfs, now, f);
+	/* kernel: update_load_avg(UPDATE_TG [| DO_DETACH]) -- host/PELT */
+	clear_buddies(cfs, se);
+	ts_update_entity_lag(cfs, se);
+	if (se != cfs->curr)
+		__dequeue_entity(cfs, se);
+	se->on_rq = 0;
+	account_entity_dequeue(cfs, se);
+	/* Advance min_vruntime if se held it back, except for DEQUEUE_SAVE && !DEQUEUE_MOVE:
+	 * se comes straight back and would be penalized. */
+	if ((flags & (TS_DEQUEUE_SAVE | TS_DEQUEUE_MOVE)) != TS_DEQUEUE_SAVE)
+		ts_update_min_vruntime(cfs);
+}
+
+void ts_enqueue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
+		     int flags, struct ts_features f)
+{
+	ts_enqueue_entity(cfs, se, now, flags, f);
+	cfs->h_nr_queued++;
+	cfs->h_nr_runnable++;
+}
+
+void ts_dequeue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
+		     int flags, struct ts_features f)
+{
+	ts_dequeue_entity(cfs, se, now, flags, f);
+	cfs->h_nr_queued--;
+	cfs->h_nr_runnable--;
+}
+
+/* ---- pick ------------------------------------------------------------------------------- */
+
+struct ts_sched_entity *ts_pick_eevdf(struct ts_cfs_rq *cfs, struct ts_features f)
+{
+	struct ts_rb_node *node = cfs->tasks_timeline.root;
+	struct ts_sched_entity *se = ts_pick_first_entity(cfs);
+	struct ts_sched_entity *curr = cfs->curr;
+	struct ts_sched_entity *best = NULL;
+
+	/* One entity: skip the eligibility checks. */
+	if (cfs->nr_queued == 1)
+		return curr && curr->on_rq ? curr : se;
+
+	if (curr && (!curr->on_rq || !ts_entity_eligible(cfs, curr)))
+		curr = NULL;
+
+	/* Once selected, run a task until it either becomes non-eligible or until it gets a
+	 * new slice (the deadline stash of set_next_entity()). */
+	if (ts_features_has(f, TS_FEAT_RUN_TO_PARITY) && curr && ts_protect_slice(curr))
+		return curr;
+
+	/* Pick the leftmost entity if it's eligible */
+	if (se && ts_entity_eligible(cfs, se)) {
+		best = se;
+		goto found;
+	}
+
+	/* Heap search for the EEVD entity */
+	while (node) {
+		struct ts_rb_node *left = node->left;
+
+		/* Eligible entities in the left subtree are better: earlier deadlines. */
+		if (left && ts_vruntime_eligible(cfs, node_se(left)->min_vruntime)) {
+			node = left;
+			continue;
+		}
+		se = node_se(node);
+		/* The left subtree is empty or has nothing eligible: this node is the one with
+		 * the earliest deadline that might be. */
+		if (ts_entity_eligible(cfs, se)) {
+			best = se;
+			break;
+		}
+		node = node->right;
+	}
+found:
+	if (!best || (curr && entity_before(curr, best)))
+		best = curr;
+	return best;
+}
+
+struct ts_sched_entity *ts_pick_next_entity(struct ts_cfs_rq *cfs, struct ts_features f)
+{
+	/* Enabling NEXT_BUDDY will affect latency but not fairness. */
+	if (ts_features_has(f, TS_FEAT_NEXT_BUDDY) && cfs->next &&
+	    ts_entity_eligible(cfs, cfs->next))
+		return cfs->next;
+	return ts_pick_eevdf(cfs, f);
+}
+
+void ts_set_next_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now)
+{
+	clear_buddies(cfs, se);
+	/* 'current' is not kept within the tree. */
+	if (se->on_rq) {
+		__dequeue_entity(cfs, se);
+		/* kernel: update_load_avg(cfs_rq, se, UPDATE_TG) -- host/PELT, before this */
+		set_protect_slice(se);
+	}
+	se->exec_start = now; /* update_stats_curr_start() */
+	cfs->curr = se;
+	se->prev_sum_exec_runtime = se->sum_exec_runtime;
+}
+
+void ts_put_prev_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *prev, uint64_t now,
+			struct ts_features f)
+{
+	/* If still on the runqueue then deactivate_task() was not called and update_curr()
+	 * has to be done. */
+	if (prev->on_rq) {
+		ts_update_curr(cfs, now, f);
+		/* Put 'current' back into the tree. */
+		__enqueue_entity(cfs, prev);
+		/* kernel: update_load_avg(cfs_rq, prev, 0) -- host/PELT */
+	}
+	cfs->curr = NULL;
+}
+
+bool ts_wakeup_preempt(struct ts_cfs_rq *cfs, struct ts_sched_entity *pse, uint64_t now,
+		       int wake_flags, struct ts_features f)
+{
+	struct ts_sched_entity *se = cfs->curr;
+
+	if (!se || se == pse)
+		return false;
+	if (ts_features_has(f, TS_FEAT_NEXT_BUDDY) && !(wake_flags & TS_WF_FORK))
+		set_next_buddy(cfs, pse);
+	/* test_tsk_need_resched(curr): a reschedule is already on its way. */
+	if (cfs->resched)
+		return false;
+	if (!ts_features_has(f, TS_FEAT_WAKEUP_PREEMPTION))
+		return false;
+	/* find_matching_se(), SCHED_IDLE and non-normal policies: not modelled (tasks only). */
+	ts_update_curr(cfs, now, f);
+	/* A shorter-slice, eligible wakee overrides curr's slice protection (even if it turns
+	 * out not to be the pick). */
+	if (do_preempt_short(cfs, pse, se, f))
+		cancel_protect_slice(se);
+	if (ts_pick_eevdf(cfs, f) == pse) {
+		cfs->resched = true;
+		return true;
+	}
+	return false;
+}
+
+/* ---- invariant checker ---------------------------------------------------------------- */
+
+struct check_acc {
+	int64_t avg;
+	unsigned long load;
+	unsigned int count;
+	const struct ts_rb_node *prev;
+	const struct ts_rb_node *first;
+};
+
+/* Returns the black height, or -1 on a violation (with *why set). */
+static int check_node(const struct ts_cfs_rq *cfs, const struct ts_rb_node *n,
+		      const struct ts_rb_node *parent, unsigned int depth, struct check_acc *acc,
+		      const char **why)
+{
+	const struct ts_sched_entity *se;
+	uint64_t minv, mins;
+	int lh, rh;
+
+	if (!n)
+		return 1;
+	if (depth > 128) {
+		*why = "tree too deep (cycle?)";
+		return -1;
+	}
+	if (n->parent != parent) {
+		*why = "bad parent link";
+		return -1;
+	}
+	if (n->red && parent && parent->red) {
+		*why = "red node with a red parent";
+		return -1;
+	}
+	lh = check_node(cfs, n->left, n, depth + 1, acc, why);
+	if (lh < 0)
+		return -1;
+
+	se = node_se(n);
+	if (!acc->first)
+		acc->first = n;
+	if (acc->prev && entity_before(se, node_se(acc->prev))) {
+		*why = "tree not ordered by deadline";
+		return -1;
+	}
+	acc->prev = n;
+	if (se == cfs->curr) {
+		*why = "curr is in the tree";
+		return -1;
+	}
+	if (!se->on_rq) {
+		*why = "entity in the tree is not on_rq";
+		return -1;
+	}
+	acc->avg = s64_add(acc->avg, s64_mul(entity_key(cfs, se), (int64_t)se->load.weight));
+	acc->load += se->load.weight;
+	acc->count++;
+
+	rh = check_node(cfs, n->right, n, depth + 1, acc, why);
+	if (rh < 0)
+		return -1;
+	if (lh != rh) {
+		*why = "unequal black heights";
+		return -1;
+	}
+
+	minv = se->vruntime;
+	mins = se->slice;
+	if (n->left) {
+		const struct ts_sched_entity *l = node_se(n->left);
+		if (vdiff(l->min_vruntime, minv) < 0)
+			minv = l->min_vruntime;
+		if (l->min_slice < mins)
+			mins = l->min_slice;
+	}
+	if (n->right) {
+		const struct ts_sched_entity *r = node_se(n->right);
+		if (vdiff(r->min_vruntime, minv) < 0)
+			minv = r->min_vruntime;
+		if (r->min_slice < mins)
+			mins = r->min_slice;
+	}
+	if (se->min_vruntime != minv) {
+		*why = "min_vruntime augmentation is stale";
+		return -1;
+	}
+	if (se->min_slice != mins) {
+		*why = "min_slice augmentation is stale";
+		return -1;
+	}
+	return lh + (n->red ? 0 : 1);
+}
+
+int ts_cfs_rq_check(const struct ts_cfs_rq *cfs, const char **why)
+{
+	const char *dummy;
+	struct check_acc acc = { 0 };
+	const struct ts_sched_entity *curr = cfs->curr;
+	unsigned long load;
+	unsigned int nr;
+
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	if (cfs->tasks_timeline.root && cfs->tasks_timeline.root->red) {
+		*why = "red root";
+		return -EINVAL;
+	}
+	if (check_node(cfs, cfs->tasks_timeline.root, NULL, 0, &acc, why) < 0)
+		return -EINVAL;
+	if (acc.first != cfs->tasks_timeline.leftmost) {
+		*why = "leftmost cache is wrong";
+		return -EINVAL;
+	}
+	if (acc.avg != cfs->avg_vruntime) {
+		*why = "avg_vruntime != sum of (v - min_vruntime) * w over the tree";
+		return -EINVAL;
+	}
+	if (acc.load != cfs->avg_load) {
+		*why = "avg_load != sum of tree weights";
+		return -EINVAL;
+	}
+	load = acc.load;
+	nr = acc.count;
+	if (curr && curr->on_rq) {
+		load += curr->load.weight;
+		nr++;
+	}
+	if (load != cfs->load.weight) {
+		*why = "load.weight != sum of queued weights";
+		return -EINVAL;
+	}
+	if (nr != cfs->nr_queued) {
+		*why = "nr_queued != number of queued entities";
+		return -EINVAL;
+	}
+	if (cfs->h_nr_runnable > cfs->h_nr_queued || cfs->nr_queued > cfs->h_nr_queued) {
+		*why = "h_nr_runnable <= h_nr_queued >= nr_queued violated";
+		return -EINVAL;
+	}
+	if (cfs->next && !cfs->next->on_rq) {
+		*why = "next buddy is not queued";
+		return -EINVAL;
+	}
+	return 0;
+}
