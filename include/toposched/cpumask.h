@@ -99,10 +99,12 @@ size_t ts_cpumask_format(const struct ts_cpumask *m, char *buf, size_t size);
 /* Same, into a freshly malloc'ed string (NULL when out of memory). */
 char *ts_cpumask_to_string(const struct ts_cpumask *m);
 
-/* Parses a cpulist as the kernel's bitmap_parselist() does: comma-separated CPUs and
+/* Parses a cpulist with the kernel's bitmap_parselist() syntax: comma-separated CPUs and
  * ranges "a-b", optional stride "a-b:used/group", "N" for the last CPU, surrounding
- * white space ignored, "" for the empty mask. On error leaves m unchanged and returns
- * a negative code with a message naming the offending part. */
+ * white space ignored, "" for the empty mask. Stricter than the kernel on purpose: empty
+ * items ("1,,2", "1,") and a zero used count are errors, since on a command line they are
+ * typos. On error leaves m unchanged and returns a negative code with a message naming
+ * the offending part. */
 int ts_cpumask_parse(struct ts_cpumask *m, const char *list, struct ts_error *err);
 
 #endif

@@ -1,5 +1,6 @@
 /* hwloc sources: this host, an hwloc XML file, a captured Linux sysfs root, or an hwloc
  * synthetic description, mapped onto the levels Linux's scheduler builds its domains from. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <hwloc.h>
@@ -408,6 +409,43 @@ static int check_fsroot(const char *label, const char *dir, struct ts_error *err
 	return 0;
 }
 
+/* hwloc builds every object of a synthetic description before we can count PUs, and is
+ * slow on wide levels: "pack:64 core:64 pu:64" would take minutes and gigabytes. The
+ * product of the level arities (type:N or a bare N; attributes in () and memory in []
+ * skipped) bounds the PU count, so oversized descriptions are refused up front. */
+static unsigned long long synthetic_pu_bound(const char *s)
+{
+	unsigned long long product = 1;
+	int paren = 0, bracket = 0;
+	while (*s) {
+		if (*s == '(' || *s == '[' || *s == ')' || *s == ']') {
+			paren += (*s == '(') - (*s == ')');
+			bracket += (*s == '[') - (*s == ']');
+			s++;
+			continue;
+		}
+		if (paren > 0 || bracket > 0 || isspace((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		const char *tok = s;
+		while (*s && !isspace((unsigned char)*s) && *s != '(' && *s != '[')
+			s++;
+		const char *colon = memchr(tok, ':', (size_t)(s - tok));
+		const char *num = colon ? colon + 1 : tok;
+		if (!isdigit((unsigned char)*num))
+			continue;
+		unsigned long long n = 0;
+		while (num < s && isdigit((unsigned char)*num) && n <= TS_MAX_CPUS)
+			n = n * 10 + (unsigned long long)(*num++ - '0');
+		if (n == 0)
+			continue;
+		product = n > TS_MAX_CPUS || product * n > TS_MAX_CPUS ? TS_MAX_CPUS + 1ull
+									 : product * n;
+	}
+	return product;
+}
+
 int ts_topology_load_hwloc(const char *kind, const char *arg, struct ts_topology **out,
 			   struct ts_error *err)
 {
@@ -435,6 +473,10 @@ int ts_topology_load_hwloc(const char *kind, const char *arg, struct ts_topology
 		snprintf(label, sizeof(label), "%s '%.256s%s'", kind, arg,
 			 strlen(arg) > 256 ? "..." : "");
 
+	if (synth && synthetic_pu_bound(arg) > TS_MAX_CPUS)
+		return ts_error_set(err, -E2BIG,
+				    "%s: describes more than the %d supported CPUs (TS_MAX_CPUS)",
+				    label, TS_MAX_CPUS);
 	if (xml) {
 		FILE *f = fopen(arg, "r");
 		if (!f)
