@@ -22,80 +22,17 @@
 
 #include "toposched/topology.h"
 
-struct run {
-	int status; /* exit status, or 128 + signal */
-	char *out, *err;
-};
+#include "test_support.h"
 
 static char tmpdir[256];
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	size_t cap = 4096, len = 0;
-	char *s = malloc(cap);
-	assert_non_null(s);
-	size_t n;
-	while ((n = fread(s + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (cap - len < 2) {
-			cap *= 2;
-			s = realloc(s, cap);
-			assert_non_null(s);
-		}
-	}
-	fclose(f);
-	s[len] = '\0';
-	return s;
-}
-
-/* Runs TS_CLI_PATH with args (NULL-terminated, without argv[0]); output goes through
- * files so that a large stdout cannot deadlock against an unread stderr. A run longer
- * than `limit` seconds is killed by SIGALRM (the alarm survives exec): a hang fails the
- * test instead of stalling ctest. */
+/* The shared runner (tests/test_support.h), its output files in tmpdir. */
 static struct run run_cli_limit(const char *const *args, unsigned limit)
 {
-	char out_path[300], err_path[300];
-	snprintf(out_path, sizeof(out_path), "%s/stdout", tmpdir);
-	snprintf(err_path, sizeof(err_path), "%s/stderr", tmpdir);
-	const char *argv[32] = { TS_CLI_PATH };
-	int argc = 1;
-	for (; args[argc - 1]; argc++) {
-		assert_true(argc < 31);
-		argv[argc] = args[argc - 1];
-	}
-	argv[argc] = NULL;
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int in = open("/dev/null", O_RDONLY);
-		if (o < 0 || e < 0 || in < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 || dup2(in, 0) < 0)
-			_exit(127);
-		alarm(limit);
-		execv(TS_CLI_PATH, (char *const *)argv);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		assert_int_equal(errno, EINTR);
-	struct run r = { 0 };
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	r.out = slurp(out_path);
-	r.err = slurp(err_path);
-	return r;
+	return ts_run_cli(tmpdir, args, limit);
 }
 
 static struct run run_cli(const char *const *args) { return run_cli_limit(args, 120); }
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 

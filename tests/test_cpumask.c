@@ -13,21 +13,12 @@
 #include <cmocka.h>
 
 #include "toposched/cpumask.h"
+#include "test_support.h"
 
 /* Sizes around word boundaries plus the largest supported. */
 static const int sizes[] = { 1, 2, 63, 64, 65, 127, 128, 129, 130, 4096, TS_MAX_CPUS };
 #define NR_SIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
 
-/* Fixed-seed xorshift64*: reproducible "random" masks. */
-static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s ? s : 1; }
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1DULL;
-}
 static int rng_below(int n) { return (int)(rng() % (uint64_t)n); }
 
 static struct ts_cpumask *alloc_or_fail(int n)

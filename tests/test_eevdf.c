@@ -16,6 +16,8 @@
 
 #include "toposched/eevdf.h"
 
+#include "test_support.h" /* rng_seed(), rng() */
+
 #define SLICE_1CPU 700000ULL
 #define TICK	   TS_TICK_NSEC_DEFAULT
 
@@ -34,18 +36,6 @@
 				 t_);                                                              \
 	} while (0)
 
-static uint64_t rng_state;
-static void rng_seed(uint64_t s)
-{
-	rng_state = s ? s : 1;
-}
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1DULL;
-}
 static unsigned int rng_below(unsigned int n)
 {
 	return (unsigned int)(rng() % n);

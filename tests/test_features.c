@@ -19,6 +19,8 @@
 
 #include "toposched/features.h"
 
+#include "test_support.h"
+
 #define BIT(f) (UINT64_C(1) << (f))
 #define ALL_BITS (BIT(TS_FEAT_NR) - 1)
 
@@ -336,55 +338,31 @@ static void test_round_trip(void **state)
 
 /* --- the CLI --- */
 
-struct run {
-	int status;
-	char out[16384], err[4096];
-};
-
-static void read_file_into(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	size_t n = fread(buf, 1, size - 1, f);
-	assert_true(n < size - 1); /* the whole output fitted */
-	buf[n] = '\0';
-	fclose(f);
-}
-
+/* `toposched features args...` (args NULL-terminated) through the shared runner
+ * (tests/test_support.h), in a fresh temporary directory removed afterwards; the run
+ * already in *r, if any, is freed first. Output must fit the sizes it always had: 16383
+ * bytes of stdout, 4095 of stderr. */
 static void run_cli(struct run *r, const char *const *args)
 {
+	run_free(r);
 	char dir[] = "/tmp/test_features.XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	char out_path[64], err_path[64];
-	snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
-	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
-	const char *argv[16] = { TS_CLI_PATH, "features" };
-	int argc = 2;
+	const char *argv[16] = { "features" };
+	int argc = 1;
 	for (int i = 0; args[i]; i++) {
-		assert_true(argc < 15);
+		assert_true(argc < 14);
 		argv[argc++] = args[i];
 	}
 	argv[argc] = NULL;
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-			_exit(127);
-		execv(TS_CLI_PATH, (char *const *)argv);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		assert_int_equal(errno, EINTR);
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	read_file_into(out_path, r->out, sizeof(r->out));
-	read_file_into(err_path, r->err, sizeof(r->err));
-	unlink(out_path);
-	unlink(err_path);
+	*r = ts_run_cli(dir, argv, 120);
+	char path[64];
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	unlink(path);
 	rmdir(dir);
+	assert_true(r->out_len < 16384 - 1); /* the whole output fitted */
+	assert_true(r->err_len < 4096 - 1);
 }
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__ })
@@ -405,8 +383,7 @@ static void text_row(const char *out, const char *name, char *dflt, char *enable
 static void test_cli(void **state)
 {
 	(void)state;
-	struct run *r = malloc(sizeof(*r));
-	assert_non_null(r);
+	struct run run = { 0 }, *r = &run;
 	char d[8], e[8];
 
 	run_cli(r, ARGS(NULL));
@@ -501,7 +478,7 @@ static void test_cli(void **state)
 			fail_msg("case %zu: exit %d, stdout '%s', stderr '%s'; want exit 2 and '%s'", i,
 				 r->status, r->out, r->err, bad[i].err);
 	}
-	free(r);
+	run_free(r);
 }
 
 int main(void)

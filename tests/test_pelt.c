@@ -14,6 +14,8 @@
 
 #include "toposched/pelt.h"
 
+#include "test_support.h" /* rng_seed(), rng() */
+
 #define NSEC_PER_MSEC  1000000ULL
 #define PELT_PERIOD_NS (1024ULL * 1024ULL) /* one PELT period: 1024 units of 1024 ns */
 #define NICE_0	       1024UL
@@ -30,18 +32,6 @@
 				 t_);                                                              \
 	} while (0)
 
-static uint64_t rng_state;
-static void rng_seed(uint64_t s)
-{
-	rng_state = s ? s : 1;
-}
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1DULL;
-}
 static uint64_t rng_between(uint64_t lo, uint64_t hi)
 {
 	return lo + rng() % (hi - lo + 1);

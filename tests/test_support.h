@@ -1,0 +1,118 @@
+/* Helpers shared by several tests: a runner of the built CLI (TS_CLI_PATH, a compile
+ * definition of every test) that captures stdout, stderr and the exit status, and a
+ * fixed-seed xorshift64* generator. Header-only and all static inline, so a test that uses
+ * only part of it still builds under -Wall -Werror; not a test itself (the tests are the
+ * test_*.c files). Include it after <cmocka.h>'s prerequisites; it includes cmocka. */
+#ifndef TS_TEST_SUPPORT_H
+#define TS_TEST_SUPPORT_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+/* ---- fixed-seed PRNG (xorshift64*) ------------------------------------------------------ */
+
+static uint64_t rng_state __attribute__((unused));
+
+static inline void rng_seed(uint64_t s)
+{
+	rng_state = s ? s : 1;
+}
+
+static inline uint64_t rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+/* ---- the CLI runner --------------------------------------------------------------------- */
+
+struct run {
+	int status;	       /* exit status, or 128 + signal */
+	char *out, *err;       /* NUL-terminated, malloc'd; free with run_free() */
+	size_t out_len, err_len; /* bytes read, which may include NULs */
+};
+
+/* The whole file at path, NUL-terminated; its length (without the NUL) in *len. */
+static inline char *slurp(const char *path, size_t *len_out)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	size_t cap = 4096, len = 0;
+	char *s = malloc(cap);
+	assert_non_null(s);
+	size_t n;
+	while ((n = fread(s + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len < 2) {
+			cap *= 2;
+			s = realloc(s, cap);
+			assert_non_null(s);
+		}
+	}
+	fclose(f);
+	s[len] = '\0';
+	if (len_out)
+		*len_out = len;
+	return s;
+}
+
+/* Runs TS_CLI_PATH with args (NULL-terminated, without argv[0]) and stdin on /dev/null;
+ * output goes through the files dir/stdout and dir/stderr (left there for the caller to
+ * remove) so that a large stdout cannot deadlock against an unread stderr. A run longer
+ * than `limit` seconds is killed by SIGALRM (the alarm survives exec): a hang fails the
+ * test instead of stalling ctest. */
+static inline struct run ts_run_cli(const char *dir, const char *const *args, unsigned limit)
+{
+	char out_path[300], err_path[300];
+	snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
+	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+	const char *argv[32] = { TS_CLI_PATH };
+	int argc = 1;
+	for (; args[argc - 1]; argc++) {
+		assert_true(argc < 31);
+		argv[argc] = args[argc - 1];
+	}
+	argv[argc] = NULL;
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int in = open("/dev/null", O_RDONLY);
+		if (o < 0 || e < 0 || in < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 || dup2(in, 0) < 0)
+			_exit(127);
+		alarm(limit);
+		execv(TS_CLI_PATH, (char *const *)argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		assert_int_equal(errno, EINTR);
+	struct run r = { 0 };
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	r.out = slurp(out_path, &r.out_len);
+	r.err = slurp(err_path, &r.err_len);
+	return r;
+}
+
+static inline void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+#endif
