@@ -15,6 +15,7 @@
 
 #include "toposched/cpumask.h"
 #include "toposched/numa_levels.h"
+#include "toposched/stats.h"
 #include "toposched/topology.h"
 
 /* include/linux/sched/sd_flags.h, same bit order. */
@@ -94,6 +95,8 @@ struct ts_sched_domain {
 	uint64_t last_balance;
 	uint64_t max_newidle_lb_cost;
 	uint64_t last_decay_max_lb_cost;
+	uint64_t avg_scan_cost;        /* SIS_PROP, on each CPU's sd_llc */
+	struct ts_sd_stats stats;      /* schedstat counters of this CPU's domain */
 	struct ts_sched_domain_shared *shared;
 	int cpu;         /* owning CPU */
 };
@@ -135,7 +138,7 @@ int ts_domains_build(const struct ts_topology *t, const struct ts_cpumask *cpu_m
 		     struct ts_domains **out, struct ts_error *err);
 void ts_domains_free(struct ts_domains *d);
 
-#define ts_for_each_domain(d, cpu, sdp) for ((sdp) = (d)->cpu[cpu].sd; (sdp); (sdp) = (sdp)->parent)
+#define ts_for_each_domain(d, c_, sdp) for ((sdp) = (d)->cpu[(c_)].sd; (sdp); (sdp) = (sdp)->parent)
 
 struct ts_sched_domain *ts_highest_flag_domain(const struct ts_domains *d, int cpu,
 					       unsigned int flag);

@@ -1,0 +1,300 @@
+/* The scheduling core: one struct ts_sched per scheduled machine, created from a
+ * topology, a feature set and a host interface. No globals: two instances can live side
+ * by side (the simulator's sweep runner runs one per core).
+ *
+ * Concurrency contract (DESIGN.md): each CPU's run queue has a lock owned by the host.
+ * Functions documented "rq locked" are called with that CPU's lock held; they change only
+ * that run queue (and the task being moved). Reads of other CPUs' state (idle, nr_running,
+ * load/util) go through the rq's `ro` block: relaxed atomics the owner stores under its
+ * lock, like the kernel's READ_ONCE. Placement decisions may be stale, never unsafe. */
+#ifndef TOPOSCHED_SCHED_H
+#define TOPOSCHED_SCHED_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "toposched/cpumask.h"
+#include "toposched/domain.h"
+#include "toposched/eevdf.h"
+#include "toposched/error.h"
+#include "toposched/features.h"
+#include "toposched/pelt.h"
+#include "toposched/stats.h"
+#include "toposched/topology.h"
+
+/* Wake flags: the kernel's values (kernel/sched/sched.h); TS_WF_SYNC/TS_WF_FORK come from
+ * eevdf.h. The low nibble maps onto SD_BALANCE_{EXEC,FORK,WAKE} (sd_flag = wf & 0xF). */
+#define TS_WF_EXEC        0x02
+#define TS_WF_TTWU        0x08
+#define TS_WF_MIGRATED    0x20
+#define TS_WF_CURRENT_CPU 0x40
+
+#define TS_SCHED_MIGRATION_COST_NS 500000ULL /* sysctl_sched_migration_cost */
+#define TS_SCHED_NR_MIGRATE        32        /* sysctl_sched_nr_migrate */
+#define TS_HZ_DEFAULT              1000
+
+/* What the core needs from its host. */
+struct ts_host_ops {
+	uint64_t (*clock)(void *host);               /* ns, monotonic (rq_clock) */
+	void (*resched_cpu)(void *host, int cpu);    /* resched_curr(): make cpu reschedule */
+	void (*rq_lock)(void *host, int cpu);
+	void (*rq_unlock)(void *host, int cpu);
+	/* Time an idle scan took: the runtime measures it (clock() - t0), the simulator
+	 * models it from the CPUs examined. NULL means clock() - t0. Feeds SIS_PROP's
+	 * avg_scan_cost and the scan-time statistics. */
+	uint64_t (*scan_time)(void *host, int cpu, int nr_scanned, uint64_t t0);
+};
+
+struct ts_list_head {
+	struct ts_list_head *next, *prev;
+};
+
+enum ts_task_state {
+	TS_TASK_NEW,      /* initialised, never woken */
+	TS_TASK_RUNNABLE, /* queued on task->cpu (running when rq->curr == task) */
+	TS_TASK_SLEEPING, /* blocked: not queued anywhere */
+	TS_TASK_DEAD,
+};
+
+struct ts_task {
+	struct ts_sched_entity se;     /* first: container_of-free conversion */
+	struct ts_list_head cfs_node;  /* rq->cfs_tasks, most recently picked first */
+	enum ts_task_state state;
+	int cpu;                       /* task_cpu(): the rq it is queued on or last ran on */
+	int recent_used_cpu;
+	int nice;
+	unsigned int wakee_flips;
+	uint64_t wakee_flip_decay_ts;  /* ns */
+	const struct ts_task *last_wakee;
+	struct ts_cpumask *cpus_allowed; /* NULL = every CPU */
+	int nr_cpus_allowed;
+	bool percpu_kthread;           /* models is_per_cpu_kthread(current) for SIS step 3 */
+	uint64_t nr_migrations;
+	uint64_t nr_wakeups, nr_wakeups_local, nr_wakeups_remote, nr_wakeups_affine,
+		nr_wakeups_affine_attempts, nr_wakeups_sync, nr_wakeups_migrate;
+	void *host_data;               /* the host's own task object */
+	int id;
+};
+
+/* The part of a run queue other CPUs read without its lock. */
+struct ts_rq_ro {
+	atomic_uint nr_running;      /* rq->nr_running */
+	atomic_bool idle;            /* curr is the idle task */
+	atomic_uint ttwu_pending;    /* wake-ups targeted here, not yet enqueued */
+	atomic_ulong load_avg;       /* cpu_load(): cfs.avg.load_avg */
+	atomic_ulong runnable_avg;   /* cpu_runnable() */
+	atomic_ulong util_avg;       /* cpu_util_cfs() */
+	/* SIS_PROP's idle history: set by whoever wakes a task onto this idle rq (under its
+	 * lock), aged and spent by wakers running on this CPU (without it), as the kernel. */
+	atomic_ullong wake_stamp;    /* jiffies */
+	atomic_ullong wake_avg_idle; /* ns */
+};
+
+/* Load that left with tasks migrated away while this rq was not locked (cfs_rq->removed
+ * in the kernel, there under its own spinlock; here lock-free): folded in at the next
+ * PELT update of this rq. */
+struct ts_removed_load {
+	atomic_ulong load_avg, util_avg, runnable_avg;
+	atomic_uint nr;
+};
+
+struct ts_rq {
+	alignas(64) struct ts_rq_ro ro;
+	alignas(64) struct ts_removed_load removed;
+	alignas(64) int cpu;
+	unsigned int nr_running;       /* CFS tasks queued, curr included */
+	struct ts_task *curr;          /* NULL = the idle task runs */
+	struct ts_cfs_rq cfs;
+	struct ts_list_head cfs_tasks;
+	uint64_t clock;                /* last clock read under the lock */
+	uint64_t idle_stamp;           /* when this CPU went idle (0 = not idle) */
+	uint64_t avg_idle;             /* update_avg() of idle periods, ns */
+	uint64_t max_idle_balance_cost;
+	unsigned long cpu_capacity;
+	uint64_t next_balance;         /* ns */
+	uint64_t last_blocked_load_update;
+	struct ts_cpu_stats stats;
+};
+
+struct ts_sched_config {
+	unsigned int hz;               /* tick frequency (TS_HZ_DEFAULT when 0) */
+	const struct ts_cpumask *cpu_map; /* CPUs to schedule on (NULL = all) */
+};
+
+struct ts_sched {
+	const struct ts_topology *topo;
+	struct ts_domains *dom;
+	struct ts_features features;
+	struct ts_host_ops ops;
+	void *host;
+	int nr_cpus;
+	struct ts_rq *rq;               /* [nr_cpus], cache-line aligned */
+	unsigned int hz;
+	uint64_t tick_nsec;
+	uint64_t base_slice;            /* sysctl_sched_base_slice for this machine */
+	uint64_t max_load_balance_interval_ns;
+	atomic_bool overloaded;         /* rd->overloaded: some rq has >1 runnable task */
+	struct ts_cpumask **select_rq_mask; /* per-CPU scratch masks (select_rq_mask) */
+};
+
+int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
+		    const struct ts_host_ops *ops, void *host, const struct ts_sched_config *cfg,
+		    struct ts_sched **out, struct ts_error *err);
+void ts_sched_destroy(struct ts_sched *s);
+
+static inline struct ts_rq *ts_cpu_rq(struct ts_sched *s, int cpu) { return &s->rq[cpu]; }
+static inline struct ts_task *ts_task_of(struct ts_sched_entity *se)
+{
+	return (struct ts_task *)se;
+}
+
+enum ts_cpu_relation ts_cpu_relation(const struct ts_sched *s, int a, int b);
+
+/* Idle predicates (kernel/sched/core.c), lock-free. */
+static inline bool ts_idle_cpu(struct ts_sched *s, int cpu)
+{
+	struct ts_rq_ro *ro = &s->rq[cpu].ro;
+	return atomic_load_explicit(&ro->idle, memory_order_relaxed) &&
+	       atomic_load_explicit(&ro->nr_running, memory_order_relaxed) == 0 &&
+	       atomic_load_explicit(&ro->ttwu_pending, memory_order_relaxed) == 0;
+}
+/* No vCPU preemption on our hosts: available_idle_cpu() == idle_cpu(). */
+static inline bool ts_available_idle_cpu(struct ts_sched *s, int cpu)
+{
+	return ts_idle_cpu(s, cpu);
+}
+static inline unsigned int ts_rq_nr_running(struct ts_sched *s, int cpu)
+{
+	return atomic_load_explicit(&s->rq[cpu].ro.nr_running, memory_order_relaxed);
+}
+static inline unsigned long ts_cpu_load(struct ts_sched *s, int cpu)
+{
+	return atomic_load_explicit(&s->rq[cpu].ro.load_avg, memory_order_relaxed);
+}
+static inline unsigned long ts_cpu_util(struct ts_sched *s, int cpu)
+{
+	return atomic_load_explicit(&s->rq[cpu].ro.util_avg, memory_order_relaxed);
+}
+static inline unsigned long ts_cpu_runnable(struct ts_sched *s, int cpu)
+{
+	return atomic_load_explicit(&s->rq[cpu].ro.runnable_avg, memory_order_relaxed);
+}
+static inline unsigned long ts_capacity_of(struct ts_sched *s, int cpu)
+{
+	return s->rq[cpu].cpu_capacity;
+}
+
+/* ---- tasks ---- */
+
+/* Initialises a task (state NEW) on `cpu` with a nice value and an affinity mask (copied;
+ * NULL = every CPU). */
+int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct ts_cpumask *allowed,
+		 int cpu, struct ts_error *err);
+void ts_task_destroy(struct ts_task *p);
+static inline bool ts_task_allowed(const struct ts_task *p, int cpu)
+{
+	return !p->cpus_allowed || ts_cpumask_test(p->cpus_allowed, cpu);
+}
+
+/* ---- placement (select.c), lock-free ---- */
+
+struct ts_placement {
+	int cpu;                    /* where the task should run */
+	enum ts_place_reason reason;
+	int target;                 /* the SIS target: waker CPU (affine) or prev */
+	int nr_scanned;             /* CPUs examined (sis_scanned for this call) */
+	int scanned_by_relation[TS_REL_NR]; /* examined CPUs by relation to the waker */
+	bool want_affine;           /* !wake_wide() and the waker's CPU is allowed */
+	bool affine_attempted;      /* wake_affine() ran */
+	bool affine;                /* wake_affine() chose the waker's CPU */
+	uint64_t scan_time_ns;      /* from ops->scan_time, when select_idle_cpu() ran */
+};
+
+/* select_task_rq_fair(): where p (last on p->cpu) should run when `waker` (NULL for a
+ * wake-up from no task, e.g. a timer) on waker_cpu wakes or forks it. Updates the waker's
+ * wakee state, p->recent_used_cpu, the SIS hints and the waker CPU's statistics. */
+struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int waker_cpu,
+				      struct ts_task *waker, int wake_flags);
+
+/* ---- run-queue operations (rq.c) ---- */
+
+/* Makes p runnable on `cpu` (rq locked): migrates it there if needed (PELT detach from the
+ * old queue via its removed-load accumulator), enqueues it with ENQUEUE_WAKEUP (or
+ * ENQUEUE_INITIAL for a new task), runs wake-up preemption, and asks the host to resched
+ * cpu when p should preempt or cpu was idle. Returns true if cpu must reschedule. */
+bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_flags);
+/* The full try_to_wake_up(): select, lock the target, activate, unlock. Called with no
+ * rq lock held (it takes the target's through ops->rq_lock). */
+struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int waker_cpu,
+				      struct ts_task *waker, int wake_flags);
+/* wake_up_new_task(): first wake-up, with fork balancing (WF_FORK). */
+struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, int parent_cpu,
+					struct ts_task *parent);
+
+/* curr on cpu stops being runnable (rq locked): block (sleep) or exit. */
+void ts_deactivate_curr(struct ts_sched *s, int cpu, enum ts_task_state new_state);
+
+/* __schedule() for cpu (rq locked): put the current task back (if still runnable), pick the
+ * next one; with nothing to run, newly-idle balance (which may lock other rqs: it calls
+ * ops->rq_lock for them after releasing none — see balance.c for the lock order), then
+ * switch to idle. Returns the task to run, or NULL for idle. */
+struct ts_task *ts_schedule(struct ts_sched *s, int cpu);
+
+/* sched_tick() on cpu (rq locked): charge curr, PELT, slice expiry -> resched; returns
+ * true when periodic load balancing is due (the host then calls ts_balance_tick()). */
+bool ts_sched_tick(struct ts_sched *s, int cpu);
+/* yield_task_fair(): curr gives up the rest of its slice (rq locked). */
+void ts_yield(struct ts_sched *s, int cpu);
+
+/* Moves a queued, not running task between run queues; both rqs locked. */
+void ts_move_queued_task(struct ts_sched *s, struct ts_task *p, int src_cpu, int dst_cpu);
+
+/* Publishes rq's lock-free fields after a change (rq locked). */
+void ts_rq_publish(struct ts_sched *s, struct ts_rq *rq);
+/* Brings rq's PELT averages to now (rq locked): curr, the cfs_rq, removed load. */
+void ts_update_rq_load(struct ts_sched *s, struct ts_rq *rq, uint64_t now);
+
+/* ---- load balancing (balance.c) ---- */
+
+/* sched_balance_find_dst_cpu() (find_idlest_cpu): the fork/exec slow path, top-down from
+ * sd (the highest domain with sd_flag); lock-free like the rest of placement. */
+int ts_sched_balance_find_dst_cpu(struct ts_sched *s, struct ts_sched_domain *sd,
+				  struct ts_task *p, int cpu, int prev_cpu, int sd_flag);
+
+/* sched_balance_domains(): periodic balancing of cpu's domains that are due; called by
+ * the host without any rq lock held, after ts_sched_tick() returned true. */
+void ts_balance_tick(struct ts_sched *s, int cpu);
+/* sched_balance_newidle(): called by ts_schedule() with cpu's rq locked; may drop and
+ * retake it. Returns the number of tasks pulled. */
+int ts_balance_newidle(struct ts_sched *s, int cpu);
+/* update_idle_cpu_scan(): SIS_UTIL's nr_idle_scan for the LLC of cpu from the summed
+ * utilisation of its CPUs (called from LLC-level periodic balancing). */
+void ts_update_idle_cpu_scan(struct ts_sched *s, int cpu, unsigned long sum_util);
+
+/* ---- list helpers ---- */
+static inline void ts_list_init(struct ts_list_head *h) { h->next = h->prev = h; }
+static inline bool ts_list_empty(const struct ts_list_head *h) { return h->next == h; }
+static inline void ts_list_add(struct ts_list_head *n, struct ts_list_head *h)
+{
+	n->next = h->next;
+	n->prev = h;
+	h->next->prev = n;
+	h->next = n;
+}
+static inline void ts_list_del(struct ts_list_head *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->next = n->prev = n;
+}
+static inline void ts_list_move(struct ts_list_head *n, struct ts_list_head *h)
+{
+	ts_list_del(n);
+	ts_list_add(n, h);
+}
+#define ts_task_of_cfs_node(n) \
+	((struct ts_task *)((char *)(n) - offsetof(struct ts_task, cfs_node)))
+
+#endif

@@ -1,0 +1,126 @@
+/* struct ts_sched: creation, tasks, CPU relationships. */
+#include "toposched/sched.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
+		    const struct ts_host_ops *ops, void *host, const struct ts_sched_config *cfg,
+		    struct ts_sched **out, struct ts_error *err)
+{
+	*out = NULL;
+	if (!ops || !ops->clock || !ops->resched_cpu || !ops->rq_lock || !ops->rq_unlock)
+		return ts_error_set(err, -EINVAL,
+				    "sched: the host must provide clock, resched_cpu, rq_lock and rq_unlock");
+	struct ts_sched *s = calloc(1, sizeof(*s));
+	if (!s)
+		return ts_error_set(err, -ENOMEM, "sched: out of memory");
+	s->topo = topo;
+	s->features = features;
+	s->ops = *ops;
+	s->host = host;
+	s->nr_cpus = topo->nr_cpus;
+	s->hz = cfg && cfg->hz ? cfg->hz : TS_HZ_DEFAULT;
+	s->tick_nsec = TS_TICK_NSEC((uint64_t)s->hz);
+	int rc = ts_domains_build(topo, cfg ? cfg->cpu_map : NULL, &s->dom, err);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	int online = ts_cpumask_weight(s->dom->cpu_map);
+	s->base_slice = ts_sched_base_slice((unsigned)online);
+	/* max_load_balance_interval = HZ * num_online_cpus() / 10 jiffies */
+	s->max_load_balance_interval_ns = (uint64_t)online * TS_NSEC_PER_SEC / 10;
+	s->rq = aligned_alloc(64, sizeof(struct ts_rq) * (size_t)s->nr_cpus);
+	s->select_rq_mask = calloc((size_t)s->nr_cpus, sizeof(*s->select_rq_mask));
+	if (!s->rq || !s->select_rq_mask) {
+		ts_sched_destroy(s);
+		return ts_error_set(err, -ENOMEM, "sched: out of memory");
+	}
+	memset(s->rq, 0, sizeof(struct ts_rq) * (size_t)s->nr_cpus);
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct ts_rq *rq = &s->rq[cpu];
+		rq->cpu = cpu;
+		ts_cfs_rq_init(&rq->cfs, s->base_slice, s->tick_nsec);
+		ts_list_init(&rq->cfs_tasks);
+		rq->cpu_capacity = (unsigned long)topo->cpu[cpu].capacity;
+		/* sched_init(): avg_idle = 2 * sysctl_sched_migration_cost */
+		rq->avg_idle = 2 * TS_SCHED_MIGRATION_COST_NS;
+		rq->max_idle_balance_cost = TS_SCHED_MIGRATION_COST_NS;
+		atomic_init(&rq->ro.idle, true);
+		if (!(s->select_rq_mask[cpu] = ts_cpumask_alloc(s->nr_cpus))) {
+			ts_sched_destroy(s);
+			return ts_error_set(err, -ENOMEM, "sched: out of memory");
+		}
+	}
+	*out = s;
+	return 0;
+}
+
+void ts_sched_destroy(struct ts_sched *s)
+{
+	if (!s)
+		return;
+	if (s->select_rq_mask)
+		for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+			ts_cpumask_free(s->select_rq_mask[cpu]);
+	free(s->select_rq_mask);
+	free(s->rq);
+	ts_domains_free(s->dom);
+	free(s);
+}
+
+enum ts_cpu_relation ts_cpu_relation(const struct ts_sched *s, int a, int b)
+{
+	const struct ts_cpu_topo *x = &s->topo->cpu[a], *y = &s->topo->cpu[b];
+	if (a == b)
+		return TS_REL_SAME_CPU;
+	if (x->core == y->core)
+		return TS_REL_SMT;
+	if (x->cluster == y->cluster)
+		return TS_REL_CLUSTER;
+	if (x->llc == y->llc)
+		return TS_REL_LLC;
+	if (x->node == y->node)
+		return TS_REL_NODE;
+	if (x->package == y->package)
+		return TS_REL_PACKAGE;
+	return TS_REL_REMOTE;
+}
+
+int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct ts_cpumask *allowed,
+		 int cpu, struct ts_error *err)
+{
+	memset(p, 0, sizeof(*p));
+	ts_sched_entity_init(&p->se);
+	if (ts_set_load_weight(&p->se, nice))
+		return ts_error_set(err, -EINVAL, "task: nice %d is outside %d..%d", nice,
+				    TS_MIN_NICE, TS_MAX_NICE);
+	if (cpu < 0 || cpu >= s->nr_cpus)
+		return ts_error_set(err, -EINVAL, "task: CPU %d does not exist", cpu);
+	p->nice = nice;
+	p->nr_cpus_allowed = s->nr_cpus;
+	if (allowed) {
+		if (!ts_cpumask_intersects(allowed, s->dom->cpu_map))
+			return ts_error_set(err, -EINVAL, "task: its allowed CPUs are all outside the scheduled CPUs");
+		if (!(p->cpus_allowed = ts_cpumask_dup(allowed)))
+			return ts_error_set(err, -ENOMEM, "task: out of memory");
+		p->nr_cpus_allowed = ts_cpumask_weight(allowed);
+		if (!ts_cpumask_test(allowed, cpu))
+			cpu = ts_cpumask_first_and(allowed, s->dom->cpu_map);
+	}
+	ts_list_init(&p->cfs_node);
+	p->state = TS_TASK_NEW;
+	p->cpu = cpu;
+	p->recent_used_cpu = cpu;
+	/* init_entity_runnable_average(): a new task looks heavy until it has history. */
+	p->se.avg.load_avg = p->se.load.weight;
+	return 0;
+}
+
+void ts_task_destroy(struct ts_task *p)
+{
+	ts_cpumask_free(p->cpus_allowed);
+	p->cpus_allowed = NULL;
+}
