@@ -204,7 +204,7 @@ struct ts_placement {
 	int cpu;                    /* where the task should run */
 	enum ts_place_reason reason;
 	int target;                 /* the SIS target: waker CPU (affine) or prev */
-	int nr_scanned;             /* CPUs examined (sis_scanned for this call) */
+	int nr_scanned;             /* CPUs examined by the scans (sis_scanned grows by 1 + this) */
 	int scanned_by_relation[TS_REL_NR]; /* examined CPUs by relation to the waker */
 	bool want_affine;           /* !wake_wide() and the waker's CPU is allowed */
 	bool affine_attempted;      /* wake_affine() ran */

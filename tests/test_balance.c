@@ -1,0 +1,562 @@
+/* Load balancing (balance.c) through the fake host: periodic and newly-idle balancing on
+ * Kunpeng 920 (clusters of 4, a 32-CPU LLC per node, 4 nodes), affinity and the
+ * LBF_SOME_PINNED retry, cache hotness against cache_nice_tries, balance intervals,
+ * SIS_UTIL's nr_idle_scan against the table of the patch, the newidle cost gates, and
+ * the fork slow path with its NUMA imbalance rule. After every operation the fake host
+ * must have seen no lock contract violation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fake_host.h"
+#include "topo/topo_build.h"
+#include "toposched/sched.h"
+
+#define MAX_TASKS 256
+#define MS 1000000ULL
+
+struct env {
+	struct fake_host f;
+	struct ts_topology *t;
+	struct ts_sched *s;
+	struct ts_task task[MAX_TASKS];
+	int nr_tasks;
+};
+
+static struct ts_topology *preset(const char *name)
+{
+	struct ts_error err = { 0 };
+	const struct ts_preset *pr = ts_preset_find(name);
+	assert_non_null(pr);
+	struct ts_topology *t = pr->build(&err);
+	assert_non_null(t);
+	return t;
+}
+
+static struct env *env_on(struct ts_topology *t)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	e->t = t;
+	e->s = fake_sched(&e->f, t, "");
+	assert_non_null(e->s);
+	/* Domains start with last_balance 0: from here on every level is due. */
+	e->f.now = 1000 * MS;
+	return e;
+}
+
+static void env_free(struct env *e)
+{
+	for (int i = 0; i < e->nr_tasks; i++)
+		ts_task_destroy(&e->task[i]);
+	ts_sched_destroy(e->s);
+	ts_topology_free(e->t);
+	free(e);
+}
+
+/* n tasks made runnable on cpu (one of them runs); allowed may be NULL. The clock then
+ * moves on 1 ms, so that they are no longer cache hot. */
+static struct ts_task *place(struct env *e, int cpu, int n, const struct ts_cpumask *allowed)
+{
+	struct ts_error err = { 0 };
+	struct ts_task *first = &e->task[e->nr_tasks];
+	for (int i = 0; i < n; i++) {
+		assert_true(e->nr_tasks < MAX_TASKS);
+		struct ts_task *p = &e->task[e->nr_tasks];
+		assert_int_equal(ts_task_init(e->s, p, 0, allowed, cpu, &err), 0);
+		p->id = e->nr_tasks++;
+		fake_run_on(e->s, &e->f, p, cpu);
+		assert_int_equal(e->f.lock_errors, 0);
+	}
+	e->f.now += MS; /* past sysctl_sched_migration_cost: the tasks are cache cold */
+	return first;
+}
+
+static unsigned nr_on(struct env *e, int cpu) { return e->s->rq[cpu].nr_running; }
+
+static void tick_balance(struct env *e, int cpu)
+{
+	ts_balance_tick(e->s, cpu);
+	assert_int_equal(e->f.lock_errors, 0);
+	for (int c = 0; c < e->f.nr_cpus; c++)
+		assert_int_equal(e->f.locked[c], 0);
+}
+
+/* curr of cpu blocks; cpu schedules (newly-idle balancing may pull). */
+static struct ts_task *block_and_schedule(struct env *e, int cpu)
+{
+	fake_lock(&e->f, cpu);
+	ts_deactivate_curr(e->s, cpu, TS_TASK_SLEEPING);
+	struct ts_task *next = ts_schedule(e->s, cpu);
+	assert_int_equal(e->f.locked[cpu], 1);
+	fake_unlock(&e->f, cpu);
+	assert_int_equal(e->f.lock_errors, 0);
+	for (int c = 0; c < e->f.nr_cpus; c++)
+		assert_int_equal(e->f.locked[c], 0);
+	return next;
+}
+
+static struct ts_sched_domain *domain_of_span(struct env *e, int cpu, int span)
+{
+	struct ts_sched_domain *sd;
+	ts_for_each_domain(e->s->dom, cpu, sd)
+		if (sd->span_weight == span)
+			return sd;
+	fail_msg("CPU %d has no domain spanning %d CPUs", cpu, span);
+	return NULL;
+}
+
+static uint64_t lb_sum(struct env *e, int cpu, int which, enum ts_idle_type idle)
+{
+	uint64_t sum = 0;
+	struct ts_sched_domain *sd;
+	ts_for_each_domain(e->s->dom, cpu, sd) {
+		const ts_counter *c = which == 0 ? sd->stats.lb_count : which == 1 ? sd->stats.lb_gained
+										  : sd->stats.lb_hot_gained;
+		sum += ts_stat_read(&c[idle]);
+	}
+	return sum;
+}
+
+/* 8 tasks on CPU 0; the idle CPUs of its cluster balance in turn and end with 2 each. */
+static void test_periodic_spreads_cluster(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("kunpeng920"));
+	place(e, 0, 8, NULL);
+	assert_int_equal(nr_on(e, 0), 8);
+	assert_true(atomic_load(&e->s->overloaded));
+	struct ts_sched_domain *cls = e->s->dom->cpu[1].sd;
+	assert_int_equal(cls->span_weight, 4);
+
+	tick_balance(e, 1);
+	assert_int_equal(nr_on(e, 1), 4); /* sibling_imbalance 8 - 0, halved */
+	assert_int_equal(ts_stat_read(&cls->stats.lb_gained[TS_CPU_IDLE]), 4);
+	assert_int_equal(cls->nr_balance_failed, 0);
+	assert_int_equal(cls->balance_interval, cls->min_interval);
+	assert_true(e->s->rq[1].next_balance > e->f.now);
+	tick_balance(e, 2);
+	tick_balance(e, 3);
+	for (int c = 0; c < 4; c++)
+		assert_int_equal(nr_on(e, c), 2);
+	for (int c = 4; c < 128; c++)
+		assert_int_equal(nr_on(e, c), 0);
+	for (int i = 0; i < e->nr_tasks; i++)
+		assert_true(e->task[i].cpu < 4 && e->task[i].nr_migrations <= 2);
+	env_free(e);
+}
+
+/* A CPU whose task blocks pulls one task from the overloaded CPU in ts_schedule(). */
+static void test_newidle_pulls(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("kunpeng920"));
+	place(e, 0, 8, NULL);
+	place(e, 5, 1, NULL);
+	struct ts_task *next = block_and_schedule(e, 5);
+	assert_non_null(next);
+	assert_int_equal(next->cpu, 5);
+	assert_int_equal(next->nr_migrations, 1);
+	assert_int_equal(nr_on(e, 0), 7);
+	assert_int_equal(nr_on(e, 5), 1);
+	assert_ptr_equal(e->s->rq[5].curr, next);
+	assert_int_equal(e->s->rq[5].idle_stamp, 0);
+	/* one task per newly-idle balance, found at the LLC level (CLS had nothing) */
+	assert_int_equal(lb_sum(e, 5, 1, TS_CPU_NEWLY_IDLE), 1);
+	assert_int_equal(ts_stat_read(&domain_of_span(e, 5, 32)->stats.lb_gained[TS_CPU_NEWLY_IDLE]),
+			 1);
+	env_free(e);
+}
+
+/* With tasks to pull both in the own cluster and on a remote node, the nearest level
+ * wins, periodic and newly idle alike. */
+static void test_nearest_level_first(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("kunpeng920"));
+	place(e, 0, 3, NULL);
+	place(e, 64, 3, NULL);
+	place(e, 1, 1, NULL);
+	struct ts_task *next = block_and_schedule(e, 1);
+	assert_non_null(next);
+	assert_int_equal(nr_on(e, 0), 2);
+	assert_int_equal(nr_on(e, 64), 3);
+	assert_int_equal(ts_stat_read(&e->s->dom->cpu[1].sd->stats.lb_gained[TS_CPU_NEWLY_IDLE]), 1);
+
+	/* periodic: CPU 2 is idle; its cluster level finds CPU 0 (2 tasks) */
+	place(e, 0, 2, NULL); /* CPU 0: 4 tasks */
+	tick_balance(e, 2);
+	assert_int_equal(nr_on(e, 2), 2);
+	assert_int_equal(nr_on(e, 64), 3);
+	env_free(e);
+}
+
+/* Tasks pinned to CPU 0 never move, whoever balances, however often. */
+static void test_pinned_never_move(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("kunpeng920"));
+	struct ts_cpumask *only0 = ts_cpumask_alloc(e->t->nr_cpus);
+	ts_cpumask_set(only0, 0);
+	place(e, 0, 6, only0);
+	ts_cpumask_free(only0);
+	for (int round = 0; round < 4; round++) {
+		for (int c = 1; c < 128; c++)
+			tick_balance(e, c);
+		e->f.now += 300 * MS;
+	}
+	assert_int_equal(nr_on(e, 0), 6);
+	for (int i = 0; i < e->nr_tasks; i++)
+		assert_int_equal(e->task[i].nr_migrations, 0);
+	struct ts_sched_domain *cls = e->s->dom->cpu[1].sd;
+	assert_true(ts_stat_read(&cls->stats.lb_balanced[TS_CPU_IDLE]) >= 4);
+	/* all pinned: the interval may grow past max_interval, up to MAX_PINNED_INTERVAL */
+	assert_true(cls->balance_interval > cls->max_interval);
+	/* a newly idle CPU cannot take them either */
+	place(e, 2, 1, NULL);
+	assert_null(block_and_schedule(e, 2));
+	assert_int_equal(nr_on(e, 0), 6);
+	env_free(e);
+}
+
+/* Tasks that may not run on the balancing CPU go to another CPU of its group
+ * (LBF_DST_PINNED -> new_dst_cpu). */
+static void test_some_pinned_retries_other_dst(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("kunpeng920"));
+	struct ts_cpumask *m = ts_cpumask_alloc(e->t->nr_cpus);
+	ts_cpumask_set(m, 0);
+	ts_cpumask_set(m, 5);
+	place(e, 0, 4, m);
+	ts_cpumask_free(m);
+	tick_balance(e, 4); /* CPU 4 balances cluster 4-7 against cluster 0-3 at MC */
+	assert_int_equal(nr_on(e, 4), 0);
+	assert_int_equal(nr_on(e, 5), 2); /* 4 - 0 tasks, halved */
+	assert_int_equal(nr_on(e, 0), 2);
+	for (int i = 0; i < e->nr_tasks; i++)
+		assert_true(e->task[i].cpu == 0 || e->task[i].cpu == 5);
+	env_free(e);
+}
+
+/* Cache-hot tasks stay until nr_balance_failed exceeds cache_nice_tries (1 at CLS). */
+static void test_cache_hot_until_failures(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("kunpeng920"));
+	struct ts_task *first = place(e, 0, 4, NULL);
+	struct ts_sched_domain *cls = e->s->dom->cpu[1].sd;
+	assert_int_equal(cls->cache_nice_tries, 1);
+	for (int attempt = 0; attempt < 3; attempt++) {
+		for (int i = 0; i < 4; i++)
+			first[i].se.exec_start = e->f.now; /* they just ran */
+		tick_balance(e, 1);
+		if (attempt < 2) {
+			assert_int_equal(nr_on(e, 1), 0);
+			assert_int_equal(cls->nr_balance_failed, (unsigned)attempt + 1);
+			assert_int_equal(ts_stat_read(&cls->stats.lb_failed[TS_CPU_IDLE]),
+					 (uint64_t)attempt + 1);
+			assert_int_equal(cls->balance_interval, cls->min_interval);
+		}
+		e->f.now += (uint64_t)cls->min_interval * MS;
+	}
+	assert_int_equal(nr_on(e, 1), 2);
+	assert_int_equal(cls->nr_balance_failed, 0);
+	assert_int_equal(ts_stat_read(&cls->stats.lb_hot_gained[TS_CPU_IDLE]), 2);
+	env_free(e);
+}
+
+/* SMT siblings share their caches: hotness never holds a task back at the SMT level. */
+static void test_smt_never_hot(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("spr-2s"));
+	struct ts_sched_domain *smt = e->s->dom->cpu[112].sd;
+	assert_true(smt->flags & TS_SD_SHARE_CPUCAPACITY);
+	assert_true(ts_cpumask_test(smt->span, 0));
+	struct ts_task *first = place(e, 0, 4, NULL);
+	for (int i = 0; i < 4; i++)
+		first[i].se.exec_start = e->f.now;
+	tick_balance(e, 112);
+	assert_int_equal(nr_on(e, 112), 2);
+	assert_int_equal(ts_stat_read(&smt->stats.lb_hot_gained[TS_CPU_IDLE]), 0);
+	env_free(e);
+}
+
+/* Balanced: the interval doubles up to max_interval; a pull resets it to min_interval. */
+static void test_interval_grows_and_resets(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("kunpeng920"));
+	struct ts_sched_domain *cls = e->s->dom->cpu[1].sd;
+	assert_int_equal(cls->balance_interval, 4);
+	tick_balance(e, 1);
+	assert_int_equal(cls->balance_interval, 8);
+	assert_int_equal(ts_stat_read(&cls->stats.lb_nobusyg[TS_CPU_IDLE]), 1);
+	/* idle CPU: next balance of the CLS level is 8 jiffies (HZ 1000) later */
+	assert_int_equal(e->s->rq[1].next_balance, e->f.now + 8 * MS);
+	e->f.now += 4 * MS;
+	tick_balance(e, 1); /* not due yet: nothing counted */
+	assert_int_equal(ts_stat_read(&cls->stats.lb_count[TS_CPU_IDLE]), 1);
+	e->f.now += 4 * MS;
+	tick_balance(e, 1);
+	assert_int_equal(ts_stat_read(&cls->stats.lb_count[TS_CPU_IDLE]), 2);
+	assert_int_equal(cls->balance_interval, cls->max_interval); /* stays at 8 */
+
+	place(e, 0, 4, NULL);
+	e->f.now += 8 * MS;
+	tick_balance(e, 1);
+	assert_int_equal(nr_on(e, 1), 2);
+	assert_int_equal(cls->balance_interval, cls->min_interval);
+	env_free(e);
+}
+
+/* A machine with one 16-CPU LLC (no SMT, no clusters). */
+static struct ts_topology *llc16(void)
+{
+	struct ts_error err = { 0 };
+	struct ts_regular_machine m = { "llc16", "one 16-CPU LLC", 1, 1, 1, 1, 16, 1,
+					TS_SMT_ADJACENT, NULL };
+	struct ts_topology *t = ts_topology_build_regular(&m, &err);
+	assert_non_null(t);
+	return t;
+}
+
+static const int util_pct[] = { 0, 5, 15, 25, 35, 45, 55, 65, 75, 85, 86 };
+
+static void check_table(struct ts_topology *t, int llc_size, const int *expect)
+{
+	struct env *e = env_on(t);
+	assert_int_equal(e->s->dom->cpu[0].sd_llc_size, llc_size);
+	struct ts_sched_domain_shared *sds = e->s->dom->cpu[0].sd_llc_shared;
+	assert_non_null(sds);
+	for (size_t i = 0; i < sizeof(util_pct) / sizeof(util_pct[0]); i++) {
+		unsigned long sum = (unsigned long)util_pct[i] * (unsigned long)llc_size * 1024 / 100;
+		ts_update_idle_cpu_scan(e->s, 0, sum);
+		assert_int_equal(atomic_load(&sds->nr_idle_scan), expect[i]);
+	}
+	assert_int_equal(ts_stat_read(&e->s->rq[0].stats.nr_idle_scan_updates), 11);
+	env_free(e);
+}
+
+static void test_sis_util_table(void **state)
+{
+	(void)state;
+	static const int w112[] = { 112, 111, 108, 102, 93, 81, 65, 47, 25, 1, 0 };
+	static const int w16[] = { 16, 15, 15, 14, 13, 11, 9, 6, 3, 0, 0 };
+	check_table(preset("spr-2s"), 112, w112);
+	check_table(llc16(), 16, w16);
+}
+
+/* The LLC-level periodic balance feeds update_idle_cpu_scan() with the summed util; the
+ * newly-idle one does not. NO_SIS_UTIL turns it off. */
+static void test_sis_util_from_balance(void **state)
+{
+	(void)state;
+	struct env *e = env_on(llc16());
+	struct ts_sched_domain_shared *sds = e->s->dom->cpu[0].sd_llc_shared;
+	for (int c = 0; c < 16; c++)
+		atomic_store(&e->s->rq[c].ro.util_avg, 460); /* 45% */
+	assert_int_equal(atomic_load(&sds->nr_idle_scan), 0);
+	tick_balance(e, 0);
+	assert_int_equal(atomic_load(&sds->nr_idle_scan), 11);
+	assert_int_equal(ts_stat_read(&e->s->rq[0].stats.nr_idle_scan_updates), 1);
+	/* the LLC is the base level here: every CPU balances its own group there */
+	for (int c = 0; c < 16; c++)
+		atomic_store(&e->s->rq[c].ro.util_avg, 880); /* 86%: no scan */
+	tick_balance(e, 3);
+	assert_int_equal(ts_stat_read(&e->s->rq[3].stats.nr_idle_scan_updates), 1);
+	assert_int_equal(atomic_load(&sds->nr_idle_scan), 0);
+	/* a newly idle balance of the same domain leaves it alone */
+	for (int c = 0; c < 16; c++)
+		atomic_store(&e->s->rq[c].ro.util_avg, 0);
+	place(e, 1, 2, NULL);
+	place(e, 2, 1, NULL);
+	assert_non_null(block_and_schedule(e, 2));
+	assert_int_equal(ts_stat_read(&e->s->dom->cpu[2].sd->stats.lb_count[TS_CPU_NEWLY_IDLE]), 1);
+	assert_int_equal(ts_stat_read(&e->s->rq[2].stats.nr_idle_scan_updates), 0);
+	assert_int_equal(atomic_load(&sds->nr_idle_scan), 0);
+	env_free(e);
+
+	struct ts_topology *t = llc16();
+	struct fake_host f;
+	struct ts_sched *s = fake_sched(&f, t, "NO_SIS_UTIL");
+	assert_non_null(s);
+	ts_update_idle_cpu_scan(s, 0, 8 * 1024);
+	assert_int_equal(atomic_load(&s->dom->cpu[0].sd_llc_shared->nr_idle_scan), 0);
+	ts_sched_destroy(s);
+	ts_topology_free(t);
+}
+
+/* avg_idle below the base domain's max_newidle_lb_cost, or no overloaded rq: no balance.
+ * The walk stops at the first level whose cost no longer fits in avg_idle. */
+static void test_newidle_gates(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("kunpeng920"));
+	place(e, 0, 8, NULL);
+	place(e, 5, 1, NULL);
+	struct ts_rq *rq5 = &e->s->rq[5];
+	struct ts_sched_domain *base = e->s->dom->cpu[5].sd;
+	base->max_newidle_lb_cost = 2 * MS;
+	rq5->avg_idle = 1 * MS;
+	assert_null(block_and_schedule(e, 5));
+	assert_int_equal(nr_on(e, 0), 8);
+	assert_int_equal(lb_sum(e, 5, 0, TS_CPU_NEWLY_IDLE), 0);
+	/* next_balance is pulled forward to the base domain's next due time at most */
+	assert_true(rq5->next_balance <= e->f.now + (uint64_t)base->balance_interval * MS);
+
+	/* cheap base level, expensive LLC level: CLS runs (finds nothing), MC is skipped */
+	place(e, 5, 1, NULL);
+	base->max_newidle_lb_cost = 0;
+	domain_of_span(e, 5, 32)->max_newidle_lb_cost = 2 * MS;
+	rq5->avg_idle = 1 * MS;
+	assert_null(block_and_schedule(e, 5));
+	assert_int_equal(ts_stat_read(&base->stats.lb_count[TS_CPU_NEWLY_IDLE]), 1);
+	assert_int_equal(ts_stat_read(&domain_of_span(e, 5, 32)->stats.lb_count[TS_CPU_NEWLY_IDLE]),
+			 0);
+	assert_int_equal(nr_on(e, 0), 8);
+
+	/* no overloaded run queue: no balance at all */
+	place(e, 5, 1, NULL);
+	domain_of_span(e, 5, 32)->max_newidle_lb_cost = 0;
+	rq5->avg_idle = 10 * MS;
+	atomic_store(&e->s->overloaded, false);
+	assert_null(block_and_schedule(e, 5));
+	assert_int_equal(ts_stat_read(&base->stats.lb_count[TS_CPU_NEWLY_IDLE]), 1);
+	assert_int_equal(nr_on(e, 0), 8);
+	env_free(e);
+}
+
+/* A host clock that advances 10 us at every read: the newidle walk measures its cost. */
+static uint64_t stepping_clock(void *h)
+{
+	struct fake_host *f = h;
+	f->now += 10000;
+	return f->now;
+}
+
+static void test_newidle_cost_and_decay(void **state)
+{
+	(void)state;
+	struct ts_topology *t = preset("kunpeng920");
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	e->t = t;
+	struct ts_sched *tmp = fake_sched(&e->f, t, ""); /* initialises the fake host */
+	ts_sched_destroy(tmp);
+	struct ts_host_ops ops = fake_ops;
+	ops.clock = stepping_clock;
+	struct ts_error err = { 0 };
+	assert_int_equal(ts_sched_create(t, ts_features_default(), &ops, &e->f, NULL, &e->s, &err), 0);
+	place(e, 0, 8, NULL);
+	place(e, 5, 1, NULL);
+	struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);
+	assert_int_equal(base->max_newidle_lb_cost, 0);
+	assert_non_null(block_and_schedule(e, 5));
+	assert_true(base->max_newidle_lb_cost > 0);
+	assert_true(mc->max_newidle_lb_cost > 0);
+	assert_true(e->s->rq[5].max_idle_balance_cost >= TS_SCHED_MIGRATION_COST_NS);
+
+	/* decay ~1% per second from the periodic path */
+	mc->max_newidle_lb_cost = 256000;
+	mc->last_decay_max_lb_cost = e->f.now / MS;
+	e->f.now += 1100 * MS;
+	ts_balance_tick(e->s, 5);
+	assert_int_equal(e->f.lock_errors, 0);
+	assert_int_equal(mc->max_newidle_lb_cost, 253000);
+	env_free(e);
+}
+
+static struct ts_sched_domain *highest_with(struct env *e, int cpu, unsigned int flag)
+{
+	struct ts_sched_domain *sd, *best = NULL;
+	ts_for_each_domain(e->s->dom, cpu, sd)
+		if (sd->flags & flag)
+			best = sd;
+	return best;
+}
+
+/* Fork from a full node: the child goes to an idle CPU of the idlest node. */
+static void test_find_dst_cpu_fork(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("kunpeng920"));
+	for (int c = 0; c < 32; c++)
+		place(e, c, 1, NULL);
+	struct ts_task child;
+	struct ts_error err = { 0 };
+	assert_int_equal(ts_task_init(e->s, &child, 0, NULL, 0, &err), 0);
+	struct ts_sched_domain *sd = highest_with(e, 0, TS_SD_BALANCE_FORK);
+	assert_non_null(sd);
+	assert_true(sd->flags & TS_SD_NUMA);
+	int cpu = ts_sched_balance_find_dst_cpu(e->s, sd, &child, 0, 0, TS_SD_BALANCE_FORK);
+	assert_int_equal(e->t->cpu[cpu].node, 1);
+	assert_true(ts_idle_cpu(e->s, cpu));
+	/* affinity: only CPUs 0-31 and 40 allowed -> 40 is the only idle choice */
+	ts_task_destroy(&child);
+	struct ts_cpumask *m = ts_cpumask_alloc(e->t->nr_cpus);
+	ts_cpumask_set_range(m, 0, 31);
+	ts_cpumask_set(m, 40);
+	assert_int_equal(ts_task_init(e->s, &child, 0, m, 0, &err), 0);
+	ts_cpumask_free(m);
+	cpu = ts_sched_balance_find_dst_cpu(e->s, sd, &child, 0, 0, TS_SD_BALANCE_FORK);
+	assert_int_equal(cpu, 40);
+	ts_task_destroy(&child);
+	assert_int_equal(e->f.lock_errors, 0);
+	env_free(e);
+}
+
+/* find_idlest_group()'s NUMA rule: while the local node would run no more than
+ * imb_numa_nr tasks, an idle-CPU imbalance of at most 2 keeps the child on the local node (in its
+ * idlest cluster); beyond that it goes to the idler node. */
+static void test_find_dst_cpu_numa_imbalance(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("kunpeng920"));
+	struct ts_sched_domain *sd = highest_with(e, 0, TS_SD_BALANCE_FORK);
+	assert_true(sd->flags & TS_SD_NUMA);
+	/* one LLC per node: imb_numa_nr = 12.5% of the 32-CPU node */
+	assert_int_equal(sd->imb_numa_nr, 4);
+	place(e, 0, 1, NULL);
+	struct ts_task child;
+	struct ts_error err = { 0 };
+	assert_int_equal(ts_task_init(e->s, &child, 0, NULL, 0, &err), 0);
+	int cpu = ts_sched_balance_find_dst_cpu(e->s, sd, &child, 0, 0, TS_SD_BALANCE_FORK);
+	assert_int_equal(e->t->cpu[cpu].node, 0);
+	assert_true(cpu >= 4); /* not CPU 0's cluster: cluster 4-7 has more idle CPUs */
+	assert_true(ts_idle_cpu(e->s, cpu));
+
+	place(e, 0, 3, NULL); /* local node: 4 running, +1 > imb_numa_nr */
+	cpu = ts_sched_balance_find_dst_cpu(e->s, sd, &child, 0, 0, TS_SD_BALANCE_FORK);
+	assert_int_equal(e->t->cpu[cpu].node, 1);
+	ts_task_destroy(&child);
+	env_free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_periodic_spreads_cluster),
+		cmocka_unit_test(test_newidle_pulls),
+		cmocka_unit_test(test_nearest_level_first),
+		cmocka_unit_test(test_pinned_never_move),
+		cmocka_unit_test(test_some_pinned_retries_other_dst),
+		cmocka_unit_test(test_cache_hot_until_failures),
+		cmocka_unit_test(test_smt_never_hot),
+		cmocka_unit_test(test_interval_grows_and_resets),
+		cmocka_unit_test(test_sis_util_table),
+		cmocka_unit_test(test_sis_util_from_balance),
+		cmocka_unit_test(test_newidle_gates),
+		cmocka_unit_test(test_newidle_cost_and_decay),
+		cmocka_unit_test(test_find_dst_cpu_fork),
+		cmocka_unit_test(test_find_dst_cpu_numa_imbalance),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
