@@ -197,6 +197,28 @@ static void test_nearest_level_first(void **state)
 	env_free(e);
 }
 
+/* SD_SERIALIZE: while another CPU holds sched_balance_running, NUMA levels are skipped;
+ * the levels below still balance. */
+static void test_numa_levels_serialized(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("kunpeng920"));
+	place(e, 64, 4, NULL); /* node 2 busy, node 0 idle */
+	struct ts_sched_domain *numa = domain_of_span(e, 0, 96);
+	struct ts_sched_domain *mc = domain_of_span(e, 0, 32);
+	atomic_store(&e->s->sched_balance_running, 1);
+	tick_balance(e, 0);
+	assert_int_equal(ts_stat_read(&numa->stats.lb_count[TS_CPU_IDLE]), 0);
+	assert_int_equal(ts_stat_read(&mc->stats.lb_count[TS_CPU_IDLE]), 1);
+	assert_int_equal(atomic_load(&e->s->sched_balance_running), 1); /* not ours to drop */
+	atomic_store(&e->s->sched_balance_running, 0);
+	e->f.now += 1000 * MS;
+	tick_balance(e, 0);
+	assert_true(ts_stat_read(&numa->stats.lb_count[TS_CPU_IDLE]) >= 1);
+	assert_int_equal(atomic_load(&e->s->sched_balance_running), 0);
+	env_free(e);
+}
+
 /* Tasks pinned to CPU 0 never move, whoever balances, however often. */
 static void test_pinned_never_move(void **state)
 {
@@ -546,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_periodic_spreads_cluster),
 		cmocka_unit_test(test_newidle_pulls),
 		cmocka_unit_test(test_nearest_level_first),
+		cmocka_unit_test(test_numa_levels_serialized),
 		cmocka_unit_test(test_pinned_never_move),
 		cmocka_unit_test(test_some_pinned_retries_other_dst),
 		cmocka_unit_test(test_cache_hot_until_failures),

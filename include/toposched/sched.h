@@ -137,6 +137,8 @@ struct ts_sched {
 	uint64_t max_load_balance_interval_ns;
 	atomic_bool overloaded;         /* rd->overloaded: some rq has >1 runnable task */
 	struct ts_cpumask **select_rq_mask; /* per-CPU scratch masks (select_rq_mask) */
+	struct ts_cpumask **lb_cpus, **lb_swb; /* per-CPU load-balance scratch masks */
+	atomic_int sched_balance_running; /* SD_SERIALIZE: one CPU balances NUMA levels */
 };
 
 int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
@@ -193,6 +195,12 @@ static inline unsigned long ts_capacity_of(struct ts_sched *s, int cpu)
 int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct ts_cpumask *allowed,
 		 int cpu, struct ts_error *err);
 void ts_task_destroy(struct ts_task *p);
+/* idle_stamp is written under the rq lock and read lock-free by the fork slow path. */
+static inline void ts_rq_set_idle_stamp(struct ts_rq *rq, uint64_t v)
+{
+	__atomic_store_n(&rq->idle_stamp, v, __ATOMIC_RELAXED);
+}
+
 static inline bool ts_task_allowed(const struct ts_task *p, int cpu)
 {
 	return !p->cpus_allowed || ts_cpumask_test(p->cpus_allowed, cpu);

@@ -19,8 +19,7 @@
  *
  * Left out, relative to the kernel: misfit tasks (no per-task fit tracking) and asym
  * packing (no CPU priorities), active balancing (no stopper: a task running on the busiest
- * CPU is never pushed), the SD_SERIALIZE trylock of NUMA levels (struct ts_sched has no
- * sched_balance_running flag), NUMA-balancing fbq classification and
+ * CPU is never pushed), NUMA-balancing fbq classification and
  * migrate_degrades_locality() (numa.c does not exist yet), update_group_capacity()
  * (capacities never change here), EAS/overutilisation, util_est, LB_MIN, nohz idle
  * balancing (the host ticks every CPU), NI_RANDOM. */
@@ -836,21 +835,10 @@ static bool update_newidle_cost(struct ts_sched *s, struct ts_sched_domain *sd, 
 	return false;
 }
 
-static int lb_masks_alloc(struct ts_sched *s, struct lb_masks *m)
+/* The balancing CPU's scratch masks (balance for one CPU never runs twice at once). */
+static struct lb_masks lb_masks_of(struct ts_sched *s, int cpu)
 {
-	m->cpus = ts_cpumask_alloc(s->nr_cpus);
-	m->swb = ts_cpumask_alloc(s->nr_cpus);
-	if (!m->cpus || !m->swb) {
-		ts_cpumask_free(m->cpus);
-		ts_cpumask_free(m->swb);
-		return -1;
-	}
-	return 0;
-}
-static void lb_masks_free(struct lb_masks *m)
-{
-	ts_cpumask_free(m->cpus);
-	ts_cpumask_free(m->swb);
+	return (struct lb_masks){ .cpus = s->lb_cpus[cpu], .swb = s->lb_swb[cpu] };
 }
 
 void ts_balance_tick(struct ts_sched *s, int cpu)
@@ -863,10 +851,7 @@ void ts_balance_tick(struct ts_sched *s, int cpu)
 	uint64_t next_balance = jiffies_of(s) + 60 * (uint64_t)s->hz;
 	uint64_t max_cost = 0;
 	struct ts_sched_domain *sd;
-	struct lb_masks m;
-
-	if (lb_masks_alloc(s, &m))
-		return; /* out of memory: skip this balance, the next tick retries */
+	struct lb_masks m = lb_masks_of(s, cpu);
 
 	ts_for_each_domain(s->dom, cpu, sd) {
 		/* A regular visit to every domain: decay the newidle costs here. */
@@ -878,8 +863,13 @@ void ts_balance_tick(struct ts_sched *s, int cpu)
 			break;
 		}
 		uint64_t interval = get_sd_balance_interval(s, sd, busy);
-		/* SD_SERIALIZE (one CPU at a time on NUMA levels) is not implemented: there is
-		 * no sched_balance_running flag in struct ts_sched. */
+		/* SD_SERIALIZE: one CPU at a time balances the NUMA levels (a trylock). */
+		bool need_serialize = sd->flags & TS_SD_SERIALIZE;
+		int unlocked = 0;
+		if (need_serialize &&
+		    !atomic_compare_exchange_strong_explicit(&s->sched_balance_running, &unlocked, 1,
+							     memory_order_acquire, memory_order_relaxed))
+			goto out;
 		uint64_t jiffies = jiffies_of(s);
 		if (time_after_eq(jiffies, sd->last_balance + interval)) {
 			if (sched_balance_rq(s, cpu, sd, idle, &continue_balancing, &m)) {
@@ -890,13 +880,14 @@ void ts_balance_tick(struct ts_sched *s, int cpu)
 			sd->last_balance = jiffies_of(s);
 			interval = get_sd_balance_interval(s, sd, busy);
 		}
+		if (need_serialize)
+			atomic_store_explicit(&s->sched_balance_running, 0, memory_order_release);
+out:
 		if (time_after(next_balance, sd->last_balance + interval)) {
 			next_balance = sd->last_balance + interval;
 			update_next_balance = true;
 		}
 	}
-	lb_masks_free(&m);
-
 	s->ops.rq_lock(s->host, cpu);
 	if (need_decay) {
 		/* The rq-wide value decays too, with a floor. */
@@ -933,7 +924,7 @@ int ts_balance_newidle(struct ts_sched *s, int cpu)
 	uint64_t now = s->ops.clock(s->host);
 	if (now > this_rq->clock)
 		this_rq->clock = now;
-	this_rq->idle_stamp = this_rq->clock;
+	ts_rq_set_idle_stamp(this_rq, this_rq->clock);
 
 	if (!atomic_load_explicit(&s->overloaded, memory_order_relaxed) ||
 	    (sd && this_rq->avg_idle < sd->max_newidle_lb_cost)) {
@@ -942,9 +933,7 @@ int ts_balance_newidle(struct ts_sched *s, int cpu)
 		goto out;
 	}
 
-	struct lb_masks m;
-	if (lb_masks_alloc(s, &m))
-		goto out;
+	struct lb_masks m = lb_masks_of(s, cpu);
 	uint64_t avg_idle = this_rq->avg_idle;
 	s->ops.rq_unlock(s->host, cpu);
 
@@ -968,7 +957,6 @@ int ts_balance_newidle(struct ts_sched *s, int cpu)
 	}
 
 	s->ops.rq_lock(s->host, cpu);
-	lb_masks_free(&m);
 	if (curr_cost > this_rq->max_idle_balance_cost)
 		this_rq->max_idle_balance_cost = curr_cost;
 	/* A task may have been enqueued while we were unlocked: we are not going idle. */
@@ -979,7 +967,7 @@ out:
 	if (time_after(this_rq->next_balance, next_balance * s->tick_nsec))
 		this_rq->next_balance = next_balance * s->tick_nsec;
 	if (pulled_task)
-		this_rq->idle_stamp = 0;
+		ts_rq_set_idle_stamp(this_rq, 0);
 	return pulled_task;
 }
 

@@ -156,7 +156,7 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
 			rq->avg_idle = max;
 		atomic_store_explicit(&rq->ro.wake_stamp, now / s->tick_nsec, memory_order_relaxed);
 		atomic_store_explicit(&rq->ro.wake_avg_idle, rq->avg_idle / 2, memory_order_relaxed);
-		rq->idle_stamp = 0;
+		ts_rq_set_idle_stamp(rq, 0);
 	}
 	bool resched = preempt_on(s, rq, p, now, wake_flags);
 	ts_rq_publish(s, rq);
@@ -304,7 +304,7 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
 	}
 	struct ts_task *next = pick_next_fair(s, rq, now);
 	if (!next && ts_features_has(s->features, TS_FEAT_NEWIDLE_BALANCE)) {
-		rq->idle_stamp = now;
+		ts_rq_set_idle_stamp(rq, now);
 		ts_rq_publish(s, rq);
 		if (ts_balance_newidle(s, cpu) > 0) {
 			now = rq_clock(s, rq);
@@ -314,10 +314,10 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
 	rq->cfs.resched = false;
 	rq->curr = next;
 	if (next) {
-		rq->idle_stamp = 0;
+		ts_rq_set_idle_stamp(rq, 0);
 	} else {
 		if (!rq->idle_stamp)
-			rq->idle_stamp = now;
+			ts_rq_set_idle_stamp(rq, now);
 		update_cfs_rq_load_avg(rq, now);
 	}
 	ts_rq_publish(s, rq);

@@ -34,7 +34,9 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 	s->max_load_balance_interval_ns = (uint64_t)online * TS_NSEC_PER_SEC / 10;
 	s->rq = aligned_alloc(64, sizeof(struct ts_rq) * (size_t)s->nr_cpus);
 	s->select_rq_mask = calloc((size_t)s->nr_cpus, sizeof(*s->select_rq_mask));
-	if (!s->rq || !s->select_rq_mask) {
+	s->lb_cpus = calloc((size_t)s->nr_cpus, sizeof(*s->lb_cpus));
+	s->lb_swb = calloc((size_t)s->nr_cpus, sizeof(*s->lb_swb));
+	if (!s->rq || !s->select_rq_mask || !s->lb_cpus || !s->lb_swb) {
 		ts_sched_destroy(s);
 		return ts_error_set(err, -ENOMEM, "sched: out of memory");
 	}
@@ -49,7 +51,9 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 		rq->avg_idle = 2 * TS_SCHED_MIGRATION_COST_NS;
 		rq->max_idle_balance_cost = TS_SCHED_MIGRATION_COST_NS;
 		atomic_init(&rq->ro.idle, true);
-		if (!(s->select_rq_mask[cpu] = ts_cpumask_alloc(s->nr_cpus))) {
+		if (!(s->select_rq_mask[cpu] = ts_cpumask_alloc(s->nr_cpus)) ||
+		    !(s->lb_cpus[cpu] = ts_cpumask_alloc(s->nr_cpus)) ||
+		    !(s->lb_swb[cpu] = ts_cpumask_alloc(s->nr_cpus))) {
 			ts_sched_destroy(s);
 			return ts_error_set(err, -ENOMEM, "sched: out of memory");
 		}
@@ -62,10 +66,17 @@ void ts_sched_destroy(struct ts_sched *s)
 {
 	if (!s)
 		return;
-	if (s->select_rq_mask)
-		for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		if (s->select_rq_mask)
 			ts_cpumask_free(s->select_rq_mask[cpu]);
+		if (s->lb_cpus)
+			ts_cpumask_free(s->lb_cpus[cpu]);
+		if (s->lb_swb)
+			ts_cpumask_free(s->lb_swb[cpu]);
+	}
 	free(s->select_rq_mask);
+	free(s->lb_cpus);
+	free(s->lb_swb);
 	free(s->rq);
 	ts_domains_free(s->dom);
 	free(s);
