@@ -2,34 +2,188 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_writer.h"
+#include "toposched/cost_model.h"
 
 static const char machines_help[] =
-	"usage: toposched machines\n"
+	"usage: toposched machines [--format text|json]\n"
+	"       toposched machines --costs MACHINE [--cost NAME=VALUE ...] [--format text|json]\n"
 	"\n"
 	"Lists the built-in machine presets, one line each. Any preset name can be given\n"
-	"to --topology; so can 'host', an hwloc XML file, a sysfs root or a synthetic string.\n";
+	"to --topology; so can 'host', an hwloc XML file, a sysfs root or a synthetic string.\n"
+	"\n"
+	"  --costs MACHINE   print the simulator's cost model for MACHINE (a preset, or any\n"
+	"                    --topology spec, which gets the generic model): every term, its\n"
+	"                    value, unit and source (docs/model.md)\n"
+	"  --cost NAME=VALUE override one term, as 'toposched sim --cost' does (repeatable;\n"
+	"                    needs --costs)\n"
+	"  --format F        text (default) or json\n";
+
+struct text_widths {
+	int name, value, unit;
+};
+
+static int measure(const struct ts_cost_term_info *info, const struct ts_cost_term *term,
+		   void *arg)
+{
+	struct text_widths *w = arg;
+	char buf[64];
+	int n = snprintf(buf, sizeof(buf), "%g", term->value);
+	if ((int)strlen(info->name) > w->name)
+		w->name = (int)strlen(info->name);
+	if (n > w->value)
+		w->value = n;
+	if ((int)strlen(info->unit) > w->unit)
+		w->unit = (int)strlen(info->unit);
+	return 0;
+}
+
+static int print_term_text(const struct ts_cost_term_info *info, const struct ts_cost_term *term,
+			   void *arg)
+{
+	const struct text_widths *w = arg;
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%g", term->value);
+	printf("%-*s  %*s  %-*s  %s\n", w->name, info->name, w->value, buf, w->unit, info->unit,
+	       term->source);
+	return 0;
+}
+
+static int print_term_json(const struct ts_cost_term_info *info, const struct ts_cost_term *term,
+			   void *arg)
+{
+	struct json_writer *w = arg;
+	json_begin_object(w);
+	json_key(w, "name");
+	json_string(w, info->name);
+	json_key(w, "value");
+	json_double(w, term->value);
+	json_key(w, "unit");
+	json_string(w, info->unit);
+	json_key(w, "source");
+	json_string(w, term->source);
+	json_key(w, "meaning");
+	json_string(w, info->meaning);
+	json_end_object(w);
+	return 0;
+}
+
+static void print_costs(const char *spec, const struct ts_cost_model *m, enum cli_format format)
+{
+	if (format == CLI_FORMAT_JSON) {
+		struct json_writer w;
+		json_init(&w, stdout);
+		json_begin_object(&w);
+		json_key(&w, "machine");
+		json_string(&w, spec);
+		json_key(&w, "model");
+		json_string(&w, m->generic ? "generic" : "preset");
+		json_key(&w, "terms");
+		json_begin_array(&w);
+		ts_cost_model_foreach(m, print_term_json, &w);
+		json_end_array(&w);
+		json_end_object(&w);
+		return;
+	}
+	if (m->generic)
+		printf("cost model for '%s': generic (not a preset; estimates from architectural "
+		       "reasoning, docs/model.md)\n", spec);
+	else
+		printf("cost model for %s: preset figures (docs/model.md)\n", spec);
+	struct text_widths w = { (int)strlen("term"), (int)strlen("value"), (int)strlen("unit") };
+	ts_cost_model_foreach(m, measure, &w);
+	printf("%-*s  %*s  %-*s  %s\n", w.name, "term", w.value, "value", w.unit, "unit", "source");
+	ts_cost_model_foreach(m, print_term_text, &w);
+}
+
+static void print_machines(enum cli_format format)
+{
+	int count;
+	const struct ts_preset *p = ts_preset_list(&count);
+	if (format == CLI_FORMAT_TEXT) {
+		for (int i = 0; i < count; i++)
+			printf("%-16s %s\n", p[i].name, p[i].description);
+		return;
+	}
+	struct json_writer w;
+	json_init(&w, stdout);
+	json_begin_object(&w);
+	json_key(&w, "machines");
+	json_begin_array(&w);
+	for (int i = 0; i < count; i++) {
+		json_begin_object(&w);
+		json_key(&w, "name");
+		json_string(&w, p[i].name);
+		json_key(&w, "description");
+		json_string(&w, p[i].description);
+		json_end_object(&w);
+	}
+	json_end_array(&w);
+	json_end_object(&w);
+}
+
+#define MAX_COST_OVERRIDES 64
 
 int cmd_machines(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "costs", required_argument, NULL, 'c' },
+		{ "cost", required_argument, NULL, 'C' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *costs = NULL;
+	const char *overrides[MAX_COST_OVERRIDES];
+	int nr_overrides = 0;
+	enum cli_format format = CLI_FORMAT_TEXT;
 	opterr = 0;
 	optind = 0;
 	int opt;
 	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
+		switch (opt) {
+		case 'c':
+			costs = optarg;
+			break;
+		case 'C':
+			if (nr_overrides == MAX_COST_OVERRIDES)
+				return cli_error("machines", "--cost: more than %d overrides",
+						 MAX_COST_OVERRIDES);
+			overrides[nr_overrides++] = optarg;
+			break;
+		case 'f':
+			if (cli_parse_format("machines", optarg, &format))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'h':
 			fputs(machines_help, stdout);
 			return 0;
+		default:
+			return cli_getopt_error("machines", opt, argv);
 		}
-		return cli_getopt_error("machines", opt, argv);
 	}
 	if (optind < argc)
 		return cli_error("machines", "unexpected argument '%s'", argv[optind]);
-	int count;
-	const struct ts_preset *p = ts_preset_list(&count);
-	for (int i = 0; i < count; i++)
-		printf("%-16s %s\n", p[i].name, p[i].description);
+	if (nr_overrides && !costs)
+		return cli_error("machines", "--cost needs --costs MACHINE");
+	if (!costs) {
+		print_machines(format);
+	} else {
+		struct ts_topology *t;
+		if (cli_load_topology("machines", costs, NULL, &t))
+			return CLI_EXIT_USAGE;
+		struct ts_cost_model m;
+		struct ts_error err = { 0 };
+		int rc = ts_cost_model_for(t, costs, &m, &err);
+		ts_topology_free(t);
+		if (rc)
+			return cli_error("machines", "--costs: %s", err.msg);
+		for (int i = 0; i < nr_overrides; i++)
+			if (ts_cost_model_set(&m, overrides[i], &err))
+				return cli_error("machines", "--cost: %s", err.msg);
+		print_costs(costs, &m, format);
+	}
+	if (fflush(stdout) || ferror(stdout))
+		return cli_error("machines", "writing the output failed");
 	return 0;
 }

@@ -1,0 +1,134 @@
+/* The simulator's machine cost model: what moving a cache line, a message, a task's
+ * footprint or a wake-up between two CPUs costs, what an idle CPU takes to wake, what a
+ * context switch and an idle-scan probe cost, and local vs remote memory latency. Every
+ * value is in nanoseconds (or ns per KiB) and carries its source: a measurement from
+ * shared/reference/workloads-and-machines.md §2 with its data set named, a value derived
+ * from such measurements by a stated rule, a value the Linux kernel declares (cpuidle
+ * tables), or an estimate with its reasoning. Values are never fitted to a benchmark's
+ * result. docs/model.md lists every term, its value per preset and its source. */
+#ifndef TOPOSCHED_COST_MODEL_H
+#define TOPOSCHED_COST_MODEL_H
+
+#include <stdbool.h>
+
+#include "toposched/error.h"
+#include "toposched/topology.h"
+
+/* How two CPUs are related, nearest first. Classified in this order: the same CPU; the
+ * same core (SMT siblings); the same cluster; the same LLC; then, for CPUs in different
+ * packages, REMOTE; else the same node (another LLC of the node) or another node of the
+ * same package. */
+enum ts_relation {
+	TS_REL_SAME_CPU,
+	TS_REL_SMT,
+	TS_REL_CLUSTER,
+	TS_REL_LLC,
+	TS_REL_NODE,    /* another LLC on the same node (AMD: another CCX of the die/node) */
+	TS_REL_PACKAGE, /* another node of the same package (Kunpeng: the other die) */
+	TS_REL_REMOTE,  /* another package; scaled by SLIT distance (see ts_cost_c2c()) */
+	TS_REL_COUNT
+};
+
+/* "same_cpu", "smt", "cluster", "llc", "node", "package", "remote". */
+const char *ts_relation_name(enum ts_relation rel);
+/* The relation of two CPUs of t (both must be valid CPU indexes). */
+enum ts_relation ts_relation_of(const struct ts_topology *t, int cpu_a, int cpu_b);
+
+#define TS_COST_SOURCE_MAX 512
+
+/* One value and where it comes from. The source starts with one of
+ *   "measured: "  a figure of the reference, data set named;
+ *   "derived: "   computed from measured figures by the rule given;
+ *   "declared: "  a value the Linux kernel declares (not a measurement);
+ *   "estimate: "  no figure exists; the reasoning follows;
+ *   "n/a: "       no CPU pair of the machine has this relation; the value only keeps the
+ *                 tiers monotone;
+ *   "definition: " zero by definition;
+ *   "override: "  set by --cost. */
+struct ts_cost_term {
+	double value;
+	char source[TS_COST_SOURCE_MAX];
+};
+
+struct ts_cost_model {
+	char machine[64]; /* the preset's name, or "generic" */
+	bool generic;     /* true when no preset's data applies */
+	/* One-way cache-line transfer / wake-up signalling latency, ns (c2c.*). */
+	struct ts_cost_term c2c[TS_REL_COUNT];
+	/* Moving message payload whose lines are in the sender's caches to the receiver,
+	 * ns per KiB (bulk_per_kib.*). */
+	struct ts_cost_term bulk_per_kib[TS_REL_COUNT];
+	/* Refetching a task's warm footprint when it runs on a CPU other than the one
+	 * where the footprint is warm, by how far that previous CPU is, ns per KiB of
+	 * footprint (refill.*). */
+	struct ts_cost_term refill[TS_REL_COUNT];
+	/* Examining one CPU during an idle scan, charged to the waker, by the relation of
+	 * waker and examined CPU, ns (scan_per_cpu.*). */
+	struct ts_cost_term scan_per_cpu[TS_REL_COUNT];
+	/* The SLIT distance at which the .remote tiers apply (remote_distance). */
+	struct ts_cost_term remote_distance;
+	struct ts_cost_term idle_exit;        /* leaving a shallow idle state (C1/WFI), ns */
+	struct ts_cost_term ctx_switch;       /* direct cost of one context switch, ns */
+	struct ts_cost_term mem_local;        /* DRAM load latency, local node, ns */
+	struct ts_cost_term mem_per_distance; /* extra ns per SLIT unit above 10 */
+};
+
+/* The model for t. When preset_name names a built-in preset (ts_preset_find()), that
+ * preset's values; t may then be NULL, and when given it must have the preset's shape
+ * (CPU, node and package counts). Otherwise (NULL, "host", an XML path, a synthetic
+ * string ...) the generic model, which needs t (its remote_distance is t's smallest
+ * distance between nodes of different packages). */
+int ts_cost_model_for(const struct ts_topology *t, const char *preset_name,
+		      struct ts_cost_model *out, struct ts_error *err);
+
+/* Applies one "NAME=VALUE" override (the --cost syntax): NAME is a term name as listed by
+ * ts_cost_model_foreach(), VALUE a finite non-negative decimal number in the term's
+ * unit; remote_distance must be more than 10 and at most 254. Errors name the input:
+ * missing '=', empty name, unknown name, missing value, not a number, trailing
+ * characters, not finite, negative, out of range. On error *m is unchanged. */
+int ts_cost_model_set(struct ts_cost_model *m, const char *name_equals_value,
+		      struct ts_error *err);
+
+/* Static description of one term. */
+struct ts_cost_term_info {
+	const char *name;    /* e.g. "c2c.llc" */
+	const char *unit;    /* "ns", "ns/KiB", "ns/SLIT", "SLIT" */
+	const char *meaning; /* one line */
+};
+int ts_cost_term_count(void);
+const struct ts_cost_term_info *ts_cost_term_info(int i);
+/* The term called name in m, or NULL. */
+const struct ts_cost_term *ts_cost_model_term(const struct ts_cost_model *m, const char *name);
+struct ts_cost_term *ts_cost_model_term_mut(struct ts_cost_model *m, const char *name);
+/* Calls fn for every term in the documented order; stops early and returns fn's value
+ * when it returns non-zero. */
+int ts_cost_model_foreach(const struct ts_cost_model *m,
+			  int (*fn)(const struct ts_cost_term_info *info,
+				    const struct ts_cost_term *term, void *arg),
+			  void *arg);
+
+/* Tier getters. distance is the SLIT distance of the two CPUs' nodes; it matters only
+ * for TS_REL_REMOTE, where the value is
+ *     max(tier[PACKAGE], tier[REMOTE] * distance / remote_distance)
+ * (distance <= 0: tier[REMOTE] as is). */
+double ts_cost_c2c(const struct ts_cost_model *m, enum ts_relation rel, int distance);
+double ts_cost_bulk_per_kib(const struct ts_cost_model *m, enum ts_relation rel, int distance);
+double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_relation rel, int distance);
+double ts_cost_scan_per_cpu(const struct ts_cost_model *m, enum ts_relation rel, int distance);
+/* mem_local + mem_per_distance * (distance - 10). */
+double ts_cost_mem(const struct ts_cost_model *m, int distance);
+
+/* The same for two CPUs of t (relation and distance from t); -1 for an invalid CPU. */
+double ts_cost_between(const struct ts_cost_model *m, const struct ts_topology *t, int cpu_a,
+		       int cpu_b);
+double ts_cost_bulk_between(const struct ts_cost_model *m, const struct ts_topology *t,
+			    int cpu_a, int cpu_b);
+double ts_cost_refill_between(const struct ts_cost_model *m, const struct ts_topology *t,
+			      int prev_cpu, int cpu);
+double ts_cost_scan_between(const struct ts_cost_model *m, const struct ts_topology *t,
+			    int waker_cpu, int examined_cpu);
+/* Latency of a DRAM load from cpu to memory on node; -1 for an invalid CPU or node. */
+double ts_cost_mem_between(const struct ts_cost_model *m, const struct ts_topology *t, int cpu,
+			   int node);
+
+#endif

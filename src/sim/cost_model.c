@@ -1,0 +1,871 @@
+/* The machine cost model (include/toposched/cost_model.h; docs/model.md explains every
+ * term, rule and value). Per preset a table holds the figures the reference gives
+ * (shared/reference/workloads-and-machines.md §2, cited as "ref §2.x") with their data
+ * sets, and the estimates where it has none; the bulk, refill and scan tiers are derived
+ * from those figures by the rules below. Nothing here is fitted to a benchmark result. */
+#include "toposched/cost_model.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- derivation rules ------------------------------------------------------------------- */
+
+/* 1 KiB = 16 cache lines of 64 bytes (every machine here has 64-byte lines). */
+#define LINES_PER_KIB 16.0
+/* Cache misses one core keeps in flight while it streams lines (a copy, or refetching a
+ * footprint): Intel cores have 10 L1D line-fill buffers since Nehalem (Broadwell 10;
+ * later cores have more). Assumed for every core: an estimate, not a measurement. */
+#define MISSES_IN_FLIGHT 10.0
+/* A probe of an idle scan (available_idle_cpu(): rq->curr, rq->nr_running,
+ * rq->ttwu_pending) reads one struct rq cache line that the examined CPU writes on every
+ * schedule; the loop stops at the first idle CPU, a data-dependent branch, so probes are
+ * charged one full line transfer each. */
+#define SCAN_LINES_PER_CPU 1.0
+/* Upper bound for any override (one second), so that no product of terms overflows. */
+#define COST_MAX 1e9
+
+static const char *const relation_names[TS_REL_COUNT] = {
+	"same_cpu", "smt", "cluster", "llc", "node", "package", "remote",
+};
+
+const char *ts_relation_name(enum ts_relation rel)
+{
+	return (rel >= 0 && rel < TS_REL_COUNT) ? relation_names[rel] : "?";
+}
+
+enum ts_relation ts_relation_of(const struct ts_topology *t, int a, int b)
+{
+	const struct ts_cpu_topo *x = &t->cpu[a], *y = &t->cpu[b];
+	if (a == b)
+		return TS_REL_SAME_CPU;
+	if (x->core == y->core)
+		return TS_REL_SMT;
+	if (x->cluster == y->cluster)
+		return TS_REL_CLUSTER;
+	if (x->llc == y->llc)
+		return TS_REL_LLC;
+	if (x->package != y->package)
+		return TS_REL_REMOTE;
+	if (x->node == y->node)
+		return TS_REL_NODE;
+	return TS_REL_PACKAGE;
+}
+
+/* ---- the term table --------------------------------------------------------------------- */
+
+struct term_desc {
+	struct ts_cost_term_info info;
+	size_t offset;
+	double min_excl, max; /* valid override: min_excl < v <= max (min_excl < 0: v >= 0) */
+};
+
+#define TERM(name, field, unit, meaning, lo, hi) \
+	{ { name, unit, meaning }, offsetof(struct ts_cost_model, field), lo, hi }
+
+static const struct term_desc terms[] = {
+	TERM("c2c.same_cpu", c2c[TS_REL_SAME_CPU], "ns",
+	     "one-way cache-line transfer / wake-up signal to the same CPU (none)", -1, COST_MAX),
+	TERM("c2c.smt", c2c[TS_REL_SMT], "ns",
+	     "one-way cache-line transfer / wake-up signal between SMT siblings", -1, COST_MAX),
+	TERM("c2c.cluster", c2c[TS_REL_CLUSTER], "ns",
+	     "the same, between CPUs of one cluster", -1, COST_MAX),
+	TERM("c2c.llc", c2c[TS_REL_LLC], "ns",
+	     "the same, between CPUs sharing the LLC (other cluster)", -1, COST_MAX),
+	TERM("c2c.node", c2c[TS_REL_NODE], "ns",
+	     "the same, between CPUs of one node with different LLCs", -1, COST_MAX),
+	TERM("c2c.package", c2c[TS_REL_PACKAGE], "ns",
+	     "the same, between CPUs of different nodes of one package", -1, COST_MAX),
+	TERM("c2c.remote", c2c[TS_REL_REMOTE], "ns",
+	     "the same, between packages, at SLIT distance remote_distance", -1, COST_MAX),
+	TERM("remote_distance", remote_distance, "SLIT",
+	     "the node distance at which the *.remote tiers apply; others scale by d/this",
+	     TS_LOCAL_DISTANCE, TS_MAX_DISTANCE),
+	TERM("idle_exit", idle_exit, "ns",
+	     "waking a CPU out of its shallow idle state (C1 / WFI)", -1, COST_MAX),
+	TERM("ctx_switch", ctx_switch, "ns",
+	     "direct cost of one context switch on a CPU (no cache effects)", -1, COST_MAX),
+	TERM("bulk_per_kib.same_cpu", bulk_per_kib[TS_REL_SAME_CPU], "ns/KiB",
+	     "moving message payload hot in this CPU's own caches", -1, COST_MAX),
+	TERM("bulk_per_kib.smt", bulk_per_kib[TS_REL_SMT], "ns/KiB",
+	     "moving payload from the sender's caches to an SMT sibling", -1, COST_MAX),
+	TERM("bulk_per_kib.cluster", bulk_per_kib[TS_REL_CLUSTER], "ns/KiB",
+	     "the same, within the cluster", -1, COST_MAX),
+	TERM("bulk_per_kib.llc", bulk_per_kib[TS_REL_LLC], "ns/KiB",
+	     "the same, within the LLC (other cluster)", -1, COST_MAX),
+	TERM("bulk_per_kib.node", bulk_per_kib[TS_REL_NODE], "ns/KiB",
+	     "the same, to another LLC of the node", -1, COST_MAX),
+	TERM("bulk_per_kib.package", bulk_per_kib[TS_REL_PACKAGE], "ns/KiB",
+	     "the same, to another node of the package", -1, COST_MAX),
+	TERM("bulk_per_kib.remote", bulk_per_kib[TS_REL_REMOTE], "ns/KiB",
+	     "the same, to another package, at remote_distance", -1, COST_MAX),
+	TERM("refill.same_cpu", refill[TS_REL_SAME_CPU], "ns/KiB",
+	     "refetching a task's footprint when it stays on its CPU (none)", -1, COST_MAX),
+	TERM("refill.smt", refill[TS_REL_SMT], "ns/KiB",
+	     "refetching a task's warm footprint after a move to an SMT sibling", -1, COST_MAX),
+	TERM("refill.cluster", refill[TS_REL_CLUSTER], "ns/KiB",
+	     "the same, after a move within the cluster", -1, COST_MAX),
+	TERM("refill.llc", refill[TS_REL_LLC], "ns/KiB",
+	     "the same, after a move within the LLC", -1, COST_MAX),
+	TERM("refill.node", refill[TS_REL_NODE], "ns/KiB",
+	     "the same, after a move to another LLC of the node", -1, COST_MAX),
+	TERM("refill.package", refill[TS_REL_PACKAGE], "ns/KiB",
+	     "the same, after a move to another node of the package", -1, COST_MAX),
+	TERM("refill.remote", refill[TS_REL_REMOTE], "ns/KiB",
+	     "the same, after a move to another package, at remote_distance", -1, COST_MAX),
+	TERM("scan_per_cpu.same_cpu", scan_per_cpu[TS_REL_SAME_CPU], "ns",
+	     "an idle-scan probe of the waker's own CPU", -1, COST_MAX),
+	TERM("scan_per_cpu.smt", scan_per_cpu[TS_REL_SMT], "ns",
+	     "an idle-scan probe of an SMT sibling of the waker", -1, COST_MAX),
+	TERM("scan_per_cpu.cluster", scan_per_cpu[TS_REL_CLUSTER], "ns",
+	     "an idle-scan probe of a CPU in the waker's cluster", -1, COST_MAX),
+	TERM("scan_per_cpu.llc", scan_per_cpu[TS_REL_LLC], "ns",
+	     "an idle-scan probe of a CPU elsewhere in the waker's LLC", -1, COST_MAX),
+	TERM("scan_per_cpu.node", scan_per_cpu[TS_REL_NODE], "ns",
+	     "an idle-scan probe of a CPU in another LLC of the waker's node", -1, COST_MAX),
+	TERM("scan_per_cpu.package", scan_per_cpu[TS_REL_PACKAGE], "ns",
+	     "an idle-scan probe of a CPU on another node of the package", -1, COST_MAX),
+	TERM("scan_per_cpu.remote", scan_per_cpu[TS_REL_REMOTE], "ns",
+	     "an idle-scan probe of a CPU in another package, at remote_distance", -1, COST_MAX),
+	TERM("mem.local", mem_local, "ns", "DRAM load latency from a CPU to its own node", -1,
+	     COST_MAX),
+	TERM("mem.per_distance", mem_per_distance, "ns/SLIT",
+	     "extra DRAM latency per SLIT unit: mem(d) = mem.local + this * (d - 10)", -1,
+	     COST_MAX),
+};
+
+#define NR_TERMS ((int)(sizeof(terms) / sizeof(terms[0])))
+
+int ts_cost_term_count(void)
+{
+	return NR_TERMS;
+}
+
+const struct ts_cost_term_info *ts_cost_term_info(int i)
+{
+	return (i >= 0 && i < NR_TERMS) ? &terms[i].info : NULL;
+}
+
+static const struct term_desc *find_term(const char *name, size_t len)
+{
+	for (int i = 0; i < NR_TERMS; i++)
+		if (strlen(terms[i].info.name) == len && memcmp(terms[i].info.name, name, len) == 0)
+			return &terms[i];
+	return NULL;
+}
+
+const struct ts_cost_term *ts_cost_model_term(const struct ts_cost_model *m, const char *name)
+{
+	const struct term_desc *d = name ? find_term(name, strlen(name)) : NULL;
+	return d ? (const struct ts_cost_term *)((const char *)m + d->offset) : NULL;
+}
+
+struct ts_cost_term *ts_cost_model_term_mut(struct ts_cost_model *m, const char *name)
+{
+	const struct term_desc *d = name ? find_term(name, strlen(name)) : NULL;
+	return d ? (struct ts_cost_term *)((char *)m + d->offset) : NULL;
+}
+
+int ts_cost_model_foreach(const struct ts_cost_model *m,
+			  int (*fn)(const struct ts_cost_term_info *info,
+				    const struct ts_cost_term *term, void *arg),
+			  void *arg)
+{
+	for (int i = 0; i < NR_TERMS; i++) {
+		int rc = fn(&terms[i].info,
+			    (const struct ts_cost_term *)((const char *)m + terms[i].offset), arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- per-preset figures ----------------------------------------------------------------- */
+
+struct fig {
+	double v;
+	const char *src; /* NULL: not given */
+};
+
+struct preset_costs {
+	const char *name;
+	/* c2c tiers SMT..REMOTE; src NULL = no CPU pair of the machine has that relation. */
+	struct fig c2c[TS_REL_COUNT];
+	/* Line latencies that replace the c2c tier in the bulk / refill rule, where the
+	 * reference has a better figure for that kind of transfer. */
+	struct fig bulk_line[TS_REL_COUNT];
+	struct fig refill_line[TS_REL_COUNT];
+	struct fig remote_distance, idle_exit, ctx_switch, mem_local, mem_per_distance;
+};
+
+#define KCORES_KUNPENG                                                                   \
+	"KCORES core-to-core-latency-plus 'HiSilicon Kunpeng 920-6426 @ 2.6GHz by-Concyclics.csv'" \
+	" (one socket, 64 CPUs)"
+#define KCORES_7601 "KCORES 'Dual AMD EPYC 7601 32-Core Processor by-jstzwj.csv'"
+#define NVIENNOT_7742 "nviennot/core-to-core-latency 'Dual AMD EPYC 7742 64-Core Processor.csv'"
+#define KCORES_BDW "nviennot/KCORES 'Dual Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz.csv'"
+#define KCORES_ICX "KCORES 'Dual Intel Xeon Platinum 8358 CPU 2.60GHz by-leavelet.csv'"
+#define KCORES_SPR "KCORES 'Intel Xeon W9-3475X 2.2GHz 36Cores 2023-Q2 by-ReinForce-II.csv'"
+
+#define CTX_SWITCH_EST                                                                     \
+	{ 1500, "estimate: no figure in the reference (§5); the direct cost of switching "      \
+		"between two tasks on one CPU (__schedule, switch_mm, register state; cache "   \
+		"effects are refill.*) is of the order of 1-2 us on 2-3 GHz server cores; 1.5 us" }
+
+#define IDLE_EXIT_AMD                                                                      \
+	{ 1000, "estimate: no figure in the reference; AMD's shallow state is C1 (MWAIT) via "  \
+		"ACPI _CST, comparable to Intel's C1 of the same years, which Linux declares "  \
+		"1-2 us (intel_idle icx/bdw tables); 1 us" }
+
+#define IDLE_EXIT_WFI                                                                      \
+	{ 1000, "declared: Linux ARM_CPUIDLE_WFI_STATE (WFI, exit_latency 1 us); the "          \
+		"shallow state of arm64 cpuidle; Kunpeng's own ACPI LPI table is not in the "   \
+		"reference" }
+
+#define SMT_INTEL_EST(dataset)                                                             \
+	{ 8.3, "estimate: " dataset " has SMT off; Intel SMT siblings share L1/L2 on every "     \
+	       "generation, so Broadwell's measured sibling figure is used: 8.3 ns "            \
+	       "(E5-2680 v4, ref §2.4)" }
+
+#define MEM_CLX_LOCAL                                                                      \
+	{ 70, "estimate: not found (ref §2.5/2.6, §5); proxy: Cascade Lake 8269CY 2S local "    \
+	      "70 ns (plantegg lat_mem_rd 64M, ref §2.8), the preceding Xeon-SP generation" }
+
+static const struct preset_costs preset_costs[] = {
+	{
+		.name = "kunpeng920",
+		.c2c = {
+			[TS_REL_CLUSTER] = { 34.5, "measured: " KCORES_KUNPENG ", same cluster, "
+					     "median (p10-p90 30.0-37.9) [ref §2.1]" },
+			[TS_REL_LLC] = { 35.7, "measured: " KCORES_KUNPENG ", same die, other "
+					 "cluster, median (33.4-38.0) [ref §2.1]" },
+			[TS_REL_PACKAGE] = { 80.5, "measured: " KCORES_KUNPENG ", other die of "
+					     "the socket, median (72.2-84.5) [ref §2.1]" },
+			[TS_REL_REMOTE] = { 165, "estimate: no cross-socket figure (the data set "
+					    "is one socket; ref §2.1, §5); the midpoint of the "
+					    "reference's 150-180 ns, estimated from the memory "
+					    "latencies (other socket 198/219 ns vs other die 135)" },
+		},
+		.bulk_line = {
+			[TS_REL_CLUSTER] = { 30.0, "no published figure for coherence-heavy "
+					     "transfers (ref §2.1, §5); a pipelined multi-line copy "
+					     "is taken at the uncontended line latency, the p10 of "
+					     KCORES_KUNPENG ", the one statistic of it that "
+					     "separates the clusters: same cluster p10 30.0 ns" },
+			[TS_REL_LLC] = { 33.4, "as bulk_per_kib.cluster: other cluster p10 "
+					 "33.4 ns of the same data set" },
+		},
+		.remote_distance = { 32, "estimate: the distance the c2c.remote estimate is "
+				     "taken at: node 0 to the near die of the other socket "
+				     "(XA320 V2 SLIT 10/16/32/33)" },
+		.idle_exit = IDLE_EXIT_WFI,
+		.ctx_switch = CTX_SWITCH_EST,
+		.mem_local = { 117, "measured: plantegg 'Intel AMD 鲲鹏 海光 飞腾性能PK' (2021), "
+			       "lmbench lat_mem_rd -t 64M, 920-4826 2P, local [ref §2.1]" },
+		.mem_per_distance = { 4.04, "derived: the 920-4826 latencies (other die 135, "
+				      "other socket 198 / 219 ns) put on this preset's SLIT "
+				      "(16, 32, 33): least-squares slope through (10, 117 ns); "
+				      "measured on a 920-4826 board with another SLIT" },
+	},
+	{
+		.name = "kunpeng920-48",
+		.c2c = {
+			[TS_REL_CLUSTER] = { 34.5, "measured: " KCORES_KUNPENG ", on the 920-6426 "
+					     "(same TaiShan v110 die and 4-core clusters; no "
+					     "920-4826 data set), same cluster, median [ref §2.1]" },
+			[TS_REL_LLC] = { 35.7, "measured: " KCORES_KUNPENG ", on the 920-6426, "
+					 "same die, other cluster, median [ref §2.1]" },
+			[TS_REL_PACKAGE] = { 80.5, "measured: " KCORES_KUNPENG ", on the "
+					     "920-6426, other die, median [ref §2.1]" },
+			[TS_REL_REMOTE] = { 165, "estimate: no cross-socket figure (ref §2.1, "
+					    "§5); the midpoint of the reference's 150-180 ns" },
+		},
+		.bulk_line = {
+			[TS_REL_CLUSTER] = { 30.0, "no published figure for coherence-heavy "
+					     "transfers (ref §2.1, §5); the uncontended (p10) line "
+					     "latency of the 920-6426 data set, as for kunpeng920: "
+					     "same cluster 30.0 ns" },
+			[TS_REL_LLC] = { 33.4, "as bulk_per_kib.cluster: other cluster p10 "
+					 "33.4 ns" },
+		},
+		.remote_distance = { 20, "estimate: node 0 to the near die of the other socket "
+				     "(D06 SLIT 10/12/20/22)" },
+		.idle_exit = IDLE_EXIT_WFI,
+		.ctx_switch = CTX_SWITCH_EST,
+		.mem_local = { 117, "measured: plantegg (2021), lmbench lat_mem_rd -t 64M, "
+			       "920-4826 2P, local [ref §2.1]" },
+		.mem_per_distance = { 8.35, "derived: plantegg lat_mem_rd (920-4826): other die "
+				      "135 ns at SLIT 12, other socket 198 at 20 and 219 at 22; "
+				      "least-squares slope through (10, 117 ns) [ref §2.1]" },
+	},
+	{
+		.name = "epyc-7601",
+		.c2c = {
+			[TS_REL_SMT] = { 12.0, "measured: " KCORES_7601 ", SMT sibling [ref §2.2]" },
+			[TS_REL_LLC] = { 38, "measured: " KCORES_7601 ", same CCX (the L3 is per "
+					 "CCX), median (35-47) [ref §2.2]" },
+			[TS_REL_NODE] = { 216, "measured: " KCORES_7601 ", other CCX of the die, "
+					  "socket 1 median (130-226); socket 0 reads 334 and is "
+					  "treated as the slow outlier (ref §5) [ref §2.2]" },
+			[TS_REL_PACKAGE] = { 244, "measured: " KCORES_7601 ", other die of the "
+					     "socket, socket 1 median (209-264); socket 0: 374, "
+					     "outlier (ref §5) [ref §2.2]" },
+			[TS_REL_REMOTE] = { 367, "measured: " KCORES_7601 ", other socket, median "
+					    "(334-408); the slow socket 0 is in every such pair, "
+					    "so this may read high [ref §2.2, §5]" },
+		},
+		.refill_line = {
+			[TS_REL_LLC] = { 16, "measured: AnandTech 11544 'Sizing Up Servers' "
+					 "(lmbench), L3 in own CCX 13-19 ns, midpoint [ref §2.2]" },
+			[TS_REL_NODE] = { 92, "measured: AnandTech 11544, L3 of another CCX "
+					  "89-95 ns, midpoint [ref §2.2]" },
+		},
+		.remote_distance = { 32, "measured: SLIT other socket (Matt Fleming, tip 2019) "
+				     "[ref §2.2]; the distance of every c2c.remote pair" },
+		.idle_exit = IDLE_EXIT_AMD,
+		.ctx_switch = CTX_SWITCH_EST,
+		.mem_local = { 97, "measured: AnandTech 11544 (lmbench), local DRAM 96-98 ns, "
+			       "DDR4-2400 [ref §2.2]" },
+		.mem_per_distance = { 6.66, "derived: no EPYC 7601 remote figure; the Hygon 7280 "
+				      "proxy (same Zen 1 MCM; plantegg lat_mem_rd: local 107, "
+				      "same socket 164-169, other socket 237-292 ns) as ratios "
+				      "applied to 97 ns: 151 at SLIT 16, 240 at 32; "
+				      "least-squares slope through (10, 97) [ref §2.2]" },
+	},
+	{
+		.name = "epyc-7742",
+		.c2c = {
+			[TS_REL_SMT] = { 8.0, "measured: " NVIENNOT_7742 ", SMT sibling [ref §2.3]" },
+			[TS_REL_LLC] = { 25, "measured: " NVIENNOT_7742 ", same CCX (the L3 is per "
+					 "CCX), median (25-26) [ref §2.3]" },
+			[TS_REL_NODE] = { 130, "derived: " NVIENNOT_7742 ", other CCX of the "
+					  "socket (one node in NPS1), socket 1: same CCD 114, "
+					  "same quadrant 113, other quadrant 134, weighted by a "
+					  "core's partners 4/8/48; socket 0 (249/269) is the slow "
+					  "outlier (ref §5) [ref §2.3]" },
+			[TS_REL_REMOTE] = { 267, "measured: " NVIENNOT_7742 ", other socket, "
+					    "median (255-275) [ref §2.3]" },
+		},
+		.refill_line = {
+			[TS_REL_LLC] = { 10, "measured: AnandTech 14694 (Rome review), L3 ~34 "
+					 "cycles, about 10 ns [ref §2.3]" },
+		},
+		.remote_distance = { 32, "measured: SLIT NPS1 10/32 (ARCHER2 and other numactl "
+				     "outputs) [ref §2.3]" },
+		.idle_exit = IDLE_EXIT_AMD,
+		.ctx_switch = CTX_SWITCH_EST,
+		.mem_local = { 122, "measured: AnandTech 14694, DRAM full random 128 MB, NPS1 "
+			       "[ref §2.3]" },
+		.mem_per_distance = { 4.09, "estimate: cross-socket not found (ref §2.3, §5); "
+				      "the reference's estimate +80-100 ns, +90 at SLIT 32" },
+	},
+	{
+		.name = "epyc-7742-nps4",
+		.c2c = {
+			[TS_REL_SMT] = { 8.0, "measured: " NVIENNOT_7742 ", SMT sibling [ref §2.3]" },
+			[TS_REL_LLC] = { 25, "measured: " NVIENNOT_7742 ", same CCX, median "
+					 "(25-26) [ref §2.3]" },
+			[TS_REL_NODE] = { 113.3, "derived: " NVIENNOT_7742 ", other CCX of the "
+					  "quadrant (the node in NPS4), socket 1: same CCD 114, "
+					  "other CCD 113, weighted by partners 4/8 [ref §2.3]" },
+			[TS_REL_PACKAGE] = { 134, "measured: " NVIENNOT_7742 ", other quadrant "
+					     "of the socket, socket 1 median (110-140) [ref §2.3]" },
+			[TS_REL_REMOTE] = { 267, "measured: " NVIENNOT_7742 ", other socket, "
+					    "median (255-275) [ref §2.3]" },
+		},
+		.refill_line = {
+			[TS_REL_LLC] = { 10, "measured: AnandTech 14694, L3 about 10 ns "
+					 "[ref §2.3]" },
+		},
+		.remote_distance = { 32, "measured: SLIT NPS4 10/12/32 (ARCHER2 numactl) "
+				     "[ref §2.3]" },
+		.idle_exit = IDLE_EXIT_AMD,
+		.ctx_switch = CTX_SWITCH_EST,
+		.mem_local = { 113, "measured: AnandTech 14694, DRAM full random 128 MB, NPS4 "
+			       "[ref §2.3]" },
+		.mem_per_distance = { 4.09, "estimate: no remote figure (ref §2.3, §5); +90 ns "
+				      "at SLIT 32 as for NPS1, so the same-socket step (SLIT 12) "
+				      "is +8 ns" },
+	},
+	{
+		.name = "broadwell-2s",
+		.c2c = {
+			[TS_REL_SMT] = { 8.3, "measured: " KCORES_BDW " (2x14C proxy for the "
+					 "E5-2698 v4), SMT sibling, median (8.0-8.9) [ref §2.4]" },
+			[TS_REL_LLC] = { 45.2, "measured: " KCORES_BDW ", same socket, median "
+					 "(39.4-50.4); the 20-core part may read slightly higher "
+					 "[ref §2.4]" },
+			[TS_REL_REMOTE] = { 127.5, "measured: " KCORES_BDW ", other socket, "
+					    "median (121.5-133.4) [ref §2.4]" },
+		},
+		.refill_line = {
+			[TS_REL_LLC] = { 34.5, "measured: AnandTech 11544, E5-2699 v4 L3 27-42 ns, "
+					 "midpoint (the inclusive L3 holds the footprint) "
+					 "[ref §2.4]" },
+		},
+		.remote_distance = { 21, "measured: the preset's SLIT 10/21 [ref §2.4]" },
+		.idle_exit = { 2000, "declared: Linux drivers/idle/intel_idle.c bdw_cstates C1 "
+			       "exit_latency 2 us (vendor-declared, not measured)" },
+		.ctx_switch = CTX_SWITCH_EST,
+		.mem_local = { 95, "measured: AnandTech 11544, E5-2699 v4 DRAM local [ref §2.4]" },
+		.mem_per_distance = { 4.09, "estimate: remote not found (ref §2.4, §5); the "
+				      "reference's estimate 135-145 ns: 140 at SLIT 21" },
+	},
+	{
+		.name = "icelake-2s",
+		.c2c = {
+			[TS_REL_SMT] = SMT_INTEL_EST("the Ice Lake data set (8358)"),
+			[TS_REL_LLC] = { 51.1, "measured: " KCORES_ICX " (2x32C proxy for the "
+					 "8380), same socket, median (45.6-56.2) [ref §2.5]" },
+			[TS_REL_REMOTE] = { 110.9, "measured: " KCORES_ICX ", other socket, "
+					    "median (105.3-117.2) [ref §2.5]" },
+		},
+		.remote_distance = { 20, "estimate: the preset's SLIT 10/20 (10/20 or 10/21 by "
+				     "BIOS; the data set's SLIT is not stated) [ref §2.5]" },
+		.idle_exit = { 1000, "declared: Linux drivers/idle/intel_idle.c icx_cstates C1 "
+			       "exit_latency 1 us (vendor-declared, not measured)" },
+		.ctx_switch = CTX_SWITCH_EST,
+		.mem_local = MEM_CLX_LOCAL,
+		.mem_per_distance = { 2.3, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
+				      "93 ns remote (plantegg, ref §2.8), the step put on this "
+				      "preset's SLIT 20" },
+	},
+	{
+		.name = "spr-2s",
+		.c2c = {
+			[TS_REL_SMT] = SMT_INTEL_EST("the SPR data set (W9-3475X)"),
+			[TS_REL_LLC] = { 55.3, "measured: " KCORES_SPR " (one socket, 36C proxy "
+					 "for the 8480+), median over all pairs (46.4-64.1, "
+					 "same tile to cross tile) [ref §2.6]" },
+			[TS_REL_REMOTE] = { 125, "estimate: no dual-socket SPR data set (ref §2.6, "
+					    "§5); the midpoint of the reference's 110-140 ns" },
+		},
+		.remote_distance = { 21, "measured: SLIT 10/21 (LKP robot and HPC numactl "
+				     "outputs) [ref §2.6]" },
+		.idle_exit = { 1000, "declared: Linux drivers/idle/intel_idle.c spr_cstates C1 "
+			       "exit_latency 1 us (vendor-declared, not measured)" },
+		.ctx_switch = CTX_SWITCH_EST,
+		.mem_local = MEM_CLX_LOCAL,
+		.mem_per_distance = { 2.09, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
+				      "93 ns remote (plantegg, ref §2.8), on SLIT 21" },
+	},
+	{
+		.name = "spr-2s-snc4",
+		.c2c = {
+			[TS_REL_SMT] = SMT_INTEL_EST("the SPR data set (W9-3475X)"),
+			[TS_REL_LLC] = { 46.4, "estimate: no per-tile figure; the p10 of " KCORES_SPR
+					 ", the low end of the spread, which the reference "
+					 "puts down to same-tile pairs (an SNC4 node is one tile) "
+					 "[ref §2.6]" },
+			[TS_REL_PACKAGE] = { 55.3, "estimate: the median of " KCORES_SPR ", most of "
+					     "whose pairs are cross-tile [ref §2.6]" },
+			[TS_REL_REMOTE] = { 125, "estimate: no dual-socket SPR data set (ref §2.6, "
+					    "§5); the midpoint of the reference's 110-140 ns" },
+		},
+		.remote_distance = { 21, "measured: SLIT 10/12/21 (numactl outputs) [ref §2.6]" },
+		.idle_exit = { 1000, "declared: Linux drivers/idle/intel_idle.c spr_cstates C1 "
+			       "exit_latency 1 us (vendor-declared, not measured)" },
+		.ctx_switch = CTX_SWITCH_EST,
+		.mem_local = MEM_CLX_LOCAL,
+		.mem_per_distance = { 2.09, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
+				      "93 ns remote (plantegg, ref §2.8), on SLIT 21; the SNC "
+				      "step (SLIT 12) is then +4 ns" },
+	},
+	{
+		.name = "jacobsville",
+		.c2c = {
+			[TS_REL_CLUSTER] = { 25, "estimate: no c2c data (ref §2.7, §5); a cluster "
+					     "shares one L2, so a line moves through that L2: the "
+					     "low end of the reference's cluster/CCX tier 25-40 ns" },
+			[TS_REL_LLC] = { 50, "estimate: no c2c data (ref §2.7, §5); the middle of "
+					 "the reference's monolithic-LLC tier 45-55 ns" },
+		},
+		.remote_distance = { 20, "n/a: one node; Linux's REMOTE_DISTANCE" },
+		.idle_exit = { 2000, "declared: Linux drivers/idle/intel_idle.c snr_cstates "
+			       "(Snow Ridge, the Atom P5900 SoC) C1 exit_latency 2 us" },
+		.ctx_switch = { 2500, "estimate: no figure (ref §5); Tremont cores at about 2.2 "
+				"GHz with lower IPC than the big cores' 1.5 us estimate" },
+		.mem_local = { 100, "estimate: no figure (ref §2.7, §5); DDR4 server DRAM as on "
+			       "the other presets (95-122 ns)" },
+		.mem_per_distance = { 4.5, "n/a: one node; the generic model's value" },
+	},
+};
+
+/* ---- the generic model ------------------------------------------------------------------ */
+
+static const struct preset_costs generic_costs = {
+	.name = "generic",
+	.c2c = {
+		[TS_REL_SMT] = { 10, "estimate (generic): SMT siblings share L1/L2; the "
+				 "reference's SMT tier 8-12 ns (§0)" },
+		[TS_REL_CLUSTER] = { 32, "estimate (generic): the middle of the reference's "
+				     "cluster/CCX tier 25-40 ns (§0)" },
+		[TS_REL_LLC] = { 50, "estimate (generic): the middle of the reference's "
+				 "monolithic-LLC tier 45-55 ns (§0)" },
+		[TS_REL_NODE] = { 110, "estimate (generic): another LLC of the node goes over "
+				  "the die's fabric: AMD other-CCX figures 113-216 ns (§2.2-2.3), "
+				  "the low end" },
+		[TS_REL_PACKAGE] = { 120, "estimate (generic): another node of the package: "
+				     "55 (SPR SNC4) to 244 ns (EPYC 7601), about the presets' "
+				     "median" },
+		[TS_REL_REMOTE] = { 140, "estimate (generic): another package: 110-130 ns "
+				    "(Intel) to 250-370 (AMD) (§0); 140" },
+	},
+	.remote_distance = { 20, "estimate (generic): the topology's smallest distance between "
+			     "nodes of different packages (20, Linux's REMOTE_DISTANCE, when it "
+			     "has one package)" },
+	.idle_exit = { 1000, "estimate (generic): Linux declares the shallow state's exit "
+		       "latency 1-2 us on every machine here (intel_idle C1, arm64 WFI)" },
+	.ctx_switch = CTX_SWITCH_EST,
+	.mem_local = { 100, "estimate (generic): the presets' local DRAM figures are 70-122 ns" },
+	.mem_per_distance = { 4.5, "estimate (generic): the presets' figures are 2.1-8.4 "
+			      "ns per SLIT unit; 4.5 (SLIT 20 -> +45 ns, about 1.45x local)" },
+};
+
+/* ---- building a model ------------------------------------------------------------------- */
+
+static void set_term(struct ts_cost_term *t, double v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_term(struct ts_cost_term *t, double v, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	t->value = v;
+	vsnprintf(t->source, sizeof(t->source), fmt, ap);
+	va_end(ap);
+}
+
+static void set_fig(struct ts_cost_term *t, struct fig f)
+{
+	set_term(t, f.v, "%s", f.src);
+}
+
+/* The kind word a source starts with ("measured", "estimate" ...). */
+static void source_kind(const char *src, char *out, size_t n)
+{
+	size_t k = strcspn(src, ": (");
+	if (k >= n)
+		k = n - 1;
+	memcpy(out, src, k);
+	out[k] = '\0';
+}
+
+/* Fills the n/a tiers (present[rel] false) of one family with the next outer present tier,
+ * from REMOTE inwards; REMOTE itself is always filled by the caller. */
+static void fill_na(struct ts_cost_term *tier, const bool *present, const char *family,
+		    const char *machine)
+{
+	int from = TS_REL_REMOTE;
+	for (int rel = TS_REL_REMOTE; rel >= TS_REL_SMT; rel--) {
+		if (present[rel]) {
+			from = rel;
+			continue;
+		}
+		if (rel == TS_REL_REMOTE)
+			continue;
+		set_term(&tier[rel], tier[from].value,
+			 "n/a: %s has no CPU pairs of this relation; = %s.%s so that the tiers "
+			 "stay monotone",
+			 machine, family, relation_names[from]);
+	}
+}
+
+static void build(const struct preset_costs *pc, bool generic, int generic_remote_distance,
+		  struct ts_cost_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->machine, sizeof(m->machine), "%s", pc->name);
+	m->generic = generic;
+	bool present[TS_REL_COUNT] = { true };
+	for (int rel = TS_REL_SMT; rel < TS_REL_COUNT; rel++)
+		present[rel] = pc->c2c[rel].src != NULL;
+
+	/* c2c */
+	set_term(&m->c2c[TS_REL_SAME_CPU], 0, "definition: no transfer to the same CPU");
+	for (int rel = TS_REL_SMT; rel < TS_REL_COUNT; rel++)
+		if (present[rel])
+			set_fig(&m->c2c[rel], pc->c2c[rel]);
+	if (!present[TS_REL_REMOTE])
+		set_term(&m->c2c[TS_REL_REMOTE], generic_costs.c2c[TS_REL_REMOTE].v,
+			 "n/a: %s has one package; the generic model's value (%s)", pc->name,
+			 generic_costs.c2c[TS_REL_REMOTE].src);
+	fill_na(m->c2c, present, "c2c", pc->name);
+
+	/* bulk_per_kib, refill, scan_per_cpu: from the c2c tiers (or the line figures given
+	 * for that kind of transfer) by the rules at the top of this file. */
+	set_term(&m->bulk_per_kib[TS_REL_SAME_CPU], LINES_PER_KIB * 4.0 / MISSES_IN_FLIGHT,
+		 "estimate: copying payload hot in the CPU's own caches: %g lines/KiB x ~4 ns "
+		 "(an L2 hit, ~12 cycles at ~3 GHz) / %g misses in flight",
+		 LINES_PER_KIB, MISSES_IN_FLIGHT);
+	set_term(&m->refill[TS_REL_SAME_CPU], 0,
+		 "definition: the footprint is warm on the CPU the task ran on");
+	set_term(&m->scan_per_cpu[TS_REL_SAME_CPU], 2,
+		 "estimate: probing the waker's own run queue, whose lines are L1-hot: a few "
+		 "instructions, ~2 ns");
+	bool derived_present[TS_REL_COUNT];
+	memcpy(derived_present, present, sizeof(derived_present));
+	derived_present[TS_REL_REMOTE] = true; /* derived from c2c.remote even when n/a */
+	for (int rel = TS_REL_SMT; rel < TS_REL_COUNT; rel++) {
+		if (!derived_present[rel])
+			continue;
+		const char *na =
+			present[rel] ? "" : "n/a: one package; derived from c2c.remote anyway: ";
+		char kind[32];
+		source_kind(m->c2c[rel].source, kind, sizeof(kind));
+		const struct fig *bl = &pc->bulk_line[rel], *rl = &pc->refill_line[rel];
+		double line = bl->src ? bl->v : m->c2c[rel].value;
+		if (bl->src)
+			set_term(&m->bulk_per_kib[rel], LINES_PER_KIB * line / MISSES_IN_FLIGHT,
+				 "%sestimate: %g lines/KiB x %g ns / %g misses in flight; the line "
+				 "latency: %s",
+				 na, LINES_PER_KIB, line, MISSES_IN_FLIGHT, bl->src);
+		else
+			set_term(&m->bulk_per_kib[rel], LINES_PER_KIB * line / MISSES_IN_FLIGHT,
+				 "%sestimate: %g lines/KiB x c2c.%s (%g ns, %s) / %g misses in flight",
+				 na, LINES_PER_KIB, relation_names[rel], line, kind,
+				 MISSES_IN_FLIGHT);
+		line = rl->src ? rl->v : m->c2c[rel].value;
+		if (rl->src)
+			set_term(&m->refill[rel], LINES_PER_KIB * line / MISSES_IN_FLIGHT,
+				 "%sestimate: %g lines/KiB x %g ns / %g misses in flight; the line "
+				 "latency: %s",
+				 na, LINES_PER_KIB, line, MISSES_IN_FLIGHT, rl->src);
+		else
+			set_term(&m->refill[rel], LINES_PER_KIB * line / MISSES_IN_FLIGHT,
+				 "%sestimate: %g lines/KiB x c2c.%s (%g ns, %s) / %g misses in "
+				 "flight; the footprint is refetched from the previous CPU's caches",
+				 na, LINES_PER_KIB, relation_names[rel], line, kind,
+				 MISSES_IN_FLIGHT);
+		set_term(&m->scan_per_cpu[rel], SCAN_LINES_PER_CPU * m->c2c[rel].value,
+			 "%sestimate: one struct rq line fetched from the examined CPU per probe "
+			 "= c2c.%s (%g ns, %s)",
+			 na, relation_names[rel], m->c2c[rel].value, kind);
+	}
+	fill_na(m->bulk_per_kib, derived_present, "bulk_per_kib", pc->name);
+	fill_na(m->refill, derived_present, "refill", pc->name);
+	fill_na(m->scan_per_cpu, derived_present, "scan_per_cpu", pc->name);
+
+	set_fig(&m->remote_distance, pc->remote_distance);
+	if (generic)
+		m->remote_distance.value = generic_remote_distance;
+	set_fig(&m->idle_exit, pc->idle_exit);
+	set_fig(&m->ctx_switch, pc->ctx_switch);
+	set_fig(&m->mem_local, pc->mem_local);
+	set_fig(&m->mem_per_distance, pc->mem_per_distance);
+}
+
+/* The smallest distance between nodes of different packages (20 with one package). */
+static int nearest_remote_distance(const struct ts_topology *t)
+{
+	int best = 0;
+	for (int a = 0; a < t->nr_cpus; a++)
+		for (int b = a + 1; b < t->nr_cpus; b++) {
+			if (t->cpu[a].package == t->cpu[b].package)
+				continue;
+			int d = ts_topo_distance(t, t->cpu[a].node, t->cpu[b].node);
+			if (d > TS_LOCAL_DISTANCE && (best == 0 || d < best))
+				best = d;
+		}
+	return best ? best : TS_REMOTE_DISTANCE;
+}
+
+static const struct preset_costs *find_preset_costs(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < sizeof(preset_costs) / sizeof(preset_costs[0]); i++)
+		if (strcmp(preset_costs[i].name, name) == 0)
+			return &preset_costs[i];
+	return NULL;
+}
+
+int ts_cost_model_for(const struct ts_topology *t, const char *preset_name,
+		      struct ts_cost_model *out, struct ts_error *err)
+{
+	if (!out)
+		return ts_error_set(err, -EINVAL, "cost model: no output model");
+	const struct ts_preset *p = ts_preset_find(preset_name);
+	if (p) {
+		const struct preset_costs *pc = find_preset_costs(p->name);
+		if (!pc)
+			return ts_error_set(err, -ENOENT, "cost model: preset '%s' has no cost "
+					    "figures", p->name);
+		if (t) {
+			struct ts_topology *ref = p->build(err);
+			if (!ref)
+				return err ? err->code : -EINVAL;
+			bool same = ref->nr_cpus == t->nr_cpus && ref->nr_nodes == t->nr_nodes &&
+				    ref->nr_packages == t->nr_packages;
+			int rc = same ? 0 :
+				ts_error_set(err, -EINVAL,
+					     "cost model '%s': the topology '%s' has %d CPUs, %d "
+					     "nodes, %d packages; the preset has %d, %d, %d",
+					     p->name, t->name, t->nr_cpus, t->nr_nodes,
+					     t->nr_packages, ref->nr_cpus, ref->nr_nodes,
+					     ref->nr_packages);
+			ts_topology_free(ref);
+			if (rc)
+				return rc;
+		}
+		build(pc, false, 0, out);
+		return 0;
+	}
+	if (!t)
+		return ts_error_set(err, -EINVAL,
+				    "cost model for '%s': not a preset, and no topology to derive "
+				    "the generic model from", preset_name ? preset_name : "(none)");
+	build(&generic_costs, true, nearest_remote_distance(t), out);
+	return 0;
+}
+
+/* ---- overrides -------------------------------------------------------------------------- */
+
+int ts_cost_model_set(struct ts_cost_model *m, const char *input, struct ts_error *err)
+{
+	if (!m || !input)
+		return ts_error_set(err, -EINVAL, "cost override: no input");
+	const char *eq = strchr(input, '=');
+	if (!eq)
+		return ts_error_set(err, -EINVAL,
+				    "cost override '%.200s': missing '=' (expected NAME=VALUE, "
+				    "e.g. c2c.llc=45)", input);
+	if (eq == input)
+		return ts_error_set(err, -EINVAL, "cost override '%.200s': empty name before '='",
+				    input);
+	const struct term_desc *d = find_term(input, (size_t)(eq - input));
+	if (!d)
+		return ts_error_set(err, -EINVAL,
+				    "cost override '%.200s': unknown term '%.*s' ('toposched "
+				    "machines --costs MACHINE' lists them)",
+				    input, (int)(eq - input > 100 ? 100 : eq - input), input);
+	const char *text = eq + 1;
+	if (!*text)
+		return ts_error_set(err, -EINVAL, "cost override '%.200s': missing value after '='",
+				    input);
+	if (!(isdigit((unsigned char)text[0]) || text[0] == '.' || text[0] == '-' ||
+	      text[0] == '+'))
+		return ts_error_set(err, -EINVAL, "cost override '%.200s': '%.100s' is not a number",
+				    input, text);
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text)
+		return ts_error_set(err, -EINVAL, "cost override '%.200s': '%.100s' is not a number",
+				    input, text);
+	for (const char *c = text; c < end; c++)
+		if (!(isdigit((unsigned char)*c) || strchr(".eE+-", *c)))
+			return ts_error_set(err, -EINVAL,
+					    "cost override '%.200s': '%.100s' is not a decimal "
+					    "number", input, text);
+	if (*end)
+		return ts_error_set(err, -EINVAL,
+				    "cost override '%.200s': trailing characters '%.100s' after "
+				    "the number (values are plain numbers in %s)",
+				    input, end, d->info.unit);
+	if (!isfinite(v) || errno == ERANGE)
+		return ts_error_set(err, -ERANGE, "cost override '%.200s': not a finite number",
+				    input);
+	if (v < 0)
+		return ts_error_set(err, -EINVAL,
+				    "cost override '%.200s': negative value (costs are >= 0)", input);
+	if (d->min_excl >= 0 && !(v > d->min_excl))
+		return ts_error_set(err, -ERANGE, "cost override '%.200s': %s must be more than %g",
+				    input, d->info.name, d->min_excl);
+	if (v > d->max)
+		return ts_error_set(err, -ERANGE, "cost override '%.200s': %s must be at most %g",
+				    input, d->info.name, d->max);
+	struct ts_cost_term *term = (struct ts_cost_term *)((char *)m + d->offset);
+	set_term(term, v == 0 ? 0.0 : v, "override: --cost %.300s", input);
+	return 0;
+}
+
+/* ---- getters ---------------------------------------------------------------------------- */
+
+static double tier(const struct ts_cost_model *m, const struct ts_cost_term *tiers,
+		   enum ts_relation rel, int distance)
+{
+	if (rel < 0 || rel >= TS_REL_COUNT)
+		return -1;
+	if (rel != TS_REL_REMOTE || distance <= 0 || m->remote_distance.value <= 0)
+		return tiers[rel].value;
+	double v = tiers[TS_REL_REMOTE].value * distance / m->remote_distance.value;
+	return v > tiers[TS_REL_PACKAGE].value ? v : tiers[TS_REL_PACKAGE].value;
+}
+
+double ts_cost_c2c(const struct ts_cost_model *m, enum ts_relation rel, int distance)
+{
+	return tier(m, m->c2c, rel, distance);
+}
+
+double ts_cost_bulk_per_kib(const struct ts_cost_model *m, enum ts_relation rel, int distance)
+{
+	return tier(m, m->bulk_per_kib, rel, distance);
+}
+
+double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_relation rel, int distance)
+{
+	return tier(m, m->refill, rel, distance);
+}
+
+double ts_cost_scan_per_cpu(const struct ts_cost_model *m, enum ts_relation rel, int distance)
+{
+	return tier(m, m->scan_per_cpu, rel, distance);
+}
+
+double ts_cost_mem(const struct ts_cost_model *m, int distance)
+{
+	if (distance < TS_LOCAL_DISTANCE)
+		distance = TS_LOCAL_DISTANCE;
+	return m->mem_local.value + m->mem_per_distance.value * (distance - TS_LOCAL_DISTANCE);
+}
+
+static bool valid_cpu(const struct ts_topology *t, int cpu)
+{
+	return t && cpu >= 0 && cpu < t->nr_cpus;
+}
+
+static double between(const struct ts_cost_model *m, const struct ts_cost_term *tiers,
+		      const struct ts_topology *t, int a, int b)
+{
+	if (!valid_cpu(t, a) || !valid_cpu(t, b))
+		return -1;
+	return tier(m, tiers, ts_relation_of(t, a, b),
+		    ts_topo_distance(t, t->cpu[a].node, t->cpu[b].node));
+}
+
+double ts_cost_between(const struct ts_cost_model *m, const struct ts_topology *t, int a, int b)
+{
+	return between(m, m->c2c, t, a, b);
+}
+
+double ts_cost_bulk_between(const struct ts_cost_model *m, const struct ts_topology *t, int a,
+			    int b)
+{
+	return between(m, m->bulk_per_kib, t, a, b);
+}
+
+double ts_cost_refill_between(const struct ts_cost_model *m, const struct ts_topology *t,
+			      int prev_cpu, int cpu)
+{
+	return between(m, m->refill, t, prev_cpu, cpu);
+}
+
+double ts_cost_scan_between(const struct ts_cost_model *m, const struct ts_topology *t,
+			    int waker_cpu, int examined_cpu)
+{
+	return between(m, m->scan_per_cpu, t, waker_cpu, examined_cpu);
+}
+
+double ts_cost_mem_between(const struct ts_cost_model *m, const struct ts_topology *t, int cpu,
+			   int node)
+{
+	if (!valid_cpu(t, cpu) || node < 0 || node >= t->nr_nodes)
+		return -1;
+	return ts_cost_mem(m, ts_topo_distance(t, t->cpu[cpu].node, node));
+}
