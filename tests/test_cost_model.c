@@ -116,8 +116,8 @@ static void check_monotone(const char *machine, const struct ts_cost_term *tiers
 	for (int rel = TS_REL_SAME_CPU; rel < TS_REL_REMOTE; rel++)
 		if (!(tiers[rel].value <= tiers[rel + 1].value + EPS)) {
 			print_message("%s: %s.%s = %g > %s.%s = %g\n", machine, family,
-				      ts_relation_name(rel), tiers[rel].value, family,
-				      ts_relation_name(rel + 1), tiers[rel + 1].value);
+				      ts_cpu_relation_name(rel), tiers[rel].value, family,
+				      ts_cpu_relation_name(rel + 1), tiers[rel + 1].value);
 			fail();
 		}
 }
@@ -147,15 +147,15 @@ static void test_every_preset(void **state)
 		assert_true(m.remote_distance.value > TS_LOCAL_DISTANCE);
 		assert_true(m.remote_distance.value <= TS_MAX_DISTANCE);
 
-		bool reachable[TS_REL_COUNT] = { true };
+		bool reachable[TS_REL_NR] = { true };
 		for (int a = 0; a < t->nr_cpus; a++)
 			for (int b = a + 1; b < t->nr_cpus; b++)
-				reachable[ts_relation_of(t, a, b)] = true;
-		for (int rel = TS_REL_SMT; rel < TS_REL_COUNT; rel++) {
+				reachable[ts_topology_relation(t, a, b)] = true;
+		for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++) {
 			bool na = starts_with(m.c2c[rel].source, "n/a: ");
 			if (na == reachable[rel]) {
 				print_message("%s: c2c.%s reachable=%d but source '%s'\n", p[i].name,
-					      ts_relation_name(rel), reachable[rel], m.c2c[rel].source);
+					      ts_cpu_relation_name(rel), reachable[rel], m.c2c[rel].source);
 				fail();
 			}
 			/* a present tier's derived terms are derived, never "n/a" */
@@ -166,7 +166,7 @@ static void test_every_preset(void **state)
 			}
 		}
 		/* every measured c2c figure names its data set (a .csv of the reference) */
-		for (int rel = TS_REL_SMT; rel < TS_REL_COUNT; rel++)
+		for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++)
 			if (starts_with(m.c2c[rel].source, "measured") ||
 			    starts_with(m.c2c[rel].source, "derived"))
 				assert_non_null(strstr(m.c2c[rel].source, ".csv"));
@@ -270,7 +270,7 @@ static void test_generic(void **state)
 		check_monotone(specs[i], m.refill, "refill");
 		check_monotone(specs[i], m.bulk_per_kib, "bulk_per_kib");
 		check_monotone(specs[i], m.scan_per_cpu, "scan_per_cpu");
-		for (int rel = TS_REL_SMT; rel < TS_REL_COUNT; rel++)
+		for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++)
 			assert_true(starts_with(m.c2c[rel].source, "estimate (generic)"));
 		assert_float_equal(term(&m, "remote_distance"), TS_REMOTE_DISTANCE, EPS);
 		/* the same for a NULL name */
@@ -289,10 +289,10 @@ static void test_generic(void **state)
 	model_for(t, "synthetic", &m);
 	assert_float_equal(term(&m, "remote_distance"), 32, EPS);
 	/* CPU 0 (node 0) to CPU 6 (node 3, distance 34): c2c.remote * 34 / 32 */
-	assert_int_equal(ts_relation_of(t, 0, 6), TS_REL_REMOTE);
+	assert_int_equal(ts_topology_relation(t, 0, 6), TS_REL_REMOTE);
 	assert_float_equal(ts_cost_between(&m, t, 0, 6), 140.0 * 34 / 32, EPS);
 	assert_float_equal(ts_cost_between(&m, t, 0, 4), 140.0, EPS);
-	assert_int_equal(ts_relation_of(t, 0, 2), TS_REL_PACKAGE);
+	assert_int_equal(ts_topology_relation(t, 0, 2), TS_REL_PACKAGE);
 	assert_float_equal(ts_cost_between(&m, t, 0, 2), 120.0, EPS);
 	assert_float_equal(ts_cost_mem_between(&m, t, 0, 1), 100 + 4.5 * 2, EPS);
 	ts_topology_free(t);
@@ -328,7 +328,7 @@ static void test_kunpeng_pairs(void **state)
 
 	static const struct {
 		int a, b;
-		enum ts_relation rel;
+		enum ts_cpu_relation rel;
 		double c2c;
 	} pairs[] = {
 		{ 0, 0, TS_REL_SAME_CPU, 0 },
@@ -344,7 +344,7 @@ static void test_kunpeng_pairs(void **state)
 		{ 127, 0, TS_REL_REMOTE, 165.0 * 33 / 32 },
 	};
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		assert_int_equal(ts_relation_of(t, pairs[i].a, pairs[i].b), pairs[i].rel);
+		assert_int_equal(ts_topology_relation(t, pairs[i].a, pairs[i].b), pairs[i].rel);
 		assert_float_equal(ts_cost_between(&m, t, pairs[i].a, pairs[i].b), pairs[i].c2c,
 				   EPS);
 		/* symmetric */
@@ -457,8 +457,8 @@ static void test_term_table(void **state)
 	assert_null(ts_cost_model_term(&m, "c2c.llc2"));
 	assert_ptr_equal(ts_cost_model_term(&m, "c2c.llc"), &m.c2c[TS_REL_LLC]);
 	assert_ptr_equal(ts_cost_model_term(&m, "mem.per_distance"), &m.mem_per_distance);
-	assert_string_equal(ts_relation_name(TS_REL_CLUSTER), "cluster");
-	assert_string_equal(ts_relation_name(TS_REL_REMOTE), "remote");
+	assert_string_equal(ts_cpu_relation_name(TS_REL_CLUSTER), "cluster");
+	assert_string_equal(ts_cpu_relation_name(TS_REL_REMOTE), "remote");
 }
 
 static int stop_at_third(const struct ts_cost_term_info *info, const struct ts_cost_term *t,

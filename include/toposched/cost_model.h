@@ -18,21 +18,8 @@
  * same core (SMT siblings); the same cluster; the same LLC; then, for CPUs in different
  * packages, REMOTE; else the same node (another LLC of the node) or another node of the
  * same package. */
-enum ts_relation {
-	TS_REL_SAME_CPU,
-	TS_REL_SMT,
-	TS_REL_CLUSTER,
-	TS_REL_LLC,
-	TS_REL_NODE,    /* another LLC on the same node (AMD: another CCX of the die/node) */
-	TS_REL_PACKAGE, /* another node of the same package (Kunpeng: the other die) */
-	TS_REL_REMOTE,  /* another package; scaled by SLIT distance (see ts_cost_c2c()) */
-	TS_REL_COUNT
-};
-
-/* "same_cpu", "smt", "cluster", "llc", "node", "package", "remote". */
-const char *ts_relation_name(enum ts_relation rel);
-/* The relation of two CPUs of t (both must be valid CPU indexes). */
-enum ts_relation ts_relation_of(const struct ts_topology *t, int cpu_a, int cpu_b);
+/* Relations are enum ts_cpu_relation of topology.h (ts_topology_relation(),
+ * ts_cpu_relation_name()). */
 
 #define TS_COST_SOURCE_MAX 512
 
@@ -54,17 +41,17 @@ struct ts_cost_model {
 	char machine[64]; /* the preset's name, or "generic" */
 	bool generic;     /* true when no preset's data applies */
 	/* One-way cache-line transfer / wake-up signalling latency, ns (c2c.*). */
-	struct ts_cost_term c2c[TS_REL_COUNT];
+	struct ts_cost_term c2c[TS_REL_NR];
 	/* Moving message payload whose lines are in the sender's caches to the receiver,
 	 * ns per KiB (bulk_per_kib.*). */
-	struct ts_cost_term bulk_per_kib[TS_REL_COUNT];
+	struct ts_cost_term bulk_per_kib[TS_REL_NR];
 	/* Refetching a task's warm footprint when it runs on a CPU other than the one
 	 * where the footprint is warm, by how far that previous CPU is, ns per KiB of
 	 * footprint (refill.*). */
-	struct ts_cost_term refill[TS_REL_COUNT];
+	struct ts_cost_term refill[TS_REL_NR];
 	/* Examining one CPU during an idle scan, charged to the waker, by the relation of
 	 * waker and examined CPU, ns (scan_per_cpu.*). */
-	struct ts_cost_term scan_per_cpu[TS_REL_COUNT];
+	struct ts_cost_term scan_per_cpu[TS_REL_NR];
 	/* The SLIT distance at which the .remote tiers apply (remote_distance). */
 	struct ts_cost_term remote_distance;
 	struct ts_cost_term idle_exit;        /* leaving a shallow idle state (C1/WFI), ns */
@@ -111,10 +98,10 @@ int ts_cost_model_foreach(const struct ts_cost_model *m,
  * for TS_REL_REMOTE, where the value is
  *     max(tier[PACKAGE], tier[REMOTE] * distance / remote_distance)
  * (distance <= 0: tier[REMOTE] as is). */
-double ts_cost_c2c(const struct ts_cost_model *m, enum ts_relation rel, int distance);
-double ts_cost_bulk_per_kib(const struct ts_cost_model *m, enum ts_relation rel, int distance);
-double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_relation rel, int distance);
-double ts_cost_scan_per_cpu(const struct ts_cost_model *m, enum ts_relation rel, int distance);
+double ts_cost_c2c(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
+double ts_cost_bulk_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
+double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
+double ts_cost_scan_per_cpu(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
 /* mem_local + mem_per_distance * (distance - 10). */
 double ts_cost_mem(const struct ts_cost_model *m, int distance);
 

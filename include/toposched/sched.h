@@ -152,7 +152,10 @@ static inline struct ts_task *ts_task_of(struct ts_sched_entity *se)
 	return (struct ts_task *)se;
 }
 
-enum ts_cpu_relation ts_cpu_relation(const struct ts_sched *s, int a, int b);
+static inline enum ts_cpu_relation ts_cpu_relation(const struct ts_sched *s, int a, int b)
+{
+	return ts_topology_relation(s->topo, a, b);
+}
 
 /* Idle predicates (kernel/sched/core.c), lock-free. */
 static inline bool ts_idle_cpu(struct ts_sched *s, int cpu)

@@ -11,6 +11,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "toposched/topology.h" /* enum ts_cpu_relation */
+
 typedef _Atomic uint64_t ts_counter;
 
 static inline void ts_stat_add(ts_counter *c, uint64_t v)
@@ -48,18 +50,6 @@ enum ts_place_reason {
 };
 const char *ts_place_reason_name(enum ts_place_reason r); /* "target_idle", ... */
 
-/* Relationship of two CPUs, closest first. */
-enum ts_cpu_relation {
-	TS_REL_SAME_CPU,
-	TS_REL_SMT,
-	TS_REL_CLUSTER,
-	TS_REL_LLC,
-	TS_REL_NODE,    /* same node, other LLC */
-	TS_REL_PACKAGE, /* same package, other node */
-	TS_REL_REMOTE,  /* other package */
-	TS_REL_NR
-};
-const char *ts_cpu_relation_name(enum ts_cpu_relation r);
 
 #define TS_SCAN_HIST_BUCKETS 12 /* 0, 1, 2, 3-4, 5-8, 9-16, ..., 513+ CPUs examined */
 int ts_scan_hist_bucket(int nr_scanned);

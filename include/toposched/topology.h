@@ -73,6 +73,21 @@ int ts_topology_parse_distance(struct ts_topology *t, const char *text, struct t
 /* Validates a matrix in place (used by every source). */
 int ts_distance_validate(const int *d, int nr_nodes, struct ts_error *err);
 
+/* Relationship of two CPUs, closest first: what they share. Used by the core's wake-up
+ * statistics and by the simulator's cost model. */
+enum ts_cpu_relation {
+	TS_REL_SAME_CPU,
+	TS_REL_SMT,
+	TS_REL_CLUSTER,
+	TS_REL_LLC,
+	TS_REL_NODE,    /* another LLC of the same node (AMD: another CCX of the node) */
+	TS_REL_PACKAGE, /* another node of the same package (Kunpeng: the other die) */
+	TS_REL_REMOTE,  /* another package */
+	TS_REL_NR
+};
+enum ts_cpu_relation ts_topology_relation(const struct ts_topology *t, int a, int b);
+const char *ts_cpu_relation_name(enum ts_cpu_relation r); /* "same_cpu", ..., "?" */
+
 /* Masks of the CPUs sharing one object with `cpu` (fills m, sized t->nr_cpus). */
 enum ts_topo_level { TS_TOPO_CORE, TS_TOPO_CLUSTER, TS_TOPO_LLC, TS_TOPO_NODE, TS_TOPO_PACKAGE };
 void ts_topology_mask(const struct ts_topology *t, enum ts_topo_level level, int cpu,

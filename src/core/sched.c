@@ -82,24 +82,6 @@ void ts_sched_destroy(struct ts_sched *s)
 	free(s);
 }
 
-enum ts_cpu_relation ts_cpu_relation(const struct ts_sched *s, int a, int b)
-{
-	const struct ts_cpu_topo *x = &s->topo->cpu[a], *y = &s->topo->cpu[b];
-	if (a == b)
-		return TS_REL_SAME_CPU;
-	if (x->core == y->core)
-		return TS_REL_SMT;
-	if (x->cluster == y->cluster)
-		return TS_REL_CLUSTER;
-	if (x->llc == y->llc)
-		return TS_REL_LLC;
-	if (x->node == y->node)
-		return TS_REL_NODE;
-	if (x->package == y->package)
-		return TS_REL_PACKAGE;
-	return TS_REL_REMOTE;
-}
-
 int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct ts_cpumask *allowed,
 		 int cpu, struct ts_error *err)
 {

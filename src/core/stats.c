@@ -36,19 +36,6 @@ const char *ts_place_reason_name(enum ts_place_reason r)
 	return reason_names[r];
 }
 
-static const char *const relation_names[TS_REL_NR] = {
-	[TS_REL_SAME_CPU] = "same_cpu", [TS_REL_SMT] = "smt",	[TS_REL_CLUSTER] = "cluster",
-	[TS_REL_LLC] = "llc",		[TS_REL_NODE] = "node", [TS_REL_PACKAGE] = "package",
-	[TS_REL_REMOTE] = "remote",
-};
-
-const char *ts_cpu_relation_name(enum ts_cpu_relation r)
-{
-	if ((unsigned)r >= (unsigned)TS_REL_NR || !relation_names[r])
-		return "?";
-	return relation_names[r];
-}
-
 /* Buckets 0, 1, 2, 3-4, 5-8, ..., 257-512, 513+: bucket b >= 2 holds 2^(b-2)+1 .. 2^(b-1). */
 int ts_scan_hist_bucket(int nr_scanned)
 {

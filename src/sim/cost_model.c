@@ -30,33 +30,6 @@
 /* Upper bound for any override (one second), so that no product of terms overflows. */
 #define COST_MAX 1e9
 
-static const char *const relation_names[TS_REL_COUNT] = {
-	"same_cpu", "smt", "cluster", "llc", "node", "package", "remote",
-};
-
-const char *ts_relation_name(enum ts_relation rel)
-{
-	return (rel >= 0 && rel < TS_REL_COUNT) ? relation_names[rel] : "?";
-}
-
-enum ts_relation ts_relation_of(const struct ts_topology *t, int a, int b)
-{
-	const struct ts_cpu_topo *x = &t->cpu[a], *y = &t->cpu[b];
-	if (a == b)
-		return TS_REL_SAME_CPU;
-	if (x->core == y->core)
-		return TS_REL_SMT;
-	if (x->cluster == y->cluster)
-		return TS_REL_CLUSTER;
-	if (x->llc == y->llc)
-		return TS_REL_LLC;
-	if (x->package != y->package)
-		return TS_REL_REMOTE;
-	if (x->node == y->node)
-		return TS_REL_NODE;
-	return TS_REL_PACKAGE;
-}
-
 /* ---- the term table --------------------------------------------------------------------- */
 
 struct term_desc {
@@ -195,11 +168,11 @@ struct fig {
 struct preset_costs {
 	const char *name;
 	/* c2c tiers SMT..REMOTE; src NULL = no CPU pair of the machine has that relation. */
-	struct fig c2c[TS_REL_COUNT];
+	struct fig c2c[TS_REL_NR];
 	/* Line latencies that replace the c2c tier in the bulk / refill rule, where the
 	 * reference has a better figure for that kind of transfer. */
-	struct fig bulk_line[TS_REL_COUNT];
-	struct fig refill_line[TS_REL_COUNT];
+	struct fig bulk_line[TS_REL_NR];
+	struct fig refill_line[TS_REL_NR];
 	struct fig remote_distance, idle_exit, ctx_switch, mem_local, mem_per_distance;
 };
 
@@ -572,7 +545,7 @@ static void fill_na(struct ts_cost_term *tier, const bool *present, const char *
 		set_term(&tier[rel], tier[from].value,
 			 "n/a: %s has no CPU pairs of this relation; = %s.%s so that the tiers "
 			 "stay monotone",
-			 machine, family, relation_names[from]);
+			 machine, family, ts_cpu_relation_name(from));
 	}
 }
 
@@ -582,13 +555,13 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 	memset(m, 0, sizeof(*m));
 	snprintf(m->machine, sizeof(m->machine), "%s", pc->name);
 	m->generic = generic;
-	bool present[TS_REL_COUNT] = { true };
-	for (int rel = TS_REL_SMT; rel < TS_REL_COUNT; rel++)
+	bool present[TS_REL_NR] = { true };
+	for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++)
 		present[rel] = pc->c2c[rel].src != NULL;
 
 	/* c2c */
 	set_term(&m->c2c[TS_REL_SAME_CPU], 0, "definition: no transfer to the same CPU");
-	for (int rel = TS_REL_SMT; rel < TS_REL_COUNT; rel++)
+	for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++)
 		if (present[rel])
 			set_fig(&m->c2c[rel], pc->c2c[rel]);
 	if (!present[TS_REL_REMOTE])
@@ -608,10 +581,10 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 	set_term(&m->scan_per_cpu[TS_REL_SAME_CPU], 2,
 		 "estimate: probing the waker's own run queue, whose lines are L1-hot: a few "
 		 "instructions, ~2 ns");
-	bool derived_present[TS_REL_COUNT];
+	bool derived_present[TS_REL_NR];
 	memcpy(derived_present, present, sizeof(derived_present));
 	derived_present[TS_REL_REMOTE] = true; /* derived from c2c.remote even when n/a */
-	for (int rel = TS_REL_SMT; rel < TS_REL_COUNT; rel++) {
+	for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++) {
 		if (!derived_present[rel])
 			continue;
 		const char *na =
@@ -628,7 +601,7 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 		else
 			set_term(&m->bulk_per_kib[rel], LINES_PER_KIB * line / MISSES_IN_FLIGHT,
 				 "%sestimate: %g lines/KiB x c2c.%s (%g ns, %s) / %g misses in flight",
-				 na, LINES_PER_KIB, relation_names[rel], line, kind,
+				 na, LINES_PER_KIB, ts_cpu_relation_name(rel), line, kind,
 				 MISSES_IN_FLIGHT);
 		line = rl->src ? rl->v : m->c2c[rel].value;
 		if (rl->src)
@@ -640,12 +613,12 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 			set_term(&m->refill[rel], LINES_PER_KIB * line / MISSES_IN_FLIGHT,
 				 "%sestimate: %g lines/KiB x c2c.%s (%g ns, %s) / %g misses in "
 				 "flight; the footprint is refetched from the previous CPU's caches",
-				 na, LINES_PER_KIB, relation_names[rel], line, kind,
+				 na, LINES_PER_KIB, ts_cpu_relation_name(rel), line, kind,
 				 MISSES_IN_FLIGHT);
 		set_term(&m->scan_per_cpu[rel], SCAN_LINES_PER_CPU * m->c2c[rel].value,
 			 "%sestimate: one struct rq line fetched from the examined CPU per probe "
 			 "= c2c.%s (%g ns, %s)",
-			 na, relation_names[rel], m->c2c[rel].value, kind);
+			 na, ts_cpu_relation_name(rel), m->c2c[rel].value, kind);
 	}
 	fill_na(m->bulk_per_kib, derived_present, "bulk_per_kib", pc->name);
 	fill_na(m->refill, derived_present, "refill", pc->name);
@@ -788,9 +761,9 @@ int ts_cost_model_set(struct ts_cost_model *m, const char *input, struct ts_erro
 /* ---- getters ---------------------------------------------------------------------------- */
 
 static double tier(const struct ts_cost_model *m, const struct ts_cost_term *tiers,
-		   enum ts_relation rel, int distance)
+		   enum ts_cpu_relation rel, int distance)
 {
-	if (rel < 0 || rel >= TS_REL_COUNT)
+	if (rel < 0 || rel >= TS_REL_NR)
 		return -1;
 	if (rel != TS_REL_REMOTE || distance <= 0 || m->remote_distance.value <= 0)
 		return tiers[rel].value;
@@ -798,22 +771,22 @@ static double tier(const struct ts_cost_model *m, const struct ts_cost_term *tie
 	return v > tiers[TS_REL_PACKAGE].value ? v : tiers[TS_REL_PACKAGE].value;
 }
 
-double ts_cost_c2c(const struct ts_cost_model *m, enum ts_relation rel, int distance)
+double ts_cost_c2c(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
 {
 	return tier(m, m->c2c, rel, distance);
 }
 
-double ts_cost_bulk_per_kib(const struct ts_cost_model *m, enum ts_relation rel, int distance)
+double ts_cost_bulk_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
 {
 	return tier(m, m->bulk_per_kib, rel, distance);
 }
 
-double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_relation rel, int distance)
+double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
 {
 	return tier(m, m->refill, rel, distance);
 }
 
-double ts_cost_scan_per_cpu(const struct ts_cost_model *m, enum ts_relation rel, int distance)
+double ts_cost_scan_per_cpu(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
 {
 	return tier(m, m->scan_per_cpu, rel, distance);
 }
@@ -835,7 +808,7 @@ static double between(const struct ts_cost_model *m, const struct ts_cost_term *
 {
 	if (!valid_cpu(t, a) || !valid_cpu(t, b))
 		return -1;
-	return tier(m, tiers, ts_relation_of(t, a, b),
+	return tier(m, tiers, ts_topology_relation(t, a, b),
 		    ts_topo_distance(t, t->cpu[a].node, t->cpu[b].node));
 }
 

@@ -340,6 +340,36 @@ int ts_topology_node_weight(const struct ts_topology *t, int node)
 	return w;
 }
 
+enum ts_cpu_relation ts_topology_relation(const struct ts_topology *t, int a, int b)
+{
+	const struct ts_cpu_topo *x = &t->cpu[a], *y = &t->cpu[b];
+	if (a == b)
+		return TS_REL_SAME_CPU;
+	if (x->core == y->core)
+		return TS_REL_SMT;
+	if (x->cluster == y->cluster)
+		return TS_REL_CLUSTER;
+	if (x->llc == y->llc)
+		return TS_REL_LLC;
+	if (x->package != y->package) /* checked before node: a node never spans packages */
+		return TS_REL_REMOTE;
+	if (x->node == y->node)
+		return TS_REL_NODE;
+	return TS_REL_PACKAGE;
+}
+
+static const char *const relation_names[TS_REL_NR] = {
+	[TS_REL_SAME_CPU] = "same_cpu", [TS_REL_SMT] = "smt",   [TS_REL_CLUSTER] = "cluster",
+	[TS_REL_LLC] = "llc",           [TS_REL_NODE] = "node", [TS_REL_PACKAGE] = "package",
+	[TS_REL_REMOTE] = "remote",
+};
+
+/* Out-of-range values give "?" rather than NULL, so that a report never prints NULL. */
+const char *ts_cpu_relation_name(enum ts_cpu_relation r)
+{
+	return (unsigned)r < (unsigned)TS_REL_NR ? relation_names[r] : "?";
+}
+
 static bool has_prefix(const char *s, const char *prefix, const char **rest)
 {
 	size_t n = strlen(prefix);
