@@ -346,6 +346,38 @@ static enum scan_step scan_cpu(struct sis *c, struct scan *sc, int cpu)
 	return STEP_NEXT;
 }
 
+/* One segment of select_idle_cpu(): the CPUs of span that are still in cpus, wrapping
+ * from target + 1; in idle-core mode whole cores (select_idle_core() drops a busy core's
+ * siblings from cpus), else single CPUs against the shared budget. */
+static enum scan_step scan_segment(struct sis *c, struct scan *sc, const struct ts_cpumask *span,
+				   struct ts_cpumask *cpus, int target, bool has_idle_core,
+				   enum ts_place_reason reason, int *idle_cpu)
+{
+	int cpu;
+	ts_for_each_cpu_wrap(cpu, span, target + 1)
+	{
+		if (!ts_cpumask_test(cpus, cpu))
+			continue;
+		if (has_idle_core) {
+			int i = select_idle_core(c, cpu, cpus, idle_cpu);
+			if (i >= 0) {
+				*idle_cpu = i;
+				c->scan_reason = TS_PLACE_IDLE_CORE;
+				return STEP_FOUND;
+			}
+			continue;
+		}
+		enum scan_step r = scan_cpu(c, sc, cpu);
+		if (r == STEP_FOUND) {
+			*idle_cpu = cpu;
+			c->scan_reason = reason;
+		}
+		if (r != STEP_NEXT)
+			return r;
+	}
+	return STEP_NEXT;
+}
+
 static int select_idle_cpu(struct sis *c, struct ts_sched_domain *sd, bool has_idle_core, int prev,
 			   int target)
 {
@@ -355,7 +387,7 @@ static int select_idle_cpu(struct sis *c, struct ts_sched_domain *sd, bool has_i
 	struct ts_rq_ro *this_ro = &s->rq[c->this_cpu].ro;
 	struct ts_sched_domain *this_sd = NULL;
 	struct scan sc = {.nr = INT_MAX};
-	int idle_cpu = -1, cpu, i;
+	int idle_cpu = -1;
 	int scanned0 = c->pl->nr_scanned;
 	bool budget_out = false;
 	uint64_t t0 = s->ops.clock(s->host);
@@ -409,57 +441,23 @@ static int select_idle_cpu(struct sis *c, struct ts_sched_domain *sd, bool has_i
 		sc.overload = sds != NULL;
 	}
 
+	enum scan_step r = STEP_NEXT;
 	if (c->cluster && (sd->groups[0]->flags & TS_SD_CLUSTER)) {
 		/* v6.7: the target's own cluster first (sd->groups is the target's group). */
 		const struct ts_cpumask *sg = sd->groups[0]->span;
-		ts_for_each_cpu_wrap(cpu, sg, target + 1)
-		{
-			if (!ts_cpumask_test(cpus, cpu))
-				continue;
-			if (has_idle_core) {
-				i = select_idle_core(c, cpu, cpus, &idle_cpu);
-				if (i >= 0) {
-					idle_cpu = i;
-					c->scan_reason = TS_PLACE_IDLE_CORE;
-					goto found;
-				}
-			} else {
-				enum scan_step r = scan_cpu(c, &sc, cpu);
-				if (r == STEP_BUDGET) {
-					budget_out = true;
-					goto overload;
-				}
-				if (r == STEP_FOUND) {
-					idle_cpu = cpu;
-					c->scan_reason = TS_PLACE_CLUSTER_SCAN;
-					goto found;
-				}
-			}
-		}
-		ts_cpumask_andnot(cpus, cpus, sg);
+		r = scan_segment(c, &sc, sg, cpus, target, has_idle_core, TS_PLACE_CLUSTER_SCAN,
+				 &idle_cpu);
+		if (r == STEP_NEXT)
+			ts_cpumask_andnot(cpus, cpus, sg);
 	}
-
-	ts_for_each_cpu_wrap(cpu, cpus, target + 1)
-	{
-		if (has_idle_core) {
-			i = select_idle_core(c, cpu, cpus, &idle_cpu);
-			if (i >= 0) {
-				idle_cpu = i;
-				c->scan_reason = TS_PLACE_IDLE_CORE;
-				goto found;
-			}
-		} else {
-			enum scan_step r = scan_cpu(c, &sc, cpu);
-			if (r == STEP_BUDGET) {
-				budget_out = true;
-				goto overload;
-			}
-			if (r == STEP_FOUND) {
-				idle_cpu = cpu;
-				c->scan_reason = TS_PLACE_LLC_SCAN;
-				break;
-			}
-		}
+	if (r == STEP_NEXT) /* the rest of the LLC, again from target + 1 */
+		r = scan_segment(c, &sc, cpus, cpus, target, has_idle_core, TS_PLACE_LLC_SCAN,
+				 &idle_cpu);
+	if (r == STEP_FOUND)
+		goto found;
+	if (r == STEP_BUDGET) {
+		budget_out = true;
+		goto overload;
 	}
 
 	if (has_idle_core) {
