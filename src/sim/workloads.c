@@ -1,0 +1,543 @@
+/* The simulator's built-in workloads: each benchmark the kernel threads ran, written as data
+ * (struct ts_workload of toposched/sim.h). docs/workloads.md describes every one: what it
+ * models, its task classes and phases, the parameters, the metric, what `load` counts, the
+ * sources and what the model leaves out.
+ *
+ * Sources are cited as "ref §1.x" (shared/reference/workloads-and-machines.md). A value the
+ * reference does not give is marked "estimate:" with its reasoning. No value here was chosen
+ * or adjusted by looking at a benchmark's result: the reference's per-op totals (tbench
+ * 9.5-16.6 us per op, netperf ~12.5 us per transaction on Kunpeng) are results of the whole
+ * system and are used nowhere below.
+ *
+ * What the engine adds by itself (docs/model.md) and the RUN phases therefore leave out:
+ * context switches, cache refill of footprint_kib after a migration, the cross-CPU transfer
+ * of message payload (per KiB), wake-up signalling and idle-exit latency, idle-scan probes.
+ * RUN phases model only the CPU work the benchmark's own code path does: syscall entry and
+ * exit, protocol/pipe bookkeeping, user-space work.
+ *
+ * Conventions the descriptions rely on:
+ * - A SEND with bytes == 0 draws its size from request_mix when the sending class is the
+ *   workload's first class (the requester) and from reply_mix otherwise (tbench only).
+ * - `per_instance` channel offsets are the task's index within its class (receiver j of a
+ *   hackbench group reads channel j).
+ * - Every program balances its channels for any common iteration count, so that
+ *   ts_sim_config.iterations (which overrides every class's count) never strands a task;
+ *   tests/test_workloads.c checks it by a symbolic walk.
+ * - RUN times are TS_DIST_FIXED: they are mean costs of fixed code paths and the reference
+ *   gives no distribution; variability comes from message sizes and the engine. */
+#include <stddef.h>
+#include <string.h>
+
+#include "toposched/sim.h"
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- per-operation CPU costs shared by several workloads (all estimates) ----------------
+ *
+ * SYSCALL_PIPE_NS: one read(2) or write(2) of a small message on a pipe, excluding the
+ *   wake-up and the copy of the payload to another CPU (both the engine's): syscall entry
+ *   and exit (~0.1-0.2 us with today's mitigations), fdget, pipe->mutex, appending to or
+ *   consuming from a pipe_buffer page. estimate: 0.4 us on a 2-3 GHz server core.
+ * SYSCALL_UNIX_NS: the same on an AF_UNIX stream socket: unix_stream_sendmsg allocates an skb
+ *   per write (alloc_skb, skb_copy_datagram_from_iter, queue under the receiver's lock),
+ *   unix_stream_read_generic dequeues, copies and frees it. estimate: twice the pipe path
+ *   for the per-message skb allocation and free, 0.8 us.
+ * SYSCALL_FUTEX_NS: one FUTEX_WAKE or FUTEX_WAIT syscall plus the user-space atomic around
+ *   it, excluding the wake-up itself. estimate: 0.3 us (a syscall plus a futex hash-bucket
+ *   lock).
+ * TCP_SEND_NS: send(2) of a small segment on loopback TCP with TCP_NODELAY. On loopback the
+ *   sender's CPU runs the whole transmit path and, in the softirq at local_bh_enable, the
+ *   whole receive path (tcp_sendmsg -> __tcp_transmit_skb -> ip_queue_xmit -> loopback_xmit
+ *   -> netif_rx -> net_rx_action -> ip_rcv -> tcp_v4_rcv -> tcp_rcv_established -> queue and
+ *   sk_data_ready): two protocol-stack passes plus skb allocation. estimate: 3 us.
+ * TCP_RECV_NS: recv(2) of a queued segment: lock_sock, tcp_recvmsg, skb free,
+ *   tcp_cleanup_rbuf (the ACK rides on the next data segment in a request/response
+ *   exchange). estimate: 1 us.
+ * UDP: the reference gives no basis for a different per-message cost (ref §1.2 names only
+ *   the recvfrom/sendto asymmetry), so UDP_RR uses the TCP figures; see netperf below. */
+#define SYSCALL_PIPE_NS	 400
+#define SYSCALL_UNIX_NS	 800
+#define SYSCALL_FUTEX_NS 300
+#define TCP_SEND_NS	 3000
+#define TCP_RECV_NS	 1000
+
+/* Footprint of a task that loops on syscalls with small messages (netperf, tbench, hackbench,
+ * pipe, schbench's message thread): the touched part of its kernel stack, task_struct,
+ * file/socket/pipe structures, user stack and loop code; the payload is charged separately
+ * by the engine. estimate: 16 KiB. */
+#define SYSCALL_LOOP_FOOTPRINT_KIB 16
+
+/* Phase constructors. */
+/* clang-format off */
+#define RUN(t) { .kind = TS_PH_RUN, .ns = (t), .dist = TS_DIST_FIXED }
+#define SLEEP(t) { .kind = TS_PH_SLEEP, .ns = (t), .dist = TS_DIST_FIXED }
+#define MARK() { .kind = TS_PH_MARK }
+#define SEND(c, b, s) { .kind = TS_PH_SEND, .ch = { .chan = (c) }, .bytes = (b), .sync = (s) }
+#define SEND_COUNTED(c, b, s)                                                                  \
+	{ .kind = TS_PH_SEND, .ch = { .chan = (c) }, .bytes = (b), .sync = (s), .count_bytes = true }
+#define RECV(c) { .kind = TS_PH_RECV, .ch = { .chan = (c) } }
+#define RECV_OWN(c) { .kind = TS_PH_RECV, .ch = { .chan = (c), .per_instance = true } }
+/* clang-format on */
+
+/* ---- tbench (ref §1.1) -----------------------------------------------------------------
+ *
+ * tbench N: N dbench client processes, each with one TCP connection to its own forked
+ * tbench_srv child (N fixed pairs), TCP_NODELAY, loopback; each client replays client.txt
+ * with no think time; every op is one synchronous exchange: the client writes the request,
+ * blocks reading the reply header and body (recv MSG_WAITALL), the server reads header and
+ * body and writes back the requested number of bytes. One request in flight per pair.
+ * Metric: aggregate MB/s (1e6 B) of ReadX reply and WriteX request payload over all clients.
+ *
+ * Channels per pair: 0 = request (client -> server), 1 = reply (server -> client).
+ * Wake-ups are WF_SYNC: TCP's sk_data_ready is sock_def_readable, which uses
+ * wake_up_interruptible_sync_poll (ref §1.1 cites the thread where removing the sync
+ * affinity halved 1-8 client throughput).
+ *
+ * Op mix (ref §1.1, the table derived from Debian's client.txt): per op its share (weight,
+ * in 0.1 % units), average request and reply bytes. Rename's request is not broken out in
+ * the reference ("Flush, Rename, Lock/Unlock ... ~41-210"); estimate: 210 B, the top of that
+ * range, since by the size rules (47 + 2*len(old) + 2*len(new)) Rename is the only one of the
+ * three with file names and Flush/LockX have fixed 41/51 B requests. ReadX replies and
+ * WriteX requests use the reference's averages (11,912 and 25,779 B): it gives only the
+ * median (4 KiB) and maximum (60/64 KiB) besides, not the distribution.
+ * Weighted means: request 2,302 B, reply 3,299 B (the reference: 2.3 KB / 3.3 KB).
+ *
+ * Both SENDs count their bytes: WriteX payload rides in requests and ReadX payload in
+ * replies, and request and reply sizes are drawn independently from the two mixes, so no
+ * single SEND carries all the payload. The counted bytes are therefore every request and
+ * reply byte, 5,601 B per op on average against 5,419 B of ReadX/WriteX payload (the
+ * reference: ~5,430): the model's MB/s reads 3.4 % above what tbench would print for the
+ * same op rate, a constant factor that cancels in comparisons of configurations.
+ *
+ * CPU work per op (estimates, see the constants above):
+ *   client: parse the next loadfile line and build the request (estimate: 1 us of user
+ *     space: dbench tokenises one text line per op), send (TCP_SEND_NS); after the reply
+ *     two recv calls, header and body (2 x TCP_RECV_NS).
+ *   server: two recv calls (header, body), negligible user work (estimate: 0.2 us: it only
+ *     reads the wanted reply length from the header), send of the reply (TCP_SEND_NS).
+ * MARK: one per op (dbench's op count), raw count only; the metric is bytes. */
+#define TBENCH_CLIENT_PARSE_NS 1000
+#define TBENCH_SERVER_WORK_NS  200
+
+static const uint32_t tbench_req_bytes[] = {
+	59,    /* ReadX */
+	153,   /* NTCreateX */
+	135,   /* QUERY_PATH_INFORMATION */
+	47,    /* Close */
+	25779, /* WriteX */
+	114,   /* FIND_FIRST */
+	123,   /* Unlink */
+	59,    /* QUERY_FS_INFORMATION */
+	59,    /* QUERY_FILE_INFORMATION */
+	71,    /* SET_FILE_INFORMATION */
+	41,    /* Flush */
+	210,   /* Rename (estimate, see above) */
+	51,    /* LockX/UnlockX */
+};
+static const uint32_t tbench_reply_bytes[] = {
+	11912, /* ReadX */
+	87,    /* NTCreateX */
+	71,    /* QUERY_PATH_INFORMATION */
+	39,    /* Close */
+	55,    /* WriteX */
+	517,   /* FIND_FIRST */
+	39,    /* Unlink */
+	71,    /* QUERY_FS_INFORMATION */
+	71,    /* QUERY_FILE_INFORMATION */
+	47,    /* SET_FILE_INFORMATION */
+	39,    /* Flush */
+	39,    /* Rename */
+	39,    /* LockX/UnlockX */
+};
+/* shares in 0.1 % (ref §1.1: 27.1, 17.3, 15.7, 12.7, 8.6, 6.1, 3.5, 2.9, 2.8, 1.4, 1.2, 0.7,
+ * 0.1 %; they sum to 100.1 % by rounding) */
+static const uint32_t tbench_op_weight[] = {271, 173, 157, 127, 86, 61, 35, 29, 28, 14, 12, 7, 1};
+
+_Static_assert(sizeof(tbench_req_bytes) == sizeof(tbench_op_weight), "tbench mix");
+_Static_assert(sizeof(tbench_reply_bytes) == sizeof(tbench_op_weight), "tbench mix");
+
+static const struct ts_phase tbench_client_phases[] = {
+	RUN(TBENCH_CLIENT_PARSE_NS + TCP_SEND_NS),
+	SEND_COUNTED(0, 0, true), /* request, size from request_mix */
+	RECV(1),
+	RUN(2 * TCP_RECV_NS),
+	MARK(),
+};
+static const struct ts_phase tbench_server_phases[] = {
+	RECV(0), RUN(2 * TCP_RECV_NS + TBENCH_SERVER_WORK_NS + TCP_SEND_NS),
+	SEND_COUNTED(1, 0, true), /* reply, size from reply_mix */
+};
+static const struct ts_task_class tbench_classes[] = {
+	{.name = "client",
+	 .count = 1,
+	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
+	 .phases = tbench_client_phases,
+	 .nr_phases = NELEM(tbench_client_phases)},
+	{.name = "server",
+	 .count = 1,
+	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
+	 .phases = tbench_server_phases,
+	 .nr_phases = NELEM(tbench_server_phases)},
+};
+
+/* Socket buffers: with one message in flight the limit never binds; estimate: 4 MiB, the
+ * default tcp_wmem maximum that autotuning grows to, above the largest message (64 KiB). */
+#define TCP_BUFFER_BYTES (4u << 20)
+
+/* ---- netperf TCP_RR / UDP_RR (ref §1.2) ------------------------------------------------
+ *
+ * N concurrent `netperf -t TCP_RR` (or UDP_RR) each with its forked netserver child: N pairs.
+ * One transaction = the client sends a request, the server answers, the client waits for
+ * the answer; default 1-byte request and 1-byte response (-r 1,1), one transaction
+ * outstanding, no think time. Metric: transactions/s per pair (mmtests treats each pair as
+ * one sample, so patch-thread tables quote the per-pair mean).
+ *
+ * Channels per pair: 0 = request, 1 = response. Wake-ups WF_SYNC (sock_def_readable for
+ * TCP and UDP alike). CPU work: a send and a recv per message per side (TCP_SEND_NS,
+ * TCP_RECV_NS); MARK after the client has the response.
+ *
+ * TCP_RR and UDP_RR share these phases and differ only in name: the reference gives no
+ * figure for the per-message cost of the UDP path against the TCP path (the UDP send/receive
+ * path is lighter, with no ACK or congestion state, but by how much is not measured there),
+ * and inventing a ratio would decide the comparison the model is meant to answer. What the
+ * patch threads compare is the scheduler's placement of the same 1:1 ping-pong under both. */
+static const struct ts_phase netperf_client_phases[] = {
+	RUN(TCP_SEND_NS), SEND(0, 1, true), RECV(1), RUN(TCP_RECV_NS), MARK(),
+};
+static const struct ts_phase netperf_server_phases[] = {
+	RECV(0),
+	RUN(TCP_RECV_NS + TCP_SEND_NS),
+	SEND(1, 1, true),
+};
+static const struct ts_task_class netperf_classes[] = {
+	{.name = "netperf",
+	 .count = 1,
+	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
+	 .phases = netperf_client_phases,
+	 .nr_phases = NELEM(netperf_client_phases)},
+	{.name = "netserver",
+	 .count = 1,
+	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
+	 .phases = netperf_server_phases,
+	 .nr_phases = NELEM(netperf_server_phases)},
+};
+
+/* ---- hackbench (ref §1.3) --------------------------------------------------------------
+ *
+ * hackbench -g G [-p] -l L (and perf bench sched messaging, a port with the same defaults):
+ * each group has num_fds = 20 receivers and 20 senders; one fd pair per receiver, the 20
+ * senders share the write ends; sender: for i in loops: for j in 20 receivers: write(fd[j],
+ * 100 B); receiver: reads 20 x loops messages of 100 B. Default loops = 100 (-l; mmtests
+ * runs perf bench sched messaging -l 100), size 100 B (-s). No traffic crosses groups.
+ * Writers wake readers with sync wake-ups (pipe_write and unix sockets alike), so SENDs carry
+ * WF_SYNC even though the sender keeps writing; the kernel gives the hint all the same.
+ * A full buffer blocks the writer. Metric: time from the start until every task finished.
+ *
+ * Channels per group: j = receiver j's pipe (or socket), 0..19. One iteration = one pass of
+ * the sender's outer loop (20 writes, one to each receiver) or 20 reads by a receiver, so
+ * `iterations` = hackbench's loops and both classes run the same count (each receiver gets
+ * loops messages from each of 20 senders). CPU work: one write or read syscall per message.
+ *
+ * Process (-P, default) vs thread (-T) mode makes no difference in this model: the engine
+ * charges the same context switch either way (the kernel skips switch_mm between threads of
+ * one process, which the model does not separate). Both variants model all tasks released
+ * at once (hackbench's "wake" fd thundering herd) at time zero.
+ *
+ * hackbench: pipes (-p), the variant the kernel threads report as hackbench-process-pipes.
+ *   Capacity: the default pipe buffer, 16 pages = 64 KiB (ref §1.3: "64 KiB pipe ~ 650
+ *   messages"; 100-B writes merge into the last page).
+ * hackbench-socket: AF_UNIX socketpair, hackbench's own default. The reference says only
+ *   that the limit is the socket's send-buffer accounting. estimate from the kernel's
+ *   defaults: sk_sndbuf = net.core.wmem_default = 212,992 B, charged per skb at its
+ *   truesize; a 100-B write is one skb of ~768 B truesize (100 B rounded into a kmalloc-512
+ *   data area, less skb_shared_info, plus the sk_buff and shared info overhead), and
+ *   sock_alloc_send_pskb blocks once the charge reaches sk_sndbuf: ceil(212992 / 768) = 278
+ *   messages queued per receiver socket, expressed in payload bytes as 278 x 100 = 27,800. */
+#define HB_FDS			 20
+#define HB_MSG_BYTES		 100
+#define HB_LOOPS		 100
+#define PIPE_BUFFER_BYTES	 65536u
+#define UNIX_SOCKET_BUFFER_BYTES (278u * HB_MSG_BYTES)
+
+#define HB_WRITE(cost, j) RUN(cost), SEND(j, HB_MSG_BYTES, true)
+#define HB_WRITE_ALL(cost)                                                                         \
+	HB_WRITE(cost, 0), HB_WRITE(cost, 1), HB_WRITE(cost, 2), HB_WRITE(cost, 3),                \
+		HB_WRITE(cost, 4), HB_WRITE(cost, 5), HB_WRITE(cost, 6), HB_WRITE(cost, 7),        \
+		HB_WRITE(cost, 8), HB_WRITE(cost, 9), HB_WRITE(cost, 10), HB_WRITE(cost, 11),      \
+		HB_WRITE(cost, 12), HB_WRITE(cost, 13), HB_WRITE(cost, 14), HB_WRITE(cost, 15),    \
+		HB_WRITE(cost, 16), HB_WRITE(cost, 17), HB_WRITE(cost, 18), HB_WRITE(cost, 19)
+#define HB_READ(cost) RECV_OWN(0), RUN(cost)
+#define HB_READ_ALL(cost)                                                                          \
+	HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost),  \
+		HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost),         \
+		HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost),         \
+		HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost)
+
+static const struct ts_phase hb_pipe_sender_phases[] = {HB_WRITE_ALL(SYSCALL_PIPE_NS)};
+static const struct ts_phase hb_pipe_receiver_phases[] = {HB_READ_ALL(SYSCALL_PIPE_NS)};
+static const struct ts_phase hb_sock_sender_phases[] = {HB_WRITE_ALL(SYSCALL_UNIX_NS)};
+static const struct ts_phase hb_sock_receiver_phases[] = {HB_READ_ALL(SYSCALL_UNIX_NS)};
+
+_Static_assert(sizeof(hb_pipe_sender_phases) / sizeof(struct ts_phase) == 2 * HB_FDS, "hb");
+_Static_assert(sizeof(hb_pipe_receiver_phases) / sizeof(struct ts_phase) == 2 * HB_FDS, "hb");
+
+static const struct ts_task_class hb_pipe_classes[] = {
+	{.name = "sender",
+	 .count = HB_FDS,
+	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
+	 .phases = hb_pipe_sender_phases,
+	 .nr_phases = NELEM(hb_pipe_sender_phases),
+	 .iterations = HB_LOOPS},
+	{.name = "receiver",
+	 .count = HB_FDS,
+	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
+	 .phases = hb_pipe_receiver_phases,
+	 .nr_phases = NELEM(hb_pipe_receiver_phases),
+	 .iterations = HB_LOOPS},
+};
+static const struct ts_task_class hb_sock_classes[] = {
+	{.name = "sender",
+	 .count = HB_FDS,
+	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
+	 .phases = hb_sock_sender_phases,
+	 .nr_phases = NELEM(hb_sock_sender_phases),
+	 .iterations = HB_LOOPS},
+	{.name = "receiver",
+	 .count = HB_FDS,
+	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
+	 .phases = hb_sock_receiver_phases,
+	 .nr_phases = NELEM(hb_sock_receiver_phases),
+	 .iterations = HB_LOOPS},
+};
+
+/* ---- schbench (ref §1.6, current design) -----------------------------------------------
+ *
+ * schbench -m M -t T: M message threads, each with T workers. Worker loop (masoncl/schbench
+ * worker.c msg_and_wait, worker_thread): mark its futex blocked, push itself on its message
+ * thread's list, FUTEX_WAKE the message thread, FUTEX_WAIT; once woken: usleep(sleep_usec)
+ * (-s, default 100 us) and `operations` (-n, default 5) naive matrix multiplies over a
+ * private footprint (-F, default 256 KB) under a per-CPU lock; then loop. The message thread
+ * (message.c run_msg_thread) loops: wake every queued worker, FUTEX_WAIT for the next post.
+ * Metric: p99 wake-up latency of the workers, us.
+ *
+ * load = message threads, with 16 workers each: the sweep of Intel's schedtests
+ * (yu-chen-surf/schedtests benchmarks/schbench.sh: `schbench -m $job -t 16`, jobs = message
+ * threads; ref §1.6 names schedtests and `schbench -m 2 -t 16`). schbench's own default
+ * T = ceil(ncpus / M) depends on the machine, which a static description cannot know.
+ *
+ * Channels per message thread: 0 = its post list (workers -> message thread, one cache line,
+ * ref §0 "shared cache line"), 1 = the wake channel all its workers wait on. A worker that
+ * posts blocks on channel 1 right after, so the message thread's k-th wake goes to the k-th
+ * queued worker when blocked receivers are woken in the order they blocked; draining
+ * several queued posts in a row is schbench's batch. The message thread's program handles
+ * one post per worker (16 x RECV, RUN, SEND) so that any common iteration count balances.
+ * Caveat: the engine lets a running receiver take a message before the receiver it woke
+ * runs (pipe semantics), so a worker that posts just then proceeds on the token meant for
+ * the woken one, which blocks again; schbench's futexes address each worker, so there the
+ * poster would wait. Tokens are conserved; only who waits shifts.
+ * FUTEX_WAKE is not a sync wake-up: no WF_SYNC.
+ *
+ * Work per request: matrix_size = sqrt(256 KiB / 3 / sizeof(unsigned long)) = 104
+ * (schbench.c main), so 5 x 104^3 = 5.62 M inner-loop iterations. estimate: 1.5 ns each: the
+ * accumulator m3[i][j] is stored and reloaded every iteration (the three matrices may alias,
+ * so the compiler cannot keep it in a register), a store-to-load forward of ~4-5 cycles at
+ * 2.6-3 GHz, the loads of m1/m2 overlapping it from L2; 5,624,320 x 1.5 ns = 8.44 ms.
+ * Footprint: the three matrices, 3 x 104^2 x 8 B = 253.5 KiB -> 254 KiB (-F 256 KB, as the
+ * integer sqrt rounds it). Posting and waking cost one futex syscall each (SYSCALL_FUTEX_NS).
+ * MARK: one per request (RPS, raw count only). */
+#define SCHB_WORKERS	   16
+#define SCHB_SLEEP_NS	   100000
+#define SCHB_MATRIX	   104
+#define SCHB_OPERATIONS	   5
+#define SCHB_INNER_ITER_PS 1500 /* picoseconds per inner-loop iteration (estimate above) */
+#define SCHB_WORK_NS                                                                               \
+	((uint64_t)SCHB_OPERATIONS * SCHB_MATRIX * SCHB_MATRIX * SCHB_MATRIX *                     \
+	 SCHB_INNER_ITER_PS / 1000)
+#define SCHB_FOOTPRINT_KIB 254
+#define SCHB_POST_BYTES	   64
+/* The post list and wake futexes hold at most one post per worker. */
+#define SCHB_CHANNEL_BYTES (SCHB_WORKERS * SCHB_POST_BYTES)
+
+_Static_assert(SCHB_WORK_NS == 8436480, "5 x 104^3 x 1.5 ns");
+
+#define SCHB_WAKE_ONE RECV(0), RUN(SYSCALL_FUTEX_NS), SEND(1, SCHB_POST_BYTES, false)
+static const struct ts_phase schbench_msg_phases[] = {
+	SCHB_WAKE_ONE, SCHB_WAKE_ONE, SCHB_WAKE_ONE, SCHB_WAKE_ONE, SCHB_WAKE_ONE, SCHB_WAKE_ONE,
+	SCHB_WAKE_ONE, SCHB_WAKE_ONE, SCHB_WAKE_ONE, SCHB_WAKE_ONE, SCHB_WAKE_ONE, SCHB_WAKE_ONE,
+	SCHB_WAKE_ONE, SCHB_WAKE_ONE, SCHB_WAKE_ONE, SCHB_WAKE_ONE,
+};
+_Static_assert(sizeof(schbench_msg_phases) / sizeof(struct ts_phase) == 3 * SCHB_WORKERS,
+	       "one wake per worker per iteration");
+static const struct ts_phase schbench_worker_phases[] = {
+	RUN(SYSCALL_FUTEX_NS), /* xlist_add + fpost(message thread) */
+	SEND(0, SCHB_POST_BYTES, false),
+	RECV(1),	      /* fwait(own futex): the measured wake-up */
+	SLEEP(SCHB_SLEEP_NS), /* usleep(sleep_usec) */
+	RUN(SCHB_WORK_NS),    /* do_work: 5 matrix multiplies */
+	MARK(),
+};
+static const struct ts_task_class schbench_classes[] = {
+	{.name = "message",
+	 .count = 1,
+	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
+	 .phases = schbench_msg_phases,
+	 .nr_phases = NELEM(schbench_msg_phases)},
+	{.name = "worker",
+	 .count = SCHB_WORKERS,
+	 .footprint_kib = SCHB_FOOTPRINT_KIB,
+	 .phases = schbench_worker_phases,
+	 .nr_phases = NELEM(schbench_worker_phases),
+	 .measure_wakeup = true},
+};
+
+/* ---- pipe: perf bench sched pipe (ref §1.4) / UnixBench context1 (ref §1.5) -------------
+ *
+ * Two tasks, two pipes: task A reads then writes, task B writes then reads; one int (4 B)
+ * each way (context1: an 8-B unsigned long, same pattern). perf runs -l loops (default
+ * 1,000,000) and prints usecs/op = the round-trip time; the model runs for the duration and
+ * reports duration / round trips, the same ratio. Pipe writes wake the reader with WF_SYNC
+ * and the writer then blocks reading: the sync hint's own case.
+ *
+ * Channels per pair: 0 = B -> A, 1 = A -> B. CPU work: a read and a write syscall each side
+ * per round trip (SYSCALL_PIPE_NS). MARK: one per round trip, by B. load = pairs running at
+ * once (UnixBench's N-copy pass); the metric is duration / all MARKs (see docs). */
+#define PIPE_MSG_BYTES 4
+
+static const struct ts_phase pipe_a_phases[] = {
+	RECV(0),
+	RUN(2 * SYSCALL_PIPE_NS), /* finish the read, write back */
+	SEND(1, PIPE_MSG_BYTES, true),
+};
+static const struct ts_phase pipe_b_phases[] = {
+	RUN(SYSCALL_PIPE_NS), SEND(0, PIPE_MSG_BYTES, true), RECV(1), RUN(SYSCALL_PIPE_NS), MARK(),
+};
+static const struct ts_task_class pipe_classes[] = {
+	{.name = "a",
+	 .count = 1,
+	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
+	 .phases = pipe_a_phases,
+	 .nr_phases = NELEM(pipe_a_phases)},
+	{.name = "b",
+	 .count = 1,
+	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
+	 .phases = pipe_b_phases,
+	 .nr_phases = NELEM(pipe_b_phases)},
+};
+
+/* ---- the list ---------------------------------------------------------------------------- */
+
+static const struct ts_workload workloads[] = {
+	{
+		.name = "tbench",
+		.description = "tbench (dbench's network benchmark): N client/server pairs over "
+			       "loopback TCP, op-mix sized requests (MB/s)",
+		.classes = tbench_classes,
+		.nr_classes = NELEM(tbench_classes),
+		.channels_per_instance = 2,
+		.channel_capacity = TCP_BUFFER_BYTES,
+		.request_mix = {tbench_req_bytes, tbench_op_weight, NELEM(tbench_op_weight)},
+		.reply_mix = {tbench_reply_bytes, tbench_op_weight, NELEM(tbench_op_weight)},
+		.metric = TS_METRIC_THROUGHPUT_MBS,
+		.metric_name = "throughput",
+		.unit = "MB/s",
+		.load_name = "clients",
+	},
+	{
+		.name = "netperf-tcp-rr",
+		.description = "netperf TCP_RR: N pairs, 1-byte request/response ping-pong over "
+			       "loopback (trans/s per pair)",
+		.classes = netperf_classes,
+		.nr_classes = NELEM(netperf_classes),
+		.channels_per_instance = 2,
+		.channel_capacity = TCP_BUFFER_BYTES,
+		.metric = TS_METRIC_TPS_PER_INSTANCE,
+		.metric_name = "tps",
+		.unit = "trans/s",
+		.load_name = "pairs",
+	},
+	{
+		.name = "netperf-udp-rr",
+		.description = "netperf UDP_RR: N pairs, 1-byte request/response ping-pong over "
+			       "loopback (trans/s per pair)",
+		.classes = netperf_classes,
+		.nr_classes = NELEM(netperf_classes),
+		.channels_per_instance = 2,
+		.channel_capacity = TCP_BUFFER_BYTES,
+		.metric = TS_METRIC_TPS_PER_INSTANCE,
+		.metric_name = "tps",
+		.unit = "trans/s",
+		.load_name = "pairs",
+	},
+	{
+		.name = "hackbench",
+		.description = "hackbench -p: N groups of 20 senders x 20 receivers, 100-byte "
+			       "messages over 64 KiB pipes (s)",
+		.classes = hb_pipe_classes,
+		.nr_classes = NELEM(hb_pipe_classes),
+		.channels_per_instance = HB_FDS,
+		.channel_capacity = PIPE_BUFFER_BYTES,
+		.metric = TS_METRIC_TIME_S,
+		.metric_name = "time",
+		.unit = "s",
+		.load_name = "groups",
+		.default_iterations = HB_LOOPS,
+	},
+	{
+		.name = "hackbench-socket",
+		.description =
+			"hackbench (sockets): N groups of 20 senders x 20 receivers, 100-byte "
+			"messages over AF_UNIX socketpairs (s)",
+		.classes = hb_sock_classes,
+		.nr_classes = NELEM(hb_sock_classes),
+		.channels_per_instance = HB_FDS,
+		.channel_capacity = UNIX_SOCKET_BUFFER_BYTES,
+		.metric = TS_METRIC_TIME_S,
+		.metric_name = "time",
+		.unit = "s",
+		.load_name = "groups",
+		.default_iterations = HB_LOOPS,
+	},
+	{
+		.name = "schbench",
+		.description = "schbench: N message threads each waking 16 workers that sleep "
+			       "100 us and multiply matrices (p99 wake-up us)",
+		.classes = schbench_classes,
+		.nr_classes = NELEM(schbench_classes),
+		.channels_per_instance = 2,
+		.channel_capacity = SCHB_CHANNEL_BYTES,
+		.metric = TS_METRIC_WAKEUP_P99_US,
+		.metric_name = "p99_wakeup",
+		.unit = "us",
+		.load_name = "message_threads",
+	},
+	{
+		.name = "pipe",
+		.description = "perf bench sched pipe / UnixBench context1: two tasks ping-pong "
+			       "4 bytes over two pipes (us per round trip)",
+		.classes = pipe_classes,
+		.nr_classes = NELEM(pipe_classes),
+		.channels_per_instance = 2,
+		.channel_capacity = PIPE_BUFFER_BYTES,
+		.metric = TS_METRIC_US_PER_MARK,
+		.metric_name = "round_trip",
+		.unit = "us",
+		.load_name = "pairs",
+	},
+};
+
+const struct ts_workload *ts_workload_list(int *count)
+{
+	if (count)
+		*count = NELEM(workloads);
+	return workloads;
+}
+
+const struct ts_workload *ts_workload_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (int i = 0; i < NELEM(workloads); i++)
+		if (strcmp(workloads[i].name, name) == 0)
+			return &workloads[i];
+	return NULL;
+}
