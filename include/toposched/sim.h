@@ -134,6 +134,11 @@ struct ts_sim_result {
 	uint64_t messages_sent, messages_received; /* conservation */
 	uint64_t busy_ns;              /* CPU time accounted to tasks */
 	bool finished;                 /* TIME_S: every task completed */
+	/* Added by the engine for its conservation checks. messages_* count the whole run:
+	 * messages_sent == messages_received + messages_queued. */
+	uint64_t messages_queued;      /* still in channels at the end */
+	uint64_t exec_ns;              /* CPU time the core accounted (sum_exec_runtime) in
+	                                  the window; equals busy_ns */
 };
 
 int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struct ts_error *err);
