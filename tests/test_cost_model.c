@@ -40,7 +40,7 @@ static void model_for(const struct ts_topology *t, const char *name, struct ts_c
 {
 	struct ts_error err = { 0 };
 	if (ts_cost_model_for(t, name, m, &err)) {
-		print_message("cost model '%s': %s\n", name, err.msg);
+		print_message("cost model %s: %s\n", name ? name : "(generic)", err.msg);
 		fail();
 	}
 }
