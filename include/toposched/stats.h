@@ -66,7 +66,8 @@ struct ts_cpu_stats {
 	ts_counter sis_recent_hit, sis_recent_miss;
 	ts_counter sis_core_search, sis_core_failed;
 	ts_counter wake_affine_attempts, wake_affine; /* wake_affine() calls / chose this CPU */
-	ts_counter reasons[TS_PLACE_NR];
+	ts_counter reasons[TS_PLACE_NR];  /* per wake-up: they sum to ttwu_count */
+	ts_counter fork_exec_placements; /* placements of new tasks (WF_FORK / WF_EXEC) */
 	ts_counter wakeups_by_relation[TS_REL_NR]; /* waker CPU vs chosen CPU */
 	ts_counter scan_hist[TS_SCAN_HIST_BUCKETS]; /* CPUs examined per select_idle_cpu() */
 	ts_counter scan_time_ns;  /* modelled/measured time of select_idle_cpu() scans */

@@ -218,8 +218,10 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 	s->ops.rq_lock(s->host, pl.cpu);
 	atomic_fetch_sub_explicit(&rq->ro.ttwu_pending, 1, memory_order_relaxed);
 	ts_activate_task(s, pl.cpu, p, wake_flags);
-	s->ops.rq_unlock(s->host, pl.cpu);
+	/* Under the target's lock: once it is dropped p may run, block and be woken again,
+	 * and its nr_wakeups* would be written by two wakers at once. */
 	count_wakeup(s, p, waker_cpu, pl.cpu, &pl, wake_flags);
+	s->ops.rq_unlock(s->host, pl.cpu);
 	return pl;
 }
 

@@ -704,6 +704,11 @@ struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int
 			pl.cpu = f;
 	}
 done:
-	ts_stat_inc(&st->reasons[pl.reason]);
+	/* Reasons describe wake-ups (their sum is ttwu_count); fork/exec placements are
+	 * counted on their own (the kernel keeps separate exec/fork balance schedstats). */
+	if (wake_flags & TS_WF_TTWU)
+		ts_stat_inc(&st->reasons[pl.reason]);
+	else
+		ts_stat_inc(&st->fork_exec_placements);
 	return pl;
 }

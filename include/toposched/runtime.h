@@ -1,0 +1,163 @@
+/* libtoposched: an M:N task runtime whose placement, idle balancing and wake-ups are
+ * decided by the scheduling core (sched.h) on the real machine.
+ *
+ * One worker thread per scheduled CPU, pinned; user-level tasks with their own mmap'ed
+ * stacks (guard page below) switched in assembly (x86-64, AArch64; ucontext elsewhere).
+ * A task that blocks (channel, mutex, condition variable, wait group, sleep, join) leaves
+ * its worker; whoever wakes it calls the core's ts_try_to_wake_up(), which selects a CPU
+ * (wake_affine + select_idle_sibling, WF_SYNC when the waker is about to block),
+ * enqueues it there under that CPU's run-queue lock and, through the host's resched_cpu,
+ * unparks that worker if it sleeps.
+ *
+ * Scheduling is cooperative: a task is switched out only when it blocks, yields or
+ * exits. The tick (slice expiry, PELT, periodic load balancing) runs at those points
+ * when a tick period has passed. A task that never blocks or yields keeps its worker
+ * for as long as it runs; other tasks queued there wait (newly-idle workers may pull
+ * them away, a running task is never moved).
+ *
+ * Errors: functions return 0 or a negative errno-style code; the message of the last
+ * error of the calling thread is ts_rt_last_error(). Codes used throughout:
+ *   -EPERM    a blocking call made outside a task (a plain thread) where it would have to
+ *             park a task that does not exist
+ *   -EALREADY ts_rt_start() while the runtime runs
+ *   -ENXIO    a call that needs the runtime while it is not running
+ *   -ESRCH    a task handle that names no task (never valid, or already joined)
+ *   -EINVAL   bad argument, or a task joined by two joiners at once
+ *   -EDEADLK  a task joining itself
+ *   -EPIPE    send on a closed channel; recv on a closed and drained channel
+ *   -EAGAIN   a try_ operation that would block
+ *   -EBUSY    ts_rt_stop() from inside a task
+ */
+#ifndef TOPOSCHED_RUNTIME_H
+#define TOPOSCHED_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "toposched/sched.h"
+
+struct ts_rt_config {
+	/* "host" (NULL): this machine via hwloc; workers on `cpulist` (OS CPU numbers) or
+	 * the process's affinity mask. Anything else ts_topology_load() accepts (a preset,
+	 * an XML file, ...): a virtual machine mapped onto the real CPUs of the affinity
+	 * mask — virtual CPU v runs on real CPU allowed[v % nr_allowed], so there may be
+	 * more workers than cores; `cpulist` then selects virtual CPUs (NULL = all). */
+	const char *topology;
+	const char *cpulist;
+	const char *features;     /* applied on ts_features_default(); NULL = defaults */
+	unsigned int hz;          /* tick frequency; 0 = TS_HZ_DEFAULT */
+	size_t stack_size;        /* default task stack; 0 = 256 KiB */
+	int idle_spin;            /* polls of the run queue before parking; 0 = 200, <0 = none */
+	bool no_pin;              /* leave workers unpinned (testing) */
+};
+
+/* Starts the runtime; the calling thread stays a plain thread (it may spawn, join and use
+ * try_ operations). -EALREADY when running. */
+int ts_rt_start(const struct ts_rt_config *cfg);
+/* Waits until every task has exited, then stops the workers and frees every task that
+ * was not joined. Must be called from a plain thread (-EBUSY from a task); -ENXIO when
+ * not running. Blocks for ever if a task never finishes. */
+int ts_rt_stop(void);
+bool ts_rt_running(void);
+/* The message of the calling thread's last error ("" when none). */
+const char *ts_rt_last_error(void);
+/* The scheduler of the running runtime (statistics: ts_cpu_rq(s, cpu)->stats), or NULL. */
+struct ts_sched *ts_rt_sched(void);
+/* Scheduled CPUs and workers. */
+int ts_rt_nr_workers(void);
+/* Runtime counters (sums over workers, relaxed reads). */
+struct ts_rt_stats {
+	uint64_t spawned;      /* tasks placed by ts_wake_up_new_task() */
+	uint64_t wakeups;      /* ts_try_to_wake_up() calls */
+	uint64_t early_wakeups; /* wake-ups that found the task not yet switched out */
+	uint64_t deferred_wakeups; /* ... caught while it was being switched out */
+	uint64_t switches;     /* worker -> task switches */
+	uint64_t parks;        /* futex waits of idle workers */
+	uint64_t ticks;        /* ts_sched_tick() calls */
+};
+void ts_rt_get_stats(struct ts_rt_stats *out);
+
+/* ---- tasks ---- */
+
+typedef struct ts_task_handle {
+	uint64_t id; /* 0 = none */
+} ts_task_handle;
+
+struct ts_task_attr {
+	size_t stack_size;     /* 0 = the runtime default; rounded up to pages */
+	int nice;              /* -20..19 */
+	const char *cpus;      /* allowed scheduler CPUs as a cpulist; NULL = all */
+	int node;              /* allowed NUMA node; -1 = any (only when cpus is NULL) */
+	const char *name;      /* copied, at most 31 bytes kept */
+};
+#define TS_TASK_ATTR_INIT { .stack_size = 0, .nice = 0, .cpus = NULL, .node = -1, .name = NULL }
+
+typedef void *(*ts_task_fn)(void *arg);
+
+/* Creates a task (from a task or a plain thread) and makes it runnable. On error
+ * returns a handle with id 0 and sets errno and ts_rt_last_error(). attr may be NULL. */
+ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *attr);
+/* Waits for the task to exit and frees it; *ret (may be NULL) gets fn's return value.
+ * From a task it blocks the task; from a plain thread it blocks the thread. A handle can
+ * be joined once: a second join gives -ESRCH, two joiners at once -EINVAL. */
+int ts_join(ts_task_handle h, void **ret);
+/* Gives up the worker (ts_yield() of the core); from a plain thread: sched_yield(). */
+int ts_rt_yield(void);
+/* Sleeps at least ns; -EPERM from a plain thread. */
+int ts_sleep_ns(uint64_t ns);
+/* The calling task's handle (id 0 from a plain thread). */
+ts_task_handle ts_self(void);
+/* The calling task's name, its scheduler CPU now (-1 from a plain thread), its core task. */
+const char *ts_self_name(void);
+int ts_self_cpu(void);
+struct ts_task *ts_self_sched_task(void);
+/* The guard page and usable stack of a task (for tests and debuggers). */
+int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size);
+
+/* ---- channels ---- */
+
+struct ts_chan;
+/* A bounded FIFO of `capacity` elements of elem_size bytes (capacity 0: rendezvous).
+ * Returns NULL (errno) on bad arguments. */
+struct ts_chan *ts_chan_create(size_t capacity, size_t elem_size);
+/* Frees the channel; no task may be blocked on it. */
+void ts_chan_destroy(struct ts_chan *c);
+/* Blocking send/recv (tasks only: -EPERM elsewhere). send: -EPIPE once closed. recv:
+ * -EPIPE once closed and empty. */
+int ts_chan_send(struct ts_chan *c, const void *elem);
+int ts_chan_recv(struct ts_chan *c, void *elem);
+/* ts_chan_send() for a caller about to block (a request followed by a wait for the
+ * reply): the receiver it wakes is placed with WF_SYNC (wake_affine favours this CPU). */
+int ts_chan_send_sync(struct ts_chan *c, const void *elem);
+/* Non-blocking (any thread): -EAGAIN instead of blocking. */
+int ts_chan_try_send(struct ts_chan *c, const void *elem);
+int ts_chan_try_recv(struct ts_chan *c, void *elem);
+/* Wakes every blocked sender (-EPIPE) and receiver (drain, then -EPIPE). Closing twice:
+ * -EPIPE. */
+int ts_chan_close(struct ts_chan *c);
+
+/* ---- mutex, condition variable, wait group (tasks only for the blocking calls) ---- */
+
+struct ts_mutex;
+struct ts_cond;
+struct ts_waitgroup;
+struct ts_mutex *ts_mutex_create(void);
+void ts_mutex_destroy(struct ts_mutex *m);
+int ts_mutex_lock(struct ts_mutex *m);
+int ts_mutex_trylock(struct ts_mutex *m); /* -EBUSY when held */
+int ts_mutex_unlock(struct ts_mutex *m);  /* -EPERM when not held by the caller */
+
+struct ts_cond *ts_cond_create(void);
+void ts_cond_destroy(struct ts_cond *c);
+int ts_cond_wait(struct ts_cond *c, struct ts_mutex *m);
+int ts_cond_signal(struct ts_cond *c);
+int ts_cond_broadcast(struct ts_cond *c);
+
+struct ts_waitgroup *ts_wg_create(void);
+void ts_wg_destroy(struct ts_waitgroup *wg);
+int ts_wg_add(struct ts_waitgroup *wg, int delta); /* -EINVAL if the count goes negative */
+int ts_wg_done(struct ts_waitgroup *wg);
+int ts_wg_wait(struct ts_waitgroup *wg);
+
+#endif

@@ -1,0 +1,165 @@
+/* Bounded channels. A ring buffer of `capacity` elements plus two wait queues; an element
+ * goes straight from a sender to a waiting receiver (and the other way for a rendezvous
+ * channel), so a woken task finds its operation done and never retries. */
+#include "rt/rt_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ts_chan {
+	pthread_mutex_t lock;
+	size_t cap, elem, head, count;
+	bool closed;
+	struct rt_waitq senders, receivers;
+	unsigned char *buf;
+};
+
+struct ts_chan *ts_chan_create(size_t capacity, size_t elem_size)
+{
+	if (elem_size == 0 || (capacity && elem_size > SIZE_MAX / capacity)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct ts_chan *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->cap = capacity;
+	c->elem = elem_size;
+	if (capacity && !(c->buf = malloc(capacity * elem_size))) {
+		free(c);
+		return NULL;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	return c;
+}
+
+void ts_chan_destroy(struct ts_chan *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_destroy(&c->lock);
+	free(c->buf);
+	free(c);
+}
+
+static void *slot(struct ts_chan *c, size_t i) { return c->buf + ((c->head + i) % c->cap) * c->elem; }
+
+/* With c->lock held. 1: done, 0: would block, <0: error. *wake gets a task to wake. */
+static int send_locked(struct ts_chan *c, const void *e, struct rt_task **wake)
+{
+	if (c->closed)
+		return rt_error(-EPIPE, "ts_chan_send: the channel is closed");
+	struct rt_waiter *r = rt_waitq_pop(&c->receivers);
+	if (r) { /* a receiver waits: the buffer is empty */
+		memcpy(r->buf, e, c->elem);
+		r->status = 0;
+		r->done = 1;
+		*wake = r->task;
+		return 1;
+	}
+	if (c->count < c->cap) {
+		memcpy(slot(c, c->count++), e, c->elem);
+		return 1;
+	}
+	return 0;
+}
+
+static int recv_locked(struct ts_chan *c, void *e, struct rt_task **wake)
+{
+	if (c->count) {
+		memcpy(e, slot(c, 0), c->elem);
+		c->head = (c->head + 1) % c->cap;
+		c->count--;
+		struct rt_waiter *s = rt_waitq_pop(&c->senders);
+		if (s) { /* the buffer was full: the first blocked sender's element moves in */
+			memcpy(slot(c, c->count++), s->buf, c->elem);
+			s->status = 0;
+			s->done = 1;
+			*wake = s->task;
+		}
+		return 1;
+	}
+	struct rt_waiter *s = rt_waitq_pop(&c->senders);
+	if (s) { /* rendezvous */
+		memcpy(e, s->buf, c->elem);
+		s->status = 0;
+		s->done = 1;
+		*wake = s->task;
+		return 1;
+	}
+	if (c->closed)
+		return rt_error(-EPIPE, "ts_chan_recv: the channel is closed and empty");
+	return 0;
+}
+
+static int chan_op(struct ts_chan *c, void *e, bool send, bool block, int wake_flags)
+{
+	if (!c)
+		return rt_error(-EINVAL, "ts_chan: NULL channel");
+	struct rt_task *self = rt_current();
+	if (block && !self)
+		return rt_error(-EPERM, "ts_chan_%s: blocking call outside a task (use ts_chan_try_%s)",
+				send ? "send" : "recv", send ? "send" : "recv");
+	struct rt_task *wake = NULL;
+	pthread_mutex_lock(&c->lock);
+	int rc = send ? send_locked(c, e, &wake) : recv_locked(c, e, &wake);
+	if (rc == 0 && !block) {
+		pthread_mutex_unlock(&c->lock);
+		return rt_error(-EAGAIN, "ts_chan_try_%s: the channel is %s", send ? "send" : "recv",
+				send ? "full" : "empty");
+	}
+	if (rc == 0) {
+		struct rt_waiter w = { .task = self, .buf = e };
+		rt_waitq_push(send ? &c->senders : &c->receivers, &w);
+		rt_wait_done(&c->lock, &w);
+		rc = w.status;
+		pthread_mutex_unlock(&c->lock);
+		return rc < 0 ? rt_error(rc, "ts_chan_%s: the channel was closed",
+					 send ? "send" : "recv")
+			      : 0;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (wake)
+		rt_wake(wake, wake_flags);
+	return rc < 0 ? rc : 0;
+}
+
+int ts_chan_send(struct ts_chan *c, const void *elem) { return chan_op(c, (void *)elem, true, true, 0); }
+int ts_chan_send_sync(struct ts_chan *c, const void *elem)
+{
+	return chan_op(c, (void *)elem, true, true, TS_WF_SYNC);
+}
+int ts_chan_recv(struct ts_chan *c, void *elem) { return chan_op(c, elem, false, true, 0); }
+int ts_chan_try_send(struct ts_chan *c, const void *elem)
+{
+	return chan_op(c, (void *)elem, true, false, 0);
+}
+int ts_chan_try_recv(struct ts_chan *c, void *elem) { return chan_op(c, elem, false, false, 0); }
+
+int ts_chan_close(struct ts_chan *c)
+{
+	if (!c)
+		return rt_error(-EINVAL, "ts_chan_close: NULL channel");
+	struct rt_task *chain = NULL;
+	pthread_mutex_lock(&c->lock);
+	if (c->closed) {
+		pthread_mutex_unlock(&c->lock);
+		return rt_error(-EPIPE, "ts_chan_close: the channel is already closed");
+	}
+	c->closed = true;
+	struct rt_waiter *w;
+	while ((w = rt_waitq_pop(&c->senders))) {
+		w->status = -EPIPE;
+		w->done = 1;
+		rt_chain_add(&chain, w->task);
+	}
+	while ((w = rt_waitq_pop(&c->receivers))) {
+		w->status = -EPIPE;
+		w->done = 1;
+		rt_chain_add(&chain, w->task);
+	}
+	pthread_mutex_unlock(&c->lock);
+	rt_chain_wake(chain, 0);
+	return 0;
+}

@@ -1,0 +1,244 @@
+/* Internal structures of the runtime (src/rt/): shared by its files, not installed. */
+#ifndef TOPOSCHED_RT_INTERNAL_H
+#define TOPOSCHED_RT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "toposched/runtime.h"
+#include "toposched/sched.h"
+
+#if defined(TS_RT_CTX_UCONTEXT)
+#include <ucontext.h>
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TS_RT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TS_RT_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define TS_RT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TS_RT_TSAN 1
+#endif
+#endif
+
+/* ---- context switch (context.c, context_switch.S) ---- */
+
+/* An execution context: a task's stack, or a worker thread's own stack. */
+struct rt_ctx {
+	void *sp;                 /* saved stack pointer (assembly back ends) */
+#if defined(TS_RT_CTX_UCONTEXT)
+	ucontext_t uc;
+#endif
+	void *stack_lo;           /* for ASan: the stack this context runs on */
+	size_t stack_size;
+	void *asan_fake;          /* ASan's fake stack, saved while switched away */
+	void *tsan_fiber;         /* TSan's fiber of this context */
+};
+
+/* The context of the calling thread (a worker's scheduler loop). */
+void rt_ctx_init_thread(struct rt_ctx *c);
+/* A new context on [lo, lo+size) that starts in entry(arg); entry never returns. */
+void rt_ctx_init_task(struct rt_ctx *c, void *lo, size_t size, void (*entry)(void *), void *arg);
+/* Releases what the sanitizers keep for c (not the stack); c must not be running. */
+void rt_ctx_destroy(struct rt_ctx *c);
+/* Saves the caller into from and resumes to; returns when something switches back. */
+void rt_ctx_switch(struct rt_ctx *from, struct rt_ctx *to);
+/* Same, for a context that will never be resumed (task exit). */
+_Noreturn void rt_ctx_switch_final(struct rt_ctx *from, struct rt_ctx *to);
+/* The first call of a new context's entry function (finishes the sanitizers' switch). */
+void rt_ctx_entered(void);
+
+/* ---- stacks (stack.c) ---- */
+
+struct rt_stack {
+	void *map;        /* guard page(s) + stack */
+	size_t map_size;
+	void *lo;         /* lowest usable byte (just above the guard) */
+	size_t size;
+};
+int rt_stack_alloc(struct rt_stack *st, size_t size);
+void rt_stack_free(struct rt_stack *st);
+size_t rt_page_size(void);
+
+/* ---- tasks (task.c) ---- */
+
+/* The wake-up state word of a task (see wake.c for the protocol). */
+enum rt_wstate {
+	RT_RUNNING,       /* running or runnable */
+	RT_BLOCKING,      /* announced it will block; still on its worker */
+	RT_PARKING,       /* its worker is taking it off the run queue */
+	RT_SLEEPING,      /* off every run queue: a waker may claim it */
+	RT_WAKE_DEFERRED, /* a waker came while PARKING: the worker wakes it when done */
+};
+
+enum rt_switch_reason { RT_SW_YIELD, RT_SW_BLOCK, RT_SW_EXIT };
+enum rt_inbox_kind { RT_INBOX_NEW, RT_INBOX_WAKE };
+
+struct rt_worker;
+
+struct rt_task {
+	struct ts_task ts;            /* the core's task (host_data = this) */
+	struct rt_ctx ctx;
+	struct rt_stack stack;
+	_Atomic int wstate;           /* enum rt_wstate */
+	atomic_int on_cpu;            /* 1 while a worker runs it (a task never runs twice) */
+	pthread_mutex_t pi_lock;      /* held around ts_try_to_wake_up(), as p->pi_lock */
+	struct rt_worker *worker;     /* the worker running it (valid while it runs) */
+	int reason;                   /* enum rt_switch_reason, set before switching out */
+	ts_task_fn fn;
+	void *arg, *ret;
+	uint64_t id;
+	char name[32];
+	/* join */
+	pthread_mutex_t join_lock;
+	atomic_int finished;          /* futex word for plain-thread joiners */
+	int ext_waiters;
+	struct rt_task *joiner;
+	/* sleep (timer.c): in its worker's heap while sleeping */
+	uint64_t wake_at;
+	/* inbox of a worker (wake-ups and spawns from plain threads) */
+	struct rt_task *inbox_next;
+	int inbox_kind;
+	/* chained by a waker between a wait queue's unlock and the wake-ups */
+	struct rt_task *wake_next;
+	char err[160];                /* ts_rt_last_error() for this task */
+};
+
+static inline struct rt_task *rt_task_of(struct ts_task *p) { return p->host_data; }
+
+/* The task running on this thread (NULL in a worker's own context or a plain thread) and
+ * this thread's worker. Never cached by the compiler across a context switch. */
+struct rt_task *rt_current(void);
+struct rt_worker *rt_this_worker(void);
+void rt_set_current(struct rt_task *t);
+void rt_set_this_worker(struct rt_worker *w);
+
+/* Exit bookkeeping, by the worker after the task's last switch (no lock held). */
+void rt_task_finish(struct rt_task *t, int cpu);
+/* Frees every task still registered (ts_rt_stop()). */
+void rt_tasks_free_all(void);
+
+/* ---- workers (worker.c) ---- */
+
+struct rt_timer_heap {
+	struct rt_task **v;
+	size_t n, cap;
+};
+
+struct rt_worker {
+	alignas(64) atomic_int need_resched;
+	atomic_int parked;            /* futex word: 1 while parked (park.c) */
+	alignas(64) int cpu;          /* scheduler CPU */
+	int os_cpu;                   /* real CPU it is pinned to */
+	pthread_t thread;
+	struct rt_ctx ctx;            /* the scheduler loop's context */
+	uint64_t last_tick;
+	struct rt_timer_heap timers;  /* sleeping tasks of this worker; only its thread */
+	pthread_mutex_t inbox_lock;
+	struct rt_task *inbox;
+	atomic_int inbox_n;
+	/* counters (relaxed, this worker only) */
+	ts_counter spawned, wakeups, early_wakeups, deferred_wakeups, switches, parks, ticks;
+};
+
+struct rt {
+	struct ts_topology *topo;
+	struct ts_sched *s;
+	struct rt_worker **worker;    /* [topo->nr_cpus]; NULL for unscheduled CPUs */
+	int *worker_cpus;             /* scheduled CPUs, in order */
+	int nr_workers;
+	pthread_mutex_t *rq_lock;     /* [topo->nr_cpus] */
+	size_t stack_size;
+	int idle_spin;
+	uint64_t t0;
+	atomic_int stopping;
+	atomic_long live;             /* tasks spawned and not yet exited */
+	atomic_long joins_in_flight;
+	atomic_uint next_inbox;       /* round robin for spawns from plain threads */
+	pthread_mutex_t stop_lock;
+	pthread_cond_t stop_cond;
+};
+
+extern struct rt rt_g;
+/* 0 stopped, 1 starting/stopping, 2 running */
+extern atomic_int rt_state;
+static inline bool rt_is_running(void)
+{
+	return atomic_load_explicit(&rt_state, memory_order_acquire) == 2;
+}
+
+uint64_t rt_clock_ns(void);
+void rt_worker_kick(struct rt_worker *w);            /* need_resched + unpark (park.c) */
+void rt_worker_park(struct rt_worker *w, uint64_t timeout_ns); /* 0 = no timeout */
+void rt_inbox_push(struct rt_worker *w, struct rt_task *t, int kind);
+void rt_stat_bump(ts_counter *c);
+
+/* ---- wake-ups and waiting (wake.c) ---- */
+
+/* Wakes t; returns true if this call woke it (false: it was awake already). From a task
+ * the waker is that task on its worker's CPU; from a worker's loop the waker is no task;
+ * from a plain thread the wake-up is handed to a worker's inbox. */
+bool rt_wake(struct rt_task *t, int wake_flags);
+/* The core's wake-up of a task this caller has claimed, on behalf of cpu. */
+void rt_do_ttwu(struct rt_task *t, int cpu, struct rt_task *waker, int wake_flags);
+/* Announces that the current task is about to block (call with the wait queue's lock
+ * held, before the waker can see it), then rt_block() after dropping that lock. */
+void rt_prepare_block(struct rt_task *t);
+void rt_block(struct rt_task *t);
+/* Switches the current task to its worker for `reason`. */
+void rt_switch_out(struct rt_task *t, int reason);
+
+/* A FIFO of blocked tasks, protected by its owner's lock. */
+struct rt_waiter {
+	struct rt_waiter *next;
+	struct rt_task *task;
+	int done;      /* set by the waker under the owner's lock */
+	int status;    /* result for the waiter */
+	void *buf;     /* channel element */
+};
+struct rt_waitq {
+	struct rt_waiter *head, *tail;
+};
+void rt_waitq_push(struct rt_waitq *q, struct rt_waiter *w);
+struct rt_waiter *rt_waitq_pop(struct rt_waitq *q);
+static inline bool rt_waitq_empty(const struct rt_waitq *q) { return !q->head; }
+/* Blocks the current task until w->done, with *lock held on entry and on return. */
+void rt_wait_done(pthread_mutex_t *lock, struct rt_waiter *w);
+/* Wake chain: collect under the lock, wake after unlocking. */
+static inline void rt_chain_add(struct rt_task **chain, struct rt_task *t)
+{
+	t->wake_next = *chain;
+	*chain = t;
+}
+void rt_chain_wake(struct rt_task *chain, int wake_flags);
+
+/* ---- timers (timer.c) ---- */
+
+void rt_timer_add(struct rt_worker *w, struct rt_task *t);
+/* Wakes the sleepers of w whose time has come; returns the next deadline (0 = none). */
+uint64_t rt_timer_fire(struct rt_worker *w, uint64_t now);
+void rt_timer_heap_free(struct rt_timer_heap *h);
+
+/* ---- futex (park.c), mutex (mutex.c), stop (worker.c) ---- */
+
+void rt_futex_wait(atomic_int *word, int expected, uint64_t timeout_ns); /* 0 = no timeout */
+void rt_futex_wake(atomic_int *word, int n);
+struct ts_mutex;
+bool rt_mutex_owned_by(struct ts_mutex *m, const struct rt_task *t);
+void rt_stop_notify(void);
+
+/* ---- errors (error.c) ---- */
+
+int rt_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rt_error_clear(void);
+
+#endif

@@ -1,0 +1,329 @@
+/* Tasks: spawn, exit, join, and the handle registry. A handle is (generation << 32 |
+ * slot + 1) into a table of live tasks, so that a stale handle (a task already joined)
+ * is recognised instead of dereferenced. */
+#include "rt/rt_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct slot {
+	struct rt_task *t;
+	uint32_t gen;
+	bool join_claimed;
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct slot *slots;
+static uint32_t nr_slots, cap_slots;
+static uint32_t *free_slots;
+static uint32_t nr_free;
+
+static uint64_t reg_add(struct rt_task *t)
+{
+	pthread_mutex_lock(&reg_lock);
+	uint32_t i;
+	if (nr_free) {
+		i = free_slots[--nr_free];
+	} else {
+		if (nr_slots == cap_slots) {
+			uint32_t cap = cap_slots ? 2 * cap_slots : 256;
+			struct slot *s = realloc(slots, cap * sizeof(*s));
+			uint32_t *f = s ? realloc(free_slots, cap * sizeof(*f)) : NULL;
+			if (s)
+				slots = s;
+			if (!s || !f) {
+				pthread_mutex_unlock(&reg_lock);
+				return 0;
+			}
+			free_slots = f;
+			cap_slots = cap;
+		}
+		i = nr_slots++;
+		slots[i].gen = 1;
+	}
+	slots[i].t = t;
+	slots[i].join_claimed = false;
+	uint64_t id = ((uint64_t)slots[i].gen << 32) | (i + 1);
+	t->id = id;
+	pthread_mutex_unlock(&reg_lock);
+	return id;
+}
+
+/* Looks h up with reg_lock held; NULL if it names no live task. */
+static struct slot *reg_find(uint64_t id)
+{
+	uint32_t i = (uint32_t)id, gen = (uint32_t)(id >> 32);
+	if (i == 0 || i > nr_slots)
+		return NULL;
+	struct slot *s = &slots[i - 1];
+	return s->t && s->gen == gen ? s : NULL;
+}
+
+static void reg_release(struct slot *s)
+{
+	s->t = NULL;
+	s->gen++;
+	free_slots[nr_free++] = (uint32_t)(s - slots);
+}
+
+static void task_free(struct rt_task *t)
+{
+	rt_ctx_destroy(&t->ctx);
+	rt_stack_free(&t->stack);
+	ts_task_destroy(&t->ts);
+	pthread_mutex_destroy(&t->pi_lock);
+	pthread_mutex_destroy(&t->join_lock);
+	free(t);
+}
+
+void rt_tasks_free_all(void)
+{
+	pthread_mutex_lock(&reg_lock);
+	for (uint32_t i = 0; i < nr_slots; i++) {
+		if (slots[i].t) {
+			task_free(slots[i].t);
+			slots[i].t = NULL;
+		}
+	}
+	free(slots);
+	free(free_slots);
+	slots = NULL;
+	free_slots = NULL;
+	nr_slots = cap_slots = nr_free = 0;
+	pthread_mutex_unlock(&reg_lock);
+}
+
+static void task_entry(void *arg)
+{
+	struct rt_task *t = arg;
+	rt_ctx_entered();
+	t->ret = t->fn(t->arg);
+	t->reason = RT_SW_EXIT;
+	rt_ctx_switch_final(&t->ctx, &t->worker->ctx);
+}
+
+void rt_task_finish(struct rt_task *t, int cpu)
+{
+	(void)cpu;
+	/* A waker may still be in the tail of the core's wake-up of t (wake.c). */
+	pthread_mutex_lock(&t->pi_lock);
+	pthread_mutex_unlock(&t->pi_lock);
+	pthread_mutex_lock(&t->join_lock);
+	atomic_store(&t->finished, 1);
+	struct rt_task *j = t->joiner;
+	if (t->ext_waiters)
+		rt_futex_wake(&t->finished, 1 << 30);
+	pthread_mutex_unlock(&t->join_lock);
+	/* t may be freed from here on */
+	if (j)
+		rt_wake(j, 0);
+	if (atomic_fetch_sub(&rt_g.live, 1) == 1)
+		rt_stop_notify();
+}
+
+static int build_mask(const struct ts_task_attr *a, struct ts_cpumask **out)
+{
+	struct ts_sched *s = rt_g.s;
+	*out = NULL;
+	if (a->cpus) {
+		struct ts_error err = { 0 };
+		struct ts_cpumask *m = ts_cpumask_alloc(s->nr_cpus);
+		if (!m)
+			return rt_error(-ENOMEM, "ts_spawn: out of memory");
+		int rc = ts_cpumask_parse(m, a->cpus, &err);
+		if (rc) {
+			ts_cpumask_free(m);
+			return rt_error(rc, "ts_spawn: cpus '%s': %s", a->cpus, err.msg);
+		}
+		*out = m;
+	} else if (a->node >= 0) {
+		const struct ts_topology *t = s->topo;
+		if (a->node >= t->nr_nodes)
+			return rt_error(-EINVAL, "ts_spawn: node %d does not exist (%d nodes)", a->node,
+					t->nr_nodes);
+		struct ts_cpumask *m = ts_cpumask_alloc(s->nr_cpus);
+		if (!m)
+			return rt_error(-ENOMEM, "ts_spawn: out of memory");
+		for (int c = 0; c < t->nr_cpus; c++)
+			if (t->cpu[c].node == a->node)
+				ts_cpumask_set(m, c);
+		*out = m;
+	}
+	return 0;
+}
+
+ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *attr)
+{
+	static const struct ts_task_attr defaults = TS_TASK_ATTR_INIT;
+	const struct ts_task_attr *a = attr ? attr : &defaults;
+	ts_task_handle h = { 0 };
+	if (!rt_is_running()) {
+		rt_error(-ENXIO, "ts_spawn: the runtime is not running (call ts_rt_start first)");
+		return h;
+	}
+	if (!fn) {
+		rt_error(-EINVAL, "ts_spawn: fn is NULL");
+		return h;
+	}
+	struct rt_task *self = rt_current();
+	struct rt_worker *w = rt_this_worker();
+	struct rt_task *t = calloc(1, sizeof(*t));
+	if (!t) {
+		rt_error(-ENOMEM, "ts_spawn: out of memory");
+		return h;
+	}
+	struct ts_cpumask *mask = NULL;
+	if (build_mask(a, &mask)) {
+		free(t);
+		return h;
+	}
+	int rc = rt_stack_alloc(&t->stack, a->stack_size ? a->stack_size : rt_g.stack_size);
+	if (rc) {
+		ts_cpumask_free(mask);
+		free(t);
+		rt_error(rc, "ts_spawn: cannot map a stack of %zu bytes: %s",
+			 a->stack_size ? a->stack_size : rt_g.stack_size, strerror(-rc));
+		return h;
+	}
+	/* Spawned from a task: fork on its CPU; from a plain thread: a worker's, round robin. */
+	struct rt_worker *home = w;
+	if (!home)
+		home = rt_g.worker[rt_g.worker_cpus[atomic_fetch_add(&rt_g.next_inbox, 1) %
+						      (unsigned)rt_g.nr_workers]];
+	struct ts_error err = { 0 };
+	rc = ts_task_init(rt_g.s, &t->ts, a->nice, mask, home->cpu, &err);
+	ts_cpumask_free(mask);
+	if (rc) {
+		rt_stack_free(&t->stack);
+		ts_task_destroy(&t->ts);
+		free(t);
+		rt_error(rc, "ts_spawn: %s", err.msg);
+		return h;
+	}
+	t->ts.host_data = t;
+	t->fn = fn;
+	t->arg = arg;
+	snprintf(t->name, sizeof(t->name), "%s", a->name ? a->name : "task");
+	pthread_mutex_init(&t->pi_lock, NULL);
+	pthread_mutex_init(&t->join_lock, NULL);
+	atomic_init(&t->wstate, RT_RUNNING);
+	rt_ctx_init_task(&t->ctx, t->stack.lo, t->stack.size, task_entry, t);
+	h.id = reg_add(t);
+	if (!h.id) {
+		task_free(t);
+		rt_error(-ENOMEM, "ts_spawn: out of memory");
+		return h;
+	}
+	atomic_fetch_add(&rt_g.live, 1);
+	if (w) {
+		/* A task, or a worker's loop: this thread is the CPU's only actor. */
+		ts_wake_up_new_task(rt_g.s, &t->ts, w->cpu, self ? &self->ts : NULL);
+		rt_stat_bump(&w->spawned);
+	} else {
+		rt_inbox_push(home, t, RT_INBOX_NEW);
+	}
+	return h;
+}
+
+int ts_join(ts_task_handle h, void **ret)
+{
+	struct rt_task *self = rt_current();
+	if (!rt_is_running())
+		return rt_error(-ENXIO, "ts_join: the runtime is not running");
+	pthread_mutex_lock(&reg_lock);
+	struct slot *s = reg_find(h.id);
+	if (!s) {
+		pthread_mutex_unlock(&reg_lock);
+		return rt_error(-ESRCH, "ts_join: handle %#llx names no task (never spawned, or already joined)",
+				(unsigned long long)h.id);
+	}
+	struct rt_task *t = s->t;
+	if (t == self) {
+		pthread_mutex_unlock(&reg_lock);
+		return rt_error(-EDEADLK, "ts_join: task '%s' would wait for itself", t->name);
+	}
+	if (s->join_claimed) {
+		pthread_mutex_unlock(&reg_lock);
+		return rt_error(-EINVAL, "ts_join: task '%s' is already being joined by someone else",
+				t->name);
+	}
+	s->join_claimed = true;
+	atomic_fetch_add(&rt_g.joins_in_flight, 1);
+	pthread_mutex_unlock(&reg_lock);
+
+	pthread_mutex_lock(&t->join_lock);
+	if (self) {
+		struct rt_waiter wt = { .task = self };
+		while (!atomic_load(&t->finished)) {
+			t->joiner = self;
+			rt_prepare_block(self);
+			pthread_mutex_unlock(&t->join_lock);
+			rt_block(self);
+			pthread_mutex_lock(&t->join_lock);
+		}
+		(void)wt;
+	} else {
+		while (!atomic_load(&t->finished)) {
+			t->ext_waiters = 1;
+			pthread_mutex_unlock(&t->join_lock);
+			rt_futex_wait(&t->finished, 0, 0);
+			pthread_mutex_lock(&t->join_lock);
+		}
+	}
+	pthread_mutex_unlock(&t->join_lock);
+	if (ret)
+		*ret = t->ret;
+	pthread_mutex_lock(&reg_lock);
+	reg_release(s = reg_find(h.id));
+	pthread_mutex_unlock(&reg_lock);
+	task_free(t);
+	if (atomic_fetch_sub(&rt_g.joins_in_flight, 1) == 1)
+		rt_stop_notify();
+	rt_error_clear();
+	return 0;
+}
+
+ts_task_handle ts_self(void)
+{
+	struct rt_task *t = rt_current();
+	return (ts_task_handle){ t ? t->id : 0 };
+}
+
+const char *ts_self_name(void)
+{
+	struct rt_task *t = rt_current();
+	return t ? t->name : NULL;
+}
+
+int ts_self_cpu(void)
+{
+	struct rt_task *t = rt_current();
+	return t ? t->worker->cpu : -1;
+}
+
+struct ts_task *ts_self_sched_task(void)
+{
+	struct rt_task *t = rt_current();
+	return t ? &t->ts : NULL;
+}
+
+int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size)
+{
+	pthread_mutex_lock(&reg_lock);
+	struct slot *s = reg_find(h.id);
+	if (!s) {
+		pthread_mutex_unlock(&reg_lock);
+		return rt_error(-ESRCH, "ts_task_stack: handle %#llx names no task",
+				(unsigned long long)h.id);
+	}
+	if (guard)
+		*guard = s->t->stack.map;
+	if (lo)
+		*lo = s->t->stack.lo;
+	if (size)
+		*size = s->t->stack.size;
+	pthread_mutex_unlock(&reg_lock);
+	return 0;
+}

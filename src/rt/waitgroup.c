@@ -1,0 +1,66 @@
+/* Wait groups (Go's sync.WaitGroup): add, done, and wait until the count is zero. */
+#include "rt/rt_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+struct ts_waitgroup {
+	pthread_mutex_t lock;
+	long count;
+	struct rt_waitq waiters;
+};
+
+struct ts_waitgroup *ts_wg_create(void)
+{
+	struct ts_waitgroup *wg = calloc(1, sizeof(*wg));
+	if (wg)
+		pthread_mutex_init(&wg->lock, NULL);
+	return wg;
+}
+
+void ts_wg_destroy(struct ts_waitgroup *wg)
+{
+	if (!wg)
+		return;
+	pthread_mutex_destroy(&wg->lock);
+	free(wg);
+}
+
+int ts_wg_add(struct ts_waitgroup *wg, int delta)
+{
+	struct rt_task *chain = NULL;
+	pthread_mutex_lock(&wg->lock);
+	if (wg->count + delta < 0) {
+		pthread_mutex_unlock(&wg->lock);
+		return rt_error(-EINVAL, "ts_wg_add: the count would become negative (%ld%+d)",
+				wg->count, delta);
+	}
+	wg->count += delta;
+	if (wg->count == 0) {
+		struct rt_waiter *w;
+		while ((w = rt_waitq_pop(&wg->waiters))) {
+			w->done = 1;
+			rt_chain_add(&chain, w->task);
+		}
+	}
+	pthread_mutex_unlock(&wg->lock);
+	rt_chain_wake(chain, 0);
+	return 0;
+}
+
+int ts_wg_done(struct ts_waitgroup *wg) { return ts_wg_add(wg, -1); }
+
+int ts_wg_wait(struct ts_waitgroup *wg)
+{
+	struct rt_task *self = rt_current();
+	if (!self)
+		return rt_error(-EPERM, "ts_wg_wait: blocking call outside a task");
+	pthread_mutex_lock(&wg->lock);
+	if (wg->count > 0) {
+		struct rt_waiter w = { .task = self };
+		rt_waitq_push(&wg->waiters, &w);
+		rt_wait_done(&wg->lock, &w);
+	}
+	pthread_mutex_unlock(&wg->lock);
+	return 0;
+}

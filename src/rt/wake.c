@@ -1,0 +1,148 @@
+/* Blocking and waking a task, and the lost-wake-up race between them.
+ *
+ * A task blocks in two steps: under the lock of the wait queue it joins, it sets its
+ * wstate to BLOCKING (rt_prepare_block); after dropping that lock it switches to its
+ * worker (rt_block). A waker takes the task off the wait queue under the same lock and,
+ * after dropping it, calls rt_wake(). The waker can therefore arrive at any moment of the
+ * switch-out, which is the kernel's try_to_wake_up() vs __schedule() race. The state
+ * word settles it, each transition a compare-and-swap:
+ *
+ *   task:   RUNNING  -> BLOCKING            (before it can be found)
+ *   worker: BLOCKING -> PARKING             (rq locked, after the task's registers are
+ *                                            saved), then ts_deactivate_curr() and
+ *                                            ts_schedule(), then
+ *           PARKING  -> SLEEPING  (release) (nothing of the worker touches it any more)
+ *   waker:  BLOCKING -> RUNNING             the task has not left: the worker finds the
+ *                                            CAS above failing and keeps it runnable (the
+ *                                            kernel's ttwu_runnable(); no placement)
+ *           PARKING  -> WAKE_DEFERRED       the worker is taking it off its queue: the
+ *                                            worker's PARKING -> SLEEPING CAS fails and it
+ *                                            wakes the task itself once done (the kernel
+ *                                            spins on p->on_cpu here; we defer instead,
+ *                                            so a waker never waits for a preempted worker)
+ *           SLEEPING -> RUNNING   (acquire) the waker owns the wake-up: it calls the
+ *                                            core's ts_try_to_wake_up() under p's pi_lock.
+ *
+ * Exactly one party wins each transition, so a task is enqueued once per block and never
+ * while its worker still uses it; the acquire/release pair hands the task's saved context
+ * and core fields from the worker that parked it to the waker. pi_lock (as the kernel's
+ * p->pi_lock) orders consecutive ts_try_to_wake_up() calls on one task: the core writes
+ * p's wake-up counters after dropping the target's rq lock, when p may already run,
+ * block again and be claimed by the next waker. The exit path takes it too, so that no
+ * waker is still inside the core's wake-up when the task is freed. */
+#include "rt/rt_internal.h"
+
+#include <stdlib.h>
+
+void rt_switch_out(struct rt_task *t, int reason)
+{
+	t->reason = reason;
+	rt_ctx_switch(&t->ctx, &t->worker->ctx);
+	/* resumed, maybe on another worker: t->worker was set by that worker */
+}
+
+void rt_prepare_block(struct rt_task *t)
+{
+	atomic_store_explicit(&t->wstate, RT_BLOCKING, memory_order_relaxed);
+}
+
+void rt_block(struct rt_task *t)
+{
+	rt_switch_out(t, RT_SW_BLOCK);
+}
+
+void rt_do_ttwu(struct rt_task *t, int cpu, struct rt_task *waker, int wake_flags)
+{
+	pthread_mutex_lock(&t->pi_lock);
+	ts_try_to_wake_up(rt_g.s, &t->ts, cpu, waker ? &waker->ts : NULL, wake_flags);
+	pthread_mutex_unlock(&t->pi_lock);
+}
+
+bool rt_wake(struct rt_task *t, int wake_flags)
+{
+	struct rt_task *self = rt_current();
+	struct rt_worker *w = rt_this_worker();
+	for (;;) {
+		int st = atomic_load_explicit(&t->wstate, memory_order_acquire);
+		switch (st) {
+		case RT_RUNNING:
+		case RT_WAKE_DEFERRED:
+			return false;
+		case RT_BLOCKING:
+			if (atomic_compare_exchange_weak_explicit(&t->wstate, &st, RT_RUNNING,
+								  memory_order_acq_rel,
+								  memory_order_acquire)) {
+				if (w)
+					rt_stat_bump(&w->early_wakeups);
+				return true;
+			}
+			break;
+		case RT_PARKING:
+			if (atomic_compare_exchange_weak_explicit(&t->wstate, &st, RT_WAKE_DEFERRED,
+								  memory_order_acq_rel,
+								  memory_order_acquire)) {
+				if (w)
+					rt_stat_bump(&w->deferred_wakeups);
+				return true;
+			}
+			break;
+		case RT_SLEEPING:
+			if (atomic_compare_exchange_weak_explicit(&t->wstate, &st, RT_RUNNING,
+								  memory_order_acq_rel,
+								  memory_order_acquire)) {
+				if (!w) {
+					/* A plain thread is no CPU: a worker does the wake-up. */
+					rt_inbox_push(rt_g.worker[t->ts.cpu], t, RT_INBOX_WAKE);
+					return true;
+				}
+				rt_do_ttwu(t, w->cpu, self, self ? wake_flags : 0);
+				rt_stat_bump(&w->wakeups);
+				return true;
+			}
+			break;
+		default:
+			abort();
+		}
+	}
+}
+
+void rt_waitq_push(struct rt_waitq *q, struct rt_waiter *w)
+{
+	w->next = NULL;
+	if (q->tail)
+		q->tail->next = w;
+	else
+		q->head = w;
+	q->tail = w;
+}
+
+struct rt_waiter *rt_waitq_pop(struct rt_waitq *q)
+{
+	struct rt_waiter *w = q->head;
+	if (w) {
+		q->head = w->next;
+		if (!q->head)
+			q->tail = NULL;
+		w->next = NULL;
+	}
+	return w;
+}
+
+void rt_wait_done(pthread_mutex_t *lock, struct rt_waiter *w)
+{
+	while (!w->done) {
+		rt_prepare_block(w->task);
+		pthread_mutex_unlock(lock);
+		rt_block(w->task);
+		pthread_mutex_lock(lock);
+	}
+}
+
+void rt_chain_wake(struct rt_task *chain, int wake_flags)
+{
+	while (chain) {
+		struct rt_task *next = chain->wake_next;
+		rt_wake(chain, wake_flags);
+		chain = next;
+	}
+}

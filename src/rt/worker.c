@@ -1,0 +1,487 @@
+/* The runtime's workers: ts_rt_start()/ts_rt_stop(), the host interface the core runs
+ * on (clock, per-CPU run-queue mutexes, resched_cpu = need_resched + unpark) and the
+ * scheduler loop of each worker thread.
+ *
+ * The loop, per iteration: lock own rq; if a tick period passed, ts_sched_tick(); the
+ * bookkeeping of the task that just switched back (ts_yield(), or ts_deactivate_curr()
+ * for a block or an exit — see wake.c for the state word); ts_schedule() (which runs
+ * newly-idle balancing when nothing is queued); unlock; then, with no lock held, the
+ * deferred wake-up, the exit of the previous task, periodic balancing when the tick said
+ * it is due, the inbox (spawns and wake-ups from plain threads) and expired sleeps; then
+ * switch to the picked task, or spin and park when there is none. */
+#include "rt/rt_internal.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct rt rt_g;
+atomic_int rt_state;
+
+static _Thread_local struct rt_task *tls_current;
+static _Thread_local struct rt_worker *tls_worker;
+
+/* noinline + compiler barrier: a task that moved to another thread must see that
+ * thread's values, so the TLS address is never kept across a switch. */
+__attribute__((noinline)) struct rt_task *rt_current(void)
+{
+	__asm__ volatile("" ::: "memory");
+	return tls_current;
+}
+__attribute__((noinline)) struct rt_worker *rt_this_worker(void)
+{
+	__asm__ volatile("" ::: "memory");
+	return tls_worker;
+}
+__attribute__((noinline)) void rt_set_current(struct rt_task *t)
+{
+	__asm__ volatile("" ::: "memory");
+	tls_current = t;
+}
+__attribute__((noinline)) void rt_set_this_worker(struct rt_worker *w)
+{
+	__asm__ volatile("" ::: "memory");
+	tls_worker = w;
+}
+
+void rt_stat_bump(ts_counter *c) { ts_stat_inc(c); }
+
+uint64_t rt_clock_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- host interface ---- */
+
+static uint64_t host_clock(void *h)
+{
+	(void)h;
+	return rt_clock_ns();
+}
+static void host_resched(void *h, int cpu)
+{
+	(void)h;
+	struct rt_worker *w = rt_g.worker[cpu];
+	if (w)
+		rt_worker_kick(w);
+}
+static void host_lock(void *h, int cpu)
+{
+	(void)h;
+	pthread_mutex_lock(&rt_g.rq_lock[cpu]);
+}
+static void host_unlock(void *h, int cpu)
+{
+	(void)h;
+	pthread_mutex_unlock(&rt_g.rq_lock[cpu]);
+}
+static uint64_t host_scan_time(void *h, int cpu, int nr_scanned, uint64_t t0)
+{
+	(void)h, (void)cpu, (void)nr_scanned;
+	uint64_t now = rt_clock_ns();
+	return now > t0 ? now - t0 : 0;
+}
+
+static const struct ts_host_ops rt_ops = {
+	.clock = host_clock,
+	.resched_cpu = host_resched,
+	.rq_lock = host_lock,
+	.rq_unlock = host_unlock,
+	.scan_time = host_scan_time,
+};
+
+/* ---- inbox ---- */
+
+void rt_inbox_push(struct rt_worker *w, struct rt_task *t, int kind)
+{
+	pthread_mutex_lock(&w->inbox_lock);
+	t->inbox_kind = kind;
+	t->inbox_next = w->inbox;
+	w->inbox = t;
+	atomic_fetch_add(&w->inbox_n, 1);
+	pthread_mutex_unlock(&w->inbox_lock);
+	rt_worker_kick(w);
+}
+
+static void inbox_drain(struct rt_worker *w)
+{
+	if (!atomic_load_explicit(&w->inbox_n, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&w->inbox_lock);
+	struct rt_task *t = w->inbox;
+	w->inbox = NULL;
+	atomic_store(&w->inbox_n, 0);
+	pthread_mutex_unlock(&w->inbox_lock);
+	while (t) {
+		struct rt_task *next = t->inbox_next;
+		if (t->inbox_kind == RT_INBOX_NEW) {
+			ts_wake_up_new_task(rt_g.s, &t->ts, w->cpu, NULL);
+			rt_stat_bump(&w->spawned);
+		} else {
+			rt_do_ttwu(t, w->cpu, NULL, 0);
+			rt_stat_bump(&w->wakeups);
+		}
+		t = next;
+	}
+}
+
+/* ---- the scheduler loop ---- */
+
+static void run_task(struct rt_worker *w, struct rt_task *t)
+{
+	if (atomic_exchange(&t->on_cpu, 1)) {
+		fprintf(stderr, "toposched runtime: task %s picked while running elsewhere\n",
+			t->name);
+		abort();
+	}
+	t->worker = w;
+	rt_set_current(t);
+	rt_stat_bump(&w->switches);
+	rt_ctx_switch(&w->ctx, &t->ctx);
+	rt_set_current(NULL);
+	atomic_store(&t->on_cpu, 0);
+}
+
+static void *worker_main(void *arg)
+{
+	struct rt_worker *w = arg;
+	struct ts_sched *s = rt_g.s;
+	int cpu = w->cpu;
+	rt_set_this_worker(w);
+	rt_ctx_init_thread(&w->ctx);
+	struct rt_task *prev = NULL;
+	w->last_tick = rt_clock_ns();
+
+	for (;;) {
+		struct rt_task *deferred = NULL;
+		bool balance = false, parking = false;
+		/* Read now: once unlocked, a yielded or woken prev may run (and switch out
+		 * again) on another worker. */
+		int reason = prev ? prev->reason : -1;
+		atomic_store(&w->need_resched, 0);
+		uint64_t now = rt_clock_ns();
+
+		host_lock(NULL, cpu);
+		if (now - w->last_tick >= s->tick_nsec) {
+			w->last_tick = now;
+			balance = ts_sched_tick(s, cpu);
+			rt_stat_bump(&w->ticks);
+		}
+		if (prev) {
+			switch (reason) {
+			case RT_SW_YIELD:
+				ts_yield(s, cpu);
+				break;
+			case RT_SW_BLOCK: {
+				int st = RT_BLOCKING;
+				if (atomic_compare_exchange_strong(&prev->wstate, &st, RT_PARKING)) {
+					ts_deactivate_curr(s, cpu, TS_TASK_SLEEPING);
+					parking = true;
+				}
+				/* else woken before it left: it stays runnable */
+				break;
+			}
+			case RT_SW_EXIT:
+				ts_deactivate_curr(s, cpu, TS_TASK_DEAD);
+				break;
+			}
+		}
+		struct ts_task *n = ts_schedule(s, cpu);
+		if (parking) {
+			int st = RT_PARKING;
+			if (!atomic_compare_exchange_strong_explicit(&prev->wstate, &st, RT_SLEEPING,
+								     memory_order_release,
+								     memory_order_acquire)) {
+				/* WAKE_DEFERRED: the waker left the wake-up to us. */
+				atomic_store_explicit(&prev->wstate, RT_RUNNING, memory_order_relaxed);
+				deferred = prev;
+			}
+		}
+		host_unlock(NULL, cpu);
+
+		if (deferred) {
+			rt_do_ttwu(deferred, cpu, NULL, 0);
+			rt_stat_bump(&w->wakeups);
+		}
+		if (reason == RT_SW_EXIT)
+			rt_task_finish(prev, cpu);
+		prev = NULL;
+		if (balance)
+			ts_balance_tick(s, cpu);
+		inbox_drain(w);
+		uint64_t next_timer = rt_timer_fire(w, rt_clock_ns());
+
+		if (n) {
+			prev = rt_task_of(n);
+			run_task(w, prev);
+			continue;
+		}
+		if (atomic_load(&rt_g.stopping) && !ts_rq_nr_running(s, cpu) &&
+		    !atomic_load(&w->inbox_n) && !w->timers.n)
+			break;
+		uint64_t timeout = 0;
+		if (next_timer) {
+			now = rt_clock_ns();
+			timeout = next_timer > now ? next_timer - now : 1;
+		}
+		rt_worker_park(w, timeout);
+	}
+	return NULL;
+}
+
+/* ---- start / stop ---- */
+
+static int parse_affinity(struct ts_cpumask **out)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -errno;
+	struct ts_cpumask *m = ts_cpumask_alloc(CPU_SETSIZE);
+	if (!m)
+		return -ENOMEM;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			ts_cpumask_set(m, i);
+	*out = m;
+	return 0;
+}
+
+static void rt_free_all(void)
+{
+	if (rt_g.worker) {
+		for (int i = 0; i < rt_g.topo->nr_cpus; i++) {
+			struct rt_worker *w = rt_g.worker[i];
+			if (!w)
+				continue;
+			pthread_mutex_destroy(&w->inbox_lock);
+			rt_timer_heap_free(&w->timers);
+			free(w);
+		}
+	}
+	if (rt_g.rq_lock)
+		for (int i = 0; i < rt_g.topo->nr_cpus; i++)
+			pthread_mutex_destroy(&rt_g.rq_lock[i]);
+	free(rt_g.rq_lock);
+	free(rt_g.worker);
+	free(rt_g.worker_cpus);
+	if (rt_g.s)
+		ts_sched_destroy(rt_g.s);
+	if (rt_g.topo)
+		ts_topology_free(rt_g.topo);
+	pthread_mutex_destroy(&rt_g.stop_lock);
+	pthread_cond_destroy(&rt_g.stop_cond);
+	memset(&rt_g, 0, sizeof(rt_g));
+}
+
+static int start(const struct ts_rt_config *cfg)
+{
+	struct ts_error err = { 0 };
+	struct ts_cpumask *real = NULL, *map = NULL;
+	int rc;
+	memset(&rt_g, 0, sizeof(rt_g));
+	pthread_mutex_init(&rt_g.stop_lock, NULL);
+	pthread_cond_init(&rt_g.stop_cond, NULL);
+	const char *spec = cfg->topology ? cfg->topology : "host";
+	bool host = strcmp(spec, "host") == 0;
+	rt_g.stack_size = cfg->stack_size ? cfg->stack_size : 256 * 1024;
+	rt_g.idle_spin = cfg->idle_spin == 0 ? 200 : cfg->idle_spin < 0 ? 0 : cfg->idle_spin;
+
+	struct ts_features feat = ts_features_default();
+	if (cfg->features && ts_features_parse(cfg->features, &feat, &err))
+		return rt_error(err.code, "ts_rt_start: features: %s", err.msg);
+	if ((rc = ts_topology_load(spec, &rt_g.topo, &err)))
+		return rt_error(rc, "ts_rt_start: %s", err.msg);
+	int nr = rt_g.topo->nr_cpus;
+	if ((rc = parse_affinity(&real)))
+		return rt_error(rc, "ts_rt_start: sched_getaffinity failed");
+	if (host && cfg->cpulist) {
+		struct ts_cpumask *want = ts_cpumask_alloc(CPU_SETSIZE);
+		if (!want || (rc = ts_cpumask_parse(want, cfg->cpulist, &err))) {
+			ts_cpumask_free(want);
+			ts_cpumask_free(real);
+			return rt_error(want ? rc : -ENOMEM, "ts_rt_start: cpulist '%s': %s",
+					cfg->cpulist, err.msg);
+		}
+		ts_cpumask_and(real, real, want);
+		ts_cpumask_free(want);
+	}
+	int nr_real = ts_cpumask_weight(real);
+	map = ts_cpumask_alloc(nr);
+	if (!map || nr_real == 0) {
+		ts_cpumask_free(real);
+		ts_cpumask_free(map);
+		return rt_error(map ? -EINVAL : -ENOMEM,
+				"ts_rt_start: no CPU to run on (affinity mask and cpulist do not intersect)");
+	}
+	if (host) {
+		for (int v = 0; v < nr; v++) {
+			int os = rt_g.topo->cpu[v].os_index;
+			if (os >= 0 && os < CPU_SETSIZE && ts_cpumask_test(real, os))
+				ts_cpumask_set(map, v);
+		}
+	} else if (cfg->cpulist) {
+		if ((rc = ts_cpumask_parse(map, cfg->cpulist, &err))) {
+			ts_cpumask_free(real);
+			ts_cpumask_free(map);
+			return rt_error(rc, "ts_rt_start: cpulist '%s' of topology '%s': %s",
+					cfg->cpulist, spec, err.msg);
+		}
+	} else {
+		ts_cpumask_fill(map);
+	}
+	if (ts_cpumask_empty(map)) {
+		ts_cpumask_free(real);
+		ts_cpumask_free(map);
+		return rt_error(-EINVAL, "ts_rt_start: no scheduled CPU left in topology '%s'", spec);
+	}
+
+	struct ts_sched_config scfg = { .hz = cfg->hz, .cpu_map = map };
+	rc = ts_sched_create(rt_g.topo, feat, &rt_ops, NULL, &scfg, &rt_g.s, &err);
+	if (rc) {
+		ts_cpumask_free(real);
+		ts_cpumask_free(map);
+		return rt_error(rc, "ts_rt_start: %s", err.msg);
+	}
+	rt_g.t0 = rt_clock_ns();
+	rt_g.rq_lock = calloc((size_t)nr, sizeof(*rt_g.rq_lock));
+	rt_g.worker = calloc((size_t)nr, sizeof(*rt_g.worker));
+	rt_g.worker_cpus = calloc((size_t)nr, sizeof(int));
+	if (!rt_g.rq_lock || !rt_g.worker || !rt_g.worker_cpus) {
+		ts_cpumask_free(real);
+		ts_cpumask_free(map);
+		return rt_error(-ENOMEM, "ts_rt_start: out of memory");
+	}
+	for (int i = 0; i < nr; i++)
+		pthread_mutex_init(&rt_g.rq_lock[i], NULL);
+	int v, k = 0;
+	ts_for_each_cpu(v, map) {
+		struct rt_worker *w = aligned_alloc(64, (sizeof(*w) + 63) & ~(size_t)63);
+		if (!w) {
+			ts_cpumask_free(real);
+			ts_cpumask_free(map);
+			return rt_error(-ENOMEM, "ts_rt_start: out of memory");
+		}
+		memset(w, 0, sizeof(*w));
+		w->cpu = v;
+		w->os_cpu = host ? rt_g.topo->cpu[v].os_index : ts_cpumask_nth(real, k % nr_real);
+		pthread_mutex_init(&w->inbox_lock, NULL);
+		rt_g.worker[v] = w;
+		rt_g.worker_cpus[k++] = v;
+	}
+	rt_g.nr_workers = k;
+	ts_cpumask_free(real);
+	ts_cpumask_free(map);
+
+	for (int i = 0; i < rt_g.nr_workers; i++) {
+		struct rt_worker *w = rt_g.worker[rt_g.worker_cpus[i]];
+		pthread_attr_t a;
+		pthread_attr_init(&a);
+		if (!cfg->no_pin) {
+			cpu_set_t set;
+			CPU_ZERO(&set);
+			CPU_SET(w->os_cpu, &set);
+			pthread_attr_setaffinity_np(&a, sizeof(set), &set);
+		}
+		rc = pthread_create(&w->thread, &a, worker_main, w);
+		pthread_attr_destroy(&a);
+		if (rc) {
+			atomic_store(&rt_g.stopping, 1);
+			for (int j = 0; j < i; j++) {
+				struct rt_worker *o = rt_g.worker[rt_g.worker_cpus[j]];
+				rt_worker_kick(o);
+				pthread_join(o->thread, NULL);
+			}
+			return rt_error(-rc, "ts_rt_start: pthread_create: %s", strerror(rc));
+		}
+	}
+	return 0;
+}
+
+int ts_rt_start(const struct ts_rt_config *cfg)
+{
+	static const struct ts_rt_config defaults = { 0 };
+	int expected = 0;
+	if (rt_current())
+		return rt_error(-EALREADY, "ts_rt_start: called from a task of the running runtime");
+	if (!atomic_compare_exchange_strong(&rt_state, &expected, 1))
+		return rt_error(-EALREADY, "ts_rt_start: the runtime is already %s",
+				expected == 2 ? "running" : "starting or stopping");
+	int rc = start(cfg ? cfg : &defaults);
+	if (rc) {
+		char msg[160];
+		snprintf(msg, sizeof(msg), "%s", ts_rt_last_error());
+		rt_free_all();
+		atomic_store(&rt_state, 0);
+		return rt_error(rc, "%s", msg);
+	}
+	rt_error_clear();
+	atomic_store_explicit(&rt_state, 2, memory_order_release);
+	return 0;
+}
+
+int ts_rt_stop(void)
+{
+	if (rt_current())
+		return rt_error(-EBUSY, "ts_rt_stop: called from a task (call it from a plain thread)");
+	int expected = 2;
+	if (!atomic_compare_exchange_strong(&rt_state, &expected, 1))
+		return rt_error(-ENXIO, "ts_rt_stop: the runtime is not running");
+	pthread_mutex_lock(&rt_g.stop_lock);
+	while (atomic_load(&rt_g.live) > 0 || atomic_load(&rt_g.joins_in_flight) > 0)
+		pthread_cond_wait(&rt_g.stop_cond, &rt_g.stop_lock);
+	pthread_mutex_unlock(&rt_g.stop_lock);
+	atomic_store(&rt_g.stopping, 1);
+	for (int i = 0; i < rt_g.nr_workers; i++)
+		rt_worker_kick(rt_g.worker[rt_g.worker_cpus[i]]);
+	for (int i = 0; i < rt_g.nr_workers; i++)
+		pthread_join(rt_g.worker[rt_g.worker_cpus[i]]->thread, NULL);
+	rt_tasks_free_all();
+	rt_free_all();
+	atomic_store(&rt_state, 0);
+	return 0;
+}
+
+void rt_stop_notify(void)
+{
+	pthread_mutex_lock(&rt_g.stop_lock);
+	pthread_cond_broadcast(&rt_g.stop_cond);
+	pthread_mutex_unlock(&rt_g.stop_lock);
+}
+
+bool ts_rt_running(void) { return rt_is_running(); }
+struct ts_sched *ts_rt_sched(void) { return rt_is_running() ? rt_g.s : NULL; }
+int ts_rt_nr_workers(void) { return rt_is_running() ? rt_g.nr_workers : 0; }
+
+void ts_rt_get_stats(struct ts_rt_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!rt_is_running())
+		return;
+	for (int i = 0; i < rt_g.nr_workers; i++) {
+		struct rt_worker *w = rt_g.worker[rt_g.worker_cpus[i]];
+		out->spawned += ts_stat_read(&w->spawned);
+		out->wakeups += ts_stat_read(&w->wakeups);
+		out->early_wakeups += ts_stat_read(&w->early_wakeups);
+		out->deferred_wakeups += ts_stat_read(&w->deferred_wakeups);
+		out->switches += ts_stat_read(&w->switches);
+		out->parks += ts_stat_read(&w->parks);
+		out->ticks += ts_stat_read(&w->ticks);
+	}
+}
+
+int ts_rt_yield(void)
+{
+	struct rt_task *t = rt_current();
+	if (!t) {
+		sched_yield();
+		return 0;
+	}
+	rt_switch_out(t, RT_SW_YIELD);
+	return 0;
+}

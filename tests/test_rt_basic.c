@@ -1,0 +1,534 @@
+/* The runtime's basics on this machine's topology: spawn/join, yield, sleep, self, nice,
+ * affinity, stack guard pages, channels, mutex/cond/wait group, and the errors of misuse.
+ * No assertion on elapsed time except sleep's lower bound. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "toposched/runtime.h"
+
+static int setup(void **state)
+{
+	(void)state;
+	struct ts_rt_config cfg = { 0 };
+	int rc = ts_rt_start(&cfg);
+	if (rc)
+		fprintf(stderr, "ts_rt_start: %s\n", ts_rt_last_error());
+	return rc;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return ts_rt_stop();
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- spawn / join ---- */
+
+static void *add_one(void *arg) { return (void *)((uintptr_t)arg + 1); }
+
+static void test_spawn_join(void **state)
+{
+	(void)state;
+	ts_task_handle h[16];
+	for (uintptr_t i = 0; i < 16; i++) {
+		h[i] = ts_spawn(add_one, (void *)i, NULL);
+		assert_true(h[i].id != 0);
+	}
+	for (uintptr_t i = 0; i < 16; i++) {
+		void *ret = NULL;
+		assert_int_equal(ts_join(h[i], &ret), 0);
+		assert_int_equal((uintptr_t)ret, i + 1);
+	}
+	/* joined twice: the handle is stale */
+	assert_int_equal(ts_join(h[0], NULL), -ESRCH);
+	assert_non_null(strstr(ts_rt_last_error(), "already joined"));
+	assert_int_equal(ts_join((ts_task_handle){ 0 }, NULL), -ESRCH);
+	assert_int_equal(ts_join((ts_task_handle){ 12345 }, NULL), -ESRCH);
+}
+
+static void *spawner(void *arg)
+{
+	int depth = (int)(uintptr_t)arg;
+	if (depth == 0)
+		return (void *)1;
+	ts_task_handle a = ts_spawn(spawner, (void *)(uintptr_t)(depth - 1), NULL);
+	ts_task_handle b = ts_spawn(spawner, (void *)(uintptr_t)(depth - 1), NULL);
+	void *ra, *rb;
+	if (ts_join(a, &ra) || ts_join(b, &rb))
+		return NULL;
+	return (void *)((uintptr_t)ra + (uintptr_t)rb);
+}
+
+static void test_spawn_tree(void **state)
+{
+	(void)state;
+	ts_task_handle h = ts_spawn(spawner, (void *)6, NULL);
+	void *ret;
+	assert_int_equal(ts_join(h, &ret), 0);
+	assert_int_equal((uintptr_t)ret, 64);
+}
+
+/* ---- yield ---- */
+
+static atomic_int turn_counter;
+
+static void *yielder(void *arg)
+{
+	int n = (int)(uintptr_t)arg;
+	for (int i = 0; i < n; i++) {
+		atomic_fetch_add(&turn_counter, 1);
+		if (ts_rt_yield()) /* no cmocka assertion inside a task: it would longjmp away */
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static void test_yield(void **state)
+{
+	(void)state;
+	atomic_store(&turn_counter, 0);
+	ts_task_handle h[4];
+	for (int i = 0; i < 4; i++)
+		h[i] = ts_spawn(yielder, (void *)1000, NULL);
+	for (int i = 0; i < 4; i++) {
+		void *ret;
+		assert_int_equal(ts_join(h[i], &ret), 0);
+		assert_null(ret);
+	}
+	assert_int_equal(atomic_load(&turn_counter), 4000);
+	assert_int_equal(ts_rt_yield(), 0); /* plain thread: sched_yield */
+}
+
+/* ---- sleep ---- */
+
+static void *sleeper(void *arg)
+{
+	uint64_t ns = (uint64_t)(uintptr_t)arg;
+	uint64_t t0 = now_ns();
+	if (ts_sleep_ns(ns))
+		return NULL;
+	return (void *)(uintptr_t)(now_ns() - t0);
+}
+
+static void test_sleep(void **state)
+{
+	(void)state;
+	ts_task_handle h[8];
+	for (int i = 0; i < 8; i++)
+		h[i] = ts_spawn(sleeper, (void *)(uintptr_t)(1000000u * (unsigned)(i % 3 + 1)), NULL);
+	for (int i = 0; i < 8; i++) {
+		void *ret;
+		assert_int_equal(ts_join(h[i], &ret), 0);
+		assert_true((uint64_t)(uintptr_t)ret >= 1000000u * (unsigned)(i % 3 + 1));
+	}
+	assert_int_equal(ts_sleep_ns(1000), -EPERM);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(ts_rt_last_error(), "outside a task"));
+}
+
+/* ---- self, nice, affinity ---- */
+
+static void *report_self(void *arg)
+{
+	(void)arg;
+	if (ts_self_sched_task()->nice != 5)
+		return NULL;
+	if (strcmp(ts_self_name(), "reporter") != 0)
+		return NULL;
+	return (void *)(uintptr_t)ts_self().id;
+}
+
+static void test_self_and_nice(void **state)
+{
+	(void)state;
+	struct ts_task_attr a = TS_TASK_ATTR_INIT;
+	a.nice = 5;
+	a.name = "reporter";
+	ts_task_handle h = ts_spawn(report_self, NULL, &a);
+	assert_true(h.id != 0);
+	void *ret;
+	assert_int_equal(ts_join(h, &ret), 0);
+	assert_int_equal((uint64_t)(uintptr_t)ret, h.id);
+	assert_int_equal(ts_self().id, 0);
+	assert_int_equal(ts_self_cpu(), -1);
+	assert_null(ts_self_sched_task());
+	a.nice = 40;
+	h = ts_spawn(report_self, NULL, &a);
+	assert_int_equal(h.id, 0);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(ts_rt_last_error(), "nice"));
+}
+
+static void *pinned(void *arg)
+{
+	int want = (int)(intptr_t)arg;
+	for (int i = 0; i < 50; i++) {
+		if (ts_self_cpu() != want)
+			return (void *)0;
+		if (i % 2)
+			ts_rt_yield();
+		else
+			ts_sleep_ns(10000);
+	}
+	return (void *)1;
+}
+
+static void test_affinity(void **state)
+{
+	(void)state;
+	struct ts_sched *s = ts_rt_sched();
+	assert_non_null(s);
+	int last = -1;
+	for (int c = 0; c < s->nr_cpus; c++)
+		if (ts_cpumask_test(s->dom->cpu_map, c))
+			last = c;
+	char list[16];
+	snprintf(list, sizeof(list), "%d", last);
+	struct ts_task_attr a = TS_TASK_ATTR_INIT;
+	a.cpus = list;
+	ts_task_handle h[6];
+	for (int i = 0; i < 6; i++)
+		h[i] = ts_spawn(pinned, (void *)(intptr_t)last, &a);
+	for (int i = 0; i < 6; i++) {
+		void *ret;
+		assert_int_equal(ts_join(h[i], &ret), 0);
+		assert_int_equal((uintptr_t)ret, 1);
+	}
+	a.cpus = "0-";
+	assert_int_equal(ts_spawn(pinned, NULL, &a).id, 0);
+	a.cpus = NULL;
+	a.node = 999;
+	assert_int_equal(ts_spawn(pinned, NULL, &a).id, 0);
+	assert_non_null(strstr(ts_rt_last_error(), "node"));
+}
+
+/* ---- stack guard ---- */
+
+static bool mapping_perms(const void *addr, char perms[5])
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return false;
+	char line[512];
+	bool found = false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char p[5];
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, p) == 3 && (uintptr_t)addr >= lo &&
+		    (uintptr_t)addr < hi) {
+			memcpy(perms, p, 5);
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static void *wait_on(void *arg)
+{
+	int v;
+	ts_chan_recv(arg, &v);
+	return NULL;
+}
+
+static void test_stack_guard(void **state)
+{
+	(void)state;
+	struct ts_chan *c = ts_chan_create(1, sizeof(int));
+	struct ts_task_attr a = TS_TASK_ATTR_INIT;
+	a.stack_size = 100000; /* rounded up to pages */
+	ts_task_handle h = ts_spawn(wait_on, c, &a);
+	void *guard, *lo;
+	size_t size;
+	assert_int_equal(ts_task_stack(h, &guard, &lo, &size), 0);
+	long page = sysconf(_SC_PAGESIZE);
+	assert_true(size >= 100000 && size % (size_t)page == 0);
+	assert_ptr_equal((char *)guard + page, lo);
+	char p[5];
+	assert_true(mapping_perms(guard, p));
+	assert_memory_equal(p, "---p", 4);
+	assert_true(mapping_perms(lo, p));
+	assert_memory_equal(p, "rw-p", 4);
+	assert_true(mapping_perms((char *)lo + size - 1, p));
+	assert_memory_equal(p, "rw-p", 4);
+	int v = 1;
+	assert_int_equal(ts_chan_try_send(c, &v), 0);
+	assert_int_equal(ts_join(h, NULL), 0);
+	assert_int_equal(ts_task_stack(h, &guard, &lo, &size), -ESRCH);
+	ts_chan_destroy(c);
+}
+
+/* ---- channels ---- */
+
+struct pc {
+	struct ts_chan *c;
+	int n;
+};
+
+static void *producer(void *arg)
+{
+	struct pc *p = arg;
+	for (int i = 0; i < p->n; i++)
+		if (ts_chan_send(p->c, &i))
+			return (void *)1;
+	ts_chan_close(p->c);
+	return NULL;
+}
+
+static void *consumer(void *arg)
+{
+	struct pc *p = arg;
+	int v, expect = 0, rc;
+	while ((rc = ts_chan_recv(p->c, &v)) == 0) {
+		if (v != expect++)
+			return (void *)1;
+	}
+	if (rc != -EPIPE || expect != p->n)
+		return (void *)2;
+	return NULL;
+}
+
+static void test_channel_fifo(void **state)
+{
+	(void)state;
+	for (size_t cap = 0; cap < 4; cap++) {
+		struct pc p = { ts_chan_create(cap, sizeof(int)), 2000 };
+		ts_task_handle a = ts_spawn(producer, &p, NULL), b = ts_spawn(consumer, &p, NULL);
+		void *ra, *rb;
+		assert_int_equal(ts_join(a, &ra), 0);
+		assert_int_equal(ts_join(b, &rb), 0);
+		assert_null(ra);
+		assert_null(rb);
+		ts_chan_destroy(p.c);
+	}
+}
+
+static void test_channel_errors(void **state)
+{
+	(void)state;
+	struct ts_chan *c = ts_chan_create(2, sizeof(int));
+	int v = 7, out = 0;
+	assert_null(ts_chan_create(1, 0));
+	assert_int_equal(ts_chan_try_recv(c, &out), -EAGAIN);
+	assert_int_equal(ts_chan_try_send(c, &v), 0);
+	assert_int_equal(ts_chan_try_send(c, &v), 0);
+	assert_int_equal(ts_chan_try_send(c, &v), -EAGAIN);
+	assert_int_equal(ts_chan_send(c, &v), -EPERM); /* blocking, from a plain thread */
+	assert_int_equal(ts_chan_recv(c, &out), -EPERM);
+	assert_non_null(strstr(ts_rt_last_error(), "outside a task"));
+	assert_int_equal(ts_chan_close(c), 0);
+	assert_int_equal(ts_chan_close(c), -EPIPE);
+	assert_int_equal(ts_chan_try_send(c, &v), -EPIPE);
+	assert_non_null(strstr(ts_rt_last_error(), "closed"));
+	assert_int_equal(ts_chan_try_recv(c, &out), 0); /* drains first */
+	assert_int_equal(out, 7);
+	assert_int_equal(ts_chan_try_recv(c, &out), 0);
+	assert_int_equal(ts_chan_try_recv(c, &out), -EPIPE);
+	ts_chan_destroy(c);
+}
+
+/* ---- mutex, cond, wait group ---- */
+
+struct shared {
+	struct ts_mutex *m;
+	struct ts_cond *cv;
+	struct ts_waitgroup *wg;
+	long counter;
+	int ready;
+};
+
+static void *locker(void *arg)
+{
+	struct shared *sh = arg;
+	for (int i = 0; i < 500; i++) {
+		if (ts_mutex_lock(sh->m))
+			return (void *)1;
+		long v = sh->counter;
+		if (i % 7 == 0)
+			ts_rt_yield(); /* hold it across a switch */
+		sh->counter = v + 1;
+		ts_mutex_unlock(sh->m);
+	}
+	ts_wg_done(sh->wg);
+	return NULL;
+}
+
+static void *cond_waiter(void *arg)
+{
+	struct shared *sh = arg;
+	ts_mutex_lock(sh->m);
+	while (!sh->ready)
+		ts_cond_wait(sh->cv, sh->m);
+	sh->counter++;
+	ts_mutex_unlock(sh->m);
+	return NULL;
+}
+
+static void *wg_waiter(void *arg)
+{
+	struct shared *sh = arg;
+	ts_wg_wait(sh->wg);
+	ts_mutex_lock(sh->m);
+	long v = sh->counter;
+	ts_mutex_unlock(sh->m);
+	/* a task joining itself */
+	if (ts_join(ts_self(), NULL) != -EDEADLK)
+		return (void *)-1;
+	if (ts_rt_stop() != -EBUSY)
+		return (void *)-2;
+	if (ts_rt_start(NULL) != -EALREADY)
+		return (void *)-3;
+	return (void *)v;
+}
+
+static void test_sync(void **state)
+{
+	(void)state;
+	struct shared sh = { ts_mutex_create(), ts_cond_create(), ts_wg_create(), 0, 0 };
+	assert_int_equal(ts_wg_add(sh.wg, 6), 0);
+	ts_task_handle w = ts_spawn(wg_waiter, &sh, NULL);
+	ts_task_handle h[6];
+	for (int i = 0; i < 6; i++)
+		h[i] = ts_spawn(locker, &sh, NULL);
+	void *ret;
+	assert_int_equal(ts_join(w, &ret), 0);
+	assert_int_equal((intptr_t)ret, 3000);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(ts_join(h[i], NULL), 0);
+	assert_int_equal(ts_wg_add(sh.wg, -1), -EINVAL);
+
+	sh.counter = 0;
+	ts_task_handle c[5];
+	for (int i = 0; i < 5; i++)
+		c[i] = ts_spawn(cond_waiter, &sh, NULL);
+	/* let some of them block first; correctness does not depend on it */
+	for (int i = 0; i < 100; i++)
+		ts_rt_yield();
+	while (ts_mutex_trylock(sh.m))
+		ts_rt_yield();
+	sh.ready = 1;
+	assert_int_equal(ts_mutex_unlock(sh.m), 0);
+	ts_cond_broadcast(sh.cv);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(ts_join(c[i], NULL), 0);
+	assert_int_equal(sh.counter, 5);
+	assert_int_equal(ts_mutex_unlock(sh.m), -EPERM);
+	assert_int_equal(ts_mutex_lock(sh.m), -EPERM); /* plain thread */
+	assert_int_equal(ts_cond_wait(sh.cv, sh.m), -EPERM);
+	assert_int_equal(ts_wg_wait(sh.wg), -EPERM);
+	ts_mutex_destroy(sh.m);
+	ts_cond_destroy(sh.cv);
+	ts_wg_destroy(sh.wg);
+}
+
+/* ---- two joiners ---- */
+
+struct joiners {
+	ts_task_handle target;
+	struct ts_chan *release, *results;
+};
+
+static void *joiner(void *arg)
+{
+	struct joiners *j = arg;
+	int rc = ts_join(j->target, NULL);
+	ts_chan_send(j->results, &rc);
+	return NULL;
+}
+
+static void test_two_joiners(void **state)
+{
+	(void)state;
+	struct joiners j;
+	j.release = ts_chan_create(1, sizeof(int));
+	j.results = ts_chan_create(2, sizeof(int));
+	j.target = ts_spawn(wait_on, j.release, NULL);
+	ts_task_handle a = ts_spawn(joiner, &j, NULL), b = ts_spawn(joiner, &j, NULL);
+	int first;
+	while (ts_chan_try_recv(j.results, &first) == -EAGAIN)
+		usleep(100);
+	assert_int_equal(first, -EINVAL); /* the second joiner; the first still waits */
+	int v = 0, second;
+	assert_int_equal(ts_chan_try_send(j.release, &v), 0);
+	while (ts_chan_try_recv(j.results, &second) == -EAGAIN)
+		usleep(100);
+	assert_int_equal(second, 0);
+	assert_int_equal(ts_join(a, NULL), 0);
+	assert_int_equal(ts_join(b, NULL), 0);
+	assert_int_equal(ts_join(j.target, NULL), -ESRCH);
+	ts_chan_destroy(j.release);
+	ts_chan_destroy(j.results);
+}
+
+/* ---- runtime lifecycle ---- */
+
+static void *unjoined(void *arg)
+{
+	ts_sleep_ns(100000);
+	return arg;
+}
+
+static void test_lifecycle(void **state)
+{
+	(void)state;
+	assert_int_equal(ts_rt_start(NULL), -EALREADY);
+	assert_non_null(strstr(ts_rt_last_error(), "already running"));
+	for (int i = 0; i < 10; i++)
+		assert_true(ts_spawn(unjoined, NULL, NULL).id != 0); /* freed by ts_rt_stop */
+	assert_int_equal(ts_rt_stop(), 0);
+	assert_false(ts_rt_running());
+	assert_null(ts_rt_sched());
+	assert_int_equal(ts_rt_stop(), -ENXIO);
+	assert_int_equal(ts_spawn(unjoined, NULL, NULL).id, 0);
+	assert_int_equal(errno, ENXIO);
+	assert_int_equal(ts_join((ts_task_handle){ 1 }, NULL), -ENXIO);
+	struct ts_rt_config bad = { .features = "NO_SUCH_FEATURE" };
+	assert_int_equal(ts_rt_start(&bad), -EINVAL);
+	assert_non_null(strstr(ts_rt_last_error(), "NO_SUCH_FEATURE"));
+	struct ts_rt_config bad2 = { .topology = "no-such-machine" };
+	assert_true(ts_rt_start(&bad2) < 0);
+	struct ts_rt_config bad3 = { .cpulist = "4000" };
+	assert_true(ts_rt_start(&bad3) < 0);
+	/* restart for the teardown */
+	struct ts_rt_config cfg = { .features = "NO_SIS_UTIL SIS_PROP", .hz = 250 };
+	assert_int_equal(ts_rt_start(&cfg), 0);
+	assert_true(ts_rt_nr_workers() >= 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_spawn_join, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spawn_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_yield, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_self_and_nice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_affinity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_guard, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_channel_fifo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_channel_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_joiners, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
