@@ -28,5 +28,6 @@ int cmd_topo(int argc, char **argv);
 int cmd_spread(int argc, char **argv);
 int cmd_machines(int argc, char **argv);
 int cmd_features(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 #endif

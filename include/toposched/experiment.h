@@ -1,0 +1,152 @@
+/* Experiments: a sweep of simulator runs over configurations (feature sets; the first is
+ * the baseline) x loads x iterations, run in parallel, summarised the way mmtests
+ * compares kernels: per (configuration, load) the samples, their Hmean or Amean, stddev,
+ * the % change against the baseline at the same load and a significance mark, plus the
+ * scheduler statistics summed over the iterations. Reports (table, CSV, JSON, a gnuplot
+ * script) are written from the summary alone. docs/sim-json.md documents the JSON and
+ * states the statistics rules. */
+#ifndef TOPOSCHED_EXPERIMENT_H
+#define TOPOSCHED_EXPERIMENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "toposched/error.h"
+#include "toposched/features.h"
+#include "toposched/sim.h"
+#include "toposched/stats.h"
+
+#define TS_EXP_NAME_MAX	      64 /* configuration names, NUL included */
+#define TS_EXP_MAX_CONFIGS    64
+#define TS_EXP_MAX_LOADS      4096
+#define TS_EXP_MAX_ITERATIONS 10000
+#define TS_EXP_MAX_RUNS	      1000000 /* configs x loads x iterations */
+#define TS_EXP_MAX_JOBS	      1024
+
+/* One run of the simulator; ts_sim_run by default, a fake in tests. Must be safe to call
+ * from several threads at once on different configs/results (ts_sim_run is: every run
+ * owns its own ts_sched and event queue). */
+typedef int (*ts_sim_run_fn)(const struct ts_sim_config *cfg, struct ts_sim_result *out,
+			     struct ts_error *err);
+
+struct ts_exp_config {
+	char name[TS_EXP_NAME_MAX];
+	char features_text[TS_FEATURES_STR_MAX]; /* as the user wrote it (reports only) */
+	struct ts_features features;		 /* what the runs use */
+};
+
+/* What the runs of one point add up to. Counters are summed over the iterations;
+ * cpu_util and the wake-up latency percentiles are the mean over the iterations (a
+ * percentile of -1, "no measured class", stays -1). sis_metrics are computed by
+ * ts_sis_metrics() from the summed counters (a ratio of sums, as mmtests computes them
+ * over a whole benchmark); an undefined metric is -1. */
+struct ts_exp_stats {
+	struct ts_sis_counts sis;
+	struct ts_sis_metrics sis_metrics;
+	uint64_t reasons[TS_PLACE_NR];
+	uint64_t wakeups_by_relation[TS_REL_NR];
+	uint64_t wakeups, migrations;
+	uint64_t events, sim_ns, busy_ns;
+	uint64_t marks, bytes;
+	uint64_t messages_sent, messages_received;
+	uint64_t scan_hist[TS_SCAN_HIST_BUCKETS];
+	double cpu_util;
+	double wakeup_lat_us[4];
+	double wall_s;	   /* host time of the runs, summed (never in deterministic output) */
+	bool all_finished; /* every run's `finished` */
+};
+
+/* One (configuration, load). mean is hmean when the metric is higher-is-better, else
+ * amean; pct_change and significant compare mean with the baseline's mean at the same
+ * load (see ts_exp_pct_change(), ts_exp_significant()). */
+struct ts_exp_point {
+	int config;
+	int load;	       /* the load value (clients, pairs, groups) */
+	int n;		       /* samples */
+	const double *samples; /* [n], the metric of iteration 0..n-1 */
+	double hmean, amean, stddev, mean;
+	double pct_change; /* NaN when undefined (baseline mean 0 or not finite) */
+	bool significant;
+	struct ts_exp_stats stats;
+};
+
+struct ts_experiment {
+	/* ---- inputs (the caller's; never freed here) ---- */
+	const char *machine;  /* name for reports (NULL: base.topo->name) */
+	const char *pin_text; /* the --pin nodes as written, reports only (NULL: none) */
+	/* Everything a run needs except features, load and seed, which each run sets:
+	 * topo, costs, workload, iterations (per-task, e.g. hackbench loops), pin,
+	 * duration_ns, warmup_ns, hz, max_events. Shared read-only by every worker. */
+	struct ts_sim_config base;
+	uint64_t seed;
+	const struct ts_exp_config *configs;
+	int nr_configs;
+	const int *loads; /* distinct values, in report order */
+	int nr_loads;
+	int iterations;	   /* samples per point, >= 1 */
+	int jobs;	   /* worker threads; <= 0: the number of online CPUs */
+	ts_sim_run_fn run; /* NULL: ts_sim_run */
+	FILE *progress;	   /* progress line for long sweeps; NULL: silent */
+
+	/* ---- results of ts_experiment_run() (freed by ts_experiment_free()) ---- */
+	struct ts_exp_point *points; /* [nr_configs * nr_loads], config-major */
+	double *samples;	     /* storage behind points[].samples */
+	int jobs_used;
+};
+
+/* The seed of run (config, load value, iteration):
+ *     ts_rng_derive(seed, config * 2^48 + load * 2^24 + iteration)
+ * It depends on the load's value (not its position in the list) so that adding a load to
+ * a sweep leaves the other points' samples unchanged. */
+uint64_t ts_experiment_seed(uint64_t seed, int config, int load, int iteration);
+
+/* Checks the inputs, runs every (config x load x iteration) on `jobs` threads and fills
+ * points. The results depend only on the inputs, never on jobs or execution order. A
+ * failing run stops the sweep: its error (prefixed with configuration, load and
+ * iteration) is returned and no points are left. */
+int ts_experiment_run(struct ts_experiment *e, struct ts_error *err);
+void ts_experiment_free(struct ts_experiment *e);
+
+static inline const struct ts_exp_point *ts_experiment_point(const struct ts_experiment *e,
+							     int config, int load_index)
+{
+	return &e->points[config * e->nr_loads + load_index];
+}
+
+/* Throughput and transaction rates are higher-is-better (summarised by Hmean); times and
+ * latencies lower-is-better (Amean). */
+bool ts_metric_higher_is_better(enum ts_metric_kind kind);
+
+/* ---- statistics (pure functions; n >= 1) ---- */
+
+/* n / sum(1/x). 0 when some sample is 0 (the limit); NaN when some sample is negative or
+ * not finite. */
+double ts_exp_hmean(const double *x, int n);
+double ts_exp_amean(const double *x, int n);
+/* Sample standard deviation, sqrt(sum((x - amean)^2) / (n - 1)); 0 when n == 1. */
+double ts_exp_stddev(const double *x, int n);
+/* 100 * (value - base) / base; NaN when base is 0 or either is not finite. */
+double ts_exp_pct_change(double value, double base);
+/* The significance rule: both points have at least 2 samples and
+ *     |mean - base_mean| > max(stddev, base_stddev)
+ * i.e. the difference exceeds the larger run-to-run spread of the two. */
+bool ts_exp_significant(double mean, double stddev, int n, double base_mean, double base_stddev,
+			int base_n);
+
+/* ---- reports (src/sim/report*.c); each returns 0 or -EIO when writing failed ---- */
+
+/* mmtests-style comparison table, then per configuration the statistics blocks. */
+int ts_exp_write_table(const struct ts_experiment *e, FILE *out);
+/* One header line, then one row per (configuration, load). */
+int ts_exp_write_csv(const struct ts_experiment *e, FILE *out);
+/* The documented JSON (docs/sim-json.md). */
+int ts_exp_write_json(const struct ts_experiment *e, FILE *out);
+
+enum ts_plot_format { TS_PLOT_PNG, TS_PLOT_SVG };
+/* A gnuplot script that draws the metric against load, one line (with stddev error bars)
+ * per configuration, into output_path. The data is inline; the script needs gnuplot 5. */
+int ts_exp_write_gnuplot(const struct ts_experiment *e, enum ts_plot_format format,
+			 const char *output_path, FILE *out);
+
+#endif

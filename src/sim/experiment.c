@@ -1,0 +1,441 @@
+/* The sweep runner: every (configuration x load x iteration) is one independent run with
+ * its own ts_sim_config, result and derived seed, so the runs can execute on any number
+ * of threads in any order; the summary is computed afterwards, sequentially and in a
+ * fixed order, so that the output is byte-identical whatever `jobs` is. */
+#include "toposched/experiment.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim/rng.h"
+
+/* ---- statistics ---- */
+
+double ts_exp_amean(const double *x, int n)
+{
+	double sum = 0;
+	for (int i = 0; i < n; i++)
+		sum += x[i];
+	return n > 0 ? sum / n : NAN;
+}
+
+double ts_exp_hmean(const double *x, int n)
+{
+	if (n <= 0)
+		return NAN;
+	double inv = 0;
+	bool zero = false;
+	for (int i = 0; i < n; i++) {
+		if (!isfinite(x[i]) || x[i] < 0)
+			return NAN;
+		if (x[i] == 0)
+			zero = true;
+		else
+			inv += 1.0 / x[i];
+	}
+	return zero ? 0.0 : n / inv;
+}
+
+double ts_exp_stddev(const double *x, int n)
+{
+	if (n <= 0)
+		return NAN;
+	if (n == 1)
+		return 0.0;
+	double mean = ts_exp_amean(x, n), ss = 0;
+	for (int i = 0; i < n; i++)
+		ss += (x[i] - mean) * (x[i] - mean);
+	return sqrt(ss / (n - 1));
+}
+
+double ts_exp_pct_change(double value, double base)
+{
+	if (!isfinite(value) || !isfinite(base) || base == 0)
+		return NAN;
+	return 100.0 * (value - base) / base;
+}
+
+bool ts_exp_significant(double mean, double stddev, int n, double base_mean, double base_stddev,
+			int base_n)
+{
+	if (n < 2 || base_n < 2 || !isfinite(mean) || !isfinite(base_mean) || !isfinite(stddev) ||
+	    !isfinite(base_stddev))
+		return false;
+	return fabs(mean - base_mean) > fmax(stddev, base_stddev);
+}
+
+bool ts_metric_higher_is_better(enum ts_metric_kind kind)
+{
+	return kind == TS_METRIC_THROUGHPUT_MBS || kind == TS_METRIC_TPS_PER_INSTANCE;
+}
+
+uint64_t ts_experiment_seed(uint64_t seed, int config, int load, int iteration)
+{
+	uint64_t index = ((uint64_t)(unsigned)config << 48) + ((uint64_t)(unsigned)load << 24) +
+			 (uint64_t)(unsigned)iteration;
+	return ts_rng_derive(seed, index);
+}
+
+/* ---- the parallel sweep ---- */
+
+struct sweep {
+	const struct ts_experiment *e;
+	ts_sim_run_fn run;
+	int total;
+	const int *order;	       /* dispatch position -> run index */
+	struct ts_sim_result *results; /* [total], by run index */
+	atomic_int next;	       /* next dispatch position */
+	atomic_bool abort;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int done;		    /* under lock */
+	int workers_left;	    /* under lock */
+	int failed_index;	    /* under lock; lowest failing run index, or -1 */
+	struct ts_error failed_err; /* under lock */
+};
+
+/* run index = (config * nr_loads + load_index) * iterations + iteration */
+static void run_coords(const struct ts_experiment *e, int idx, int *c, int *l, int *it)
+{
+	*it = idx % e->iterations;
+	int point = idx / e->iterations;
+	*l = point % e->nr_loads;
+	*c = point / e->nr_loads;
+}
+
+static void *worker(void *arg)
+{
+	struct sweep *s = arg;
+	const struct ts_experiment *e = s->e;
+	for (;;) {
+		if (atomic_load(&s->abort))
+			break;
+		int pos = atomic_fetch_add(&s->next, 1);
+		if (pos >= s->total)
+			break;
+		int idx = s->order[pos], c, l, it;
+		run_coords(e, idx, &c, &l, &it);
+		struct ts_sim_config cfg = e->base;
+		cfg.features = e->configs[c].features;
+		cfg.load = e->loads[l];
+		cfg.seed = ts_experiment_seed(e->seed, c, e->loads[l], it);
+		struct ts_error err = {0};
+		memset(&s->results[idx], 0, sizeof(s->results[idx]));
+		int rc = s->run(&cfg, &s->results[idx], &err);
+		pthread_mutex_lock(&s->lock);
+		if (rc) {
+			if (s->failed_index < 0 || idx < s->failed_index) {
+				s->failed_index = idx;
+				s->failed_err = err;
+				if (!s->failed_err.code)
+					s->failed_err.code = rc < 0 ? rc : -EIO;
+				if (!s->failed_err.msg[0])
+					snprintf(s->failed_err.msg, sizeof(s->failed_err.msg),
+						 "the run failed (%s)",
+						 strerror(rc < 0 ? -rc : EIO));
+			}
+			atomic_store(&s->abort, true);
+		}
+		s->done++;
+		pthread_cond_signal(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_lock(&s->lock);
+	s->workers_left--;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The progress line: on a terminal, from PROGRESS_TTY_AFTER_S on, one line rewritten in
+ * place every PROGRESS_TTY_EVERY_S; elsewhere (a log file), a new line every
+ * PROGRESS_LOG_EVERY_S, so that short sweeps stay silent in scripts. */
+#define PROGRESS_TTY_AFTER_S 1.0
+#define PROGRESS_TTY_EVERY_S 0.5
+#define PROGRESS_LOG_EVERY_S 10.0
+
+static void print_progress(FILE *out, bool tty, int done, int total, double elapsed)
+{
+	char eta[32] = "?";
+	if (done > 0)
+		snprintf(eta, sizeof(eta), "%.0fs", elapsed / done * (total - done));
+	fprintf(out, "%ssim: runs %d/%d done, %.0fs elapsed, ETA %s%s", tty ? "\r" : "", done,
+		total, elapsed, eta, tty ? "   " : "\n");
+	fflush(out);
+}
+
+static void wait_for_workers(struct sweep *s, FILE *progress)
+{
+	bool tty = progress && isatty(fileno(progress));
+	double start = now_s(), last = -1e9;
+	bool shown = false;
+	pthread_mutex_lock(&s->lock);
+	while (s->workers_left > 0) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 250 * 1000 * 1000;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&s->cond, &s->lock, &until);
+		double t = now_s(), every = tty ? PROGRESS_TTY_EVERY_S : PROGRESS_LOG_EVERY_S;
+		double after = tty ? PROGRESS_TTY_AFTER_S : PROGRESS_LOG_EVERY_S;
+		if (progress && s->workers_left > 0 && t - start >= after && t - last >= every) {
+			print_progress(progress, tty, s->done, s->total, t - start);
+			last = t;
+			shown = true;
+		}
+	}
+	if (shown && tty)
+		fprintf(progress, "\rsim: runs %d/%d done in %.1fs%-20s\n", s->done, s->total,
+			now_s() - start, "");
+	pthread_mutex_unlock(&s->lock);
+}
+
+static int validate(const struct ts_experiment *e, struct ts_error *err)
+{
+	if (!e->base.workload)
+		return ts_error_set(err, -EINVAL, "experiment: no workload");
+	if (e->nr_configs < 1 || e->nr_configs > TS_EXP_MAX_CONFIGS || !e->configs)
+		return ts_error_set(err, -EINVAL, "experiment: %d configurations (1 to %d)",
+				    e->nr_configs, TS_EXP_MAX_CONFIGS);
+	if (e->nr_loads < 1 || e->nr_loads > TS_EXP_MAX_LOADS || !e->loads)
+		return ts_error_set(err, -EINVAL, "experiment: %d loads (1 to %d)", e->nr_loads,
+				    TS_EXP_MAX_LOADS);
+	if (e->iterations < 1 || e->iterations > TS_EXP_MAX_ITERATIONS)
+		return ts_error_set(err, -EINVAL, "experiment: %d iterations (1 to %d)",
+				    e->iterations, TS_EXP_MAX_ITERATIONS);
+	if ((long long)e->nr_configs * e->nr_loads * e->iterations > TS_EXP_MAX_RUNS)
+		return ts_error_set(err, -EINVAL,
+				    "experiment: %d configurations x %d loads x %d iterations is "
+				    "more than %d runs",
+				    e->nr_configs, e->nr_loads, e->iterations, TS_EXP_MAX_RUNS);
+	for (int l = 0; l < e->nr_loads; l++) {
+		if (e->loads[l] < 1 || e->loads[l] > TS_SIM_MAX_TASKS)
+			return ts_error_set(err, -EINVAL, "experiment: load %d (1 to %d)",
+					    e->loads[l], TS_SIM_MAX_TASKS);
+		for (int k = 0; k < l; k++)
+			if (e->loads[k] == e->loads[l])
+				return ts_error_set(err, -EINVAL, "experiment: load %d twice",
+						    e->loads[l]);
+	}
+	for (int c = 0; c < e->nr_configs; c++) {
+		if (!e->configs[c].name[0])
+			return ts_error_set(err, -EINVAL,
+					    "experiment: configuration %d has no name", c + 1);
+		for (int k = 0; k < c; k++)
+			if (strcmp(e->configs[k].name, e->configs[c].name) == 0)
+				return ts_error_set(err, -EINVAL,
+						    "experiment: configuration name '%s' twice",
+						    e->configs[c].name);
+	}
+	return 0;
+}
+
+/* Heaviest loads first, so that the longest runs do not start last and leave the other
+ * workers idle at the end of the sweep. Affects only timing, never results. */
+static int *dispatch_order(const struct ts_experiment *e, int total)
+{
+	int *order = malloc((size_t)total * sizeof(*order));
+	int *by_load = malloc((size_t)e->nr_loads * sizeof(*by_load));
+	if (!order || !by_load) {
+		free(order);
+		free(by_load);
+		return NULL;
+	}
+	/* load positions by descending value (insertion sort: stable, loads are few) */
+	for (int l = 0; l < e->nr_loads; l++) {
+		int k = l;
+		for (; k > 0 && e->loads[by_load[k - 1]] < e->loads[l]; k--)
+			by_load[k] = by_load[k - 1];
+		by_load[k] = l;
+	}
+	int pos = 0;
+	for (int k = 0; k < e->nr_loads; k++)
+		for (int c = 0; c < e->nr_configs; c++)
+			for (int it = 0; it < e->iterations; it++)
+				order[pos++] = (c * e->nr_loads + by_load[k]) * e->iterations + it;
+	free(by_load);
+	return order;
+}
+
+static void add_result(struct ts_exp_stats *st, const struct ts_sim_result *r)
+{
+	st->sis.search += r->sis.search;
+	st->sis.domain_search += r->sis.domain_search;
+	st->sis.scanned += r->sis.scanned;
+	st->sis.failed += r->sis.failed;
+	st->sis.recent_hit += r->sis.recent_hit;
+	st->sis.recent_miss += r->sis.recent_miss;
+	st->sis.core_search += r->sis.core_search;
+	st->sis.core_failed += r->sis.core_failed;
+	for (int i = 0; i < TS_PLACE_NR; i++)
+		st->reasons[i] += r->reasons[i];
+	for (int i = 0; i < TS_REL_NR; i++)
+		st->wakeups_by_relation[i] += r->wakeups_by_relation[i];
+	for (int i = 0; i < TS_SCAN_HIST_BUCKETS; i++)
+		st->scan_hist[i] += r->scan_hist[i];
+	st->wakeups += r->wakeups;
+	st->migrations += r->migrations;
+	st->events += r->events;
+	st->sim_ns += r->sim_ns;
+	st->busy_ns += r->busy_ns;
+	st->marks += r->marks;
+	st->bytes += r->bytes;
+	st->messages_sent += r->messages_sent;
+	st->messages_received += r->messages_received;
+	st->wall_s += r->wall_s;
+	if (!r->finished)
+		st->all_finished = false;
+}
+
+static void summarise(struct ts_experiment *e, const struct ts_sim_result *results)
+{
+	bool hib = ts_metric_higher_is_better(e->base.workload->metric);
+	int n = e->iterations;
+	for (int c = 0; c < e->nr_configs; c++) {
+		for (int l = 0; l < e->nr_loads; l++) {
+			int p = c * e->nr_loads + l;
+			struct ts_exp_point *pt = &e->points[p];
+			double *samples = &e->samples[(size_t)p * (size_t)n];
+			const struct ts_sim_result *r = &results[(size_t)p * (size_t)n];
+			memset(pt, 0, sizeof(*pt));
+			pt->config = c;
+			pt->load = e->loads[l];
+			pt->n = n;
+			pt->samples = samples;
+			pt->stats.all_finished = true;
+			double lat_sum[4] = {0};
+			int lat_n[4] = {0};
+			double util = 0;
+			for (int i = 0; i < n; i++) {
+				samples[i] = r[i].metric;
+				add_result(&pt->stats, &r[i]);
+				util += r[i].cpu_util;
+				for (int q = 0; q < 4; q++)
+					if (r[i].wakeup_lat_us[q] >= 0) {
+						lat_sum[q] += r[i].wakeup_lat_us[q];
+						lat_n[q]++;
+					}
+			}
+			pt->stats.cpu_util = util / n;
+			for (int q = 0; q < 4; q++)
+				pt->stats.wakeup_lat_us[q] = lat_n[q] ? lat_sum[q] / lat_n[q] : -1;
+			pt->stats.sis_metrics = ts_sis_metrics(&pt->stats.sis);
+			pt->hmean = ts_exp_hmean(samples, n);
+			pt->amean = ts_exp_amean(samples, n);
+			pt->stddev = ts_exp_stddev(samples, n);
+			pt->mean = hib ? pt->hmean : pt->amean;
+		}
+	}
+	for (int c = 0; c < e->nr_configs; c++)
+		for (int l = 0; l < e->nr_loads; l++) {
+			struct ts_exp_point *pt = &e->points[c * e->nr_loads + l];
+			const struct ts_exp_point *b = &e->points[l];
+			pt->pct_change = ts_exp_pct_change(pt->mean, b->mean);
+			pt->significant = c > 0 && ts_exp_significant(pt->mean, pt->stddev, pt->n,
+								      b->mean, b->stddev, b->n);
+		}
+}
+
+int ts_experiment_run(struct ts_experiment *e, struct ts_error *err)
+{
+	e->points = NULL;
+	e->samples = NULL;
+	int rc = validate(e, err);
+	if (rc)
+		return rc;
+	int total = e->nr_configs * e->nr_loads * e->iterations;
+	int jobs = e->jobs;
+	if (jobs <= 0) {
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+		jobs = online > 0 ? (int)(online < TS_EXP_MAX_JOBS ? online : TS_EXP_MAX_JOBS) : 1;
+	}
+	if (jobs > TS_EXP_MAX_JOBS)
+		jobs = TS_EXP_MAX_JOBS;
+	if (jobs > total)
+		jobs = total;
+	e->jobs_used = jobs;
+
+	struct sweep s = {
+		.e = e,
+		.run = e->run ? e->run : ts_sim_run,
+		.total = total,
+		.failed_index = -1,
+	};
+	s.results = calloc((size_t)total, sizeof(*s.results));
+	int *order = dispatch_order(e, total);
+	e->points = calloc((size_t)e->nr_configs * (size_t)e->nr_loads, sizeof(*e->points));
+	e->samples = calloc((size_t)total, sizeof(*e->samples));
+	pthread_t *threads = calloc((size_t)jobs, sizeof(*threads));
+	if (!s.results || !order || !e->points || !e->samples || !threads) {
+		rc = ts_error_set(err, -ENOMEM, "experiment: out of memory for %d runs", total);
+		goto out;
+	}
+	s.order = order;
+	atomic_init(&s.next, 0);
+	atomic_init(&s.abort, false);
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.cond, NULL);
+
+	int started = 0;
+	s.workers_left = jobs;
+	for (; started < jobs; started++) {
+		int prc = pthread_create(&threads[started], NULL, worker, &s);
+		if (prc) {
+			pthread_mutex_lock(&s.lock);
+			s.workers_left -= jobs - started;
+			pthread_mutex_unlock(&s.lock);
+			break;
+		}
+	}
+	if (started == 0) {
+		rc = ts_error_set(err, -EAGAIN, "experiment: cannot start a worker thread");
+	} else {
+		wait_for_workers(&s, e->progress);
+	}
+	for (int i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	pthread_cond_destroy(&s.cond);
+	pthread_mutex_destroy(&s.lock);
+	if (!rc && s.failed_index >= 0) {
+		int c, l, it;
+		run_coords(e, s.failed_index, &c, &l, &it);
+		rc = ts_error_set(err, s.failed_err.code,
+				  "configuration '%s', %s %d, iteration %d: %s", e->configs[c].name,
+				  e->base.workload->load_name ? e->base.workload->load_name
+							      : "load",
+				  e->loads[l], it + 1, s.failed_err.msg);
+	}
+	if (!rc)
+		summarise(e, s.results);
+out:
+	free(threads);
+	free(order);
+	free(s.results);
+	if (rc)
+		ts_experiment_free(e);
+	return rc;
+}
+
+void ts_experiment_free(struct ts_experiment *e)
+{
+	free(e->points);
+	free(e->samples);
+	e->points = NULL;
+	e->samples = NULL;
+}

@@ -1,0 +1,229 @@
+/* The experiment as JSON: the stable, documented schema of docs/sim-json.md. Key order
+ * is fixed and numbers are printed with a fixed precision, so the same experiment gives
+ * byte-identical JSON. Undefined values (a metric with a zero denominator, a percentile
+ * with no measured class, a % change against a zero baseline) are null. */
+#include <math.h>
+#include <string.h>
+
+#include "sim/report.h"
+
+struct jw {
+	FILE *out;
+	int depth;
+	bool first; /* no item yet at the current depth */
+};
+
+static void jw_escaped(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\t')
+			fputs("\\t", out);
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+static void jw_item(struct jw *w, const char *key)
+{
+	if (w->depth > 0) {
+		if (!w->first)
+			fputc(',', w->out);
+		fputc('\n', w->out);
+		for (int i = 0; i < w->depth; i++)
+			fputs("  ", w->out);
+	}
+	w->first = false;
+	if (key) {
+		jw_escaped(w->out, key);
+		fputs(": ", w->out);
+	}
+}
+
+static void jw_open(struct jw *w, const char *key, char c)
+{
+	jw_item(w, key);
+	fputc(c, w->out);
+	w->depth++;
+	w->first = true;
+}
+
+static void jw_close(struct jw *w, char c)
+{
+	w->depth--;
+	if (!w->first) {
+		fputc('\n', w->out);
+		for (int i = 0; i < w->depth; i++)
+			fputs("  ", w->out);
+	}
+	fputc(c, w->out);
+	w->first = false;
+}
+
+static void jw_str(struct jw *w, const char *key, const char *v)
+{
+	jw_item(w, key);
+	jw_escaped(w->out, v ? v : "");
+}
+
+static void jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+	jw_item(w, key);
+	fprintf(w->out, "%llu", (unsigned long long)v);
+}
+
+static void jw_bool(struct jw *w, const char *key, bool v)
+{
+	jw_item(w, key);
+	fputs(v ? "true" : "false", w->out);
+}
+
+static void jw_null(struct jw *w, const char *key)
+{
+	jw_item(w, key);
+	fputs("null", w->out);
+}
+
+static void jw_num(struct jw *w, const char *key, double v)
+{
+	jw_item(w, key);
+	if (isfinite(v))
+		fprintf(w->out, "%.10g", v == 0 ? 0.0 : v); /* never "-0" */
+	else
+		fputs("null", w->out);
+}
+
+/* -1 is the core's and the engine's "undefined" */
+static void jw_metric(struct jw *w, const char *key, double v)
+{
+	if (v < 0)
+		jw_null(w, key);
+	else
+		jw_num(w, key, v);
+}
+
+static void write_stats(struct jw *w, const struct ts_exp_stats *st)
+{
+	const struct ts_sis_metrics *m = &st->sis_metrics;
+	jw_open(w, "stats", '{');
+	jw_u64(w, "sis_search", st->sis.search);
+	jw_u64(w, "sis_domain_search", st->sis.domain_search);
+	jw_u64(w, "sis_scanned", st->sis.scanned);
+	jw_u64(w, "sis_failed", st->sis.failed);
+	jw_u64(w, "sis_recent_hit", st->sis.recent_hit);
+	jw_u64(w, "sis_recent_miss", st->sis.recent_miss);
+	jw_u64(w, "sis_core_search", st->sis.core_search);
+	jw_u64(w, "sis_core_failed", st->sis.core_failed);
+	jw_metric(w, "search_efficiency", m->search_efficiency);
+	jw_metric(w, "domain_search_efficiency", m->domain_search_efficiency);
+	jw_metric(w, "fast_success_rate", m->fast_success_rate);
+	jw_metric(w, "success_rate", m->success_rate);
+	jw_metric(w, "recent_success_rate", m->recent_success_rate);
+	jw_metric(w, "core_search_efficiency", m->core_search_efficiency);
+	jw_metric(w, "scanned_per_wakeup", m->scanned_per_wakeup);
+	jw_open(w, "reasons", '{');
+	for (int i = 0; i < TS_PLACE_NR; i++)
+		jw_u64(w, ts_place_reason_name((enum ts_place_reason)i), st->reasons[i]);
+	jw_close(w, '}');
+	jw_open(w, "wakeups_by_relation", '{');
+	for (int i = 0; i < TS_REL_NR; i++)
+		jw_u64(w, ts_cpu_relation_name((enum ts_cpu_relation)i),
+		       st->wakeups_by_relation[i]);
+	jw_close(w, '}');
+	jw_open(w, "scan_hist", '{');
+	for (int i = 0; i < TS_SCAN_HIST_BUCKETS; i++)
+		jw_u64(w, ts_scan_hist_label(i), st->scan_hist[i]);
+	jw_close(w, '}');
+	jw_u64(w, "wakeups", st->wakeups);
+	jw_u64(w, "migrations", st->migrations);
+	jw_num(w, "cpu_util", st->cpu_util);
+	jw_open(w, "wakeup_latency_us", '{');
+	static const char *const pct_names[4] = {"p50", "p90", "p99", "p99.9"};
+	for (int q = 0; q < 4; q++)
+		jw_metric(w, pct_names[q], st->wakeup_lat_us[q]);
+	jw_close(w, '}');
+	jw_u64(w, "marks", st->marks);
+	jw_u64(w, "bytes", st->bytes);
+	jw_u64(w, "messages_sent", st->messages_sent);
+	jw_u64(w, "messages_received", st->messages_received);
+	jw_u64(w, "busy_ns", st->busy_ns);
+	jw_u64(w, "sim_ns", st->sim_ns);
+	jw_u64(w, "events", st->events);
+	jw_bool(w, "finished", st->all_finished);
+	jw_close(w, '}');
+}
+
+int ts_exp_write_json(const struct ts_experiment *e, FILE *out)
+{
+	struct jw w = {.out = out, .first = true};
+	const struct ts_workload *wl = e->base.workload;
+	char buf[TS_FEATURES_STR_MAX];
+	jw_open(&w, NULL, '{');
+	jw_u64(&w, "schema_version", 1);
+	jw_str(&w, "machine", ts_report_machine(e));
+	jw_str(&w, "workload", wl->name);
+	jw_str(&w, "metric", wl->metric_name);
+	jw_str(&w, "unit", wl->unit);
+	jw_bool(&w, "higher_is_better", ts_metric_higher_is_better(wl->metric));
+	jw_str(&w, "summary", ts_metric_higher_is_better(wl->metric) ? "hmean" : "amean");
+	jw_u64(&w, "seed", e->seed);
+	jw_str(&w, "load_name", ts_report_load_name(e));
+	jw_u64(&w, "iterations", (uint64_t)e->iterations);
+	jw_u64(&w, "duration_ns", e->base.duration_ns);
+	jw_u64(&w, "warmup_ns", e->base.warmup_ns);
+	jw_u64(&w, "hz", e->base.hz ? e->base.hz : 1000);
+	if (e->base.iterations > 0)
+		jw_u64(&w, "task_iterations", (uint64_t)e->base.iterations);
+	else
+		jw_null(&w, "task_iterations");
+	if (e->base.pin) {
+		ts_report_pin_cpus(e, buf, sizeof(buf));
+		jw_open(&w, "pin", '{');
+		jw_str(&w, "nodes", e->pin_text ? e->pin_text : "");
+		jw_str(&w, "cpus", buf);
+		jw_close(&w, '}');
+	} else {
+		jw_null(&w, "pin");
+	}
+	jw_open(&w, "configs", '[');
+	for (int c = 0; c < e->nr_configs; c++) {
+		const struct ts_exp_config *cfg = &e->configs[c];
+		jw_open(&w, NULL, '{');
+		jw_str(&w, "name", cfg->name);
+		jw_str(&w, "features", cfg->features_text);
+		ts_features_format(cfg->features, buf, sizeof(buf));
+		jw_str(&w, "features_effective", buf);
+		jw_bool(&w, "baseline", c == 0);
+		jw_open(&w, "points", '[');
+		for (int l = 0; l < e->nr_loads; l++) {
+			const struct ts_exp_point *p = ts_experiment_point(e, c, l);
+			jw_open(&w, NULL, '{');
+			jw_u64(&w, "load", (uint64_t)p->load);
+			jw_open(&w, "samples", '[');
+			for (int i = 0; i < p->n; i++)
+				jw_num(&w, NULL, p->samples[i]);
+			jw_close(&w, ']');
+			jw_num(&w, "hmean", p->hmean);
+			jw_num(&w, "amean", p->amean);
+			jw_num(&w, "stddev", p->stddev);
+			jw_num(&w, "mean", p->mean);
+			jw_num(&w, "pct_change", p->pct_change);
+			jw_bool(&w, "significant", p->significant);
+			write_stats(&w, &p->stats);
+			jw_close(&w, '}');
+		}
+		jw_close(&w, ']');
+		jw_close(&w, '}');
+	}
+	jw_close(&w, ']');
+	jw_close(&w, '}');
+	fputc('\n', out);
+	return ts_report_finish(out);
+}

@@ -1,0 +1,92 @@
+/* A gnuplot script drawing the experiment's metric against load: one line per
+ * configuration, with the stddev as error bars. The data is inline (a datablock), so the
+ * script is one self-contained file; the CLI runs gnuplot on it. */
+#include <math.h>
+#include <string.h>
+
+#include "sim/report.h"
+
+/* gnuplot single-quoted string: no escapes except '' for a quote */
+static void gp_string(FILE *out, const char *s)
+{
+	fputc('\'', out);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', out);
+		fputc(*s == '\n' ? ' ' : *s, out);
+	}
+	fputc('\'', out);
+}
+
+static void gp_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, " %.10g", v);
+	else
+		fputs(" ?", out);
+}
+
+int ts_exp_write_gnuplot(const struct ts_experiment *e, enum ts_plot_format format,
+			 const char *output_path, FILE *out)
+{
+	const struct ts_workload *wl = e->base.workload;
+	bool hib = ts_metric_higher_is_better(wl->metric);
+	char buf[512];
+	fputs("# written by toposched sim; run with gnuplot 5\n", out);
+	if (format == TS_PLOT_PNG)
+		fputs("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		      "  set terminal pngcairo size 1024,640 noenhanced\n"
+		      "} else {\n"
+		      "  set terminal png size 1024,640 noenhanced\n"
+		      "}\n",
+		      out);
+	else
+		fputs("set terminal svg size 1024,640 noenhanced background rgb 'white'\n", out);
+	fputs("set output ", out);
+	gp_string(out, output_path);
+	fputs("\nset datafile missing '?'\nset title ", out);
+	snprintf(buf, sizeof(buf), "%s on %s%s%s, seed %llu", wl->name, ts_report_machine(e),
+		 e->base.pin ? ", nodes " : "", e->base.pin && e->pin_text ? e->pin_text : "",
+		 (unsigned long long)e->seed);
+	gp_string(out, buf);
+	fputs("\nset xlabel ", out);
+	gp_string(out, ts_report_load_name(e));
+	fputs("\nset ylabel ", out);
+	snprintf(buf, sizeof(buf), "%s (%s), %s of %d, %s is better", wl->metric_name, wl->unit,
+		 hib ? "Hmean" : "Amean", e->iterations, hib ? "higher" : "lower");
+	gp_string(out, buf);
+	fputs("\nset key outside right top\nset grid\nset yrange [0:*]\n", out);
+	int lo = e->loads[0], hi = e->loads[0];
+	for (int l = 1; l < e->nr_loads; l++) {
+		lo = e->loads[l] < lo ? e->loads[l] : lo;
+		hi = e->loads[l] > hi ? e->loads[l] : hi;
+	}
+	if (hi >= 8 * lo)
+		fprintf(out, "set logscale x 2\nset xrange [%g:%g]\n", lo / 1.25, hi * 1.25);
+	else if (hi > lo)
+		fprintf(out, "set xrange [%g:%g]\n", lo - (hi - lo) * 0.05, hi + (hi - lo) * 0.05);
+	if (e->nr_loads <= 24) {
+		fputs("set xtics (", out);
+		for (int l = 0; l < e->nr_loads; l++)
+			fprintf(out, "%s%d", l ? ", " : "", e->loads[l]);
+		fputs(")\n", out);
+	}
+	fputs("$data << EOD\n", out);
+	for (int l = 0; l < e->nr_loads; l++) {
+		fprintf(out, "%d", e->loads[l]);
+		for (int c = 0; c < e->nr_configs; c++) {
+			const struct ts_exp_point *p = ts_experiment_point(e, c, l);
+			gp_num(out, p->mean);
+			gp_num(out, p->stddev);
+		}
+		fputc('\n', out);
+	}
+	fputs("EOD\nplot ", out);
+	for (int c = 0; c < e->nr_configs; c++) {
+		fprintf(out, "%s$data using 1:%d:%d with yerrorlines linewidth 2 title ",
+			c ? ", \\\n     " : "", 2 + 2 * c, 3 + 2 * c);
+		gp_string(out, e->configs[c].name);
+	}
+	fputs("\n", out);
+	return ts_report_finish(out);
+}

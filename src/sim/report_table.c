@@ -1,0 +1,341 @@
+/* The mmtests-style comparison: a header naming the experiment, per load one row with
+ * every configuration's Hmean (higher-is-better metrics) or Amean, its % change against
+ * the baseline in parentheses — or between '*' when the difference exceeds the
+ * run-to-run spread — then the same rows for the stddev; below, per configuration, the
+ * scheduler statistics per load (counters summed over the iterations). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/report.h"
+
+#define CELL_MAX 64
+
+static void fmt_value(char *buf, size_t size, double v, int decimals)
+{
+	if (isfinite(v))
+		snprintf(buf, size, "%.*f", decimals, v);
+	else
+		snprintf(buf, size, "n/a");
+}
+
+static void fmt_pct(char *buf, size_t size, const struct ts_exp_point *p)
+{
+	if (!isfinite(p->pct_change))
+		snprintf(buf, size, "(    n/a )");
+	else if (p->significant)
+		snprintf(buf, size, "*%7.2f%%*", p->pct_change);
+	else
+		snprintf(buf, size, "(%7.2f%%)", p->pct_change);
+}
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static void comparison(const struct ts_experiment *e, FILE *out)
+{
+	int dec = ts_report_metric_decimals(e);
+	bool hib = ts_metric_higher_is_better(e->base.workload->metric);
+	const char *mean_label = hib ? "Hmean" : "Amean";
+	char buf[CELL_MAX];
+	/* column widths: the widest value of the whole table, and the label column */
+	int vw = 1, lw = 0;
+	for (int c = 0; c < e->nr_configs; c++)
+		for (int l = 0; l < e->nr_loads; l++) {
+			const struct ts_exp_point *p = ts_experiment_point(e, c, l);
+			fmt_value(buf, sizeof(buf), p->mean, dec);
+			vw = max_int(vw, (int)strlen(buf));
+			fmt_value(buf, sizeof(buf), p->stddev, dec);
+			vw = max_int(vw, (int)strlen(buf));
+		}
+	for (int l = 0; l < e->nr_loads; l++) {
+		snprintf(buf, sizeof(buf), "%d", e->loads[l]);
+		lw = max_int(lw, (int)strlen(buf));
+	}
+	const int pct_w = 10; /* "(  12.34%)" */
+	int cell_w = vw + 1 + pct_w;
+	for (int c = 0; c < e->nr_configs; c++)
+		cell_w = max_int(cell_w, (int)strlen(e->configs[c].name));
+	int label_w = 6 + 1 + lw; /* "Stddev" + load */
+
+	fprintf(out, "%*s", label_w, "");
+	for (int c = 0; c < e->nr_configs; c++)
+		fprintf(out, "  %*s", cell_w, e->configs[c].name);
+	fputc('\n', out);
+	for (int row = 0; row < 2; row++) {
+		for (int l = 0; l < e->nr_loads; l++) {
+			fprintf(out, "%-6s %*d", row == 0 ? mean_label : "Stddev", lw, e->loads[l]);
+			for (int c = 0; c < e->nr_configs; c++) {
+				const struct ts_exp_point *p = ts_experiment_point(e, c, l);
+				char val[CELL_MAX], pct[CELL_MAX];
+				if (row == 0) {
+					fmt_value(val, sizeof(val), p->mean, dec);
+					fmt_pct(pct, sizeof(pct), p);
+				} else {
+					fmt_value(val, sizeof(val), p->stddev, dec);
+					pct[0] = '\0';
+				}
+				bool last = c == e->nr_configs - 1;
+				fprintf(out, "  %*s%*s", cell_w - vw - 1 - pct_w, "", vw, val);
+				if (pct[0])
+					fprintf(out, " %-*s", last ? 0 : pct_w, pct);
+				else if (!last)
+					fprintf(out, "%*s", pct_w + 1, "");
+			}
+			fputc('\n', out);
+		}
+	}
+}
+
+/* ---- per-configuration statistics: one row per quantity, one column per load ---- */
+
+enum row_kind { ROW_COUNT, ROW_PCT, ROW_RATIO };
+
+struct row {
+	const char *label;
+	enum row_kind kind;
+	int index; /* reason / relation / metric selector */
+	double (*get)(const struct ts_exp_stats *st, int index);
+};
+
+static double sis_search(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)s->sis.search;
+}
+static double sis_domain(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)s->sis.domain_search;
+}
+static double sis_scanned(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)s->sis.scanned;
+}
+static double sis_failed(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)s->sis.failed;
+}
+static double sis_rhit(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)s->sis.recent_hit;
+}
+static double sis_rmiss(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)s->sis.recent_miss;
+}
+static double m_search_eff(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return s->sis_metrics.search_efficiency;
+}
+static double m_domain_eff(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return s->sis_metrics.domain_search_efficiency;
+}
+static double m_success(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return s->sis_metrics.success_rate;
+}
+static double m_recent(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return s->sis_metrics.recent_success_rate;
+}
+static double m_scanned_pw(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return s->sis_metrics.scanned_per_wakeup;
+}
+static double reason(const struct ts_exp_stats *s, int i)
+{
+	return (double)s->reasons[i];
+}
+static double relation(const struct ts_exp_stats *s, int i)
+{
+	return (double)s->wakeups_by_relation[i];
+}
+static double wakeups(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)s->wakeups;
+}
+static double migrations(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)s->migrations;
+}
+static double cpu_util(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return 100.0 * s->cpu_util;
+}
+static double lat(const struct ts_exp_stats *s, int i)
+{
+	return s->wakeup_lat_us[i];
+}
+
+static void fmt_stat(char *buf, size_t size, const struct row *r, const struct ts_exp_stats *st)
+{
+	double v = r->get(st, r->index);
+	if (r->kind == ROW_COUNT)
+		snprintf(buf, size, "%" PRIu64, (uint64_t)v);
+	else if (v < 0 || !isfinite(v)) /* -1: undefined (zero denominator) */
+		snprintf(buf, size, "n/a");
+	else
+		snprintf(buf, size, "%.2f", v);
+}
+
+static void print_rows(const struct ts_experiment *e, int c, const struct row *rows, int nr,
+		       int label_w, int col_w, FILE *out)
+{
+	char buf[CELL_MAX];
+	for (int i = 0; i < nr; i++) {
+		fprintf(out, "%-*s", label_w, rows[i].label);
+		for (int l = 0; l < e->nr_loads; l++) {
+			fmt_stat(buf, sizeof(buf), &rows[i], &ts_experiment_point(e, c, l)->stats);
+			fprintf(out, " %*s", col_w, buf);
+		}
+		fputc('\n', out);
+	}
+}
+
+static int rows_width(const struct ts_experiment *e, int c, const struct row *rows, int nr)
+{
+	char buf[CELL_MAX];
+	int w = 0;
+	for (int i = 0; i < nr; i++)
+		for (int l = 0; l < e->nr_loads; l++) {
+			fmt_stat(buf, sizeof(buf), &rows[i], &ts_experiment_point(e, c, l)->stats);
+			w = max_int(w, (int)strlen(buf));
+		}
+	return w;
+}
+
+static const struct row sis_rows[] = {
+	{"SIS search", ROW_COUNT, 0, sis_search},
+	{"SIS domain search", ROW_COUNT, 0, sis_domain},
+	{"SIS scanned", ROW_COUNT, 0, sis_scanned},
+	{"SIS failures", ROW_COUNT, 0, sis_failed},
+	{"SIS recent used hit", ROW_COUNT, 0, sis_rhit},
+	{"SIS recent used miss", ROW_COUNT, 0, sis_rmiss},
+	{"SIS search efficiency %", ROW_PCT, 0, m_search_eff},
+	{"SIS domain search eff. %", ROW_PCT, 0, m_domain_eff},
+	{"SIS success rate %", ROW_PCT, 0, m_success},
+	{"SIS recent success rate %", ROW_PCT, 0, m_recent},
+	{"SIS scanned per wake-up", ROW_RATIO, 0, m_scanned_pw},
+};
+
+static void config_block(const struct ts_experiment *e, int c, FILE *out)
+{
+	const struct ts_exp_config *cfg = &e->configs[c];
+	/* the rows this configuration shows: SIS block, non-zero placement reasons, every
+	 * relation, totals */
+	struct row rows[64];
+	int nr = 0, first_reason, first_rel, first_tail;
+	for (size_t i = 0; i < sizeof(sis_rows) / sizeof(sis_rows[0]); i++)
+		rows[nr++] = sis_rows[i];
+	char reason_labels[TS_PLACE_NR][48], rel_labels[TS_REL_NR][48];
+	first_reason = nr;
+	for (int r = 0; r < TS_PLACE_NR; r++) {
+		bool any = false;
+		for (int l = 0; l < e->nr_loads; l++)
+			any |= ts_experiment_point(e, c, l)->stats.reasons[r] != 0;
+		if (!any)
+			continue;
+		snprintf(reason_labels[r], sizeof(reason_labels[r]), "place %s",
+			 ts_place_reason_name((enum ts_place_reason)r));
+		rows[nr++] = (struct row){reason_labels[r], ROW_COUNT, r, reason};
+	}
+	first_rel = nr;
+	for (int r = 0; r < TS_REL_NR; r++) {
+		snprintf(rel_labels[r], sizeof(rel_labels[r]), "wake-up to %s",
+			 ts_cpu_relation_name((enum ts_cpu_relation)r));
+		rows[nr++] = (struct row){rel_labels[r], ROW_COUNT, r, relation};
+	}
+	first_tail = nr;
+	rows[nr++] = (struct row){"wake-ups", ROW_COUNT, 0, wakeups};
+	rows[nr++] = (struct row){"migrations", ROW_COUNT, 0, migrations};
+	rows[nr++] = (struct row){"CPU utilisation %", ROW_PCT, 0, cpu_util};
+	static const char *const lat_labels[4] = {
+		"wake-up latency p50 us", "wake-up latency p90 us", "wake-up latency p99 us",
+		"wake-up latency p99.9 us"};
+	for (int q = 0; q < 4; q++) {
+		bool any = false;
+		for (int l = 0; l < e->nr_loads; l++)
+			any |= ts_experiment_point(e, c, l)->stats.wakeup_lat_us[q] >= 0;
+		if (any)
+			rows[nr++] = (struct row){lat_labels[q], ROW_RATIO, q, lat};
+	}
+
+	int label_w = 0;
+	for (int i = 0; i < nr; i++)
+		label_w = max_int(label_w, (int)strlen(rows[i].label));
+	int col_w = max_int(rows_width(e, c, rows, nr), 8);
+	char buf[CELL_MAX];
+	for (int l = 0; l < e->nr_loads; l++) {
+		snprintf(buf, sizeof(buf), "%d", e->loads[l]);
+		col_w = max_int(col_w, (int)strlen(buf));
+	}
+	fprintf(out, "\n%s: %s (counters summed over %d iteration%s)\n", cfg->name,
+		cfg->features_text[0] ? cfg->features_text : "default features", e->iterations,
+		e->iterations == 1 ? "" : "s");
+	fprintf(out, "%-*s", label_w, ts_report_load_name(e));
+	for (int l = 0; l < e->nr_loads; l++)
+		fprintf(out, " %*d", col_w, e->loads[l]);
+	fputc('\n', out);
+	print_rows(e, c, rows, first_reason, label_w, col_w, out);
+	print_rows(e, c, rows + first_reason, first_rel - first_reason, label_w, col_w, out);
+	print_rows(e, c, rows + first_rel, first_tail - first_rel, label_w, col_w, out);
+	print_rows(e, c, rows + first_tail, nr - first_tail, label_w, col_w, out);
+}
+
+int ts_exp_write_table(const struct ts_experiment *e, FILE *out)
+{
+	const struct ts_workload *wl = e->base.workload;
+	bool hib = ts_metric_higher_is_better(wl->metric);
+	char d[32], w[32], pin[512];
+	fprintf(out, "toposched sim: %s on %s", wl->name, ts_report_machine(e));
+	if (e->base.topo)
+		fprintf(out, " (%d CPUs)", e->base.topo->nr_cpus);
+	ts_report_pin_cpus(e, pin, sizeof(pin));
+	if (e->base.pin)
+		fprintf(out, ", pinned to node%s %s (CPUs %s)",
+			e->pin_text && strpbrk(e->pin_text, ",-") ? "s" : "",
+			e->pin_text ? e->pin_text : "?", pin);
+	fprintf(out, ", seed %" PRIu64 "\n", e->seed);
+	fprintf(out, "metric: %s in %s, %s is better; %s of %d iteration%s", wl->metric_name,
+		wl->unit, hib ? "higher" : "lower", hib ? "Hmean" : "Amean", e->iterations,
+		e->iterations == 1 ? "" : "s");
+	if (wl->metric != TS_METRIC_TIME_S) {
+		ts_report_duration(e->base.duration_ns, d, sizeof(d));
+		ts_report_duration(e->base.warmup_ns, w, sizeof(w));
+		fprintf(out, " of %s after %s warm-up", d, w);
+	}
+	fprintf(out,
+		"\n%% change against '%s'; '*' where |mean - baseline| > max(stddev, "
+		"baseline stddev)\n\n",
+		e->configs[0].name);
+	comparison(e, out);
+	if (wl->metric == TS_METRIC_TIME_S)
+		for (int c = 0; c < e->nr_configs; c++)
+			for (int l = 0; l < e->nr_loads; l++)
+				if (!ts_experiment_point(e, c, l)->stats.all_finished)
+					fprintf(out,
+						"note: '%s' at %s %d: some runs ended before every "
+						"task finished; the time is a lower bound\n",
+						e->configs[c].name, ts_report_load_name(e),
+						e->loads[l]);
+	for (int c = 0; c < e->nr_configs; c++)
+		config_block(e, c, out);
+	return ts_report_finish(out);
+}

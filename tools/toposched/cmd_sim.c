@@ -1,0 +1,1133 @@
+/* toposched sim: run a workload on a simulated machine under one or several scheduler
+ * feature configurations, over a list of loads, and compare them mmtests-style.
+ *
+ * Every input is checked before the first run starts (and output files are opened then,
+ * as temporary files next to their destination), so bad input costs nothing and leaves
+ * nothing behind; the files are renamed into place only once everything succeeded. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "toposched/cost_model.h"
+#include "toposched/experiment.h"
+#include "toposched/features.h"
+#include "toposched/sim.h"
+#include "toposched/topology.h"
+
+/* The built-in default experiment (README's main command): tbench on Kunpeng 920's
+ * node 0, clients 1..128, without and with cluster-first wake-up. Durations are chosen
+ * so that the whole default sweep (2 configs x 8 loads x SIM_DEFAULT_ITERATIONS runs)
+ * ends well within a minute on a 2-core machine. */
+#define SIM_CMD		       "sim"
+#define SIM_DEFAULT_WORKLOAD   "tbench"
+#define SIM_DEFAULT_LOADS      "1..128"
+#define SIM_DEFAULT_PIN	       "0" /* only when --machine/--topology is not given */
+#define SIM_DEFAULT_ITERATIONS 3
+#define SIM_DEFAULT_DURATION   "100ms" /* measured virtual time per run */
+#define SIM_DEFAULT_WARMUP     "20ms"  /* before it */
+#define SIM_DEFAULT_SEED       1
+#define SIM_STR(x)	       #x
+#define SIM_XSTR(x)	       SIM_STR(x)
+#define SIM_MAX_DURATION_NS    (3600ull * 1000 * 1000 * 1000) /* an hour of virtual time */
+#define SIM_MAX_COSTS	       64
+static const char *const sim_default_compare[] = {"baseline=NO_SIS_CLUSTER", "cluster=SIS_CLUSTER"};
+
+static const char sim_help[] =
+	"usage: toposched sim [OPTIONS]\n"
+	"\n"
+	"Runs a workload on a simulated machine under the scheduling core, for every\n"
+	"configuration x load x iteration (in parallel), and prints an mmtests-style\n"
+	"comparison: per load each configuration's Hmean (throughput, rates) or Amean\n"
+	"(times, latencies), its % change against the first configuration, '*' where\n"
+	"|mean - baseline| > max(stddev, baseline stddev), the stddev; then, per\n"
+	"configuration, the SIS statistics, placement reasons, wake-ups by relationship,\n"
+	"migrations and CPU utilisation. With no options it runs the default experiment:\n"
+	"tbench on kunpeng920 pinned to node 0, clients 1..128,\n"
+	"baseline=NO_SIS_CLUSTER vs cluster=SIS_CLUSTER.\n"
+	"\n"
+	"experiment:\n"
+	"  --machine SPEC, --topology SPEC\n"
+	"                      a preset (toposched machines), FILE.xml, a sysfs root, an\n"
+	"                      hwloc synthetic string or host (default " CLI_DEFAULT_TOPOLOGY ")\n"
+	"  --workload NAME     a built-in workload (--list-workloads; default " SIM_DEFAULT_WORKLOAD
+	")\n"
+	"  --clients LIST, --groups LIST, --pairs LIST, --load LIST\n"
+	"                      the loads to sweep (one option; the names are aliases):\n"
+	"                      N, A-B (every value), A..B (A, 2A, 4A ... and B), comma-\n"
+	"                      separated; sorted, duplicates dropped (default " SIM_DEFAULT_LOADS
+	")\n"
+	"  --compare NAME=FEATURES ...\n"
+	"                      configurations to compare, the first is the baseline;\n"
+	"                      repeat the option or list several before the next option.\n"
+	"                      FEATURES as for sched/features (\"NO_SIS_UTIL SIS_PROP\"),\n"
+	"                      applied on the defaults (toposched features)\n"
+	"  --features STR      one configuration \"STR\"; with --compare, applied first to\n"
+	"                      every configuration (a common base)\n"
+	"  --pin NODES         run every task on these nodes' CPUs only, like numactl -N\n"
+	"                      (node list, e.g. 0 or 0-1; 'all' for none). Default: "
+	"node " SIM_DEFAULT_PIN "\n"
+	"                      without --machine (the default experiment), else none\n"
+	"  --cost NAME=VALUE   override a cost-model term (toposched machines --costs);\n"
+	"                      repeatable\n"
+	"  --iterations N      samples per point (default " SIM_XSTR(
+		SIM_DEFAULT_ITERATIONS) ")\n"
+					"  --duration T        measured virtual time per run, T "
+					"with a unit: ns, us, ms, s\n"
+					"                      (e.g. 200ms; "
+					"default " SIM_DEFAULT_DURATION ")\n"
+					"  --warmup T          unmeasured virtual time before it "
+					"(0 allowed; default " SIM_DEFAULT_WARMUP ")\n"
+					"  --loops N           per-task iterations of finite "
+					"workloads such as hackbench\n"
+					"                      (default: the workload's own)\n"
+					"  --seed N            base seed; each run's seed derives "
+					"from it and the run's\n"
+					"                      (configuration, load, iteration) "
+					"(default " SIM_XSTR(
+						SIM_DEFAULT_SEED) ")\n"
+								  "  --hz N              scheduler "
+								  "tick frequency (default 1000)\n"
+								  "\n"
+								  "running and output:\n"
+								  "  --jobs N            worker "
+								  "threads (default: the number of "
+								  "online CPUs)\n"
+								  "  --format FMT        table "
+								  "(default), csv or json (schema: "
+								  "docs/sim-json.md);\n"
+								  "                      without "
+								  "--format, an --output ending in "
+								  ".csv or .json\n"
+								  "                      selects "
+								  "that format\n"
+								  "  --output FILE       write the "
+								  "report to FILE (atomically: all "
+								  "or nothing)\n"
+								  "  --plot FILE         also draw "
+								  "the metric against load with "
+								  "gnuplot; FILE ends\n"
+								  "                      in .png "
+								  "or .svg\n"
+								  "  --quiet             no "
+								  "progress line on stderr\n"
+								  "  --list-workloads    list the "
+								  "built-in workloads and exit\n"
+								  "  --help              this "
+								  "text\n"
+								  "\n"
+								  "Exit status: 0 on success, 2 "
+								  "for bad input (nothing is run "
+								  "or written), 1 when a\n"
+								  "run or writing the output "
+								  "fails.\n";
+
+static int sim_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sim_error(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return cli_error(SIM_CMD, "%s", msg);
+}
+
+/* ---- value parsers (each prints its own message and returns CLI_EXIT_USAGE) ---- */
+
+static int parse_int_value(const char *option, const char *text, long min, long max, long *out)
+{
+	return cli_parse_int(SIM_CMD, option, text, min, max, out) ? CLI_EXIT_USAGE : 0;
+}
+
+static int parse_seed(const char *text, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (text[0] < '0' || text[0] > '9')
+		return sim_error("--seed '%s': not a non-negative integer", text);
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno == ERANGE)
+		return sim_error("--seed '%s': larger than %llu", text,
+				 (unsigned long long)UINT64_MAX);
+	if (*end != '\0')
+		return sim_error("--seed '%s': not a non-negative integer", text);
+	*out = v;
+	return 0;
+}
+
+/* "200ms", "1.5s", "0" (only when zero is allowed). */
+static int parse_duration(const char *option, const char *text, bool allow_zero, uint64_t *out)
+{
+	const char *p = text;
+	if (*p == '-')
+		return sim_error("%s '%s': must be %s", option, text,
+				 allow_zero ? "zero or positive" : "positive");
+	if (*p == '+')
+		p++;
+	const char *num = p;
+	while ((*p >= '0' && *p <= '9') || *p == '.')
+		p++;
+	size_t num_len = (size_t)(p - num);
+	char digits[64];
+	if (num_len == 0 || num_len >= sizeof(digits) || strchr(num, '.') != strrchr(num, '.') ||
+	    (num_len == 1 && *num == '.'))
+		return sim_error("%s '%s': not a duration (a number with a unit: ns, us, ms or s, "
+				 "e.g. 200ms)",
+				 option, text);
+	memcpy(digits, num, num_len);
+	digits[num_len] = '\0';
+	double v = strtod(digits, NULL);
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+	double mult = 0;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(p, units[i].unit) == 0)
+			mult = units[i].ns;
+	if (mult == 0) {
+		if (*p == '\0' && v == 0 && allow_zero) {
+			*out = 0;
+			return 0;
+		}
+		if (*p == '\0')
+			return sim_error("%s '%s': missing unit (ns, us, ms or s, e.g. 200ms)",
+					 option, text);
+		return sim_error("%s '%s': unknown unit '%s' (ns, us, ms or s)", option, text, p);
+	}
+	double ns = v * mult;
+	if (ns == 0 && allow_zero) {
+		*out = 0;
+		return 0;
+	}
+	if (ns == 0)
+		return sim_error("%s '%s': must be positive", option, text);
+	if (ns < 0.5)
+		return sim_error("%s '%s': below the simulator's resolution of 1ns", option, text);
+	if (!(ns <= (double)SIM_MAX_DURATION_NS))
+		return sim_error("%s '%s': more than the limit of 3600s", option, text);
+	*out = (uint64_t)llround(ns);
+	return 0;
+}
+
+static int parse_load_number(const char *option, const char *item, const char *s, size_t len,
+			     int *out)
+{
+	char buf[32];
+	if (len == 0 || len >= sizeof(buf))
+		return sim_error("%s: '%s' is not a number, a range A-B or a doubling range A..B",
+				 option, item);
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] < '0' || buf[i] > '9')
+			return sim_error(
+				"%s: '%s' is not a number, a range A-B or a doubling range A..B",
+				option, item);
+	long v = strtol(buf, NULL, 10);
+	if (len > 9 || v < 1 || v > TS_SIM_MAX_TASKS)
+		return sim_error("%s: %s must be between 1 and %d", option, buf, TS_SIM_MAX_TASKS);
+	*out = (int)v;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* N, A-B (every value), A..B (A, 2A, 4A, ... while below B, then B); comma-separated. */
+static int parse_loads(const char *option, const char *text, int **out, int *count)
+{
+	int cap = 16, n = 0;
+	int *v = malloc((size_t)cap * sizeof(*v));
+	if (!v)
+		return sim_error("out of memory");
+	if (!text[0]) {
+		free(v);
+		return sim_error("%s: empty list", option);
+	}
+	const char *p = text;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char item[64];
+		snprintf(item, sizeof(item), "%.*s", (int)(len < 63 ? len : 63), p);
+		if (len == 0) {
+			free(v);
+			return sim_error("%s '%s': empty item", option, text);
+		}
+		int a, b;
+		bool doubling = false;
+		const char *dots = strstr(item, ".."), *dash = strchr(item, '-');
+		int rc;
+		if (dots) {
+			doubling = true;
+			rc = parse_load_number(option, item, item, (size_t)(dots - item), &a) ||
+			     parse_load_number(option, item, dots + 2, strlen(dots + 2), &b);
+		} else if (dash) {
+			rc = parse_load_number(option, item, item, (size_t)(dash - item), &a) ||
+			     parse_load_number(option, item, dash + 1, strlen(dash + 1), &b);
+		} else {
+			rc = parse_load_number(option, item, item, strlen(item), &a);
+			b = a;
+		}
+		if (rc) {
+			free(v);
+			return CLI_EXIT_USAGE;
+		}
+		if (a > b) {
+			free(v);
+			return sim_error("%s: range '%s' goes downwards", option, item);
+		}
+		for (long x = a; x <= b; x = doubling ? (x * 2 > b && x < b ? b : x * 2) : x + 1) {
+			if (n >= TS_EXP_MAX_LOADS) {
+				free(v);
+				return sim_error("%s '%s': more than %d loads", option, text,
+						 TS_EXP_MAX_LOADS);
+			}
+			if (n == cap) {
+				cap *= 2;
+				int *nv = realloc(v, (size_t)cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return sim_error("out of memory");
+				}
+				v = nv;
+			}
+			v[n++] = (int)x;
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	qsort(v, (size_t)n, sizeof(*v), cmp_int);
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (m == 0 || v[m - 1] != v[i])
+			v[m++] = v[i];
+	*out = v;
+	*count = m;
+	return 0;
+}
+
+static bool valid_name(const char *s, size_t len)
+{
+	if (len == 0 || len >= TS_EXP_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-' || c == '.' || c == '+'))
+			return false;
+	}
+	return true;
+}
+
+/* NAME=FEATURES, FEATURES applied on base. */
+static int parse_compare(const char *spec, struct ts_features base, struct ts_exp_config *out)
+{
+	const char *eq = strchr(spec, '=');
+	if (!eq)
+		return sim_error(
+			"--compare '%s': expected NAME=FEATURES (e.g. cluster=SIS_CLUSTER)", spec);
+	size_t len = (size_t)(eq - spec);
+	if (!valid_name(spec, len))
+		return sim_error("--compare '%s': the name must be 1 to %d letters, digits or "
+				 "'_-.+'",
+				 spec, TS_EXP_NAME_MAX - 1);
+	memset(out, 0, sizeof(*out));
+	memcpy(out->name, spec, len);
+	if (strlen(eq + 1) >= sizeof(out->features_text))
+		return sim_error("--compare '%.40s...': the features are too long", spec);
+	snprintf(out->features_text, sizeof(out->features_text), "%s", eq + 1);
+	struct ts_error err = {0};
+	out->features = base;
+	if (ts_features_parse(eq + 1, &out->features, &err))
+		return sim_error("--compare '%s': %s (see 'toposched features')", spec, err.msg);
+	return 0;
+}
+
+/* ---- gnuplot ---- */
+
+static bool find_in_path(const char *prog, char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		return false;
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t len = colon ? (size_t)(colon - path) : strlen(path);
+		if (len == 0)
+			snprintf(buf, size, "./%s", prog);
+		else
+			snprintf(buf, size, "%.*s/%s", (int)len, path, prog);
+		struct stat st;
+		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+			return true;
+		if (!colon)
+			break;
+		path = colon + 1;
+	}
+	return false;
+}
+
+/* ---- atomic output files: a temporary file next to the destination, renamed over it
+ * once everything succeeded; removed on failure and on SIGINT/SIGTERM/SIGHUP. ---- */
+
+struct out_file {
+	char path[PATH_MAX];
+	char tmp[PATH_MAX];
+	int fd;
+	FILE *f;
+};
+
+#define MAX_TEMPS 2
+static char temp_paths[MAX_TEMPS][PATH_MAX];
+static volatile sig_atomic_t temp_used[MAX_TEMPS];
+
+static void remove_temps_on_signal(int sig)
+{
+	for (int i = 0; i < MAX_TEMPS; i++)
+		if (temp_used[i])
+			unlink(temp_paths[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void register_temp(const char *tmp, bool on)
+{
+	for (int i = 0; i < MAX_TEMPS; i++) {
+		if (on && !temp_used[i]) {
+			snprintf(temp_paths[i], sizeof(temp_paths[i]), "%s", tmp);
+			temp_used[i] = 1;
+			return;
+		}
+		if (!on && temp_used[i] && strcmp(temp_paths[i], tmp) == 0) {
+			temp_used[i] = 0;
+			return;
+		}
+	}
+}
+
+static void install_signal_cleanup(void)
+{
+	struct sigaction sa = {0};
+	sa.sa_handler = remove_temps_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int out_file_open(struct out_file *o, const char *option, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (!path[0])
+		return sim_error("%s: empty file name", option);
+	if (strlen(path) >= sizeof(o->path) - 16)
+		return sim_error("%s '%s': the path is too long", option, path);
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return sim_error("%s '%s': is a directory", option, path);
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	const char *slash = strrchr(path, '/');
+	if (slash)
+		snprintf(o->tmp, sizeof(o->tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path,
+			 slash + 1);
+	else
+		snprintf(o->tmp, sizeof(o->tmp), ".%s.XXXXXX", path);
+	if (slash && slash[1] == '\0')
+		return sim_error("%s '%s': names a directory, not a file", option, path);
+	o->fd = mkstemp(o->tmp);
+	if (o->fd < 0) {
+		int e = errno;
+		return sim_error("%s '%s': cannot create a file in its directory: %s", option, path,
+				 strerror(e));
+	}
+	register_temp(o->tmp, true);
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(o->fd, 0666 & ~mask) != 0) { /* as a plain fopen() would create it */
+						/* not fatal: the file stays 0600 */
+	}
+	return 0;
+}
+
+static void out_file_discard(struct out_file *o)
+{
+	if (o->f)
+		fclose(o->f);
+	else if (o->fd >= 0)
+		close(o->fd);
+	if (o->tmp[0]) {
+		unlink(o->tmp);
+		register_temp(o->tmp, false);
+	}
+	o->f = NULL;
+	o->fd = -1;
+	o->tmp[0] = '\0';
+}
+
+static FILE *out_file_stream(struct out_file *o)
+{
+	if (!o->f) {
+		o->f = fdopen(o->fd, "w");
+		if (o->f)
+			o->fd = -1;
+	}
+	return o->f;
+}
+
+/* Flushes and closes the temporary file (the data must be complete before it replaces
+ * anything). */
+static int out_file_close(struct out_file *o, const char *option)
+{
+	int rc = 0;
+	if (o->f) {
+		if (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f)))
+			rc = -1;
+		if (fclose(o->f))
+			rc = -1;
+		o->f = NULL;
+	} else if (o->fd >= 0) {
+		if (fsync(o->fd) || close(o->fd))
+			rc = -1;
+		o->fd = -1;
+	}
+	if (rc) {
+		int e = errno;
+		fprintf(stderr, "toposched sim: error: %s '%s': writing failed: %s\n", option,
+			o->path, strerror(e));
+	}
+	return rc;
+}
+
+static int out_file_commit(struct out_file *o, const char *option)
+{
+	if (rename(o->tmp, o->path) != 0) {
+		int e = errno;
+		fprintf(stderr, "toposched sim: error: %s '%s': %s\n", option, o->path,
+			strerror(e));
+		return -1;
+	}
+	register_temp(o->tmp, false);
+	o->tmp[0] = '\0';
+	return 0;
+}
+
+/* Runs gnuplot on the script (its stdin); the plot goes to the plot's temporary file. */
+static int run_gnuplot(const char *gnuplot, const struct ts_experiment *e,
+		       enum ts_plot_format format, const struct out_file *plot)
+{
+	FILE *script = tmpfile(), *errs = tmpfile();
+	int rc = 1;
+	if (!script || !errs) {
+		fprintf(stderr,
+			"toposched sim: error: --plot: cannot create a temporary file: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	if (ts_exp_write_gnuplot(e, format, plot->tmp, script) || fseek(script, 0, SEEK_SET)) {
+		fprintf(stderr,
+			"toposched sim: error: --plot: writing the gnuplot script failed\n");
+		goto out;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fileno(script), 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fileno(errs), 2);
+	char *argv[] = {(char *)"gnuplot", NULL};
+	extern char **environ;
+	pid_t pid;
+	int src = posix_spawn(&pid, gnuplot, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (src) {
+		fprintf(stderr, "toposched sim: error: --plot: cannot run %s: %s\n", gnuplot,
+			strerror(src));
+		goto out;
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			st = -1;
+			break;
+		}
+	struct stat sb;
+	if (st == 0 && stat(plot->tmp, &sb) == 0 && sb.st_size > 0) {
+		rc = 0;
+		goto out;
+	}
+	/* gnuplot's first message line says what went wrong */
+	char line[512] = "", buf[512];
+	fseek(errs, 0, SEEK_SET);
+	while (fgets(buf, sizeof(buf), errs)) {
+		char *s = buf;
+		while (*s == ' ' || *s == '\t' || *s == '^')
+			s++;
+		if (*s && *s != '\n') {
+			snprintf(line, sizeof(line), "%s", s);
+			break;
+		}
+	}
+	line[strcspn(line, "\n")] = '\0';
+	fprintf(stderr, "toposched sim: error: --plot '%s': gnuplot failed%s%s\n", plot->path,
+		line[0] ? ": " : "", line);
+out:
+	if (script)
+		fclose(script);
+	if (errs)
+		fclose(errs);
+	return rc;
+}
+
+/* ---- the command ---- */
+
+enum sim_format { SIM_TABLE, SIM_CSV, SIM_JSON };
+
+struct sim_opts {
+	const char *machine;
+	bool machine_given;
+	const char *workload;
+	const char *loads_text, *loads_option;
+	const char *compare[TS_EXP_MAX_CONFIGS];
+	int nr_compare;
+	const char *features;
+	long iterations, hz, jobs, loops;
+	uint64_t duration_ns, warmup_ns, seed;
+	const char *pin;
+	const char *costs[SIM_MAX_COSTS];
+	int nr_costs;
+	enum sim_format format;
+	bool format_given;
+	const char *output, *plot;
+	bool quiet, list_workloads;
+};
+
+static void list_workloads(void)
+{
+	int n;
+	const struct ts_workload *w = ts_workload_list(&n);
+	int name_w = 8, load_w = 4, metric_w = 6;
+	char metric[128];
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			printf("%-*s  %-*s  %-*s  %s\n", name_w, "workload", load_w, "load",
+			       metric_w, "metric", "description");
+		for (int i = 0; i < n; i++) {
+			const char *load = w[i].load_name ? w[i].load_name : "load";
+			snprintf(metric, sizeof(metric), "%s (%s, %s is better)", w[i].metric_name,
+				 w[i].unit,
+				 ts_metric_higher_is_better(w[i].metric) ? "higher" : "lower");
+			if (pass == 0) {
+				name_w = (int)strlen(w[i].name) > name_w ? (int)strlen(w[i].name)
+									 : name_w;
+				load_w = (int)strlen(load) > load_w ? (int)strlen(load) : load_w;
+				metric_w = (int)strlen(metric) > metric_w ? (int)strlen(metric)
+									  : metric_w;
+				continue;
+			}
+			printf("%-*s  %-*s  %-*s  %s\n", name_w, w[i].name, load_w, load, metric_w,
+			       metric, w[i].description ? w[i].description : "");
+		}
+	}
+}
+
+static int parse_format(const char *text, enum sim_format *out)
+{
+	if (strcmp(text, "table") == 0 || strcmp(text, "text") == 0)
+		*out = SIM_TABLE;
+	else if (strcmp(text, "csv") == 0)
+		*out = SIM_CSV;
+	else if (strcmp(text, "json") == 0)
+		*out = SIM_JSON;
+	else
+		return sim_error("--format '%s': unknown (choose table, csv or json)", text);
+	return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+enum {
+	OPT_CLIENTS = 256,
+	OPT_GROUPS,
+	OPT_PAIRS,
+	OPT_LOAD,
+	OPT_COMPARE,
+	OPT_FEATURES,
+	OPT_ITERATIONS,
+	OPT_DURATION,
+	OPT_WARMUP,
+	OPT_SEED,
+	OPT_PIN,
+	OPT_COST,
+	OPT_HZ,
+	OPT_JOBS,
+	OPT_FORMAT,
+	OPT_OUTPUT,
+	OPT_PLOT,
+	OPT_QUIET,
+	OPT_LIST,
+	OPT_LOOPS,
+};
+
+static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
+{
+	static const struct option longopts[] = {
+		{"machine", required_argument, NULL, 'm'},
+		{"topology", required_argument, NULL, 'm'},
+		{"workload", required_argument, NULL, 'w'},
+		{"clients", required_argument, NULL, OPT_CLIENTS},
+		{"groups", required_argument, NULL, OPT_GROUPS},
+		{"pairs", required_argument, NULL, OPT_PAIRS},
+		{"load", required_argument, NULL, OPT_LOAD},
+		{"compare", required_argument, NULL, OPT_COMPARE},
+		{"features", required_argument, NULL, OPT_FEATURES},
+		{"iterations", required_argument, NULL, OPT_ITERATIONS},
+		{"duration", required_argument, NULL, OPT_DURATION},
+		{"warmup", required_argument, NULL, OPT_WARMUP},
+		{"seed", required_argument, NULL, OPT_SEED},
+		{"pin", required_argument, NULL, OPT_PIN},
+		{"cost", required_argument, NULL, OPT_COST},
+		{"hz", required_argument, NULL, OPT_HZ},
+		{"jobs", required_argument, NULL, OPT_JOBS},
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"output", required_argument, NULL, OPT_OUTPUT},
+		{"plot", required_argument, NULL, OPT_PLOT},
+		{"quiet", no_argument, NULL, OPT_QUIET},
+		{"list-workloads", no_argument, NULL, OPT_LIST},
+		{"loops", required_argument, NULL, OPT_LOOPS},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	static const char *const load_names[] = {"--clients", "--groups", "--pairs", "--load"};
+	opterr = 0;
+	optind = 0;
+	int opt;
+	/* '+': stop at the first non-option, so that --compare can take the arguments that
+	 * follow it (they are not permuted away) */
+	while ((opt = getopt_long(argc, argv, "+:m:w:qh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'm':
+			o->machine = optarg;
+			o->machine_given = true;
+			break;
+		case 'w':
+			o->workload = optarg;
+			break;
+		case OPT_CLIENTS:
+		case OPT_GROUPS:
+		case OPT_PAIRS:
+		case OPT_LOAD:
+			if (o->loads_option &&
+			    strcmp(o->loads_option, load_names[opt - OPT_CLIENTS]))
+				return sim_error("%s and %s: give the loads once", o->loads_option,
+						 load_names[opt - OPT_CLIENTS]);
+			o->loads_option = load_names[opt - OPT_CLIENTS];
+			o->loads_text = optarg;
+			break;
+		case OPT_COMPARE:
+			for (;;) {
+				if (o->nr_compare >= TS_EXP_MAX_CONFIGS)
+					return sim_error("--compare: more than %d configurations",
+							 TS_EXP_MAX_CONFIGS);
+				o->compare[o->nr_compare++] = optarg;
+				if (optind >= argc || argv[optind][0] == '-')
+					break;
+				optarg = argv[optind++];
+			}
+			break;
+		case OPT_FEATURES:
+			o->features = optarg;
+			break;
+		case OPT_ITERATIONS:
+			if (parse_int_value("--iterations", optarg, 1, TS_EXP_MAX_ITERATIONS,
+					    &o->iterations))
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_DURATION:
+			if (parse_duration("--duration", optarg, false, &o->duration_ns))
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_WARMUP:
+			if (parse_duration("--warmup", optarg, true, &o->warmup_ns))
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_SEED:
+			if (parse_seed(optarg, &o->seed))
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_PIN:
+			o->pin = optarg;
+			break;
+		case OPT_COST:
+			if (o->nr_costs >= SIM_MAX_COSTS)
+				return sim_error("--cost: more than %d overrides", SIM_MAX_COSTS);
+			o->costs[o->nr_costs++] = optarg;
+			break;
+		case OPT_HZ:
+			if (parse_int_value("--hz", optarg, 10, 10000, &o->hz))
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_JOBS:
+			if (parse_int_value("--jobs", optarg, 1, TS_EXP_MAX_JOBS, &o->jobs))
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_LOOPS:
+			if (parse_int_value("--loops", optarg, 1, 100000000, &o->loops))
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_FORMAT:
+			if (parse_format(optarg, &o->format))
+				return CLI_EXIT_USAGE;
+			o->format_given = true;
+			break;
+		case OPT_OUTPUT:
+			o->output = optarg;
+			break;
+		case OPT_PLOT:
+			o->plot = optarg;
+			break;
+		case 'q':
+		case OPT_QUIET:
+			o->quiet = true;
+			break;
+		case OPT_LIST:
+			o->list_workloads = true;
+			break;
+		case 'h':
+			*help = true;
+			return 0;
+		default:
+			return cli_getopt_error(SIM_CMD, opt, argv);
+		}
+	}
+	if (optind < argc)
+		return sim_error("unexpected argument '%s' (a --compare NAME=FEATURES?)",
+				 argv[optind]);
+	return 0;
+}
+
+/* Everything the run needs, built and checked from the options. */
+struct sim_setup {
+	struct ts_topology *topo;
+	struct ts_cost_model costs;
+	const struct ts_workload *workload;
+	struct ts_cpumask *pin;
+	int *loads;
+	int nr_loads;
+	struct ts_exp_config configs[TS_EXP_MAX_CONFIGS];
+	int nr_configs;
+};
+
+static int tasks_per_instance(const struct ts_workload *w)
+{
+	long n = 0;
+	for (int i = 0; i < w->nr_classes; i++)
+		n += w->classes[i].count > 0 ? w->classes[i].count : 0;
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+/* A node list: N or A-B items, comma-separated, each a node of t. */
+static int parse_nodes(const char *text, const struct ts_topology *t, struct ts_cpumask *nodes)
+{
+	const char *p = text;
+	if (!*p)
+		return sim_error("--pin: empty node list");
+	for (;;) {
+		char *end;
+		long a, b;
+		if (*p < '0' || *p > '9')
+			goto bad;
+		a = strtol(p, &end, 10);
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				goto bad;
+			b = strtol(p, &end, 10);
+		}
+		if ((*end != ',' && *end != '\0') || a > INT_MAX || b > INT_MAX)
+			goto bad;
+		if (a > b)
+			return sim_error("--pin '%s': range %ld-%ld goes downwards", text, a, b);
+		if (b >= t->nr_nodes)
+			return sim_error("--pin '%s': node %ld does not exist (%s has nodes 0-%d)",
+					 text, b, t->name, t->nr_nodes - 1);
+		for (long n = a; n <= b; n++)
+			ts_cpumask_set(nodes, (int)n);
+		if (*end == '\0')
+			return 0;
+		p = end + 1;
+	}
+bad:
+	return sim_error("--pin '%s': not a node list (e.g. 0, 0-1 or 0,2; 'all' for no pin)",
+			 text);
+}
+
+static int build_pin(const struct sim_opts *o, struct sim_setup *s)
+{
+	const char *text = o->pin ? o->pin : (o->machine_given ? NULL : SIM_DEFAULT_PIN);
+	if (!text || strcmp(text, "all") == 0 || strcmp(text, "none") == 0)
+		return 0;
+	const struct ts_topology *t = s->topo;
+	struct ts_cpumask *nodes = ts_cpumask_alloc(t->nr_nodes);
+	s->pin = ts_cpumask_alloc(t->nr_cpus);
+	struct ts_cpumask *m = ts_cpumask_alloc(t->nr_cpus);
+	int rc = 0;
+	if (!nodes || !s->pin || !m) {
+		rc = sim_error("out of memory");
+	} else if (!(rc = parse_nodes(text, t, nodes))) {
+		int node;
+		ts_cpumask_zero(s->pin);
+		ts_for_each_cpu(node, nodes)
+		{
+			ts_topology_node_mask(t, node, m);
+			ts_cpumask_or(s->pin, s->pin, m);
+		}
+		if (ts_cpumask_empty(s->pin))
+			rc = sim_error("--pin '%s': these nodes of %s have no CPUs", text, t->name);
+	}
+	ts_cpumask_free(nodes);
+	ts_cpumask_free(m);
+	return rc;
+}
+
+static int build_setup(const struct sim_opts *o, struct sim_setup *s)
+{
+	struct ts_error err = {0};
+	s->workload = ts_workload_find(o->workload);
+	if (!s->workload) {
+		int n;
+		const struct ts_workload *w = ts_workload_list(&n);
+		char names[512] = "";
+		size_t len = 0;
+		for (int i = 0; i < n && len < sizeof(names); i++)
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+						i ? ", " : "", w[i].name);
+		return sim_error("--workload '%s': unknown workload (built in: %s)", o->workload,
+				 names);
+	}
+	if (parse_loads(o->loads_option ? o->loads_option : "--clients",
+			o->loads_text ? o->loads_text : SIM_DEFAULT_LOADS, &s->loads, &s->nr_loads))
+		return CLI_EXIT_USAGE;
+	int per = tasks_per_instance(s->workload);
+	int max_load = s->loads[s->nr_loads - 1];
+	if ((long long)per * max_load > TS_SIM_MAX_TASKS)
+		return sim_error("%s %d: %s makes %lld tasks, more than the limit of %d",
+				 o->loads_option ? o->loads_option : "--clients", max_load,
+				 s->workload->name, (long long)per * max_load, TS_SIM_MAX_TASKS);
+
+	struct ts_features base = ts_features_default();
+	if (o->features && ts_features_parse(o->features, &base, &err))
+		return sim_error("--features '%s': %s (see 'toposched features')", o->features,
+				 err.msg);
+	if (o->nr_compare > 0) {
+		for (int i = 0; i < o->nr_compare; i++) {
+			if (parse_compare(o->compare[i], base, &s->configs[i]))
+				return CLI_EXIT_USAGE;
+			for (int k = 0; k < i; k++)
+				if (strcmp(s->configs[k].name, s->configs[i].name) == 0)
+					return sim_error("--compare: the name '%s' is used twice",
+							 s->configs[i].name);
+			if (o->features) {
+				/* the reports show what was applied, base first */
+				char text[TS_FEATURES_STR_MAX];
+				int n = snprintf(text, sizeof(text), "%s%s%s", o->features,
+						 s->configs[i].features_text[0] ? " " : "",
+						 s->configs[i].features_text);
+				if (n < 0 || (size_t)n >= sizeof(text))
+					return sim_error("--features with --compare '%s': too long",
+							 o->compare[i]);
+				memcpy(s->configs[i].features_text, text, sizeof(text));
+			}
+		}
+		s->nr_configs = o->nr_compare;
+	} else if (o->features) {
+		snprintf(s->configs[0].name, sizeof(s->configs[0].name), "features");
+		if (strlen(o->features) >= sizeof(s->configs[0].features_text))
+			return sim_error("--features: too long");
+		snprintf(s->configs[0].features_text, sizeof(s->configs[0].features_text), "%s",
+			 o->features);
+		s->configs[0].features = base;
+		s->nr_configs = 1;
+	} else {
+		for (size_t i = 0; i < sizeof(sim_default_compare) / sizeof(sim_default_compare[0]);
+		     i++)
+			if (parse_compare(sim_default_compare[i], base, &s->configs[i]))
+				return CLI_EXIT_USAGE;
+		s->nr_configs = (int)(sizeof(sim_default_compare) / sizeof(sim_default_compare[0]));
+	}
+	if ((long long)s->nr_configs * s->nr_loads * o->iterations > TS_EXP_MAX_RUNS)
+		return sim_error("%d configurations x %d loads x %ld iterations: more than %d runs",
+				 s->nr_configs, s->nr_loads, o->iterations, TS_EXP_MAX_RUNS);
+
+	if (cli_load_topology(SIM_CMD, o->machine, NULL, &s->topo))
+		return CLI_EXIT_USAGE;
+	if (ts_cost_model_for(s->topo, o->machine, &s->costs, &err))
+		return sim_error("--machine '%s': %s", o->machine, err.msg);
+	for (int i = 0; i < o->nr_costs; i++) {
+		ts_error_clear(&err);
+		if (ts_cost_model_set(&s->costs, o->costs[i], &err))
+			return sim_error("--cost '%s': %s (see 'toposched machines --costs %s')",
+					 o->costs[i], err.msg, s->topo->name);
+	}
+	return build_pin(o, s);
+}
+
+static void free_setup(struct sim_setup *s)
+{
+	free(s->loads);
+	ts_cpumask_free(s->pin);
+	ts_topology_free(s->topo);
+}
+
+static int write_report(const struct ts_experiment *e, enum sim_format f, FILE *out)
+{
+	switch (f) {
+	case SIM_CSV:
+		return ts_exp_write_csv(e, out);
+	case SIM_JSON:
+		return ts_exp_write_json(e, out);
+	default:
+		return ts_exp_write_table(e, out);
+	}
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	struct sim_opts o = {
+		.machine = CLI_DEFAULT_TOPOLOGY,
+		.workload = SIM_DEFAULT_WORKLOAD,
+		.iterations = SIM_DEFAULT_ITERATIONS,
+		.seed = SIM_DEFAULT_SEED,
+		.format = SIM_TABLE,
+	};
+	bool help = false;
+	/* the defaults go through the parser, so that the help text cannot disagree */
+	if (parse_duration("--duration", SIM_DEFAULT_DURATION, false, &o.duration_ns) ||
+	    parse_duration("--warmup", SIM_DEFAULT_WARMUP, true, &o.warmup_ns))
+		return CLI_EXIT_USAGE;
+	if (parse_args(argc, argv, &o, &help))
+		return CLI_EXIT_USAGE;
+	if (help) {
+		fputs(sim_help, stdout);
+		return 0;
+	}
+	if (o.list_workloads) {
+		list_workloads();
+		return fflush(stdout) || ferror(stdout) ? 1 : 0;
+	}
+	if (!o.format_given && o.output) {
+		if (ends_with(o.output, ".json"))
+			o.format = SIM_JSON;
+		else if (ends_with(o.output, ".csv"))
+			o.format = SIM_CSV;
+	}
+	enum ts_plot_format plot_format = TS_PLOT_PNG;
+	char gnuplot[PATH_MAX];
+	if (o.plot) {
+		if (ends_with(o.plot, ".png"))
+			plot_format = TS_PLOT_PNG;
+		else if (ends_with(o.plot, ".svg"))
+			plot_format = TS_PLOT_SVG;
+		else
+			return sim_error("--plot '%s': the file name must end in .png or .svg",
+					 o.plot);
+		if (o.output && strcmp(o.output, o.plot) == 0)
+			return sim_error("--output and --plot name the same file '%s'", o.plot);
+		if (!find_in_path("gnuplot", gnuplot, sizeof(gnuplot)))
+			return sim_error("--plot: gnuplot not found in PATH (install gnuplot, e.g. "
+					 "the gnuplot-nox package)");
+	}
+
+	struct sim_setup s = {0};
+	int rc = build_setup(&o, &s);
+	struct out_file out = {.fd = -1}, plot = {.fd = -1};
+	if (rc)
+		goto done;
+	install_signal_cleanup();
+	if (o.output && out_file_open(&out, "--output", o.output)) {
+		rc = CLI_EXIT_USAGE;
+		goto done;
+	}
+	if (o.plot && out_file_open(&plot, "--plot", o.plot)) {
+		rc = CLI_EXIT_USAGE;
+		goto done;
+	}
+
+	struct ts_experiment e = {
+		.machine = s.topo->name,
+		.pin_text = s.pin ? (o.pin ? o.pin : SIM_DEFAULT_PIN) : NULL,
+		.base =
+			{
+				.topo = s.topo,
+				.costs = &s.costs,
+				.workload = s.workload,
+				.iterations = (int)o.loops,
+				.pin = s.pin,
+				.duration_ns = o.duration_ns,
+				.warmup_ns = o.warmup_ns,
+				.hz = (unsigned)o.hz,
+			},
+		.seed = o.seed,
+		.configs = s.configs,
+		.nr_configs = s.nr_configs,
+		.loads = s.loads,
+		.nr_loads = s.nr_loads,
+		.iterations = (int)o.iterations,
+		.jobs = (int)o.jobs,
+		.progress = o.quiet ? NULL : stderr,
+	};
+	struct ts_error err = {0};
+	if (ts_experiment_run(&e, &err)) {
+		fprintf(stderr, "toposched sim: error: %s\n", err.msg);
+		rc = 1;
+		goto done;
+	}
+	FILE *f = o.output ? out_file_stream(&out) : stdout;
+	if (!f || write_report(&e, o.format, f)) {
+		fprintf(stderr, "toposched sim: error: writing the report to %s failed: %s\n",
+			o.output ? o.output : "stdout", strerror(errno));
+		rc = 1;
+	}
+	if (!rc && o.output && out_file_close(&out, "--output"))
+		rc = 1;
+	if (!rc && o.plot &&
+	    (out_file_close(&plot, "--plot") || run_gnuplot(gnuplot, &e, plot_format, &plot)))
+		rc = 1;
+	/* both files complete: put them in place */
+	if (!rc && o.plot && out_file_commit(&plot, "--plot"))
+		rc = 1;
+	if (!rc && o.output && out_file_commit(&out, "--output")) {
+		if (o.plot)
+			unlink(plot.path); /* all or nothing */
+		rc = 1;
+	}
+	ts_experiment_free(&e);
+done:
+	out_file_discard(&out);
+	out_file_discard(&plot);
+	free_setup(&s);
+	return rc;
+}
