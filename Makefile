@@ -15,9 +15,9 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job on built-in defaults.
+# The main job on built-in defaults: the default simulator experiment.
 run: build
-	$(BUILD)/toposched
+	$(BUILD)/toposched sim
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -235,10 +235,24 @@ static int json_int_array(const char *s, const char *key, int *out, int max)
 
 /* ---- good input ---- */
 
-static void test_no_args_runs_topo_on_default(void **state)
+/* With no command: the usage, naming the main job and its default machine. */
+static void test_no_args_prints_usage(void **state)
 {
 	(void)state;
 	const char *const *args = (const char *const[]){ NULL };
+	struct run r = run_cli(args);
+	expect_ok(&r, args);
+	assert_non_null(strstr(r.out, "usage: toposched COMMAND"));
+	assert_non_null(strstr(r.out, "'toposched sim'"));
+	assert_non_null(strstr(r.out, "kunpeng920"));
+	run_free(&r);
+}
+
+/* The topology dump of the default machine (formerly the no-argument job). */
+static void test_topo_default_machine(void **state)
+{
+	(void)state;
+	const char *const *args = (const char *const[]){ "topo", NULL };
 	struct run r = run_cli(args);
 	expect_ok(&r, args);
 	assert_non_null(strstr(r.out, "kunpeng920"));
@@ -585,7 +599,8 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_args_runs_topo_on_default),
+		cmocka_unit_test(test_no_args_prints_usage),
+		cmocka_unit_test(test_topo_default_machine),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_machines),
 		cmocka_unit_test(test_topo_json),

@@ -37,7 +37,10 @@
 #define SIM_DEFAULT_PIN	       "0" /* only when --machine/--topology is not given */
 #define SIM_DEFAULT_ITERATIONS 3
 #define SIM_DEFAULT_DURATION   "100ms" /* measured virtual time per run */
-#define SIM_DEFAULT_WARMUP     "20ms"  /* before it */
+/* Warm-up before it: longer than the first LLC-level balance of an idle node (about its
+ * span in ms, 32 on Kunpeng 920), which sets SIS_UTIL's nr_idle_scan from 0 (its initial
+ * value, as in the kernel: no scan at all) to a real budget. */
+#define SIM_DEFAULT_WARMUP     "50ms"
 #define SIM_DEFAULT_SEED       1
 #define SIM_STR(x)	       #x
 #define SIM_XSTR(x)	       SIM_STR(x)

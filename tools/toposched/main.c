@@ -22,18 +22,15 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fputs("\n'toposched COMMAND --help' describes each command's options.\n"
-	      "With no command, 'toposched' runs 'toposched topo' on the default machine ("
-	      CLI_DEFAULT_TOPOLOGY ").\n",
+	      "The main job: 'toposched sim' with no options runs the default experiment,\n"
+	      "tbench on " CLI_DEFAULT_TOPOLOGY " node 0 at 1..128 clients, without and with\n"
+	      "cluster-aware wake-up (NO_SIS_CLUSTER vs SIS_CLUSTER).\n",
 	      out);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		char *args[] = { "topo", NULL };
-		return cmd_topo(1, args);
-	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return 0;
