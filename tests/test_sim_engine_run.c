@@ -204,6 +204,9 @@ static void test_conservation_pingpong(void **state)
 	machine_load(&m, "kunpeng920");
 	struct ts_sim_config cfg = config(&m, &pingpong, 8);
 	cfg.pin = m.node0;
+	/* Past the first LLC balance (~32 ms): before it SIS_UTIL's budget is 0, and the
+	 * staggered forks from an idle CPU 0 leave pairs sharing CPUs (p50 wake-up 0). */
+	cfg.warmup_ns = 40 * MS;
 	struct ts_sim_result r = run_ok(&cfg);
 	assert_conserved(&r);
 	assert_true(r.finished);
@@ -216,7 +219,7 @@ static void test_conservation_pingpong(void **state)
 	assert_true(r.wakeup_lat_us[0] <= r.wakeup_lat_us[1]);
 	assert_true(r.wakeup_lat_us[1] <= r.wakeup_lat_us[2]);
 	assert_true(r.wakeup_lat_us[2] <= r.wakeup_lat_us[3]);
-	assert_int_equal(r.sim_ns, 6 * MS);
+	assert_int_equal(r.sim_ns, 45 * MS);
 	machine_free(&m);
 }
 

@@ -9,9 +9,10 @@
  * starts at T0 = one tick (PELT reads last_update_time 0 as "never updated").
  *
  * Events: TICK (per CPU, every 1/hz, all CPUs aligned as with the kernel's default
- * sched_skew_tick=0), DONE (the CPU's current work segment ends; lazily cancelled by a
- * per-CPU generation), RESCHED (a remote resched request arrives), TIMER (a SLEEP ends),
- * WINDOW (the measured window opens) and END.
+ * sched_skew_tick=0), START (a task's first wake-up, see Start below), DONE (the CPU's
+ * current work segment ends; lazily cancelled by a per-CPU generation), RESCHED (a remote
+ * resched request arrives), TIMER (a SLEEP ends), WINDOW (the measured window opens) and
+ * END.
  *
  * The host interface.
  *  - clock = virtual now.
@@ -81,9 +82,17 @@
  *    task remotely at once, as try_to_wake_up() without TTWU_QUEUE does.
  *  Fractions of a nanosecond are carried per task, so sub-ns costs are not rounded away.
  *
- * Start: every task is initialised with ts_task_init(nice, cfg->pin, CPU 0) and started
- * with ts_wake_up_new_task() from CPU 0 (fork balancing places it), instance by instance,
- * class by class, at T0. Measured window: [T0 + warmup, T0 + warmup + duration] for
+ * Start: every task is initialised with ts_task_init(nice, cfg->pin, CPU 0) at T0 and
+ * started with ts_wake_up_new_task() from CPU 0 (fork balancing places it) by its own
+ * START event at T0 + j, the start jitter j drawn uniformly in [0, 1/hz) from the run's
+ * stream, one draw per task in task order (instance by instance, class by class) before
+ * any event runs; tasks drawing the same instant start in that order. Real benchmarks do
+ * not start their threads in lock-step (fork/clone one after another, a thundering-herd
+ * release, the first tick arriving at an arbitrary phase), and with fixed RUN times a
+ * lock-step start would make every seed give the same run; the window is the first tick,
+ * the core's own granularity, so every task has started before the first TICK (ticks at
+ * T0 + k/hz, k >= 1). The jitter costs nothing: it only moves when each task first becomes
+ * runnable. Measured window: [T0 + warmup, T0 + warmup + duration] for
  * open-ended workloads; for TIME_S workloads [T0, the moment the last task with an
  * iteration limit exits] (warm-up does not apply; tasks without a limit are ignored), cut
  * at a virtual-time cap (cfg->duration_ns when set, else TS_SIM_TIME_CAP_NS) or at
@@ -103,7 +112,11 @@
  * when the later would arrive sooner; one message is copied in one piece whatever its
  * size (no partial pipe writes); the newly-idle and periodic balancing passes take no
  * virtual time (the core's own max_newidle_lb_cost therefore stays 0); memory placement
- * (mem_local / mem_per_distance) is not used yet (no phase touches memory).
+ * (mem_local / mem_per_distance) is not used yet (no phase touches memory); the forking
+ * parent is not modelled: START forks from CPU 0 whether or not anything runs there, so
+ * with staggered starts fork balancing often finds CPU 0 (or its group) idle and keeps
+ * quickly-blocking tasks there, where a real parent would be running on it; wake-up
+ * scans spread them later (once SIS_UTIL has its first budget, see docs/model.md).
  *
  * Invariants checked in debug builds: the lock contract above; a task is the current
  * task of at most one CPU and the engine's current task is the core's rq->curr; tasks the
@@ -133,7 +146,7 @@
  * parameter. Legitimate bursts (a receiver draining a full channel) are far shorter. */
 #define TS_SIM_MAX_INSTANT_PHASES (1 << 20)
 
-enum ev_kind { EV_TICK, EV_DONE, EV_RESCHED, EV_TIMER, EV_WINDOW, EV_END };
+enum ev_kind { EV_TICK, EV_START, EV_DONE, EV_RESCHED, EV_TIMER, EV_WINDOW, EV_END };
 
 struct sim_task {
 	struct ts_task t;          /* the core's task; t.host_data points back here */
@@ -718,6 +731,15 @@ static void on_tick(struct sim *m, int cpu)
 #endif
 }
 
+/* A task's first wake-up (its START event; cpu 0 forks it). */
+static void on_start(struct sim *m, struct sim_task *t)
+{
+	SIM_CHECK(m->nr_locked == 0, "ts_wake_up_new_task() called with an rq lock held");
+	SIM_CHECK(t->t.state == TS_TASK_NEW, "task %d started twice", t->t.id);
+	m->nr_runnable++;
+	ts_wake_up_new_task(m->s, &t->t, 0, NULL);
+}
+
 /* expired: when the timer expired (the wake-up latency counts from there) */
 static void on_timer(struct sim *m, int cpu, struct sim_task *t, uint64_t expired)
 {
@@ -1002,12 +1024,10 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 			}
 		}
 	}
-	for (int i = 0; i < m->nr_tasks; i++) {
-		SIM_CHECK(m->nr_locked == 0, "ts_wake_up_new_task() called with an rq lock held");
-		m->nr_runnable++;
-		ts_wake_up_new_task(m->s, &m->tasks[i].t, 0, NULL);
-	}
-	finish_cpu(m, 0);
+	/* Start jitter: each task's first wake-up at T0 + uniform [0, tick), forked from
+	 * CPU 0 (see the header). */
+	for (int i = 0; i < m->nr_tasks; i++)
+		post(m, m->t0 + ts_rng_below(&m->rng, m->tick_ns), EV_START, 0, &m->tasks[i], 0);
 	return m->error;
 }
 
@@ -1116,6 +1136,9 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 		switch (ev.kind) {
 		case EV_TICK:
 			on_tick(m, ev.cpu);
+			break;
+		case EV_START:
+			on_start(m, ev.obj);
 			break;
 		case EV_DONE: {
 			struct sim_cpu *c = &m->cpu[ev.cpu];

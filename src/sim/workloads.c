@@ -240,8 +240,9 @@ static const struct ts_task_class netperf_classes[] = {
  *
  * Process (-P, default) vs thread (-T) mode makes no difference in this model: the engine
  * charges the same context switch either way (the kernel skips switch_mm between threads of
- * one process, which the model does not separate). Both variants model all tasks released
- * at once (hackbench's "wake" fd thundering herd) at time zero.
+ * one process, which the model does not separate). Both variants start every task within
+ * the first tick (the engine's start jitter), like hackbench's "wake" fd releasing its
+ * thundering herd.
  *
  * hackbench: pipes (-p), the variant the kernel threads report as hackbench-process-pipes.
  *   Capacity: the default pipe buffer, 16 pages = 64 KiB (ref §1.3: "64 KiB pipe ~ 650
