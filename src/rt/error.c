@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static _Thread_local char thread_err[160];
+static _Thread_local char thread_err[TS_ERR_MSG_MAX];
 
 static char *err_buf(size_t *size)
 {

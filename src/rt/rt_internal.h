@@ -110,7 +110,7 @@ struct rt_task {
 	int inbox_kind;
 	/* chained by a waker between a wait queue's unlock and the wake-ups */
 	struct rt_task *wake_next;
-	char err[160];                /* ts_rt_last_error() for this task */
+	char err[TS_ERR_MSG_MAX];     /* ts_rt_last_error() for this task */
 };
 
 static inline struct rt_task *rt_task_of(struct ts_task *p) { return p->host_data; }

@@ -305,8 +305,9 @@ static int start(const struct ts_rt_config *cfg)
 		if (!want || (rc = ts_cpumask_parse(want, cfg->cpulist, &err))) {
 			ts_cpumask_free(want);
 			ts_cpumask_free(real);
-			return rt_error(want ? rc : -ENOMEM, "ts_rt_start: cpulist '%s': %s",
-					cfg->cpulist, err.msg);
+			/* the parser's message names the list already */
+			return rt_error(want ? rc : -ENOMEM, "ts_rt_start: %s",
+					want ? err.msg : "out of memory");
 		}
 		ts_cpumask_and(real, real, want);
 		ts_cpumask_free(want);
@@ -329,8 +330,7 @@ static int start(const struct ts_rt_config *cfg)
 		if ((rc = ts_cpumask_parse(map, cfg->cpulist, &err))) {
 			ts_cpumask_free(real);
 			ts_cpumask_free(map);
-			return rt_error(rc, "ts_rt_start: cpulist '%s' of topology '%s': %s",
-					cfg->cpulist, spec, err.msg);
+			return rt_error(rc, "ts_rt_start: topology '%s': %s", spec, err.msg);
 		}
 	} else {
 		ts_cpumask_fill(map);

@@ -29,5 +29,6 @@ int cmd_spread(int argc, char **argv);
 int cmd_machines(int argc, char **argv);
 int cmd_features(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

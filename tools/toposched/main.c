@@ -14,6 +14,7 @@ static const struct {
 	{ "spread", cmd_spread, "list CPUs in cpumask_local_spread() order from a node" },
 	{ "machines", cmd_machines, "list the built-in machine presets" },
 	{ "features", cmd_features, "list the scheduler feature switches (sched/features)" },
+	{ "bench", cmd_bench, "benchmark the runtime against the kernel's threads, side by side" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,1113 @@
+/* The runtime's benchmarks against the kernel (see rt_benches.h): each benchmark's
+ * toposched form (tasks of libtoposched) and kernel form (pthreads and the kernel's
+ * primitives), timed with CLOCK_MONOTONIC inside the benchmark's own code so that
+ * neither side's start-up (ts_rt_start, thread creation where the real tool excludes it)
+ * is counted. */
+#include "rt_benches.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "toposched/cpumask.h"
+#include "toposched/domain.h"
+
+static const char *const names[RTB_NR] = { "pipe", "hackbench", "spawn", "yield", "wake" };
+
+const char *rtb_name(enum rtb_bench b) { return b >= 0 && b < RTB_NR ? names[b] : "?"; }
+
+int rtb_lookup(const char *name)
+{
+	for (int i = 0; i < RTB_NR; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+double rtb_ratio(const struct rtb_figure *f)
+{
+	return f->toposched > 0 ? f->kernel / f->toposched : 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int fail(char *err, size_t n, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t n, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+	return code < 0 ? code : -EIO;
+}
+
+static void param_int(struct rtb_result *r, const char *key, long long v)
+{
+	if (r->nr_params < RTB_MAX_PARAMS)
+		r->params[r->nr_params++] = (struct rtb_param){ .key = key, .i = v };
+}
+
+static void param_str(struct rtb_result *r, const char *key, const char *v)
+{
+	if (r->nr_params < RTB_MAX_PARAMS) {
+		struct rtb_param *p = &r->params[r->nr_params++];
+		*p = (struct rtb_param){ .key = key, .is_string = true };
+		snprintf(p->s, sizeof(p->s), "%s", v);
+	}
+}
+
+static long pick(long v, long def) { return v > 0 ? v : def; }
+
+/* ---- kernel helpers ---------------------------------------------------------------- */
+
+static long futex(atomic_int *word, int op, int val)
+{
+	return syscall(SYS_futex, (int *)word, op, val, NULL, NULL, 0);
+}
+
+/* The n-th CPU (0-based) of the process's affinity mask, or -1. */
+static int affinity_cpu(int n)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set) && n-- == 0)
+			return c;
+	return -1;
+}
+
+/* Creates a thread pinned to cpu (-1: not pinned) with a stack of stack bytes (0: the
+ * default). */
+static int thread_start(pthread_t *t, void *(*fn)(void *), void *arg, int cpu, size_t stack)
+{
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	if (cpu >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		pthread_attr_setaffinity_np(&a, sizeof(set), &set);
+	}
+	if (stack)
+		pthread_attr_setstacksize(&a, stack);
+	int rc = pthread_create(t, &a, fn, arg);
+	pthread_attr_destroy(&a);
+	return -rc;
+}
+
+/* ---- runtime helpers --------------------------------------------------------------- */
+
+static int rt_begin(const struct rtb_config *c, const char *cpus, char *err, size_t n)
+{
+	struct ts_rt_config rc = {
+		.topology = c->topology,
+		.cpulist = cpus ? cpus : c->cpus,
+		.features = c->features,
+	};
+	int r = ts_rt_start(&rc);
+	if (r)
+		return fail(err, n, r, "%s", ts_rt_last_error());
+	return 0;
+}
+
+static void stats_read(struct rtb_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	struct ts_sched *s = ts_rt_sched();
+	if (!s)
+		return;
+	st->nr_workers = ts_rt_nr_workers();
+	ts_rt_get_stats(&st->rt);
+	for (int c = 0; c < s->nr_cpus; c++) {
+		const struct ts_cpu_stats *cs = &ts_cpu_rq(s, c)->stats;
+		st->ttwu += ts_stat_read(&cs->ttwu_count);
+		st->ttwu_local += ts_stat_read(&cs->ttwu_local);
+		st->fork_placements += ts_stat_read(&cs->fork_exec_placements);
+		st->migrations += ts_stat_read(&cs->migrations);
+		st->wake_affine_attempts += ts_stat_read(&cs->wake_affine_attempts);
+		st->wake_affine += ts_stat_read(&cs->wake_affine);
+		for (int r = 0; r < TS_PLACE_NR; r++)
+			st->reasons[r] += ts_stat_read(&cs->reasons[r]);
+		for (int r = 0; r < TS_REL_NR; r++)
+			st->by_relation[r] += ts_stat_read(&cs->wakeups_by_relation[r]);
+	}
+	ts_sis_counts_sum(&ts_cpu_rq(s, 0)->stats, s->nr_cpus, sizeof(struct ts_rq), &st->sis);
+}
+
+/* Reads the statistics, then stops the runtime. */
+static int rt_end(struct rtb_result *r, char *err, size_t n)
+{
+	stats_read(&r->stats);
+	int rc = ts_rt_stop();
+	if (rc)
+		return fail(err, n, rc, "%s", ts_rt_last_error());
+	return 0;
+}
+
+/* Spawns fn(arg) with attr (may be NULL); on failure the message goes to err. */
+static int spawn(ts_task_handle *h, ts_task_fn fn, void *arg, const struct ts_task_attr *a,
+		 char *err, size_t n)
+{
+	*h = ts_spawn(fn, arg, a);
+	if (!h->id)
+		return fail(err, n, -errno, "%s", ts_rt_last_error());
+	return 0;
+}
+
+/* Runs fn(arg) as one task and waits for it from this plain thread; fn returns NULL on
+ * success or a static error string. */
+static int run_task(ts_task_fn fn, void *arg, char *err, size_t n)
+{
+	ts_task_handle h;
+	int rc = spawn(&h, fn, arg, NULL, err, n);
+	if (rc)
+		return rc;
+	void *ret = NULL;
+	if ((rc = ts_join(h, &ret)))
+		return fail(err, n, rc, "%s", ts_rt_last_error());
+	if (ret)
+		return fail(err, n, -EIO, "%s", (const char *)ret);
+	return 0;
+}
+
+/* ---- pipe ---------------------------------------------------------------------------
+ * perf bench sched pipe: one task sends a 4-byte message and waits for the reply; the
+ * other echoes it. Both directions are "send, then block on the reply", which is why
+ * the kernel's pipe_write() wakes the reader with a sync wake-up: here ts_chan_send_sync.
+ * A short untimed warm-up (1/10 of the loops, at most 1000) comes first on both sides. */
+
+struct pipe_rt {
+	struct ts_chan *ping, *pong;
+	long loops, warm;
+	uint64_t t0, t1;
+	const char *error;
+};
+
+static void *pipe_rt_main(void *p)
+{
+	struct pipe_rt *a = p;
+	int v;
+	for (long i = 0; i < a->warm + a->loops; i++) {
+		if (i == a->warm)
+			a->t0 = now_ns();
+		v = (int)i;
+		if (ts_chan_send_sync(a->ping, &v) || ts_chan_recv(a->pong, &v) || v != (int)i) {
+			a->error = "pipe: channel operation failed";
+			break;
+		}
+	}
+	a->t1 = now_ns();
+	return NULL;
+}
+
+static void *pipe_rt_echo(void *p)
+{
+	struct pipe_rt *a = p;
+	int v;
+	for (long i = 0; i < a->warm + a->loops; i++)
+		if (ts_chan_recv(a->ping, &v) || ts_chan_send_sync(a->pong, &v))
+			break;
+	return NULL;
+}
+
+struct pipe_k {
+	int ping[2], pong[2];
+	long loops, warm;
+	uint64_t t0, t1;
+	const char *error;
+};
+
+static void *pipe_k_main(void *p)
+{
+	struct pipe_k *a = p;
+	int v;
+	for (long i = 0; i < a->warm + a->loops; i++) {
+		if (i == a->warm)
+			a->t0 = now_ns();
+		v = (int)i;
+		if (write(a->ping[1], &v, sizeof(v)) != sizeof(v) ||
+		    read(a->pong[0], &v, sizeof(v)) != sizeof(v) || v != (int)i) {
+			a->error = "pipe: read/write failed";
+			break;
+		}
+	}
+	a->t1 = now_ns();
+	return NULL;
+}
+
+static void *pipe_k_echo(void *p)
+{
+	struct pipe_k *a = p;
+	int v;
+	for (long i = 0; i < a->warm + a->loops; i++)
+		if (read(a->ping[0], &v, sizeof(v)) != sizeof(v) ||
+		    write(a->pong[1], &v, sizeof(v)) != sizeof(v))
+			break;
+	return NULL;
+}
+
+static int bench_pipe(const struct rtb_config *c, struct rtb_result *r, char *err, size_t n)
+{
+	long loops = pick(c->loops, RTB_PIPE_LOOPS);
+	long warm = loops / 10 < 1000 ? loops / 10 : 1000;
+	r->unit = "us";
+	r->what = "per round trip";
+	param_int(r, "loops", loops);
+	param_int(r, "message_bytes", 4);
+	snprintf(r->kernel_cmd, sizeof(r->kernel_cmd), "perf bench sched pipe -T -l %ld", loops);
+
+	/* toposched */
+	int rc = rt_begin(c, NULL, err, n);
+	if (rc)
+		return rc;
+	struct pipe_rt a = { .loops = loops, .warm = warm };
+	a.ping = ts_chan_create(1, sizeof(int));
+	a.pong = ts_chan_create(1, sizeof(int));
+	ts_task_handle h1 = { 0 }, h2 = { 0 };
+	if (!a.ping || !a.pong)
+		rc = fail(err, n, -ENOMEM, "pipe: cannot create channels");
+	if (!rc)
+		rc = spawn(&h1, pipe_rt_echo, &a, NULL, err, n);
+	if (!rc && (rc = spawn(&h2, pipe_rt_main, &a, NULL, err, n)) != 0)
+		ts_chan_close(a.ping); /* the echo task's receive fails: it ends */
+	if (h2.id)
+		ts_join(h2, NULL);
+	if (h1.id)
+		ts_join(h1, NULL);
+	int rc2 = rt_end(r, err, n);
+	ts_chan_destroy(a.ping);
+	ts_chan_destroy(a.pong);
+	if (rc || rc2)
+		return rc ? rc : rc2;
+	if (a.error)
+		return fail(err, n, -EIO, "%s", a.error);
+	r->fig.toposched = (double)(a.t1 - a.t0) / (double)loops / 1e3;
+
+	/* kernel */
+	struct pipe_k k = { .loops = loops, .warm = warm };
+	if (pipe(k.ping) || pipe(k.pong))
+		return fail(err, n, -errno, "pipe: pipe(): %s", strerror(errno));
+	pthread_t t1, t2;
+	rc = thread_start(&t1, pipe_k_echo, &k, -1, 0);
+	if (!rc && (rc = thread_start(&t2, pipe_k_main, &k, -1, 0)) != 0) {
+		close(k.ping[1]); /* the echo thread's read fails: it ends */
+		pthread_join(t1, NULL);
+	} else if (!rc) {
+		pthread_join(t2, NULL);
+		pthread_join(t1, NULL);
+	}
+	for (int i = 0; i < 2; i++) {
+		close(k.ping[i]);
+		close(k.pong[i]);
+	}
+	if (rc)
+		return fail(err, n, rc, "pipe: pthread_create: %s", strerror(-rc));
+	if (k.error)
+		return fail(err, n, -EIO, "%s", k.error);
+	r->fig.kernel = (double)(k.t1 - k.t0) / (double)loops / 1e3;
+	return 0;
+}
+
+/* ---- hackbench ----------------------------------------------------------------------
+ * rt-tests hackbench -T -p -g G -l L: per group, 20 receivers each reading its own pipe
+ * and 20 senders each writing L rounds of one 100-byte message to every receiver of the
+ * group. Everyone signals ready and waits for the start; the time runs from the start
+ * signal until the last thread is joined (hackbench's own measure). Our channel per
+ * receiver holds what a 64 KiB pipe holds: 655 messages of 100 bytes. */
+
+#define HB_FDS RTB_HACKBENCH_FDS
+#define HB_DATA RTB_HACKBENCH_DATASIZE
+#define HB_CHAN_CAP (65536 / HB_DATA)
+
+struct hb_rt {
+	long groups, loops;
+	struct ts_chan **chan;  /* [groups * HB_FDS] */
+	struct ts_chan *start;  /* closed: the start signal */
+	struct ts_waitgroup *ready;
+	ts_task_handle *h;      /* [groups * 2 * HB_FDS] */
+	uint64_t t0, t1;
+	atomic_long errors;
+	char err[160];
+};
+
+struct hb_rt_arg {
+	struct hb_rt *hb;
+	long index; /* sender: group; receiver: channel */
+};
+
+static void hb_rt_wait_start(struct hb_rt *hb)
+{
+	char c;
+	ts_wg_done(hb->ready);
+	ts_chan_recv(hb->start, &c); /* -EPIPE once closed: the start */
+}
+
+static void *hb_rt_sender(void *p)
+{
+	struct hb_rt_arg *a = p;
+	struct hb_rt *hb = a->hb;
+	char data[HB_DATA] = { 0 };
+	hb_rt_wait_start(hb);
+	for (long l = 0; l < hb->loops; l++)
+		for (int j = 0; j < HB_FDS; j++)
+			if (ts_chan_send(hb->chan[a->index * HB_FDS + j], data))
+				atomic_fetch_add(&hb->errors, 1);
+	return NULL;
+}
+
+static void *hb_rt_receiver(void *p)
+{
+	struct hb_rt_arg *a = p;
+	struct hb_rt *hb = a->hb;
+	char data[HB_DATA];
+	hb_rt_wait_start(hb);
+	for (long i = 0; i < hb->loops * HB_FDS; i++)
+		if (ts_chan_recv(hb->chan[a->index], data))
+			atomic_fetch_add(&hb->errors, 1);
+	return NULL;
+}
+
+/* The controller task: spawns everyone, waits until all are ready, starts the clock,
+ * releases them and joins them. */
+static void *hb_rt_main(void *p)
+{
+	struct hb_rt *hb = p;
+	long nr = hb->groups * 2 * HB_FDS;
+	struct hb_rt_arg *args = calloc((size_t)nr, sizeof(*args));
+	if (!args)
+		return "hackbench: out of memory";
+	ts_wg_add(hb->ready, (int)nr);
+	long spawned = 0;
+	for (long g = 0; g < hb->groups; g++) {
+		for (int j = 0; j < HB_FDS; j++, spawned++) {
+			args[spawned] = (struct hb_rt_arg){ hb, g * HB_FDS + j };
+			if (spawn(&hb->h[spawned], hb_rt_receiver, &args[spawned], NULL, hb->err,
+				  sizeof(hb->err)))
+				goto out;
+		}
+		for (int j = 0; j < HB_FDS; j++, spawned++) {
+			args[spawned] = (struct hb_rt_arg){ hb, g };
+			if (spawn(&hb->h[spawned], hb_rt_sender, &args[spawned], NULL, hb->err,
+				  sizeof(hb->err)))
+				goto out;
+		}
+	}
+	ts_wg_wait(hb->ready);
+out:
+	/* On a spawn failure the spawned ones are released all the same (their peers are
+	 * missing, so each channel is closed first: they end with -EPIPE). */
+	if (spawned < nr) {
+		ts_wg_add(hb->ready, (int)(spawned - nr));
+		for (long i = 0; i < hb->groups * HB_FDS; i++)
+			ts_chan_close(hb->chan[i]);
+	}
+	hb->t0 = now_ns();
+	ts_chan_close(hb->start);
+	for (long i = 0; i < spawned; i++)
+		ts_join(hb->h[i], NULL);
+	hb->t1 = now_ns();
+	free(args);
+	return spawned < nr ? hb->err : NULL;
+}
+
+struct hb_k {
+	long groups, loops;
+	int (*fds)[2];          /* [groups * HB_FDS] */
+	int ready[2], wake[2];
+};
+
+struct hb_k_arg {
+	struct hb_k *hb;
+	long index;
+	long errors;
+};
+
+static void hb_k_wait_start(struct hb_k *hb)
+{
+	char c = 0;
+	struct pollfd pfd = { .fd = hb->wake[0], .events = POLLIN };
+	if (write(hb->ready[1], &c, 1) != 1)
+		return;
+	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+		;
+}
+
+static void *hb_k_sender(void *p)
+{
+	struct hb_k_arg *a = p;
+	struct hb_k *hb = a->hb;
+	char data[HB_DATA] = { 0 };
+	hb_k_wait_start(hb);
+	for (long l = 0; l < hb->loops; l++)
+		for (int j = 0; j < HB_FDS; j++)
+			for (size_t done = 0; done < HB_DATA;) {
+				ssize_t w = write(hb->fds[a->index * HB_FDS + j][1], data + done,
+						  HB_DATA - done);
+				if (w <= 0) {
+					a->errors++;
+					return NULL;
+				}
+				done += (size_t)w;
+			}
+	return NULL;
+}
+
+static void *hb_k_receiver(void *p)
+{
+	struct hb_k_arg *a = p;
+	struct hb_k *hb = a->hb;
+	char data[HB_DATA];
+	hb_k_wait_start(hb);
+	for (long i = 0; i < hb->loops * HB_FDS; i++)
+		for (size_t done = 0; done < HB_DATA;) {
+			ssize_t got = read(hb->fds[a->index][0], data + done, HB_DATA - done);
+			if (got <= 0) {
+				a->errors++;
+				return NULL;
+			}
+			done += (size_t)got;
+		}
+	return NULL;
+}
+
+static int hb_kernel(long groups, long loops, double *secs, char *err, size_t n)
+{
+	long nr = groups * 2 * HB_FDS, nfds = groups * HB_FDS;
+	struct hb_k hb = { .groups = groups, .loops = loops, .ready = { -1, -1 },
+			   .wake = { -1, -1 } };
+	hb.fds = malloc((size_t)nfds * sizeof(*hb.fds));
+	struct hb_k_arg *args = calloc((size_t)nr, sizeof(*args));
+	pthread_t *th = calloc((size_t)nr, sizeof(*th));
+	long opened = 0, started = 0;
+	int rc = 0;
+	if (!hb.fds || !args || !th) {
+		rc = fail(err, n, -ENOMEM, "hackbench: out of memory");
+		goto out;
+	}
+	if (pipe(hb.ready) || pipe(hb.wake)) {
+		rc = fail(err, n, -errno, "hackbench: pipe(): %s", strerror(errno));
+		goto out;
+	}
+	for (; opened < nfds; opened++)
+		if (pipe(hb.fds[opened])) {
+			rc = fail(err, n, -errno, "hackbench: pipe(): %s (%ld pipes needed)",
+				  strerror(errno), nfds);
+			goto out;
+		}
+	for (long g = 0; g < groups && !rc; g++) {
+		for (int j = 0; j < 2 * HB_FDS && !rc; j++, started++) {
+			bool receiver = j < HB_FDS;
+			args[started] = (struct hb_k_arg){ &hb, receiver ? g * HB_FDS + j : g, 0 };
+			/* hackbench -T uses small stacks too */
+			rc = thread_start(&th[started], receiver ? hb_k_receiver : hb_k_sender,
+					  &args[started], -1, 64 * 1024);
+			if (rc) {
+				fail(err, n, rc, "hackbench: pthread_create (thread %ld of %ld): %s",
+				     started + 1, nr, strerror(-rc));
+				started--;
+			}
+		}
+	}
+	if (rc) {
+		/* The started ones get EOF/EPIPE from closed pipes and end. */
+		for (long i = 0; i < nfds; i++) {
+			close(hb.fds[i][0]);
+			close(hb.fds[i][1]);
+		}
+		opened = 0;
+	}
+	char c;
+	for (long i = 0; i < started; i++)
+		if (read(hb.ready[0], &c, 1) != 1)
+			break;
+	uint64_t t0 = now_ns();
+	if (write(hb.wake[1], &c, 1) != 1 && !rc)
+		rc = fail(err, n, -errno, "hackbench: write: %s", strerror(errno));
+	for (long i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	*secs = (double)(now_ns() - t0) / 1e9;
+	for (long i = 0; i < started && !rc; i++)
+		if (args[i].errors)
+			rc = fail(err, n, -EIO, "hackbench: a pipe read or write failed");
+out:
+	for (long i = 0; i < opened; i++) {
+		close(hb.fds[i][0]);
+		close(hb.fds[i][1]);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (hb.ready[i] >= 0)
+			close(hb.ready[i]);
+		if (hb.wake[i] >= 0)
+			close(hb.wake[i]);
+	}
+	free(hb.fds);
+	free(args);
+	free(th);
+	return rc;
+}
+
+static int bench_hackbench(const struct rtb_config *c, struct rtb_result *r, char *err, size_t n)
+{
+	long groups = pick(c->groups, RTB_HACKBENCH_GROUPS);
+	long loops = pick(c->loops, RTB_HACKBENCH_LOOPS);
+	long nr = groups * 2 * HB_FDS;
+	r->unit = "s";
+	r->what = "total";
+	param_int(r, "groups", groups);
+	param_int(r, "senders", HB_FDS);
+	param_int(r, "receivers", HB_FDS);
+	param_int(r, "loops", loops);
+	param_int(r, "message_bytes", HB_DATA);
+	param_int(r, "messages", (long long)groups * HB_FDS * HB_FDS * loops);
+	snprintf(r->kernel_cmd, sizeof(r->kernel_cmd), "hackbench -T -p -g %ld -l %ld", groups,
+		 loops);
+
+	int rc = rt_begin(c, NULL, err, n);
+	if (rc)
+		return rc;
+	struct hb_rt hb = { .groups = groups, .loops = loops };
+	hb.chan = calloc((size_t)(groups * HB_FDS), sizeof(*hb.chan));
+	hb.h = calloc((size_t)nr, sizeof(*hb.h));
+	hb.start = ts_chan_create(0, 1);
+	hb.ready = ts_wg_create();
+	if (!hb.chan || !hb.h || !hb.start || !hb.ready)
+		rc = fail(err, n, -ENOMEM, "hackbench: out of memory");
+	for (long i = 0; !rc && i < groups * HB_FDS; i++)
+		if (!(hb.chan[i] = ts_chan_create(HB_CHAN_CAP, HB_DATA)))
+			rc = fail(err, n, -ENOMEM, "hackbench: out of memory");
+	if (!rc)
+		rc = run_task(hb_rt_main, &hb, err, n);
+	int rc2 = rt_end(r, err, n);
+	for (long i = 0; hb.chan && i < groups * HB_FDS; i++)
+		ts_chan_destroy(hb.chan[i]);
+	free(hb.chan);
+	free(hb.h);
+	ts_chan_destroy(hb.start);
+	ts_wg_destroy(hb.ready);
+	if (rc || rc2)
+		return rc ? rc : rc2;
+	if (atomic_load(&hb.errors))
+		return fail(err, n, -EIO, "hackbench: %ld channel operations failed",
+			    atomic_load(&hb.errors));
+	r->fig.toposched = (double)(hb.t1 - hb.t0) / 1e9;
+	return hb_kernel(groups, loops, &r->fig.kernel, err, n);
+}
+
+/* ---- spawn --------------------------------------------------------------------------
+ * N tasks that return at once, created and joined in batches of 256 (so that many exist
+ * at a time, as in a fan-out), by a task; against pthread_create/pthread_join with
+ * default attributes by a plain thread. ns per task, creation to join. */
+
+static void *spawn_child(void *p) { return p; }
+
+struct spawn_rt {
+	long tasks;
+	ts_task_handle *h;
+	uint64_t t0, t1;
+	char err[160];
+};
+
+static void *spawn_rt_main(void *p)
+{
+	struct spawn_rt *a = p;
+	a->t0 = now_ns();
+	for (long done = 0; done < a->tasks;) {
+		long b = a->tasks - done < RTB_SPAWN_BATCH ? a->tasks - done : RTB_SPAWN_BATCH, i;
+		for (i = 0; i < b; i++)
+			if (spawn(&a->h[i], spawn_child, NULL, NULL, a->err, sizeof(a->err)))
+				break;
+		for (long j = 0; j < i; j++)
+			ts_join(a->h[j], NULL);
+		if (i < b)
+			return a->err;
+		done += b;
+	}
+	a->t1 = now_ns();
+	return NULL;
+}
+
+static int bench_spawn(const struct rtb_config *c, struct rtb_result *r, char *err, size_t n)
+{
+	long tasks = pick(c->tasks, RTB_SPAWN_TASKS);
+	r->unit = "ns";
+	r->what = "per spawn+join";
+	param_int(r, "tasks", tasks);
+	param_int(r, "batch", RTB_SPAWN_BATCH);
+	snprintf(r->kernel_cmd, sizeof(r->kernel_cmd),
+		 "%ld x pthread_create + pthread_join, default attributes", tasks);
+
+	struct spawn_rt a = { .tasks = tasks };
+	a.h = calloc(RTB_SPAWN_BATCH, sizeof(*a.h));
+	if (!a.h)
+		return fail(err, n, -ENOMEM, "spawn: out of memory");
+	int rc = rt_begin(c, NULL, err, n);
+	if (!rc) {
+		rc = run_task(spawn_rt_main, &a, err, n);
+		int rc2 = rt_end(r, err, n);
+		rc = rc ? rc : rc2;
+	}
+	free(a.h);
+	if (rc)
+		return rc;
+	r->fig.toposched = (double)(a.t1 - a.t0) / (double)tasks;
+
+	pthread_t th[RTB_SPAWN_BATCH];
+	uint64_t t0 = now_ns();
+	for (long done = 0; done < tasks;) {
+		long b = tasks - done < RTB_SPAWN_BATCH ? tasks - done : RTB_SPAWN_BATCH, i;
+		for (i = 0; i < b; i++)
+			if ((rc = pthread_create(&th[i], NULL, spawn_child, NULL)) != 0)
+				break;
+		for (long j = 0; j < i; j++)
+			pthread_join(th[j], NULL);
+		if (i < b)
+			return fail(err, n, -rc, "spawn: pthread_create: %s", strerror(rc));
+		done += b;
+	}
+	r->fig.kernel = (double)(now_ns() - t0) / (double)tasks;
+	return 0;
+}
+
+/* ---- yield --------------------------------------------------------------------------
+ * Two tasks on one worker (the runtime started on one CPU) each calling ts_rt_yield()
+ * LOOPS times, against two threads pinned to that CPU calling sched_yield(). Both
+ * meet at a barrier first, so neither yields to nobody. One switch = one yield; the time
+ * from the first one's start to the last one's end over 2 x LOOPS switches. */
+
+struct yield_rt {
+	struct ts_waitgroup *wg;
+	long loops;
+	uint64_t t0[2], t1[2];
+};
+
+struct yield_rt_arg {
+	struct yield_rt *y;
+	int i;
+};
+
+static void *yield_rt_task(void *p)
+{
+	struct yield_rt_arg *a = p;
+	ts_wg_done(a->y->wg);
+	ts_wg_wait(a->y->wg);
+	a->y->t0[a->i] = now_ns();
+	for (long l = 0; l < a->y->loops; l++)
+		ts_rt_yield();
+	a->y->t1[a->i] = now_ns();
+	return NULL;
+}
+
+struct yield_k {
+	pthread_barrier_t bar;
+	long loops;
+	uint64_t t0[2], t1[2];
+};
+
+struct yield_k_arg {
+	struct yield_k *y;
+	int i;
+};
+
+static void *yield_k_thread(void *p)
+{
+	struct yield_k_arg *a = p;
+	pthread_barrier_wait(&a->y->bar);
+	a->y->t0[a->i] = now_ns();
+	for (long l = 0; l < a->y->loops; l++)
+		sched_yield();
+	a->y->t1[a->i] = now_ns();
+	return NULL;
+}
+
+static double span_per(const uint64_t t0[2], const uint64_t t1[2], long switches)
+{
+	uint64_t a = t0[0] < t0[1] ? t0[0] : t0[1], b = t1[0] > t1[1] ? t1[0] : t1[1];
+	return (double)(b - a) / (double)switches;
+}
+
+static int bench_yield(const struct rtb_config *c, struct rtb_result *r, char *err, size_t n)
+{
+	long loops = pick(c->loops, RTB_YIELD_LOOPS);
+	int cpu = affinity_cpu(0);
+	if (cpu < 0)
+		return fail(err, n, -EINVAL, "yield: no CPU in the affinity mask");
+	char cpus[16];
+	/* One worker: with the host topology the first allowed CPU; with a preset, virtual
+	 * CPU 0 (mapped onto the first allowed CPU). */
+	snprintf(cpus, sizeof(cpus), "%d", c->topology && strcmp(c->topology, "host") ? 0 : cpu);
+	r->unit = "ns";
+	r->what = "per switch";
+	param_int(r, "loops", loops);
+	param_int(r, "tasks", 2);
+	param_str(r, "runtime_cpus", cpus);
+	param_int(r, "kernel_cpu", cpu);
+	snprintf(r->kernel_cmd, sizeof(r->kernel_cmd),
+		 "2 threads pinned to CPU %d, %ld x sched_yield() each", cpu, loops);
+
+	int rc = rt_begin(c, cpus, err, n);
+	if (rc)
+		return rc;
+	struct yield_rt y = { .wg = ts_wg_create(), .loops = loops };
+	struct yield_rt_arg ya[2] = { { &y, 0 }, { &y, 1 } };
+	ts_task_handle h[2] = { { 0 }, { 0 } };
+	if (!y.wg)
+		rc = fail(err, n, -ENOMEM, "yield: out of memory");
+	else
+		ts_wg_add(y.wg, 2);
+	for (int i = 0; i < 2 && !rc; i++)
+		rc = spawn(&h[i], yield_rt_task, &ya[i], NULL, err, n);
+	if (rc && h[0].id) /* the first one waits for a partner that never comes */
+		ts_wg_add(y.wg, -1);
+	for (int i = 0; i < 2; i++)
+		if (h[i].id)
+			ts_join(h[i], NULL);
+	int rc2 = rt_end(r, err, n);
+	ts_wg_destroy(y.wg);
+	if (rc || rc2)
+		return rc ? rc : rc2;
+	r->fig.toposched = span_per(y.t0, y.t1, 2 * loops);
+
+	struct yield_k k = { .loops = loops };
+	struct yield_k_arg ka[2] = { { &k, 0 }, { &k, 1 } };
+	pthread_barrier_init(&k.bar, NULL, 2);
+	pthread_t th[2];
+	if ((rc = thread_start(&th[0], yield_k_thread, &ka[0], cpu, 0)) == 0 &&
+	    (rc = thread_start(&th[1], yield_k_thread, &ka[1], cpu, 0)) != 0) {
+		pthread_barrier_wait(&k.bar); /* the partner of the one waiting there */
+		pthread_join(th[0], NULL);
+	} else if (!rc) {
+		pthread_join(th[0], NULL);
+		pthread_join(th[1], NULL);
+	}
+	pthread_barrier_destroy(&k.bar);
+	if (rc)
+		return fail(err, n, rc, "yield: pthread_create: %s", strerror(-rc));
+	r->fig.kernel = span_per(k.t0, k.t1, 2 * loops);
+	return 0;
+}
+
+/* ---- wake ---------------------------------------------------------------------------
+ * A waiter blocked on one CPU, a waker on another: the waker sleeps 50 us (so that the
+ * waiter's CPU goes idle: the runtime's worker spins, then parks on its futex, as an idle
+ * kernel CPU does), reads the clock and wakes the waiter, which reads the clock when it
+ * runs; the difference is one sample. The waiter acknowledges, and the next sample
+ * begins. toposched: two tasks pinned (ts_task_attr.cpus) to the runtime's first two
+ * workers, a channel send; kernel: two threads pinned to the first two allowed CPUs, a
+ * FUTEX_WAKE. p50 and p99 of LOOPS samples (after 1/10 of them, at most 100, untimed). */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void percentiles(uint64_t *v, long n, double *p50, double *p99)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
+	*p50 = (double)v[n * 50 / 100];
+	*p99 = (double)v[n * 99 / 100];
+}
+
+struct wake_rt {
+	struct ts_chan *req, *ack;
+	long loops, warm;
+	uint64_t *lat;
+	const char *error;
+};
+
+static void *wake_rt_waiter(void *p)
+{
+	struct wake_rt *a = p;
+	uint64_t t0;
+	for (long i = 0; i < a->warm + a->loops; i++) {
+		if (ts_chan_recv(a->req, &t0)) {
+			a->error = "wake: channel receive failed";
+			return NULL;
+		}
+		uint64_t t1 = now_ns();
+		if (i >= a->warm)
+			a->lat[i - a->warm] = t1 - t0;
+		if (ts_chan_send(a->ack, &t1))
+			return NULL;
+	}
+	return NULL;
+}
+
+static void *wake_rt_waker(void *p)
+{
+	struct wake_rt *a = p;
+	uint64_t t;
+	for (long i = 0; i < a->warm + a->loops; i++) {
+		ts_sleep_ns(RTB_WAKE_GAP_NS);
+		t = now_ns();
+		if (ts_chan_send(a->req, &t) || ts_chan_recv(a->ack, &t)) {
+			a->error = "wake: channel operation failed";
+			ts_chan_close(a->req);
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+struct wake_k {
+	atomic_int seq, ack;
+	_Atomic uint64_t t0;
+	long loops, warm;
+	uint64_t *lat;
+};
+
+static void *wake_k_waiter(void *p)
+{
+	struct wake_k *a = p;
+	for (int i = 0; i < a->warm + a->loops; i++) {
+		while (atomic_load(&a->seq) == i)
+			futex(&a->seq, FUTEX_WAIT_PRIVATE, i);
+		uint64_t t1 = now_ns();
+		if (i >= a->warm)
+			a->lat[i - a->warm] = t1 - atomic_load(&a->t0);
+		atomic_store(&a->ack, i + 1);
+		futex(&a->ack, FUTEX_WAKE_PRIVATE, 1);
+	}
+	return NULL;
+}
+
+static void *wake_k_waker(void *p)
+{
+	struct wake_k *a = p;
+	struct timespec gap = { 0, RTB_WAKE_GAP_NS };
+	for (int i = 0; i < a->warm + a->loops; i++) {
+		nanosleep(&gap, NULL);
+		atomic_store(&a->t0, now_ns());
+		atomic_store(&a->seq, i + 1);
+		futex(&a->seq, FUTEX_WAKE_PRIVATE, 1);
+		while (atomic_load(&a->ack) == i)
+			futex(&a->ack, FUTEX_WAIT_PRIVATE, i);
+	}
+	return NULL;
+}
+
+static int bench_wake(const struct rtb_config *c, struct rtb_result *r, char *err, size_t n)
+{
+	long loops = pick(c->loops, RTB_WAKE_LOOPS);
+	long warm = loops / 10 < 100 ? loops / 10 : 100;
+	int kcpu[2] = { affinity_cpu(0), affinity_cpu(1) };
+	if (kcpu[1] < 0)
+		return fail(err, n, -EINVAL, "wake: needs two CPUs in the affinity mask");
+	r->unit = "ns";
+	r->what = "wake-up latency";
+	r->has_p99 = true;
+	param_int(r, "loops", loops);
+	param_int(r, "gap_ns", RTB_WAKE_GAP_NS);
+
+	uint64_t *lat = calloc((size_t)loops, sizeof(*lat));
+	if (!lat)
+		return fail(err, n, -ENOMEM, "wake: out of memory");
+	int rc = rt_begin(c, NULL, err, n);
+	if (rc) {
+		free(lat);
+		return rc;
+	}
+	char cpu_a[16], cpu_b[16], both[40];
+	struct ts_sched *s = ts_rt_sched();
+	if (ts_rt_nr_workers() < 2) {
+		rc = fail(err, n, -EINVAL, "wake: needs at least two runtime workers (got %d)",
+			  ts_rt_nr_workers());
+		ts_rt_stop();
+		free(lat);
+		return rc;
+	}
+	snprintf(cpu_a, sizeof(cpu_a), "%d", ts_cpumask_nth(s->dom->cpu_map, 0));
+	snprintf(cpu_b, sizeof(cpu_b), "%d", ts_cpumask_nth(s->dom->cpu_map, 1));
+	snprintf(both, sizeof(both), "%s,%s", cpu_a, cpu_b);
+	param_str(r, "runtime_cpus", both);
+	snprintf(both, sizeof(both), "%d,%d", kcpu[0], kcpu[1]);
+	param_str(r, "kernel_cpus", both);
+	snprintf(r->kernel_cmd, sizeof(r->kernel_cmd),
+		 "FUTEX_WAKE from a thread on CPU %d to a FUTEX_WAIT on CPU %d", kcpu[0], kcpu[1]);
+
+	struct wake_rt a = { .loops = loops, .warm = warm, .lat = lat };
+	a.req = ts_chan_create(0, sizeof(uint64_t));
+	a.ack = ts_chan_create(0, sizeof(uint64_t));
+	struct ts_task_attr wa = TS_TASK_ATTR_INIT, sa = TS_TASK_ATTR_INIT;
+	wa.cpus = cpu_a;
+	wa.name = "waker";
+	sa.cpus = cpu_b;
+	sa.name = "waiter";
+	ts_task_handle h[2] = { { 0 }, { 0 } };
+	if (!a.req || !a.ack)
+		rc = fail(err, n, -ENOMEM, "wake: out of memory");
+	if (!rc)
+		rc = spawn(&h[0], wake_rt_waiter, &a, &sa, err, n);
+	if (!rc)
+		rc = spawn(&h[1], wake_rt_waker, &a, &wa, err, n);
+	if (rc && h[0].id)
+		ts_chan_close(a.req);
+	for (int i = 0; i < 2; i++)
+		if (h[i].id)
+			ts_join(h[i], NULL);
+	int rc2 = rt_end(r, err, n);
+	ts_chan_destroy(a.req);
+	ts_chan_destroy(a.ack);
+	if (!rc && !rc2 && a.error)
+		rc = fail(err, n, -EIO, "%s", a.error);
+	if (rc || rc2) {
+		free(lat);
+		return rc ? rc : rc2;
+	}
+	percentiles(lat, loops, &r->fig.toposched, &r->p99.toposched);
+
+	struct wake_k k = { .loops = loops, .warm = warm, .lat = lat };
+	pthread_t th[2];
+	if ((rc = thread_start(&th[0], wake_k_waiter, &k, kcpu[1], 0)) == 0) {
+		if ((rc = thread_start(&th[1], wake_k_waker, &k, kcpu[0], 0)) == 0)
+			pthread_join(th[1], NULL);
+		else {
+			k.warm = k.loops = 0; /* the waiter ends at its next wake-up */
+			atomic_store(&k.seq, 1 << 30);
+			futex(&k.seq, FUTEX_WAKE_PRIVATE, 1);
+		}
+		pthread_join(th[0], NULL);
+	}
+	if (!rc)
+		percentiles(lat, loops, &r->fig.kernel, &r->p99.kernel);
+	free(lat);
+	if (rc)
+		return fail(err, n, rc, "wake: pthread_create: %s", strerror(-rc));
+	return 0;
+}
+
+/* ---- dispatch and text output ------------------------------------------------------ */
+
+int rtb_run(enum rtb_bench b, const struct rtb_config *cfg, struct rtb_result *out, char *err,
+	    size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	out->bench = b;
+	err[0] = '\0';
+	if (ts_rt_running())
+		return fail(err, errlen, -EALREADY, "the runtime is already running");
+	int rc;
+	switch (b) {
+	case RTB_PIPE:
+		rc = bench_pipe(cfg, out, err, errlen);
+		break;
+	case RTB_HACKBENCH:
+		rc = bench_hackbench(cfg, out, err, errlen);
+		break;
+	case RTB_SPAWN:
+		rc = bench_spawn(cfg, out, err, errlen);
+		break;
+	case RTB_YIELD:
+		rc = bench_yield(cfg, out, err, errlen);
+		break;
+	case RTB_WAKE:
+		rc = bench_wake(cfg, out, err, errlen);
+		break;
+	default:
+		return fail(err, errlen, -EINVAL, "unknown benchmark %d", (int)b);
+	}
+	if (rc)
+		return rc;
+	/* The runtime's configuration, for a rerun. */
+	bool has_cpus = false;
+	for (int i = 0; i < out->nr_params; i++)
+		has_cpus |= strcmp(out->params[i].key, "runtime_cpus") == 0;
+	if (!has_cpus)
+		param_str(out, "runtime_cpus", cfg->cpus ? cfg->cpus : "all");
+	param_str(out, "topology", cfg->topology ? cfg->topology : "host");
+	if (cfg->features)
+		param_str(out, "features", cfg->features);
+	return 0;
+}
+
+void rtb_print_header(FILE *f)
+{
+	fprintf(f, "%-13s %-16s %12s %12s %8s  %s\n", "bench", "unit", "toposched", "kernel",
+		"ratio", "kernel side (ratio = kernel / toposched: >1 = toposched faster)");
+}
+
+static void print_line(FILE *f, const char *name, const char *unit, const char *what,
+		       const struct rtb_figure *fig, const char *cmd)
+{
+	char u[40];
+	snprintf(u, sizeof(u), "%s %s", unit, what);
+	fprintf(f, "%-13s %-16s %12.4g %12.4g %7.2fx  %s\n", name, u, fig->toposched, fig->kernel,
+		rtb_ratio(fig), cmd);
+}
+
+void rtb_print_result(FILE *f, const struct rtb_result *r)
+{
+	if (r->has_p99) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s p50", rtb_name(r->bench));
+		print_line(f, name, r->unit, "latency", &r->fig, r->kernel_cmd);
+		snprintf(name, sizeof(name), "%s p99", rtb_name(r->bench));
+		print_line(f, name, r->unit, "latency", &r->p99, "");
+	} else {
+		print_line(f, rtb_name(r->bench), r->unit, r->what, &r->fig, r->kernel_cmd);
+	}
+	if (r->bench == RTB_HACKBENCH) {
+		double msgs = 1;
+		for (int i = 0; i < r->nr_params; i++)
+			if (strcmp(r->params[i].key, "messages") == 0)
+				msgs = (double)r->params[i].i;
+		fprintf(f, "%-13s %-16s %12.4g %12.4g\n", "", "ns per message",
+			r->fig.toposched * 1e9 / msgs, r->fig.kernel * 1e9 / msgs);
+	}
+}
+
+void rtb_print_stats(FILE *f, const struct rtb_result *r)
+{
+	const struct rtb_stats *s = &r->stats;
+	fprintf(f, "runtime statistics of '%s' (%d workers):\n", rtb_name(r->bench), s->nr_workers);
+	fprintf(f, "  tasks spawned %llu, switches %llu, parks %llu, ticks %llu\n",
+		(unsigned long long)s->rt.spawned, (unsigned long long)s->rt.switches,
+		(unsigned long long)s->rt.parks, (unsigned long long)s->rt.ticks);
+	fprintf(f, "  wake-ups %llu through the core (ttwu %llu, %llu local), %llu early, %llu deferred\n",
+		(unsigned long long)s->rt.wakeups, (unsigned long long)s->ttwu,
+		(unsigned long long)s->ttwu_local, (unsigned long long)s->rt.early_wakeups,
+		(unsigned long long)s->rt.deferred_wakeups);
+	fprintf(f, "  fork placements %llu, migrations %llu, wake_affine %llu of %llu\n",
+		(unsigned long long)s->fork_placements, (unsigned long long)s->migrations,
+		(unsigned long long)s->wake_affine, (unsigned long long)s->wake_affine_attempts);
+	fputs("  placement reasons:", f);
+	bool any = false;
+	for (int i = 0; i < TS_PLACE_NR; i++)
+		if (s->reasons[i]) {
+			fprintf(f, " %s %llu", ts_place_reason_name((enum ts_place_reason)i),
+				(unsigned long long)s->reasons[i]);
+			any = true;
+		}
+	fputs(any ? "\n" : " none\n", f);
+	fputs("  wake-ups by relation:", f);
+	any = false;
+	for (int i = 0; i < TS_REL_NR; i++)
+		if (s->by_relation[i]) {
+			fprintf(f, " %s %llu", ts_cpu_relation_name((enum ts_cpu_relation)i),
+				(unsigned long long)s->by_relation[i]);
+			any = true;
+		}
+	fputs(any ? "\n" : " none\n", f);
+	fprintf(f, "  SIS: search %llu, domain_search %llu, scanned %llu, failed %llu, recent %llu hit / %llu miss, core_search %llu (%llu failed)\n",
+		(unsigned long long)s->sis.search, (unsigned long long)s->sis.domain_search,
+		(unsigned long long)s->sis.scanned, (unsigned long long)s->sis.failed,
+		(unsigned long long)s->sis.recent_hit, (unsigned long long)s->sis.recent_miss,
+		(unsigned long long)s->sis.core_search, (unsigned long long)s->sis.core_failed);
+}

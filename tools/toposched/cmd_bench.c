@@ -1,0 +1,286 @@
+/* toposched bench: the runtime's benchmarks against the kernel, side by side in one run
+ * (the bodies are in bench/rt_benches.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json_writer.h"
+#include "rt_benches.h"
+#include "toposched/features.h"
+#include "toposched/runtime.h"
+
+static const char bench_help[] =
+	"usage: toposched bench [--bench NAME]... [--loops N] [--groups G] [--tasks N]\n"
+	"                       [--cpus LIST] [--topology SPEC] [--features STR] [--stats]\n"
+	"                       [--format text|json]\n"
+	"\n"
+	"Runs libtoposched's benchmarks against the kernel, each in both forms in this one\n"
+	"process, and prints both figures and their ratio (kernel / toposched: above 1, the\n"
+	"runtime is that many times faster). Every figure is a time; lower is better.\n"
+	"\n"
+	"  pipe       ping-pong of a 4-byte message between two tasks over two channels vs\n"
+	"             two threads over two pipes (perf bench sched pipe -T): us per round trip\n"
+	"  hackbench  G groups x 20 senders x 20 receivers x L loops of 100-byte messages over\n"
+	"             channels vs threads and pipes (rt-tests hackbench -T -p -g G -l L):\n"
+	"             seconds in total\n"
+	"  spawn      spawn+join of N tasks vs pthread_create/join of N threads, batches of\n"
+	"             256: ns per task\n"
+	"  yield      one switch between two tasks on one worker (the runtime on the first\n"
+	"             allowed CPU) vs sched_yield between two threads pinned to it: ns\n"
+	"  wake       cross-worker wake-up latency of a blocked task vs a futex wake between\n"
+	"             two pinned threads, 50 us apart: ns at p50 and p99\n"
+	"\n"
+	"  --bench NAME     run NAME (repeatable; default: all, in the order above)\n"
+	"  --loops N        pipe: round trips (default 50000); hackbench: loops (100);\n"
+	"                   yield: yields per task (500000); wake: samples (5000)\n"
+	"  --groups G       hackbench groups (default 10)\n"
+	"  --tasks N        spawn: tasks (default 10000)\n"
+	"  --cpus LIST      the runtime's workers (a cpulist; default: the affinity mask)\n"
+	"  --topology SPEC  the runtime's topology (default host; a preset or XML is mapped\n"
+	"                   onto the real CPUs)\n"
+	"  --features STR   the runtime's scheduler features (as 'toposched features')\n"
+	"  --stats          also print the runtime's core statistics of each run (placement\n"
+	"                   reasons, SIS counters, wake-ups by relationship, migrations)\n"
+	"  --format F       text (default) or json: an array, one object per benchmark:\n"
+	"                   {bench, unit, toposched, kernel, ratio, params, kernel_side}; wake\n"
+	"                   gives p50 there and p99 in a \"p99\" object; --stats adds \"stats\"\n";
+
+static void json_figure(struct json_writer *w, const struct rtb_figure *f)
+{
+	json_key(w, "toposched");
+	json_double(w, f->toposched);
+	json_key(w, "kernel");
+	json_double(w, f->kernel);
+	json_key(w, "ratio");
+	json_double(w, rtb_ratio(f));
+}
+
+static void json_u64(struct json_writer *w, const char *key, uint64_t v)
+{
+	json_key(w, key);
+	json_int(w, (long long)v);
+}
+
+static void json_stats(struct json_writer *w, const struct rtb_stats *s)
+{
+	json_key(w, "stats");
+	json_begin_object(w);
+	json_key(w, "workers");
+	json_int(w, s->nr_workers);
+	json_u64(w, "spawned", s->rt.spawned);
+	json_u64(w, "wakeups", s->rt.wakeups);
+	json_u64(w, "early_wakeups", s->rt.early_wakeups);
+	json_u64(w, "deferred_wakeups", s->rt.deferred_wakeups);
+	json_u64(w, "switches", s->rt.switches);
+	json_u64(w, "parks", s->rt.parks);
+	json_u64(w, "ticks", s->rt.ticks);
+	json_u64(w, "ttwu_count", s->ttwu);
+	json_u64(w, "ttwu_local", s->ttwu_local);
+	json_u64(w, "fork_placements", s->fork_placements);
+	json_u64(w, "migrations", s->migrations);
+	json_u64(w, "wake_affine_attempts", s->wake_affine_attempts);
+	json_u64(w, "wake_affine", s->wake_affine);
+	json_key(w, "reasons");
+	json_begin_object(w);
+	for (int i = 0; i < TS_PLACE_NR; i++)
+		json_u64(w, ts_place_reason_name((enum ts_place_reason)i), s->reasons[i]);
+	json_end_object(w);
+	json_key(w, "wakeups_by_relation");
+	json_begin_object(w);
+	for (int i = 0; i < TS_REL_NR; i++)
+		json_u64(w, ts_cpu_relation_name((enum ts_cpu_relation)i), s->by_relation[i]);
+	json_end_object(w);
+	json_key(w, "sis");
+	json_begin_object(w);
+	json_u64(w, "search", s->sis.search);
+	json_u64(w, "domain_search", s->sis.domain_search);
+	json_u64(w, "scanned", s->sis.scanned);
+	json_u64(w, "failed", s->sis.failed);
+	json_u64(w, "recent_hit", s->sis.recent_hit);
+	json_u64(w, "recent_miss", s->sis.recent_miss);
+	json_u64(w, "core_search", s->sis.core_search);
+	json_u64(w, "core_failed", s->sis.core_failed);
+	json_end_object(w);
+	json_end_object(w);
+}
+
+static void json_result(struct json_writer *w, const struct rtb_result *r, bool stats)
+{
+	json_begin_object(w);
+	json_key(w, "bench");
+	json_string(w, rtb_name(r->bench));
+	json_key(w, "unit");
+	json_string(w, r->unit);
+	json_figure(w, &r->fig);
+	json_key(w, "params");
+	json_begin_object(w);
+	for (int i = 0; i < r->nr_params; i++) {
+		json_key(w, r->params[i].key);
+		if (r->params[i].is_string)
+			json_string(w, r->params[i].s);
+		else
+			json_int(w, r->params[i].i);
+	}
+	json_end_object(w);
+	if (r->has_p99) {
+		json_key(w, "percentile");
+		json_int(w, 50);
+		json_key(w, "p99");
+		json_begin_object(w);
+		json_figure(w, &r->p99);
+		json_end_object(w);
+	}
+	json_key(w, "kernel_side");
+	json_string(w, r->kernel_cmd);
+	if (stats)
+		json_stats(w, &r->stats);
+	json_end_object(w);
+}
+
+/* Starts and stops the runtime once with the user's configuration, so that a bad
+ * --topology, --cpus or --features is a usage error before anything is timed. */
+static int check_runtime(const struct rtb_config *c, bool want_wake)
+{
+	if (c->topology && strcmp(c->topology, "host") != 0) {
+		struct ts_topology *t = NULL;
+		if (cli_load_topology("bench", c->topology, NULL, &t))
+			return CLI_EXIT_USAGE; /* the loader's whole message */
+		ts_topology_free(t);
+	}
+	struct ts_rt_config rc = { .topology = c->topology, .cpulist = c->cpus,
+				   .features = c->features };
+	if (ts_rt_start(&rc))
+		return cli_error("bench", "%s", ts_rt_last_error());
+	int workers = ts_rt_nr_workers();
+	ts_rt_stop();
+	if (want_wake && workers < 2)
+		return cli_error("bench",
+				 "--bench wake needs at least two runtime workers (--cpus gives %d)",
+				 workers);
+	return 0;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "bench", required_argument, NULL, 'b' },
+		{ "loops", required_argument, NULL, 'l' },
+		{ "groups", required_argument, NULL, 'g' },
+		{ "tasks", required_argument, NULL, 'n' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "topology", required_argument, NULL, 't' },
+		{ "features", required_argument, NULL, 'F' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rtb_config cfg = { 0 };
+	enum cli_format format = CLI_FORMAT_TEXT;
+	bool selected[RTB_NR] = { false }, any = false, stats = false;
+	long v;
+	opterr = 0;
+	optind = 0;
+	int opt;
+	while ((opt = getopt_long(argc, argv, ":b:l:g:n:c:t:F:sf:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'b': {
+			int b = rtb_lookup(optarg);
+			if (b < 0)
+				return cli_error("bench",
+						 "--bench '%s': unknown (choose pipe, hackbench, spawn, yield or wake)",
+						 optarg);
+			selected[b] = any = true;
+			break;
+		}
+		case 'l':
+			if (cli_parse_int("bench", "--loops", optarg, 1, 1000000000L, &v))
+				return CLI_EXIT_USAGE;
+			cfg.loops = v;
+			break;
+		case 'g':
+			if (cli_parse_int("bench", "--groups", optarg, 1, 100, &v))
+				return CLI_EXIT_USAGE;
+			cfg.groups = v;
+			break;
+		case 'n':
+			if (cli_parse_int("bench", "--tasks", optarg, 1, 100000000L, &v))
+				return CLI_EXIT_USAGE;
+			cfg.tasks = v;
+			break;
+		case 'c':
+			cfg.cpus = optarg;
+			break;
+		case 't':
+			cfg.topology = optarg;
+			break;
+		case 'F': {
+			struct ts_features f = ts_features_default();
+			struct ts_error err = { 0 };
+			if (ts_features_parse(optarg, &f, &err))
+				return cli_error("bench", "--features: %s", err.msg);
+			cfg.features = optarg;
+			break;
+		}
+		case 's':
+			stats = true;
+			break;
+		case 'f':
+			if (cli_parse_format("bench", optarg, &format))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(bench_help, stdout);
+			return 0;
+		default:
+			return cli_getopt_error("bench", opt, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_error("bench", "unexpected argument '%s'", argv[optind]);
+	if (!any)
+		for (int i = 0; i < RTB_NR; i++)
+			selected[i] = true;
+	if (check_runtime(&cfg, selected[RTB_WAKE]))
+		return CLI_EXIT_USAGE;
+
+	struct rtb_result res[RTB_NR];
+	int nr = 0;
+	char err[256];
+	if (format == CLI_FORMAT_TEXT) {
+		rtb_print_header(stdout);
+		fflush(stdout);
+	}
+	for (int b = 0; b < RTB_NR; b++) {
+		if (!selected[b])
+			continue;
+		if (rtb_run((enum rtb_bench)b, &cfg, &res[nr], err, sizeof(err))) {
+			fflush(stdout);
+			fprintf(stderr, "toposched bench: error: %s: %s\n", rtb_name((enum rtb_bench)b),
+				err);
+			return 1;
+		}
+		if (format == CLI_FORMAT_TEXT) {
+			rtb_print_result(stdout, &res[nr]);
+			fflush(stdout);
+		}
+		nr++;
+	}
+	if (format == CLI_FORMAT_TEXT && stats)
+		for (int i = 0; i < nr; i++) {
+			fputc('\n', stdout);
+			rtb_print_stats(stdout, &res[i]);
+		}
+	if (format == CLI_FORMAT_JSON) {
+		struct json_writer w;
+		json_init(&w, stdout);
+		json_begin_array(&w);
+		for (int i = 0; i < nr; i++)
+			json_result(&w, &res[i], stats);
+		json_end_array(&w);
+	}
+	if (fflush(stdout) || ferror(stdout))
+		return cli_error("bench", "writing the output failed");
+	return 0;
+}
