@@ -110,6 +110,8 @@ struct rt_task {
 	int inbox_kind;
 	/* chained by a waker between a wait queue's unlock and the wake-ups */
 	struct rt_task *wake_next;
+	/* a task cache's free list (task.c), while the struct waits there for reuse */
+	struct rt_task *cache_next;
 	char err[TS_ERR_MSG_MAX];     /* ts_rt_last_error() for this task */
 };
 
@@ -124,8 +126,16 @@ void rt_set_this_worker(struct rt_worker *w);
 
 /* Exit bookkeeping, by the worker after the task's last switch (no lock held). */
 void rt_task_finish(struct rt_task *t, int cpu);
-/* Frees every task still registered (ts_rt_stop()). */
+/* Frees every task still registered and empties the task caches (ts_rt_stop()). */
 void rt_tasks_free_all(void);
+
+/* A cache of finished task structs with their stacks (guard page kept), reused by
+ * ts_spawn() for tasks with the default stack size: see task.c. */
+struct rt_task_cache {
+	struct rt_task *head;
+	int n;
+};
+#define RT_TASK_CACHE_MAX 256         /* per worker, and for the shared one */
 
 /* ---- workers (worker.c) ---- */
 
@@ -142,10 +152,18 @@ struct rt_worker {
 	pthread_t thread;
 	struct rt_ctx ctx;            /* the scheduler loop's context */
 	uint64_t last_tick;
+	/* The clock of a scheduling round (worker.c): while round_clock is set (rq locked,
+	 * this thread), the host's clock() returns round_now. */
+	uint64_t round_now;
+	bool round_clock;
+	/* The task a direct task-to-task switch left: its on_cpu is cleared by the task
+	 * switched to, once off its stack (rt_after_switch()). */
+	struct rt_task *switch_from;
 	struct rt_timer_heap timers;  /* sleeping tasks of this worker; only its thread */
 	pthread_mutex_t inbox_lock;
 	struct rt_task *inbox;
 	atomic_int inbox_n;
+	struct rt_task_cache tcache;  /* only this worker's thread (its loop and its tasks) */
 	/* counters (relaxed, this worker only) */
 	ts_counter spawned, wakeups, early_wakeups, deferred_wakeups, switches, parks, ticks;
 };
@@ -196,6 +214,12 @@ void rt_prepare_block(struct rt_task *t);
 void rt_block(struct rt_task *t);
 /* Switches the current task to its worker for `reason`. */
 void rt_switch_out(struct rt_task *t, int reason);
+/* First thing a task does whenever it is resumed (or first entered): finishes a direct
+ * switch from another task by releasing that task's on_cpu. */
+void rt_after_switch(void);
+/* Takes t's on_cpu for this worker, waiting out the end of a direct switch away from t
+ * on another worker. */
+void rt_claim_cpu(struct rt_task *t);
 
 /* A FIFO of blocked tasks, protected by its owner's lock. */
 struct rt_waiter {

@@ -8,6 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(TS_RT_ASAN)
+#include <sanitizer/asan_interface.h>
+#define CACHE_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define CACHE_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define CACHE_POISON(p, n) ((void)(p), (void)(n))
+#define CACHE_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 struct slot {
 	struct rt_task *t;
 	uint32_t gen;
@@ -78,6 +87,123 @@ static void task_free(struct rt_task *t)
 	free(t);
 }
 
+/* ---- the task cache ----
+ * Spawning used to cost an mmap, an mprotect for the guard page, the first-touch faults
+ * of the stack's top pages and, at join, an munmap: ~27 us. A joined task's struct and
+ * stack (guard page still PROT_NONE) go instead to a cache, from which ts_spawn() takes
+ * them back for the next task with the default stack size. Each worker has its own,
+ * touched only by its thread (its loop and the tasks running on it, which never run
+ * at the same time: no lock); joins and spawns from plain threads use a shared one under
+ * a mutex. Each holds at most RT_TASK_CACHE_MAX entries, so the memory kept is bounded
+ * by (workers + 1) x RT_TASK_CACHE_MAX x (default stack + guard) of address space, of
+ * which only the pages the old tasks touched are resident. Stacks of other sizes are
+ * unmapped at join as before. Under ASan a cached struct and stack are poisoned, so that
+ * a use after join is still reported. Everything is unmapped by ts_rt_stop(). */
+
+static pthread_mutex_t shared_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_task_cache shared_cache;
+
+static size_t default_stack_size(void)
+{
+	size_t page = rt_page_size(), size = rt_g.stack_size;
+	if (size < 4 * page)
+		size = 4 * page;
+	return (size + page - 1) & ~(page - 1);
+}
+
+static bool cache_put(struct rt_task_cache *c, struct rt_task *t)
+{
+	if (c->n >= RT_TASK_CACHE_MAX)
+		return false;
+	t->cache_next = c->head;
+	c->head = t;
+	c->n++;
+	CACHE_POISON(t->stack.lo, t->stack.size);
+	CACHE_POISON(t, offsetof(struct rt_task, cache_next));
+	CACHE_POISON((char *)t + offsetof(struct rt_task, cache_next) + sizeof(t->cache_next),
+		     sizeof(*t) - offsetof(struct rt_task, cache_next) - sizeof(t->cache_next));
+	return true;
+}
+
+static struct rt_task *cache_get(struct rt_task_cache *c)
+{
+	struct rt_task *t = c->head;
+	if (!t)
+		return NULL;
+	c->head = t->cache_next;
+	c->n--;
+	CACHE_UNPOISON(t, sizeof(*t));
+	CACHE_UNPOISON(t->stack.lo, t->stack.size);
+	return t;
+}
+
+static void cache_flush(struct rt_task_cache *c)
+{
+	struct rt_task *t;
+	while ((t = cache_get(c))) {
+		rt_stack_free(&t->stack);
+		free(t);
+	}
+}
+
+/* The end of a joined task: to a cache if its stack has the default size, else freed. */
+static void task_release(struct rt_task *t)
+{
+	if (t->stack.size != default_stack_size()) {
+		task_free(t);
+		return;
+	}
+	/* What task_free() releases, except the struct and the stack. */
+	rt_ctx_destroy(&t->ctx);
+	ts_task_destroy(&t->ts);
+	pthread_mutex_destroy(&t->pi_lock);
+	pthread_mutex_destroy(&t->join_lock);
+	struct rt_worker *w = rt_this_worker();
+	if (w) {
+		if (cache_put(&w->tcache, t))
+			return;
+	} else {
+		pthread_mutex_lock(&shared_cache_lock);
+		bool kept = cache_put(&shared_cache, t);
+		pthread_mutex_unlock(&shared_cache_lock);
+		if (kept)
+			return;
+	}
+	rt_stack_free(&t->stack);
+	free(t);
+}
+
+/* A zeroed task struct with a mapped stack of `size` bytes (0 = the default). NULL with
+ * *rc = 0 if the struct could not be allocated, or the mapping's error. */
+static struct rt_task *task_alloc(size_t size, int *rc)
+{
+	struct rt_task *t = NULL;
+	*rc = 0;
+	if (!size || size == rt_g.stack_size || size == default_stack_size()) {
+		struct rt_worker *w = rt_this_worker();
+		if (w) {
+			t = cache_get(&w->tcache);
+		} else {
+			pthread_mutex_lock(&shared_cache_lock);
+			t = cache_get(&shared_cache);
+			pthread_mutex_unlock(&shared_cache_lock);
+		}
+		if (t) {
+			struct rt_stack st = t->stack;
+			memset(t, 0, sizeof(*t));
+			t->stack = st;
+			return t;
+		}
+	}
+	if (!(t = calloc(1, sizeof(*t))))
+		return NULL;
+	if ((*rc = rt_stack_alloc(&t->stack, size ? size : rt_g.stack_size))) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
 void rt_tasks_free_all(void)
 {
 	pthread_mutex_lock(&reg_lock);
@@ -93,12 +219,20 @@ void rt_tasks_free_all(void)
 	free_slots = NULL;
 	nr_slots = cap_slots = nr_free = 0;
 	pthread_mutex_unlock(&reg_lock);
+	/* The workers have exited: their caches are ours now. */
+	if (rt_g.worker)
+		for (int i = 0; i < rt_g.nr_workers; i++)
+			cache_flush(&rt_g.worker[rt_g.worker_cpus[i]]->tcache);
+	pthread_mutex_lock(&shared_cache_lock);
+	cache_flush(&shared_cache);
+	pthread_mutex_unlock(&shared_cache_lock);
 }
 
 static void task_entry(void *arg)
 {
 	struct rt_task *t = arg;
 	rt_ctx_entered();
+	rt_after_switch();
 	t->ret = t->fn(t->arg);
 	t->reason = RT_SW_EXIT;
 	rt_ctx_switch_final(&t->ctx, &t->worker->ctx);
@@ -169,22 +303,18 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	}
 	struct rt_task *self = rt_current();
 	struct rt_worker *w = rt_this_worker();
-	struct rt_task *t = calloc(1, sizeof(*t));
-	if (!t) {
-		rt_error(-ENOMEM, "ts_spawn: out of memory");
-		return h;
-	}
 	struct ts_cpumask *mask = NULL;
-	if (build_mask(a, &mask)) {
-		free(t);
+	if (build_mask(a, &mask))
 		return h;
-	}
-	int rc = rt_stack_alloc(&t->stack, a->stack_size ? a->stack_size : rt_g.stack_size);
-	if (rc) {
+	int rc;
+	struct rt_task *t = task_alloc(a->stack_size, &rc);
+	if (!t) {
 		ts_cpumask_free(mask);
-		free(t);
-		rt_error(rc, "ts_spawn: cannot map a stack of %zu bytes: %s",
-			 a->stack_size ? a->stack_size : rt_g.stack_size, strerror(-rc));
+		if (!rc)
+			rt_error(-ENOMEM, "ts_spawn: out of memory");
+		else
+			rt_error(rc, "ts_spawn: cannot map a stack of %zu bytes: %s",
+				 a->stack_size ? a->stack_size : rt_g.stack_size, strerror(-rc));
 		return h;
 	}
 	/* Spawned from a task: fork on its CPU; from a plain thread: a worker's, round robin. */
@@ -278,7 +408,7 @@ int ts_join(ts_task_handle h, void **ret)
 	pthread_mutex_lock(&reg_lock);
 	reg_release(s = reg_find(h.id));
 	pthread_mutex_unlock(&reg_lock);
-	task_free(t);
+	task_release(t);
 	if (atomic_fetch_sub(&rt_g.joins_in_flight, 1) == 1)
 		rt_stop_notify();
 	rt_error_clear();

@@ -39,6 +39,7 @@ void rt_switch_out(struct rt_task *t, int reason)
 	t->reason = reason;
 	rt_ctx_switch(&t->ctx, &t->worker->ctx);
 	/* resumed, maybe on another worker: t->worker was set by that worker */
+	rt_after_switch();
 }
 
 void rt_prepare_block(struct rt_task *t)

@@ -8,7 +8,34 @@
  * newly-idle balancing when nothing is queued); unlock; then, with no lock held, the
  * deferred wake-up, the exit of the previous task, periodic balancing when the tick said
  * it is due, the inbox (spawns and wake-ups from plain threads) and expired sleeps; then
- * switch to the picked task, or spin and park when there is none. */
+ * switch to the picked task, or spin and park when there is none.
+ *
+ * The round's clock. The core reads the host's clock() at each of its entry points
+ * (tick, yield, deactivate, schedule), i.e. three or four times per round at ~35 ns each.
+ * The worker reads it once, with its rq locked, and until it drops that lock clock()
+ * returns that reading to this thread (round_clock). This is the kernel's own convention:
+ * __schedule() calls update_rq_clock() once and every accounting step of that pass uses
+ * rq->clock, so a round is accounted as if instantaneous at the moment the lock was
+ * taken. It cannot make time go backwards: rq_clock() keeps max(rq->clock, now) per rq
+ * and the reading is newer than anything this rq saw before it was locked. The cache
+ * stops at the first unlock of this rq (host_unlock), so newly-idle balancing, which
+ * drops the lock and measures its own cost with clock(), sees real time from there on;
+ * wake-ups, the inbox and every call from a task read the real clock. Expired sleeps
+ * are fired against the round's reading unless the round did slow work after it: that
+ * can only fire a sleeper later (by the length of one round), never early, and
+ * ts_sleep_ns() re-checks the real clock anyway.
+ *
+ * Direct yield. A task's ts_rt_yield() does the round's bookkeeping itself under its
+ * rq lock (ts_yield() + ts_schedule()) and, when the core picks another task, switches
+ * straight to it instead of going task -> loop -> task; when the core picks the yielder
+ * again it just returns. The loop is still used whenever it has work of its own (the
+ * tick is due, the inbox is not empty, a sleep has expired). As in the kernel, the
+ * yielder is back on the run queue, and may be pulled by another worker, before its
+ * registers are saved: on_cpu stays set until the task switched to has left the
+ * yielder's stack (rt_after_switch(), the kernel's finish_task_switch()), and a worker
+ * that picks a task waits for its on_cpu to drop (rt_claim_cpu(), the kernel's
+ * smp_cond_load_acquire(&p->on_cpu, !VAL)); the release/acquire pair on on_cpu hands
+ * the saved context over. */
 #include "rt/rt_internal.h"
 
 #include <errno.h>
@@ -61,7 +88,19 @@ uint64_t rt_clock_ns(void)
 static uint64_t host_clock(void *h)
 {
 	(void)h;
+	struct rt_worker *w = tls_worker;
+	if (w && w->round_clock)
+		return w->round_now;
 	return rt_clock_ns();
+}
+
+/* Starts a round's clock on w (its rq locked by this thread); returns the reading. */
+static inline uint64_t round_clock_start(struct rt_worker *w)
+{
+	uint64_t now = rt_clock_ns();
+	w->round_now = now;
+	w->round_clock = true;
+	return now;
 }
 static void host_resched(void *h, int cpu)
 {
@@ -78,6 +117,9 @@ static void host_lock(void *h, int cpu)
 static void host_unlock(void *h, int cpu)
 {
 	(void)h;
+	struct rt_worker *w = tls_worker;
+	if (w && w->cpu == cpu)
+		w->round_clock = false; /* the round's reading is only good while locked */
 	pthread_mutex_unlock(&rt_g.rq_lock[cpu]);
 }
 static uint64_t host_scan_time(void *h, int cpu, int nr_scanned, uint64_t t0)
@@ -108,10 +150,10 @@ void rt_inbox_push(struct rt_worker *w, struct rt_task *t, int kind)
 	rt_worker_kick(w);
 }
 
-static void inbox_drain(struct rt_worker *w)
+static bool inbox_drain(struct rt_worker *w)
 {
 	if (!atomic_load_explicit(&w->inbox_n, memory_order_relaxed))
-		return;
+		return false;
 	pthread_mutex_lock(&w->inbox_lock);
 	struct rt_task *t = w->inbox;
 	w->inbox = NULL;
@@ -128,23 +170,58 @@ static void inbox_drain(struct rt_worker *w)
 		}
 		t = next;
 	}
+	return true;
 }
 
 /* ---- the scheduler loop ---- */
 
-static void run_task(struct rt_worker *w, struct rt_task *t)
+static inline void cpu_relax(void)
 {
-	if (atomic_exchange(&t->on_cpu, 1)) {
-		fprintf(stderr, "toposched runtime: task %s picked while running elsewhere\n",
-			t->name);
-		abort();
+#if defined(__x86_64__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+void rt_claim_cpu(struct rt_task *t)
+{
+	unsigned spins = 0;
+	while (atomic_exchange_explicit(&t->on_cpu, 1, memory_order_acquire)) {
+		/* Only the few instructions of a direct switch on another worker, unless
+		 * that worker's thread was preempted right there. */
+		while (atomic_load_explicit(&t->on_cpu, memory_order_relaxed)) {
+			if (++spins % 1024 == 0)
+				sched_yield();
+			else
+				cpu_relax();
+		}
 	}
+}
+
+void rt_after_switch(void)
+{
+	struct rt_worker *w = rt_this_worker();
+	struct rt_task *p = w->switch_from;
+	if (p) {
+		w->switch_from = NULL;
+		atomic_store_explicit(&p->on_cpu, 0, memory_order_release);
+	}
+}
+
+/* Runs t until a task switches back to the loop; returns that task (t, or another one
+ * that t or its successors switched to directly). */
+static struct rt_task *run_task(struct rt_worker *w, struct rt_task *t)
+{
+	rt_claim_cpu(t);
 	t->worker = w;
 	rt_set_current(t);
 	rt_stat_bump(&w->switches);
 	rt_ctx_switch(&w->ctx, &t->ctx);
+	struct rt_task *back = rt_current();
 	rt_set_current(NULL);
-	atomic_store(&t->on_cpu, 0);
+	atomic_store_explicit(&back->on_cpu, 0, memory_order_release);
+	return back;
 }
 
 static void *worker_main(void *arg)
@@ -164,9 +241,9 @@ static void *worker_main(void *arg)
 		 * again) on another worker. */
 		int reason = prev ? prev->reason : -1;
 		atomic_store(&w->need_resched, 0);
-		uint64_t now = rt_clock_ns();
 
 		host_lock(NULL, cpu);
+		uint64_t now = round_clock_start(w);
 		if (now - w->last_tick >= s->tick_nsec) {
 			w->last_tick = now;
 			balance = ts_sched_tick(s, cpu);
@@ -213,12 +290,14 @@ static void *worker_main(void *arg)
 		prev = NULL;
 		if (balance)
 			ts_balance_tick(s, cpu);
-		inbox_drain(w);
-		uint64_t next_timer = rt_timer_fire(w, rt_clock_ns());
+		bool drained = inbox_drain(w);
+		/* The round's reading, unless the round did slow work since (see above). */
+		if (balance || deferred || drained || reason == RT_SW_EXIT)
+			now = rt_clock_ns();
+		uint64_t next_timer = rt_timer_fire(w, now);
 
 		if (n) {
-			prev = rt_task_of(n);
-			run_task(w, prev);
+			prev = run_task(w, rt_task_of(n));
 			continue;
 		}
 		if (atomic_load(&rt_g.stopping) && !ts_rq_nr_running(s, cpu) &&
@@ -475,6 +554,43 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 	}
 }
 
+/* ts_rt_yield() of task t, without the loop where it has nothing to do (see above). */
+static void yield_direct(struct rt_task *t)
+{
+	struct rt_worker *w = t->worker;
+	struct ts_sched *s = rt_g.s;
+	int cpu = w->cpu;
+	if (atomic_load_explicit(&w->inbox_n, memory_order_relaxed))
+		goto loop;
+	host_lock(NULL, cpu);
+	uint64_t now = round_clock_start(w);
+	if (now - w->last_tick >= s->tick_nsec || (w->timers.n && w->timers.v[0]->wake_at <= now)) {
+		host_unlock(NULL, cpu);
+		goto loop;
+	}
+	ts_yield(s, cpu);
+	struct ts_task *n = ts_schedule(s, cpu);
+	host_unlock(NULL, cpu);
+	if (!n) { /* t itself is runnable and queued: the core always finds a task */
+		fprintf(stderr, "toposched runtime: nothing to run after a yield of task %s\n",
+			t->name);
+		abort();
+	}
+	struct rt_task *next = rt_task_of(n);
+	if (next == t)
+		return;
+	rt_claim_cpu(next);
+	w->switch_from = t;
+	next->worker = w;
+	rt_set_current(next);
+	rt_stat_bump(&w->switches);
+	rt_ctx_switch(&t->ctx, &next->ctx);
+	rt_after_switch();
+	return;
+loop:
+	rt_switch_out(t, RT_SW_YIELD);
+}
+
 int ts_rt_yield(void)
 {
 	struct rt_task *t = rt_current();
@@ -482,6 +598,6 @@ int ts_rt_yield(void)
 		sched_yield();
 		return 0;
 	}
-	rt_switch_out(t, RT_SW_YIELD);
+	yield_direct(t);
 	return 0;
 }
