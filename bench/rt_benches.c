@@ -686,7 +686,7 @@ static int bench_spawn(const struct rtb_config *c, struct rtb_result *r, char *e
 }
 
 /* ---- yield --------------------------------------------------------------------------
- * Two tasks on one worker (the runtime started on one CPU) each calling ts_rt_yield()
+ * Two tasks on one worker (the runtime started on one CPU) each calling ts_yield()
  * LOOPS times, against two threads pinned to that CPU calling sched_yield(). Both
  * meet at a barrier first, so neither yields to nobody. One switch = one yield; the time
  * from the first one's start to the last one's end over 2 x LOOPS switches. */
@@ -709,7 +709,7 @@ static void *yield_rt_task(void *p)
 	ts_wg_wait(a->y->wg);
 	a->y->t0[a->i] = now_ns();
 	for (long l = 0; l < a->y->loops; l++)
-		ts_rt_yield();
+		ts_yield();
 	a->y->t1[a->i] = now_ns();
 	return NULL;
 }

@@ -1,5 +1,5 @@
 /* The runtime's benchmarks against the kernel, each in two forms run side by side in one
- * process: libtoposched tasks (channels, ts_rt_yield, ts_spawn/ts_join) and kernel threads
+ * process: libtoposched tasks (channels, ts_yield, ts_spawn/ts_join) and kernel threads
  * doing the same job with the kernel's primitives (pipes, sched_yield, pthread_create/
  * join, futex). Used by `toposched bench` and by the standalone bench/bench_rt.
  *

@@ -272,7 +272,7 @@ static void test_yield_hands_over(void **state)
 	ts_activate_task(s, 0, &b, 0);
 	struct ts_task *first = ts_schedule(s, 0);
 	f.now += 100000;
-	ts_yield(s, 0);
+	ts_yield_task(s, 0);
 	struct ts_task *second = ts_schedule(s, 0);
 	assert_ptr_not_equal(first, second);
 	fake_unlock(&f, 0);
@@ -282,7 +282,7 @@ static void test_yield_hands_over(void **state)
 	fake_run_on(s, &f, &c, 7);
 	unsigned before = f.resched[7];
 	fake_lock(&f, 7);
-	ts_yield(s, 7);
+	ts_yield_task(s, 7);
 	fake_unlock(&f, 7);
 	assert_int_equal(f.resched[7], before);
 	ts_sched_destroy(s);

@@ -95,7 +95,7 @@ static void *yielder(void *arg)
 	int n = (int)(uintptr_t)arg;
 	for (int i = 0; i < n; i++) {
 		atomic_fetch_add(&turn_counter, 1);
-		if (ts_rt_yield()) /* no cmocka assertion inside a task: it would longjmp away */
+		if (ts_yield()) /* no cmocka assertion inside a task: it would longjmp away */
 			return (void *)1;
 	}
 	return NULL;
@@ -114,7 +114,7 @@ static void test_yield(void **state)
 		assert_null(ret);
 	}
 	assert_int_equal(atomic_load(&turn_counter), 4000);
-	assert_int_equal(ts_rt_yield(), 0); /* plain thread: sched_yield */
+	assert_int_equal(ts_yield(), 0); /* plain thread: sched_yield */
 }
 
 /* ---- sleep ---- */
@@ -184,7 +184,7 @@ static void *pinned(void *arg)
 		if (ts_self_cpu() != want)
 			return (void *)0;
 		if (i % 2)
-			ts_rt_yield();
+			ts_yield();
 		else
 			ts_sleep_ns(10000);
 	}
@@ -364,7 +364,7 @@ static void *locker(void *arg)
 			return (void *)1;
 		long v = sh->counter;
 		if (i % 7 == 0)
-			ts_rt_yield(); /* hold it across a switch */
+			ts_yield(); /* hold it across a switch */
 		sh->counter = v + 1;
 		ts_mutex_unlock(sh->m);
 	}
@@ -422,9 +422,9 @@ static void test_sync(void **state)
 		c[i] = ts_spawn(cond_waiter, &sh, NULL);
 	/* let some of them block first; correctness does not depend on it */
 	for (int i = 0; i < 100; i++)
-		ts_rt_yield();
+		ts_yield();
 	while (ts_mutex_trylock(sh.m))
-		ts_rt_yield();
+		ts_yield();
 	sh.ready = 1;
 	assert_int_equal(ts_mutex_unlock(sh.m), 0);
 	ts_cond_broadcast(sh.cv);

@@ -42,7 +42,7 @@ static void *child(void *arg)
 {
 	atomic_fetch_add(&child_runs, 1);
 	if ((uintptr_t)arg & 1)
-		ts_rt_yield();
+		ts_yield();
 	return (void *)((uintptr_t)arg * 3);
 }
 
@@ -50,7 +50,7 @@ static int jitter(struct rng *r)
 {
 	uint64_t x = rnd(r) % 64;
 	if (x < 8)
-		return ts_rt_yield();
+		return ts_yield();
 	if (x == 8)
 		return ts_sleep_ns(1000 + rnd(r) % 20000);
 	if (x == 9) {
@@ -154,7 +154,7 @@ static void *client(void *arg)
 			return (void *)2;
 		(*p->shared)++;
 		if (i % 16 == 0)
-			ts_rt_yield();
+			ts_yield();
 		ts_mutex_unlock(p->m);
 	}
 	ts_chan_close(p->req);

@@ -102,8 +102,8 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
  * From a task it blocks the task; from a plain thread it blocks the thread. A handle can
  * be joined once: a second join gives -ESRCH, two joiners at once -EINVAL. */
 int ts_join(ts_task_handle h, void **ret);
-/* Gives up the worker (ts_yield() of the core); from a plain thread: sched_yield(). */
-int ts_rt_yield(void);
+/* Gives up the worker (ts_yield_task() of the core); from a plain thread: sched_yield(). */
+int ts_yield(void);
 /* Sleeps at least ns; -EPERM from a plain thread. */
 int ts_sleep_ns(uint64_t ns);
 /* The calling task's handle (id 0 from a plain thread). */

@@ -257,7 +257,7 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu);
  * true when periodic load balancing is due (the host then calls ts_balance_tick()). */
 bool ts_sched_tick(struct ts_sched *s, int cpu);
 /* yield_task_fair(): curr gives up the rest of its slice (rq locked). */
-void ts_yield(struct ts_sched *s, int cpu);
+void ts_yield_task(struct ts_sched *s, int cpu);
 
 /* Moves a queued, not running task between run queues; both rqs locked. */
 void ts_move_queued_task(struct ts_sched *s, struct ts_task *p, int src_cpu, int dst_cpu);

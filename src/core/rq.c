@@ -345,7 +345,7 @@ bool ts_sched_tick(struct ts_sched *s, int cpu)
 	return now >= rq->next_balance;
 }
 
-void ts_yield(struct ts_sched *s, int cpu)
+void ts_yield_task(struct ts_sched *s, int cpu)
 {
 	struct ts_rq *rq = &s->rq[cpu];
 	struct ts_task *p = rq->curr;

@@ -73,7 +73,7 @@ int ts_sleep_ns(uint64_t ns)
 	if (!t)
 		return rt_error(-EPERM, "ts_sleep_ns: called outside a task (use nanosleep)");
 	if (!ns)
-		return ts_rt_yield();
+		return ts_yield();
 	uint64_t until = rt_clock_ns() + ns;
 	while (rt_clock_ns() < until) {
 		t->wake_at = until;

@@ -3,7 +3,7 @@
  * scheduler loop of each worker thread.
  *
  * The loop, per iteration: lock own rq; if a tick period passed, ts_sched_tick(); the
- * bookkeeping of the task that just switched back (ts_yield(), or ts_deactivate_curr()
+ * bookkeeping of the task that just switched back (ts_yield_task(), or ts_deactivate_curr()
  * for a block or an exit — see wake.c for the state word); ts_schedule() (which runs
  * newly-idle balancing when nothing is queued); unlock; then, with no lock held, the
  * deferred wake-up, the exit of the previous task, periodic balancing when the tick said
@@ -25,8 +25,8 @@
  * can only fire a sleeper later (by the length of one round), never early, and
  * ts_sleep_ns() re-checks the real clock anyway.
  *
- * Direct yield. A task's ts_rt_yield() does the round's bookkeeping itself under its
- * rq lock (ts_yield() + ts_schedule()) and, when the core picks another task, switches
+ * Direct yield. A task's ts_yield() does the round's bookkeeping itself under its
+ * rq lock (ts_yield_task() + ts_schedule()) and, when the core picks another task, switches
  * straight to it instead of going task -> loop -> task; when the core picks the yielder
  * again it just returns. The loop is still used whenever it has work of its own (the
  * tick is due, the inbox is not empty, a sleep has expired). As in the kernel, the
@@ -252,7 +252,7 @@ static void *worker_main(void *arg)
 		if (prev) {
 			switch (reason) {
 			case RT_SW_YIELD:
-				ts_yield(s, cpu);
+				ts_yield_task(s, cpu);
 				break;
 			case RT_SW_BLOCK: {
 				int st = RT_BLOCKING;
@@ -554,7 +554,7 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 	}
 }
 
-/* ts_rt_yield() of task t, without the loop where it has nothing to do (see above). */
+/* ts_yield() of task t, without the loop where it has nothing to do (see above). */
 static void yield_direct(struct rt_task *t)
 {
 	struct rt_worker *w = t->worker;
@@ -568,7 +568,7 @@ static void yield_direct(struct rt_task *t)
 		host_unlock(NULL, cpu);
 		goto loop;
 	}
-	ts_yield(s, cpu);
+	ts_yield_task(s, cpu);
 	struct ts_task *n = ts_schedule(s, cpu);
 	host_unlock(NULL, cpu);
 	if (!n) { /* t itself is runnable and queued: the core always finds a task */
@@ -591,7 +591,7 @@ loop:
 	rt_switch_out(t, RT_SW_YIELD);
 }
 
-int ts_rt_yield(void)
+int ts_yield(void)
 {
 	struct rt_task *t = rt_current();
 	if (!t) {
