@@ -55,22 +55,6 @@ static void expect_ok(struct run *r, const char *const *args)
 	}
 }
 
-static int count_lines(const char *s)
-{
-	int n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
-static int count_substr(const char *s, const char *sub)
-{
-	int n = 0;
-	for (const char *p = s; (p = strstr(p, sub)); p += strlen(sub))
-		n++;
-	return n;
-}
-
 /* Bad input: exit 2, empty stdout, a single "toposched ...: error: " message whose first
  * line holds every one of `words` (NULL-terminated). */
 static void expect_usage_error_v(const char *const *args, bool one_line, const char *const *words)

@@ -562,22 +562,6 @@ static char tmpdir[256];
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
-static int count_substr(const char *s, const char *sub)
-{
-	int n = 0;
-	for (const char *p = s; (p = strstr(p, sub)); p += strlen(sub))
-		n++;
-	return n;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 static void test_cli_costs(void **state)
 {
 	(void)state;

@@ -25,22 +25,6 @@ static struct run run_cli(const char *const *args)
 	return ts_run_cli(tmpdir, args, 300);
 }
 
-static int count_substr(const char *s, const char *sub)
-{
-	int n = 0;
-	for (const char *p = s; (p = strstr(p, sub)); p += strlen(sub))
-		n++;
-	return n;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 /* Brackets balance outside strings, and the text is one array. */
 static bool json_balanced(const char *s)
 {

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "test_support.h"
+#include "sim_machine.h"
 #include "toposched/sim.h"
 
 #define US 1000ULL
@@ -29,27 +30,6 @@
 
 /* ---- helpers ---- */
 
-struct machine {
-	struct ts_topology *topo;
-	struct ts_cost_model costs;
-	struct ts_cpumask *node0;
-};
-
-static void machine_load(struct machine *m, const char *name)
-{
-	struct ts_error err = { 0 };
-	assert_int_equal(ts_topology_load(name, &m->topo, &err), 0);
-	assert_int_equal(ts_cost_model_for(m->topo, name, &m->costs, &err), 0);
-	m->node0 = ts_cpumask_alloc(m->topo->nr_cpus);
-	assert_non_null(m->node0);
-	ts_topology_node_mask(m->topo, 0, m->node0);
-}
-
-static void machine_free(struct machine *m)
-{
-	ts_cpumask_free(m->node0);
-	ts_topology_free(m->topo);
-}
 
 static const struct ts_workload *workload(const char *name)
 {

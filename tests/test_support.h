@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -113,6 +114,23 @@ static inline void run_free(struct run *r)
 	free(r->out);
 	free(r->err);
 	r->out = r->err = NULL;
+}
+
+/* Occurrences of sub in s (non-overlapping). */
+static inline int count_substr(const char *s, const char *sub)
+{
+	int n = 0;
+	for (const char *p = s; (p = strstr(p, sub)); p += strlen(sub))
+		n++;
+	return n;
+}
+
+static inline int count_lines(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
 }
 
 #endif

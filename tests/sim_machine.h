@@ -1,0 +1,37 @@
+/* A modelled machine for simulator tests: a preset, its cost model and node 0's CPUs. */
+#ifndef TOPOSCHED_TEST_SIM_MACHINE_H
+#define TOPOSCHED_TEST_SIM_MACHINE_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "toposched/cost_model.h"
+#include "toposched/topology.h"
+
+struct machine {
+	struct ts_topology *topo;
+	struct ts_cost_model costs;
+	struct ts_cpumask *node0;
+};
+
+static inline void machine_load(struct machine *m, const char *name)
+{
+	struct ts_error err = { 0 };
+	assert_int_equal(ts_topology_load(name, &m->topo, &err), 0);
+	assert_int_equal(ts_cost_model_for(m->topo, name, &m->costs, &err), 0);
+	m->node0 = ts_cpumask_alloc(m->topo->nr_cpus);
+	assert_non_null(m->node0);
+	ts_topology_node_mask(m->topo, 0, m->node0);
+}
+
+static inline void machine_free(struct machine *m)
+{
+	ts_cpumask_free(m->node0);
+	ts_topology_free(m->topo);
+}
+
+#endif
