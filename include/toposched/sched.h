@@ -20,6 +20,7 @@
 #include "toposched/eevdf.h"
 #include "toposched/error.h"
 #include "toposched/features.h"
+#include "toposched/numa.h"
 #include "toposched/pelt.h"
 #include "toposched/stats.h"
 #include "toposched/topology.h"
@@ -76,6 +77,7 @@ struct ts_task {
 		nr_wakeups_affine_attempts, nr_wakeups_sync, nr_wakeups_migrate;
 	void *host_data;               /* the host's own task object */
 	int id;
+	struct ts_numa_task *numa;     /* NUMA balancing state (numa.h), NULL = none */
 };
 
 /* The part of a run queue other CPUs read without its lock. */
@@ -90,6 +92,11 @@ struct ts_rq_ro {
 	 * lock), aged and spent by wakers running on this CPU (without it), as the kernel. */
 	atomic_ullong wake_stamp;    /* jiffies */
 	atomic_ullong wake_avg_idle; /* ns */
+	/* NUMA balancing (numa.c): the migration reservation, taken by xchg() from any CPU
+	 * and cleared when the migration is done; the NUMA task counts, owner-written. */
+	atomic_int numa_migrate_on;
+	atomic_uint nr_numa_running;      /* tasks here with a preferred node */
+	atomic_uint nr_preferred_running; /* ... that are on it */
 };
 
 /* Load that left with tasks migrated away while this rq was not locked (cfs_rq->removed
@@ -116,6 +123,7 @@ struct ts_rq {
 	uint64_t next_balance;         /* ns */
 	uint64_t last_blocked_load_update;
 	struct ts_cpu_stats stats;
+	struct ts_numa_cpu_stats numa_stats;
 };
 
 struct ts_sched_config {
@@ -198,6 +206,12 @@ static inline unsigned long ts_capacity_of(struct ts_sched *s, int cpu)
 int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct ts_cpumask *allowed,
 		 int cpu, struct ts_error *err);
 void ts_task_destroy(struct ts_task *p);
+/* rq->curr is written under the rq lock and read lock-free by NUMA balancing's search. */
+static inline void ts_rq_set_curr(struct ts_rq *rq, struct ts_task *p)
+{
+	__atomic_store_n(&rq->curr, p, __ATOMIC_RELAXED);
+}
+
 /* idle_stamp is written under the rq lock and read lock-free by the fork slow path. */
 static inline void ts_rq_set_idle_stamp(struct ts_rq *rq, uint64_t v)
 {

@@ -40,7 +40,11 @@
 	F(WA_BIAS, true, "mainline",                                                               \
 	  "wake_affine_weight favours the previous CPU by half of imbalance_pct")                  \
 	F(NEWIDLE_BALANCE, true, "toposched",                                                      \
-	  "a CPU about to go idle pulls work from a busier one (the kernel always does)")
+	  "a CPU about to go idle pulls work from a busier one (the kernel always does)")        \
+	F(NUMA, true, "mainline",                                                                  \
+	  "NUMA balancing: hinting faults drive task placement (kernel.numa_balancing)")           \
+	F(NUMA_RESERVE, true, "toposched",                                                         \
+	  "NUMA migrations reserve the target CPU (rq->numa_migrate_on); off = pre-v4.19")
 
 #define TS_FEAT_ENTRY(n, d, o, m)                                                                  \
 	[TS_FEAT_##n] = { .name = #n, .default_on = (d), .origin = (o), .meaning = (m) },

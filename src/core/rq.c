@@ -302,7 +302,7 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
 		if (prev->state == TS_TASK_RUNNABLE)
 			update_load_avg(rq, &prev->se, now, 0);
 		ts_put_prev_entity(&rq->cfs, &prev->se, now, s->features);
-		rq->curr = NULL;
+		ts_rq_set_curr(rq, NULL);
 	}
 	struct ts_task *next = pick_next_fair(s, rq, now);
 	if (!next && ts_features_has(s->features, TS_FEAT_NEWIDLE_BALANCE)) {
@@ -314,7 +314,7 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
 		}
 	}
 	rq->cfs.resched = false;
-	rq->curr = next;
+	ts_rq_set_curr(rq, next);
 	if (next) {
 		ts_rq_set_idle_stamp(rq, 0);
 	} else {

@@ -1,0 +1,519 @@
+/* NUMA balancing (numa.c) through the fake host on constructed states, Kunpeng 920
+ * (4 nodes x 32 CPUs, imb_numa_nr 2) and EPYC 7601 (8 nodes x 16 CPUs, SMT):
+ * placement by fault shares (max, ties, halving decay per window), group join,
+ * swap decisions (both gain / one gains less than SMALLIMP), the imb_numa_nr /
+ * NUMA_IMBALANCE_MIN limit, the numa_migrate_on reservation (held from decision to
+ * completion, skipped by a second search, absent with NO_NUMA_RESERVE), the stop work
+ * and the counters. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fake_host.h"
+#include "toposched/sched.h"
+
+#define MAX_TASKS 160
+
+struct env {
+	struct fake_host f;
+	struct ts_topology *t;
+	struct ts_sched *s;
+	struct ts_task task[MAX_TASKS];
+	int nr_tasks;
+};
+
+static void env_open(struct env *e, const char *preset, const char *features)
+{
+	memset(e, 0, sizeof(*e));
+	struct ts_error err = { 0 };
+	const struct ts_preset *pr = ts_preset_find(preset);
+	assert_non_null(pr);
+	e->t = pr->build(&err);
+	assert_non_null(e->t);
+	e->s = fake_sched(&e->f, e->t, features);
+	assert_non_null(e->s);
+}
+
+static void env_close(struct env *e)
+{
+	assert_int_equal(e->f.lock_errors, 0);
+	for (int i = 0; i < e->nr_tasks; i++) {
+		ts_numa_task_free(e->s, &e->task[i]);
+		ts_task_destroy(&e->task[i]);
+	}
+	ts_sched_destroy(e->s);
+	ts_topology_free(e->t);
+}
+
+/* A task with NUMA state running on cpu (allowed: NULL = all). */
+static struct ts_task *spawn(struct env *e, int cpu, const struct ts_cpumask *allowed,
+			     struct ts_numa_mm *mm)
+{
+	struct ts_error err = { 0 };
+	assert_true(e->nr_tasks < MAX_TASKS);
+	struct ts_task *p = &e->task[e->nr_tasks];
+	assert_int_equal(ts_task_init(e->s, p, 0, allowed, cpu, &err), 0);
+	p->id = e->nr_tasks++;
+	assert_int_equal(ts_numa_task_init(e->s, p, mm, &err), 0);
+	fake_run_on(e->s, &e->f, p, cpu);
+	assert_ptr_equal(e->s->rq[cpu].curr, p);
+	return p;
+}
+
+/* Constructed fault state: MEM private faults per node, and a preferred node. */
+static void set_faults(struct ts_task *p, const unsigned long *mem, int pref)
+{
+	struct ts_numa_task *n = p->numa;
+	if (!n->numa_faults)
+		n->numa_faults = calloc((size_t)(TS_NUMA_BUCKETS * 2 * n->nr_nodes), sizeof(unsigned long));
+	assert_non_null(n->numa_faults);
+	n->total_numa_faults = 0;
+	for (int nid = 0; nid < n->nr_nodes; nid++) {
+		n->numa_faults[ts_numa_faults_idx(n->nr_nodes, TS_NUMA_MEM, nid, 1)] = mem[nid];
+		n->total_numa_faults += mem[nid];
+	}
+	n->numa_preferred_nid = pref;
+}
+
+static int reserved(struct env *e, int cpu)
+{
+	return atomic_load(&e->s->rq[cpu].ro.numa_migrate_on);
+}
+
+static int first_cpu_of_node(struct env *e, int nid)
+{
+	for (int c = 0; c < e->t->nr_cpus; c++)
+		if (e->t->cpu[c].node == nid)
+			return c;
+	return -1;
+}
+
+/* Every CPU runs a task and looks fully busy (util and runnable at capacity). */
+static void fill_busy(struct env *e, int skip_cpu_a, int skip_cpu_b)
+{
+	for (int c = 0; c < e->t->nr_cpus; c++) {
+		if (c != skip_cpu_a && c != skip_cpu_b)
+			spawn(e, c, NULL, NULL);
+		atomic_store(&e->s->rq[c].ro.util_avg, 1024);
+		atomic_store(&e->s->rq[c].ro.runnable_avg, 1024);
+	}
+}
+
+/* ---- placement ---- */
+
+static void test_placement_by_fault_share(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	struct ts_numa_result r;
+	/* Window 1: 10 pages on node 2, 4 on node 1 (first touch: private). */
+	ts_task_numa_fault(e.s, p, NULL, 2, 10, 0, &r);
+	ts_task_numa_fault(e.s, p, NULL, 1, 4, 0, &r);
+	ts_task_numa_fault(e.s, p, p, 0, 1, TS_TNF_FAULT_LOCAL, &r);
+	assert_int_equal(p->numa->numa_preferred_nid, TS_NUMA_NO_NODE);
+	ts_task_numa_placement(e.s, p); /* same seq: nothing */
+	assert_int_equal(p->numa->numa_preferred_nid, TS_NUMA_NO_NODE);
+	ts_numa_scan_done(p->numa->mm);
+	ts_task_numa_placement(e.s, p);
+	assert_int_equal(p->numa->numa_preferred_nid, 2);
+	assert_int_equal(ts_numa_task_faults(p, 2), 10);
+	assert_int_equal(ts_numa_task_faults(p, 1), 4);
+	assert_int_equal(p->numa->total_numa_faults, 15);
+	assert_int_equal(ts_numa_task_weight(e.s, p, 2, 10) > ts_numa_task_weight(e.s, p, 1, 10), 1);
+	/* The running task is accounted: it has a preferred node, not its own. */
+	unsigned pr, nu;
+	ts_numa_preferred_share(e.s, &pr, &nu);
+	assert_int_equal(nu, 1);
+	assert_int_equal(pr, 0);
+	/* Window 2 without faults: halving decay. */
+	ts_numa_scan_done(p->numa->mm);
+	ts_task_numa_placement(e.s, p);
+	assert_int_equal(ts_numa_task_faults(p, 2), 5);
+	assert_int_equal(ts_numa_task_faults(p, 1), 2);
+	assert_int_equal(p->numa->numa_preferred_nid, 2);
+	/* No faults in the window: the scan period doubled (1000 -> 2000 -> ...). */
+	assert_true(p->numa->scan_period_hist_n >= 2);
+	/* Window 3: node 1 overtakes (2 + 20 - 1 > 5 - 2). */
+	ts_task_numa_fault(e.s, p, NULL, 1, 20, 0, &r);
+	ts_numa_scan_done(p->numa->mm);
+	ts_task_numa_placement(e.s, p);
+	assert_int_equal(ts_numa_task_faults(p, 1), 21);
+	assert_int_equal(ts_numa_task_faults(p, 2), 3);
+	assert_int_equal(p->numa->numa_preferred_nid, 1);
+	env_close(&e);
+}
+
+static void test_placement_tie_lowest_node(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	struct ts_numa_result r;
+	ts_task_numa_fault(e.s, p, NULL, 3, 8, 0, &r);
+	ts_task_numa_fault(e.s, p, NULL, 1, 8, 0, &r);
+	ts_numa_scan_done(p->numa->mm);
+	ts_task_numa_placement(e.s, p);
+	assert_int_equal(p->numa->numa_preferred_nid, 1); /* strict '>' keeps the first max */
+	env_close(&e);
+}
+
+static void test_scan_period_bounds(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	/* scan_size 256 MB < 2560: floor 1000/10 = 100 ms; one window for rss 0 */
+	assert_int_equal(ts_numa_task_scan_min(p), 1000);
+	assert_int_equal(ts_numa_task_scan_max(p), 60000);
+	p->numa->mm->rss_pages = 4UL << 18; /* 4 GiB: 16 windows */
+	assert_int_equal(ts_numa_task_scan_min(p), 100); /* 1000/16 = 62 < floor 100 */
+	assert_int_equal(ts_numa_task_scan_max(p), 3750);
+	/* Mostly remote private faults: the period shrinks (7 - lr) slots. */
+	p->numa->mm->rss_pages = 0;
+	struct ts_numa_result r;
+	ts_task_numa_fault(e.s, p, NULL, 2, 90, 0, &r);
+	ts_task_numa_fault(e.s, p, NULL, 0, 10, TS_TNF_FAULT_LOCAL, &r);
+	p->numa->numa_migrate_retry = UINT64_MAX; /* keep placement manual */
+	ts_numa_scan_done(p->numa->mm);
+	ts_task_numa_placement(e.s, p);
+	/* ps = 10 >= 7: private memory -> period += 3 slots of 100 ms */
+	assert_int_equal(p->numa->numa_scan_period, 1300);
+	env_close(&e);
+}
+
+/* ---- groups ---- */
+
+static void test_group_join_same_mm(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "kunpeng920", "");
+	struct ts_numa_mm mm = { .id = 1 };
+	struct ts_task *a = spawn(&e, 0, NULL, &mm), *b = spawn(&e, 40, NULL, &mm);
+	struct ts_numa_result r;
+	a->numa->numa_migrate_retry = b->numa->numa_migrate_retry = UINT64_MAX;
+	ts_task_numa_fault(e.s, a, NULL, 0, 6, TS_TNF_FAULT_LOCAL, &r);
+	ts_task_numa_fault(e.s, b, NULL, 1, 6, TS_TNF_FAULT_LOCAL, &r);
+	/* b faults on a page a touched: b creates its group, then joins a's? a has none:
+	 * b stays in its own group; then a faults on b's page and joins b's group. */
+	ts_task_numa_fault(e.s, b, a, 0, 2, 0, &r);
+	assert_non_null(b->numa->numa_group);
+	assert_int_equal(b->numa->numa_group->nr_tasks, 1);
+	ts_task_numa_fault(e.s, a, b, 1, 2, 0, &r);
+	assert_ptr_equal(a->numa->numa_group, b->numa->numa_group);
+	struct ts_numa_group *g = a->numa->numa_group;
+	assert_int_equal(g->nr_tasks, 2);
+	assert_int_equal(g->refcount, 2);
+	/* After a placement, the group holds both tasks' decayed faults. */
+	ts_numa_scan_done(&mm);
+	ts_task_numa_placement(e.s, a);
+	ts_task_numa_placement(e.s, b);
+	assert_int_equal(g->total_faults, a->numa->total_numa_faults + b->numa->total_numa_faults);
+	assert_int_equal(ts_numa_group_faults(a, 0) + ts_numa_group_faults(a, 1), g->total_faults);
+	assert_int_equal(a->numa->numa_preferred_nid, b->numa->numa_preferred_nid);
+	env_close(&e);
+}
+
+/* ---- moves and the reservation ---- */
+
+static void test_move_to_idle_and_reservation(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "kunpeng920", "");
+	const unsigned long to_node1[4] = { 0, 100, 0, 0 };
+	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
+	set_faults(p, to_node1, 1);
+	set_faults(q, to_node1, 1);
+	struct ts_numa_result rp, rq;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &rp), 0);
+	assert_int_equal(rp.dst_cpu, 32);
+	assert_null(rp.swap);
+	assert_true(rp.reserved);
+	assert_int_equal(reserved(&e, 32), 1);
+	/* A concurrent search (the first is not done) skips CPU 32: the next idle CPU. */
+	assert_int_equal(ts_task_numa_migrate(e.s, q, &rq), 0);
+	assert_int_equal(rq.dst_cpu, 33);
+	assert_int_equal(reserved(&e, 33), 1);
+	/* Stop work; the reservation stays until done. */
+	assert_int_equal(ts_numa_migrate_apply(e.s, &rp), 0);
+	assert_int_equal(p->cpu, 32);
+	assert_int_equal(ts_rq_nr_running(e.s, 32), 1);
+	assert_int_equal(ts_rq_nr_running(e.s, 0), 0);
+	assert_null(e.s->rq[0].curr);
+	assert_true(e.f.resched[0] > 0);
+	assert_int_equal(reserved(&e, 32), 1);
+	ts_numa_migrate_done(e.s, &rp);
+	assert_int_equal(reserved(&e, 32), 0);
+	ts_numa_migrate_done(e.s, &rp); /* idempotent */
+	assert_int_equal(reserved(&e, 32), 0);
+	/* q's target abandoned (e.g. the task slept): released, counted as stick. */
+	ts_numa_migrate_done(e.s, &rq);
+	assert_int_equal(reserved(&e, 33), 0);
+	assert_int_equal(rq.ret, -EAGAIN);
+	/* p is on its preferred node now. */
+	unsigned pr, nu;
+	ts_numa_preferred_share(e.s, &pr, &nu);
+	assert_int_equal(pr, 1);
+	struct ts_numa_cpu_stats st;
+	ts_numa_stats_sum(e.s, &st);
+	assert_int_equal(ts_stat_read(&st.migrate_attempts), 2);
+	assert_int_equal(ts_stat_read(&st.migrations), 2);
+	assert_int_equal(ts_stat_read(&st.swaps), 0);
+	assert_int_equal(ts_stat_read(&st.applied), 1);
+	assert_int_equal(ts_stat_read(&st.stick), 1);
+	assert_true(ts_stat_read(&st.reserved_skips) >= 1);
+	assert_int_equal(ts_stat_read(&st.reserve_conflicts), 0);
+	for (int c = 0; c < e.t->nr_cpus; c++)
+		assert_int_equal(reserved(&e, c), 0);
+	env_close(&e);
+}
+
+static void test_no_reserve_same_cpu(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "kunpeng920", "NO_NUMA_RESERVE");
+	const unsigned long to_node1[4] = { 0, 100, 0, 0 };
+	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
+	set_faults(p, to_node1, 1);
+	set_faults(q, to_node1, 1);
+	struct ts_numa_result rp, rq;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &rp), 0);
+	assert_int_equal(ts_task_numa_migrate(e.s, q, &rq), 0);
+	/* The race the reservation closes: both decisions target one CPU. */
+	assert_int_equal(rp.dst_cpu, 32);
+	assert_int_equal(rq.dst_cpu, 32);
+	assert_false(rp.reserved);
+	assert_int_equal(reserved(&e, 32), 0);
+	assert_int_equal(ts_numa_migrate_apply(e.s, &rp), 0);
+	assert_int_equal(ts_numa_migrate_apply(e.s, &rq), 0);
+	assert_int_equal(ts_rq_nr_running(e.s, 32), 2);
+	ts_numa_migrate_done(e.s, &rp);
+	ts_numa_migrate_done(e.s, &rq);
+	env_close(&e);
+}
+
+static void test_epyc_reservation_smt(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "epyc-7601", "");
+	int n0 = first_cpu_of_node(&e, 0);
+	unsigned long mem[8] = { 0 };
+	mem[3] = 50;
+	struct ts_task *p = spawn(&e, n0, NULL, NULL);
+	struct ts_task *q = spawn(&e, n0 + 1, NULL, NULL);
+	set_faults(p, mem, 3);
+	set_faults(q, mem, 3);
+	struct ts_numa_result rp, rq;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &rp), 0);
+	assert_int_equal(ts_task_numa_migrate(e.s, q, &rq), 0);
+	assert_int_equal(e.t->cpu[rp.dst_cpu].node, 3);
+	assert_int_equal(e.t->cpu[rq.dst_cpu].node, 3);
+	assert_int_not_equal(rp.dst_cpu, rq.dst_cpu);
+	assert_int_equal(reserved(&e, rp.dst_cpu), 1);
+	assert_int_equal(reserved(&e, rq.dst_cpu), 1);
+	assert_int_equal(ts_numa_migrate_apply(e.s, &rq), 0);
+	assert_int_equal(ts_numa_migrate_apply(e.s, &rp), 0);
+	ts_numa_migrate_done(e.s, &rp);
+	ts_numa_migrate_done(e.s, &rq);
+	assert_int_equal(reserved(&e, rp.dst_cpu), 0);
+	assert_int_equal(reserved(&e, rq.dst_cpu), 0);
+	assert_int_equal(p->cpu, rp.dst_cpu);
+	assert_int_equal(q->cpu, rq.dst_cpu);
+	env_close(&e);
+}
+
+/* imb_numa_nr: an idle destination is accepted while dst_running <= imb_numa_nr and the
+ * imbalance (dst_running - src_running) is at most NUMA_IMBALANCE_MIN, refused beyond.
+ * p may run on nodes 0 and 1 only; nr_src tasks (p included) run on node 0. */
+static void imbalance_case(int nr_src, int nr_on_dst, int expect_ret)
+{
+	struct env e;
+	env_open(&e, "kunpeng920", "");
+	struct ts_sched_domain *sd = e.s->dom->cpu[0].sd_numa;
+	assert_non_null(sd);
+	struct ts_cpumask *m = ts_cpumask_alloc(e.t->nr_cpus);
+	ts_cpumask_set_range(m, 0, 63); /* nodes 0 and 1 only */
+	const unsigned long to_node1[4] = { 30, 70, 0, 0 };
+	struct ts_task *p = spawn(&e, 0, m, NULL);
+	for (int i = 1; i < nr_src; i++)
+		spawn(&e, i, NULL, NULL);
+	for (int i = 0; i < nr_on_dst; i++)
+		spawn(&e, 32 + i, NULL, NULL);
+	set_faults(p, to_node1, 1);
+	struct ts_numa_result r;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), expect_ret);
+	if (expect_ret == 0) {
+		assert_int_equal(r.dst_cpu, 32 + nr_on_dst);
+		assert_null(r.swap);
+		ts_numa_migrate_done(e.s, &r);
+	} else {
+		assert_int_equal(r.dst_cpu, -1);
+		struct ts_numa_cpu_stats st;
+		ts_numa_stats_sum(e.s, &st);
+		assert_int_equal(ts_stat_read(&st.stick), 1);
+	}
+	for (int c = 0; c < e.t->nr_cpus; c++)
+		assert_int_equal(reserved(&e, c), 0);
+	ts_cpumask_free(m);
+	env_close(&e);
+}
+
+static void test_imbalance_limits(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "kunpeng920", "");
+	int imb = (int)e.s->dom->cpu[0].sd_numa->imb_numa_nr;
+	assert_int_equal(e.s->dom->cpu[0].sd_numa->imbalance_pct, 117); /* env: 108 */
+	env_close(&e);
+	assert_true(imb >= TS_NUMA_IMBALANCE_MIN);
+	/* p alone on node 0: src_running 0, imbalance = dst_running = k + 1 */
+	imbalance_case(1, 0, 0);                          /* imbalance 1 <= MIN */
+	imbalance_case(1, TS_NUMA_IMBALANCE_MIN - 1, 0);  /* imbalance 2 == MIN */
+	imbalance_case(1, TS_NUMA_IMBALANCE_MIN, -EAGAIN); /* 3 > MIN */
+	/* nr_src = imb on node 0: imbalance stays 1, dst_running is the limit */
+	imbalance_case(imb, imb - 1, 0);       /* dst_running == imb_numa_nr: allowed */
+	imbalance_case(imb, imb, -EAGAIN);     /* dst_running > imb_numa_nr: refused */
+}
+
+/* Swap: both tasks gain. The first candidate (a task without faults) is replaced by the
+ * better one, and its reservation moves with it. */
+static void test_swap_both_gain(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 40, NULL, NULL);
+	fill_busy(&e, 0, 40);
+	const unsigned long to1[4] = { 0, 100, 0, 0 }, to0[4] = { 100, 0, 0, 0 };
+	set_faults(p, to1, 1);
+	set_faults(q, to0, 0);
+	struct ts_numa_result r;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_ptr_equal(r.swap, q);
+	assert_int_equal(r.dst_cpu, 40);
+	/* taskimp + q's gain (GLUELESS_MESH scores count nearby nodes), q moving to its
+	 * preferred node: + 1/8 */
+	int d = ts_topo_distance(e.t, 0, 1);
+	long imp = (long)ts_numa_task_weight(e.s, p, 1, d) - (long)ts_numa_task_weight(e.s, p, 0, d) +
+		   (long)ts_numa_task_weight(e.s, q, 0, d) - (long)ts_numa_task_weight(e.s, q, 1, d);
+	imp += imp / 8;
+	assert_true(imp > TS_NUMA_SMALLIMP);
+	assert_int_equal(r.imp, imp);
+	assert_int_equal(reserved(&e, 40), 1);
+	assert_int_equal(reserved(&e, 32), 0); /* the first candidate's flag was released */
+	assert_int_equal(ts_numa_migrate_apply(e.s, &r), 0);
+	ts_numa_migrate_done(e.s, &r);
+	assert_int_equal(p->cpu, 40);
+	assert_int_equal(q->cpu, 0);
+	assert_int_equal(reserved(&e, 40), 0);
+	struct ts_numa_cpu_stats st;
+	ts_numa_stats_sum(e.s, &st);
+	assert_int_equal(ts_stat_read(&st.swaps), 1);
+	assert_int_equal(ts_stat_read(&st.migrations), 0);
+	unsigned pr, nu;
+	ts_numa_preferred_share(e.s, &pr, &nu);
+	assert_int_equal(nu, 2);
+	assert_int_equal(pr, 2);
+	env_close(&e);
+}
+
+/* No swap when only p gains, by less than SMALLIMP. */
+static void test_no_swap_small_gain(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 40, NULL, NULL);
+	fill_busy(&e, 0, 40);
+	const unsigned long pf[4] = { 490, 510, 0, 0 }, qf[4] = { 500, 500, 0, 0 };
+	set_faults(p, pf, 1);
+	set_faults(q, qf, 1);
+	struct ts_numa_result r;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), -EAGAIN);
+	assert_int_equal(r.dst_cpu, -1);
+	assert_int_equal(p->cpu, 0);
+	for (int c = 0; c < e.t->nr_cpus; c++)
+		assert_int_equal(reserved(&e, c), 0);
+	/* With a gain >= SMALLIMP for p alone (q neutral), the swap happens. */
+	int d = ts_topo_distance(e.t, 0, 1);
+	assert_true((long)ts_numa_task_weight(e.s, p, 1, d) - (long)ts_numa_task_weight(e.s, p, 0, d) <
+		    TS_NUMA_SMALLIMP);
+	const unsigned long pf2[4] = { 300, 700, 0, 0 };
+	set_faults(p, pf2, 1);
+	assert_true((long)ts_numa_task_weight(e.s, p, 1, d) - (long)ts_numa_task_weight(e.s, p, 0, d) >=
+		    TS_NUMA_SMALLIMP);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_non_null(r.swap);
+	assert_int_equal(e.t->cpu[r.dst_cpu].node, 1);
+	ts_numa_migrate_done(e.s, &r); /* abandoned: released, counted stick */
+	assert_int_equal(reserved(&e, r.dst_cpu), 0);
+	env_close(&e);
+}
+
+/* The fault path: placement then numa_migrate_preferred, with the retry interval. */
+static void test_fault_path_migrates(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	struct ts_numa_result r;
+	assert_int_equal(ts_task_numa_fault(e.s, p, NULL, 2, 50, TS_TNF_MIGRATED, &r), 1);
+	ts_numa_scan_done(p->numa->mm);
+	e.f.now += 10 * 1000000ULL;
+	assert_int_equal(ts_task_numa_fault(e.s, p, p, 2, 1, 0, &r), 0);
+	assert_int_equal(p->numa->numa_preferred_nid, 2);
+	assert_int_equal(e.t->cpu[r.dst_cpu].node, 2);
+	assert_int_equal(reserved(&e, r.dst_cpu), 1);
+	/* Inside the retry interval no new attempt is made. */
+	assert_int_equal(ts_task_numa_fault(e.s, p, p, 2, 1, 0, NULL), 1);
+	assert_int_equal(ts_numa_migrate_apply(e.s, &r), 0);
+	ts_numa_migrate_done(e.s, &r);
+	struct ts_numa_cpu_stats st;
+	ts_numa_stats_sum(e.s, &st);
+	assert_int_equal(ts_stat_read(&st.hint_faults), 52);
+	assert_int_equal(ts_stat_read(&st.hint_faults_remote), 52);
+	assert_int_equal(ts_stat_read(&st.hint_faults_private), 52);
+	assert_int_equal(ts_stat_read(&st.pages_migrated), 50);
+	assert_int_equal(ts_stat_read(&st.migrations), 1);
+	assert_int_equal(ts_stat_read(&st.applied), 1);
+	/* NO_NUMA: faults are ignored. */
+	ts_features_clear(&e.s->features, TS_FEAT_NUMA);
+	assert_int_equal(ts_task_numa_fault(e.s, p, p, 2, 1, 0, NULL), 1);
+	ts_numa_stats_sum(e.s, &st);
+	assert_int_equal(ts_stat_read(&st.hint_faults), 52);
+	env_close(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_placement_by_fault_share),
+		cmocka_unit_test(test_placement_tie_lowest_node),
+		cmocka_unit_test(test_scan_period_bounds),
+		cmocka_unit_test(test_group_join_same_mm),
+		cmocka_unit_test(test_move_to_idle_and_reservation),
+		cmocka_unit_test(test_no_reserve_same_cpu),
+		cmocka_unit_test(test_epyc_reservation_smt),
+		cmocka_unit_test(test_imbalance_limits),
+		cmocka_unit_test(test_swap_both_gain),
+		cmocka_unit_test(test_no_swap_small_gain),
+		cmocka_unit_test(test_fault_path_migrates),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
