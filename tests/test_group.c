@@ -575,6 +575,24 @@ static void test_create_errors(void **state)
 	ts_tg_destroy_tree(root);
 }
 
+/* The switches follow the feature set (TG_LOAD_FILTER, TG_LOAD_RATELIMIT). */
+static void test_switches_from_features(void **state)
+{
+	(void)state;
+	struct ts_features f = ts_features_default();
+	struct ts_tg_switches sw = ts_tg_switches_of(f);
+	assert_true(sw.filter && sw.ratelimit);
+	struct ts_error err = { 0 };
+	assert_int_equal(ts_features_parse("NO_TG_LOAD_RATELIMIT", &f, &err), 0);
+	sw = ts_tg_switches_of(f);
+	assert_true(sw.filter);
+	assert_false(sw.ratelimit);
+	assert_int_equal(ts_features_parse("NO_TG_LOAD_FILTER TG_LOAD_RATELIMIT", &f, &err), 0);
+	sw = ts_tg_switches_of(f);
+	assert_false(sw.filter);
+	assert_true(sw.ratelimit);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_h_load_composes),
 		cmocka_unit_test(test_hierarchy_dump),
 		cmocka_unit_test(test_create_errors),
+		cmocka_unit_test(test_switches_from_features),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "toposched/eevdf.h"
+#include "toposched/features.h"
 #include "toposched/error.h"
 #include "toposched/stats.h"
 
@@ -67,6 +68,12 @@ struct ts_tg_switches {
 static inline struct ts_tg_switches ts_tg_switches_default(void)
 {
 	return (struct ts_tg_switches){.filter = true, .ratelimit = true};
+}
+/* The switches as the feature set has them (TG_LOAD_FILTER, TG_LOAD_RATELIMIT). */
+static inline struct ts_tg_switches ts_tg_switches_of(struct ts_features f)
+{
+	return (struct ts_tg_switches){ .filter = ts_features_has(f, TS_FEAT_TG_LOAD_FILTER),
+					.ratelimit = ts_features_has(f, TS_FEAT_TG_LOAD_RATELIMIT) };
 }
 
 /* Per CPU of a group: the group cfs_rq (tg->cfs_rq[cpu] points here, except for a root

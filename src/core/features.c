@@ -44,7 +44,11 @@
 	F(NUMA, true, "mainline",                                                                  \
 	  "NUMA balancing: hinting faults drive task placement (kernel.numa_balancing)")           \
 	F(NUMA_RESERVE, true, "toposched",                                                         \
-	  "NUMA migrations reserve the target CPU (rq->numa_migrate_on); off = pre-v4.19")
+	  "NUMA migrations reserve the target CPU (rq->numa_migrate_on); off = pre-v4.19")         \
+	F(TG_LOAD_RATELIMIT, true, "toposched",                                                    \
+	  "update tg->load_avg at most once per ms per group cfs_rq (v6.7; always on there)")      \
+	F(TG_LOAD_FILTER, true, "toposched",                                                       \
+	  "skip tg->load_avg updates within 1/64 of the cfs_rq's contribution (always on there)")
 
 #define TS_FEAT_ENTRY(n, d, o, m)                                                                  \
 	[TS_FEAT_##n] = { .name = #n, .default_on = (d), .origin = (o), .meaning = (m) },
