@@ -41,9 +41,34 @@ static void env_open(struct env *e, const char *preset, const char *features)
 	assert_non_null(e->s);
 }
 
+/* Per CPU, the rq's NUMA counts equal a recount from the queued tasks. */
+static void check_counts(struct env *e)
+{
+	unsigned total_numa = 0, total_pref = 0;
+	for (int c = 0; c < e->t->nr_cpus; c++) {
+		unsigned numa = 0, pref = 0;
+		for (int i = 0; i < e->nr_tasks; i++) {
+			const struct ts_task *p = &e->task[i];
+			if (p->state != TS_TASK_RUNNABLE || p->cpu != c || !p->numa)
+				continue;
+			numa += p->numa->numa_preferred_nid != TS_NUMA_NO_NODE;
+			pref += p->numa->numa_preferred_nid == e->t->cpu[c].node;
+		}
+		assert_int_equal(atomic_load(&e->s->rq[c].ro.nr_numa_running), numa);
+		assert_int_equal(atomic_load(&e->s->rq[c].ro.nr_preferred_running), pref);
+		total_numa += numa;
+		total_pref += pref;
+	}
+	unsigned pr, nu;
+	ts_numa_preferred_share(e->s, &pr, &nu);
+	assert_int_equal(pr, total_pref);
+	assert_int_equal(nu, total_numa);
+}
+
 static void env_close(struct env *e)
 {
 	assert_int_equal(e->f.lock_errors, 0);
+	check_counts(e);
 	for (int i = 0; i < e->nr_tasks; i++) {
 		ts_numa_task_free(e->s, &e->task[i]);
 		ts_task_destroy(&e->task[i]);
@@ -67,8 +92,23 @@ static struct ts_task *spawn(struct env *e, int cpu, const struct ts_cpumask *al
 	return p;
 }
 
-/* Constructed fault state: MEM private faults per node, and a preferred node. */
-static void set_faults(struct ts_task *p, const unsigned long *mem, int pref)
+/* A task with NUMA state made runnable on cpu behind whatever runs there (the last one
+ * activated runs when the CPU was idle). */
+static struct ts_task *spawn_queued(struct env *e, int cpu)
+{
+	struct ts_error err = { 0 };
+	assert_true(e->nr_tasks < MAX_TASKS);
+	struct ts_task *p = &e->task[e->nr_tasks];
+	assert_int_equal(ts_task_init(e->s, p, 0, NULL, cpu, &err), 0);
+	p->id = e->nr_tasks++;
+	assert_int_equal(ts_numa_task_init(e->s, p, NULL, &err), 0);
+	fake_run_on(e->s, &e->f, p, cpu);
+	return p;
+}
+
+/* Constructed fault state: MEM private faults per node, and a preferred node (set as
+ * sched_setnuma() does: a queued task is re-accounted under its rq lock). */
+static void set_faults(struct env *e, struct ts_task *p, const unsigned long *mem, int pref)
 {
 	struct ts_numa_task *n = p->numa;
 	if (!n->numa_faults)
@@ -79,7 +119,12 @@ static void set_faults(struct ts_task *p, const unsigned long *mem, int pref)
 		n->numa_faults[ts_numa_faults_idx(n->nr_nodes, TS_NUMA_MEM, nid, 1)] = mem[nid];
 		n->total_numa_faults += mem[nid];
 	}
+	fake_lock(&e->f, p->cpu);
+	ts_numa_account_dequeue(e->s, p);
 	n->numa_preferred_nid = pref;
+	if (p->state == TS_TASK_RUNNABLE)
+		ts_numa_account_enqueue(e->s, p, p->cpu);
+	fake_unlock(&e->f, p->cpu);
 }
 
 static int reserved(struct env *e, int cpu)
@@ -234,8 +279,8 @@ static void test_move_to_idle_and_reservation(void **state)
 	env_open(&e, "kunpeng920", "");
 	const unsigned long to_node1[4] = { 0, 100, 0, 0 };
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
-	set_faults(p, to_node1, 1);
-	set_faults(q, to_node1, 1);
+	set_faults(&e, p, to_node1, 1);
+	set_faults(&e, q, to_node1, 1);
 	struct ts_numa_result rp, rq;
 	assert_int_equal(ts_task_numa_migrate(e.s, p, &rp), 0);
 	assert_int_equal(rp.dst_cpu, 32);
@@ -287,8 +332,8 @@ static void test_no_reserve_same_cpu(void **state)
 	env_open(&e, "kunpeng920", "NO_NUMA_RESERVE");
 	const unsigned long to_node1[4] = { 0, 100, 0, 0 };
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
-	set_faults(p, to_node1, 1);
-	set_faults(q, to_node1, 1);
+	set_faults(&e, p, to_node1, 1);
+	set_faults(&e, q, to_node1, 1);
 	struct ts_numa_result rp, rq;
 	assert_int_equal(ts_task_numa_migrate(e.s, p, &rp), 0);
 	assert_int_equal(ts_task_numa_migrate(e.s, q, &rq), 0);
@@ -315,8 +360,8 @@ static void test_epyc_reservation_smt(void **state)
 	mem[3] = 50;
 	struct ts_task *p = spawn(&e, n0, NULL, NULL);
 	struct ts_task *q = spawn(&e, n0 + 1, NULL, NULL);
-	set_faults(p, mem, 3);
-	set_faults(q, mem, 3);
+	set_faults(&e, p, mem, 3);
+	set_faults(&e, q, mem, 3);
 	struct ts_numa_result rp, rq;
 	assert_int_equal(ts_task_numa_migrate(e.s, p, &rp), 0);
 	assert_int_equal(ts_task_numa_migrate(e.s, q, &rq), 0);
@@ -353,7 +398,7 @@ static void imbalance_case(int nr_src, int nr_on_dst, int expect_ret)
 		spawn(&e, i, NULL, NULL);
 	for (int i = 0; i < nr_on_dst; i++)
 		spawn(&e, 32 + i, NULL, NULL);
-	set_faults(p, to_node1, 1);
+	set_faults(&e, p, to_node1, 1);
 	struct ts_numa_result r;
 	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), expect_ret);
 	if (expect_ret == 0) {
@@ -400,8 +445,8 @@ static void test_swap_both_gain(void **state)
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 40, NULL, NULL);
 	fill_busy(&e, 0, 40);
 	const unsigned long to1[4] = { 0, 100, 0, 0 }, to0[4] = { 100, 0, 0, 0 };
-	set_faults(p, to1, 1);
-	set_faults(q, to0, 0);
+	set_faults(&e, p, to1, 1);
+	set_faults(&e, q, to0, 0);
 	struct ts_numa_result r;
 	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
 	assert_ptr_equal(r.swap, q);
@@ -441,8 +486,8 @@ static void test_no_swap_small_gain(void **state)
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 40, NULL, NULL);
 	fill_busy(&e, 0, 40);
 	const unsigned long pf[4] = { 490, 510, 0, 0 }, qf[4] = { 500, 500, 0, 0 };
-	set_faults(p, pf, 1);
-	set_faults(q, qf, 1);
+	set_faults(&e, p, pf, 1);
+	set_faults(&e, q, qf, 1);
 	struct ts_numa_result r;
 	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), -EAGAIN);
 	assert_int_equal(r.dst_cpu, -1);
@@ -454,7 +499,7 @@ static void test_no_swap_small_gain(void **state)
 	assert_true((long)ts_numa_task_weight(e.s, p, 1, d) - (long)ts_numa_task_weight(e.s, p, 0, d) <
 		    TS_NUMA_SMALLIMP);
 	const unsigned long pf2[4] = { 300, 700, 0, 0 };
-	set_faults(p, pf2, 1);
+	set_faults(&e, p, pf2, 1);
 	assert_true((long)ts_numa_task_weight(e.s, p, 1, d) - (long)ts_numa_task_weight(e.s, p, 0, d) >=
 		    TS_NUMA_SMALLIMP);
 	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
@@ -500,6 +545,236 @@ static void test_fault_path_migrates(void **state)
 	env_close(&e);
 }
 
+/* ---- the regular load balancer at NUMA levels ---- */
+
+#define MS 1000000ULL
+
+static void tick_balance(struct env *e, int cpu)
+{
+	ts_balance_tick(e->s, cpu);
+	assert_int_equal(e->f.lock_errors, 0);
+	for (int c = 0; c < e->t->nr_cpus; c++)
+		assert_int_equal(e->f.locked[c], 0);
+}
+
+/* A queued task of cpu that is not running (the least recently picked). */
+static struct ts_task *queued_of(struct env *e, int cpu)
+{
+	struct ts_rq *rq = &e->s->rq[cpu];
+	for (struct ts_list_head *n = rq->cfs_tasks.prev; n != &rq->cfs_tasks; n = n->prev) {
+		struct ts_task *p = ts_task_of_cfs_node(n);
+		if (p != rq->curr)
+			return p;
+	}
+	return NULL;
+}
+
+/* nr_numa_running / nr_preferred_running stay exact through every way a task joins or
+ * leaves a run queue: wake-up, sleep, wake-up elsewhere, queued move, NUMA stop work,
+ * periodic balancing, exit, and a change of the preferred node while queued. */
+static void test_counts_exact(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "kunpeng920", "");
+	e.f.now = 1000 * MS;
+	const unsigned long on0[4] = { 100, 0, 0, 0 }, on1[4] = { 0, 100, 0, 0 };
+	struct ts_task *a = spawn(&e, 0, NULL, NULL);
+	struct ts_task *b = &e.task[e.nr_tasks];
+	struct ts_error err = { 0 };
+	for (int i = 0; i < 5; i++) { /* 5 more queued behind a on CPU 0 */
+		struct ts_task *p = &e.task[e.nr_tasks];
+		assert_int_equal(ts_task_init(e.s, p, 0, NULL, 0, &err), 0);
+		p->id = e.nr_tasks++;
+		assert_int_equal(ts_numa_task_init(e.s, p, NULL, &err), 0);
+		fake_run_on(e.s, &e.f, p, 0);
+	}
+	set_faults(&e, a, on0, 0);
+	set_faults(&e, &b[0], on1, 1);
+	set_faults(&e, &b[1], on1, 1);
+	set_faults(&e, &b[2], on0, 0);
+	/* b[3], b[4]: no preferred node */
+	check_counts(&e);
+	assert_int_equal(atomic_load(&e.s->rq[0].ro.nr_numa_running), 4);
+	assert_int_equal(atomic_load(&e.s->rq[0].ro.nr_preferred_running), 2);
+
+	/* sleep, then a wake-up wherever placement puts it */
+	int cpu = 0;
+	fake_lock(&e.f, cpu);
+	struct ts_task *sleeper = e.s->rq[cpu].curr;
+	assert_non_null(sleeper);
+	ts_deactivate_curr(e.s, cpu, TS_TASK_SLEEPING);
+	ts_schedule(e.s, cpu);
+	fake_unlock(&e.f, cpu);
+	check_counts(&e);
+	e.f.now += MS;
+	ts_try_to_wake_up(e.s, sleeper, 40, NULL, 0);
+	check_counts(&e);
+	/* a queued task moved between nodes */
+	struct ts_task *q = queued_of(&e, 0);
+	assert_non_null(q);
+	fake_lock(&e.f, 0);
+	fake_lock(&e.f, 32);
+	ts_move_queued_task(e.s, q, 0, 32);
+	fake_unlock(&e.f, 32);
+	fake_unlock(&e.f, 0);
+	check_counts(&e);
+	/* the NUMA stop work (a task of CPU 0 that prefers node 1 is sent there) */
+	for (int i = 0; i < 5; i++) {
+		struct ts_task *p = &b[i];
+		if (p->cpu == 0 && p->numa->numa_preferred_nid == 1 && e.s->rq[0].curr == p) {
+			struct ts_numa_result r;
+			if (ts_task_numa_migrate(e.s, p, &r) == 0) {
+				ts_numa_migrate_apply(e.s, &r);
+				ts_numa_migrate_done(e.s, &r);
+			}
+		}
+	}
+	check_counts(&e);
+	/* periodic balancing by idle CPUs of every node */
+	e.f.now += 10 * MS;
+	for (int c = 0; c < e.t->nr_cpus; c += 8)
+		tick_balance(&e, c);
+	check_counts(&e);
+	/* the preferred node changes while queued */
+	q = queued_of(&e, 0);
+	if (q) {
+		set_faults(&e, q, on1, 1);
+		check_counts(&e);
+	}
+	/* exit of every running task */
+	for (int c = 0; c < e.t->nr_cpus; c++) {
+		if (!e.s->rq[c].curr)
+			continue;
+		fake_lock(&e.f, c);
+		ts_deactivate_curr(e.s, c, TS_TASK_DEAD);
+		ts_schedule(e.s, c);
+		fake_unlock(&e.f, c);
+		check_counts(&e);
+	}
+	env_close(&e);
+}
+
+/* n tasks on cpu; with faults `mem` and preferred node `pref` (mem NULL: no preferred
+ * node, no faults). The last one runs. */
+static void put_tasks(struct env *e, int cpu, int n, const unsigned long *mem, int pref)
+{
+	for (int i = 0; i < n; i++) {
+		struct ts_task *p = spawn_queued(e, cpu);
+		if (mem)
+			set_faults(e, p, mem, pref);
+	}
+}
+
+/* Node 0 is busy, node 1 idle; CPU 0 runs only tasks on their preferred node (class
+ * `all`), CPU 1 tasks that are `regular` (no preferred node) or `remote` (they prefer node
+ * 1). An idle CPU of node 1 balancing at the NUMA level pulls from CPU 1 and leaves CPU 0
+ * alone, although CPU 0 is the busier queue. With NO_NUMA it pulls from CPU 0. */
+static void fbq_case(const char *features, bool remote, bool expect_cpu0_kept)
+{
+	struct env e;
+	env_open(&e, "kunpeng920", features);
+	e.f.now = 1000 * MS;
+	const unsigned long on0[4] = { 100, 0, 0, 0 }, on1[4] = { 0, 100, 0, 0 };
+	put_tasks(&e, 0, 8, on0, 0);
+	put_tasks(&e, 1, 6, remote ? on1 : NULL, remote ? 1 : TS_NUMA_NO_NODE);
+	e.f.now += MS; /* cache cold */
+	check_counts(&e);
+	assert_int_equal(ts_rq_nr_running(e.s, 0), 8);
+	assert_int_equal(ts_rq_nr_running(e.s, 1), 6);
+	tick_balance(&e, 32);
+	unsigned on_node1 = 0;
+	for (int c = 32; c < 64; c++)
+		on_node1 += ts_rq_nr_running(e.s, c);
+	assert_true(on_node1 >= 1);
+	if (expect_cpu0_kept) {
+		assert_int_equal(ts_rq_nr_running(e.s, 0), 8);
+		assert_int_equal(ts_rq_nr_running(e.s, 1), 6 - on_node1);
+	} else {
+		assert_true(ts_rq_nr_running(e.s, 0) < 8);
+	}
+	check_counts(&e);
+	env_close(&e);
+}
+
+static void test_fbq_regular_and_remote(void **state)
+{
+	(void)state;
+	fbq_case("", false, true);         /* regular group: CPU 0 (all) skipped */
+	fbq_case("", true, true);          /* remote group: CPU 0 (all) skipped */
+	fbq_case("NO_NUMA", false, false); /* as before NUMA: the busiest queue */
+	fbq_case("NO_NUMA", true, false);
+}
+
+/* Remote tasks go to their preferred node even when cache hot (locality says 0). */
+static void test_balance_to_preferred_ignores_hotness(void **state)
+{
+	(void)state;
+	for (int numa = 0; numa < 2; numa++) {
+		struct env e;
+		env_open(&e, "kunpeng920", numa ? "" : "NO_NUMA");
+		e.f.now = 1000 * MS;
+		const unsigned long on1[4] = { 0, 100, 0, 0 };
+		put_tasks(&e, 1, 6, on1, 1);
+		for (int i = 0; i < e.nr_tasks; i++)
+			e.task[i].se.exec_start = e.f.now; /* all cache hot */
+		tick_balance(&e, 32);
+		unsigned moved = 6 - ts_rq_nr_running(e.s, 1);
+		if (numa)
+			assert_true(moved >= 1);
+		else
+			assert_int_equal(moved, 0);
+		check_counts(&e);
+		env_close(&e);
+	}
+}
+
+/* migrate_degrades_locality(): 1 / 0 / -1 in the kernel's cases. */
+static void test_migrate_degrades_locality(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, "kunpeng920", "");
+	struct ts_sched_domain *numa = e.s->dom->cpu[32].sd_numa, *llc = e.s->dom->cpu[32].sd_llc;
+	assert_non_null(numa);
+	assert_non_null(llc);
+	assert_true(numa->flags & TS_SD_NUMA);
+	assert_false(llc->flags & TS_SD_NUMA);
+	const unsigned long on0[4] = { 100, 0, 0, 0 };
+	const unsigned long src_heavy[4] = { 90, 0, 10, 0 }, dst_heavy[4] = { 0, 90, 10, 0 };
+	struct ts_task *p = spawn_queued(&e, 0), *r = spawn_queued(&e, 0);
+	(void)r;
+	enum ts_idle_type busy = TS_CPU_NOT_IDLE, idle = TS_CPU_IDLE;
+	/* no faults */
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, busy), -1);
+	set_faults(&e, p, on0, 0);
+	/* not a NUMA level; the same node */
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, llc, 0, 32, busy), -1);
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 1, busy), -1);
+	/* leaving the preferred node: CPU 0 also runs r, which has no preferred node -> 1 */
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, busy), 1);
+	/* ... only preferred tasks on CPU 0 -> -1 (cache hotness decides) */
+	set_faults(&e, r, on0, 0);
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, busy), -1);
+	/* to the preferred node -> 0, even for an idle destination */
+	set_faults(&e, p, on0, 1);
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, busy), 0);
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, idle), 0);
+	/* neither node preferred: an idle destination -> -1, else the weights */
+	set_faults(&e, p, src_heavy, 3);
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, idle), -1);
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, busy), 1);
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, TS_CPU_NEWLY_IDLE), 1);
+	set_faults(&e, p, dst_heavy, 3);
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, busy), 0);
+	/* NO_NUMA: locality never decides */
+	set_faults(&e, p, src_heavy, 3);
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, busy), 1);
+	ts_features_clear(&e.s->features, TS_FEAT_NUMA);
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, busy), -1);
+	env_close(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +789,10 @@ int main(void)
 		cmocka_unit_test(test_swap_both_gain),
 		cmocka_unit_test(test_no_swap_small_gain),
 		cmocka_unit_test(test_fault_path_migrates),
+		cmocka_unit_test(test_counts_exact),
+		cmocka_unit_test(test_fbq_regular_and_remote),
+		cmocka_unit_test(test_balance_to_preferred_ignores_hotness),
+		cmocka_unit_test(test_migrate_degrades_locality),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,7 @@
 #include "toposched/stats.h"
 
 struct ts_sched;
+struct ts_sched_domain;
 struct ts_task;
 struct ts_error;
 
@@ -177,10 +178,23 @@ int ts_numa_migrate_apply(struct ts_sched *s, struct ts_numa_result *res);
  * when it did not happen. Idempotent. */
 void ts_numa_migrate_done(struct ts_sched *s, struct ts_numa_result *res);
 
-/* account_numa_enqueue()/account_numa_dequeue() for p on rq(cpu) (rq locked). The run-queue
- * code does not call these yet; sched_setnuma() and ts_numa_migrate_apply() do. */
+/* account_numa_enqueue()/account_numa_dequeue() for p on rq(cpu) (rq locked): rq.c calls
+ * them wherever a task joins or leaves a run queue (enqueue_on, ts_deactivate_curr,
+ * ts_move_queued_task), sched_setnuma() around a change of the preferred node. The
+ * counts are kept in the rq's lock-free block (ro.nr_numa_running/nr_preferred_running),
+ * written by the lock holder. Idempotent: p remembers where and what it added. */
 void ts_numa_account_enqueue(struct ts_sched *s, struct ts_task *p, int cpu);
 void ts_numa_account_dequeue(struct ts_sched *s, struct ts_task *p);
+
+/* migrate_degrades_locality() for the load balancer moving p from src_cpu to dst_cpu at
+ * domain sd (src rq locked), pre-v6.14 convention: 1 the move degrades locality (p
+ * leaves its preferred node while src has tasks off theirs, or the weights say so), 0 it
+ * improves it (dst is on the preferred node), -1 locality does not decide (NUMA off, no
+ * faults, not an SD_NUMA level, same node, leaving the preferred node when src runs only
+ * preferred tasks, or an idle dst: the cache-hot test then decides). */
+int ts_numa_migrate_degrades_locality(struct ts_sched *s, const struct ts_task *p,
+				      const struct ts_sched_domain *sd, int src_cpu, int dst_cpu,
+				      enum ts_idle_type idle);
 
 /* Scores (per mille of faults), as task_weight()/group_weight() with score_nearby_nodes(). */
 unsigned long ts_numa_task_faults(const struct ts_task *p, int nid);

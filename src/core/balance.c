@@ -19,8 +19,7 @@
  *
  * Left out, relative to the kernel: misfit tasks (no per-task fit tracking) and asym
  * packing (no CPU priorities), active balancing (no stopper: a task running on the busiest
- * CPU is never pushed), NUMA-balancing fbq classification and
- * migrate_degrades_locality() (numa.c does not exist yet), update_group_capacity()
+ * CPU is never pushed), update_group_capacity()
  * (capacities never change here), EAS/overutilisation, util_est, LB_MIN, nohz idle
  * balancing (the host ticks every CPU), NI_RANDOM. */
 #include "toposched/sched.h"
@@ -39,6 +38,11 @@ enum group_type {
 };
 
 enum migration_type { migrate_load, migrate_util, migrate_task, migrate_misfit };
+
+/* NUMA balancing's classes of groups and run queues (fbq_type), best placed last:
+ * regular: some tasks have no preferred node; remote: some are off their preferred
+ * node; all: no distinction. */
+enum fbq_type { regular, remote, all };
 
 #define LBF_ALL_PINNED  0x01
 #define LBF_NEED_BREAK  0x02
@@ -62,6 +66,7 @@ struct lb_env {
 	unsigned int flags;
 	unsigned int loop, loop_break, loop_max;
 	enum migration_type migration_type;
+	enum fbq_type fbq_type;
 	struct ts_cpumask *swb_cpus; /* should_we_balance_tmpmask */
 };
 
@@ -78,6 +83,8 @@ struct sg_lb_stats {
 	enum group_type group_type;
 	unsigned int group_smt_balance;
 	unsigned long group_misfit_task_load;
+	unsigned int nr_numa_running;
+	unsigned int nr_preferred_running;
 };
 
 struct sd_lb_stats {
@@ -216,6 +223,10 @@ static void update_sg_lb_stats(struct lb_env *env, struct sd_lb_stats *sds,
 		sgs->group_runnable += ts_cpu_runnable(s, i);
 		sgs->sum_h_nr_running += nr_running; /* CFS is the only class */
 		sgs->sum_nr_running += nr_running;
+		sgs->nr_numa_running +=
+			atomic_load_explicit(&s->rq[i].ro.nr_numa_running, memory_order_relaxed);
+		sgs->nr_preferred_running +=
+			atomic_load_explicit(&s->rq[i].ro.nr_preferred_running, memory_order_relaxed);
 		if (!nr_running && ts_idle_cpu(s, i)) {
 			sgs->idle_cpus++;
 			continue;
@@ -283,6 +294,26 @@ static bool update_sd_pick_busiest(struct lb_env *env, struct sd_lb_stats *sds,
 	return true;
 }
 
+static inline enum fbq_type fbq_classify_group(const struct sg_lb_stats *sgs)
+{
+	if (sgs->sum_h_nr_running > sgs->nr_numa_running)
+		return regular;
+	if (sgs->sum_h_nr_running > sgs->nr_preferred_running)
+		return remote;
+	return all;
+}
+
+static inline enum fbq_type fbq_classify_rq(struct ts_sched *s, int cpu)
+{
+	const struct ts_rq_ro *ro = &s->rq[cpu].ro;
+	unsigned int nr = atomic_load_explicit(&ro->nr_running, memory_order_relaxed);
+	if (nr > atomic_load_explicit(&ro->nr_numa_running, memory_order_relaxed))
+		return regular;
+	if (nr > atomic_load_explicit(&ro->nr_preferred_running, memory_order_relaxed))
+		return remote;
+	return all;
+}
+
 static void update_sd_lb_stats(struct lb_env *env, struct sd_lb_stats *sds)
 {
 	struct ts_sched *s = env->s;
@@ -311,6 +342,10 @@ static void update_sd_lb_stats(struct lb_env *env, struct sd_lb_stats *sds)
 	/* The flags of a group are those of its child domain. */
 	if (sds->busiest)
 		sds->prefer_sibling = !!(sds->busiest->flags & TS_SD_PREFER_SIBLING);
+	/* toposched: the kernel classifies whenever CONFIG_NUMA_BALANCING is built; here
+	 * NO_NUMA leaves fbq_type at `all`, so nothing is filtered (as before NUMA). */
+	if ((sd->flags & TS_SD_NUMA) && ts_features_has(s->features, TS_FEAT_NUMA))
+		env->fbq_type = fbq_classify_group(&sds->busiest_stat);
 	if (!sd->parent)
 		atomic_store_explicit(&s->overloaded, sg_overloaded, memory_order_relaxed);
 	/* update_idle_cpu_scan(): periodic balancing of the LLC domain only. */
@@ -475,6 +510,11 @@ static int find_busiest_queue(struct lb_env *env, const struct ts_sched_group *g
 	unsigned int busiest_nr = 0;
 
 	ts_for_each_cpu_and(i, group->span, env->cpus) {
+		/* Leave ideally placed NUMA tasks alone while better sources exist: skip rqs
+		 * whose class is better placed than the busiest group's (at SD_NUMA levels;
+		 * elsewhere fbq_type is `all` and nothing is skipped). */
+		if (fbq_classify_rq(s, i) > env->fbq_type)
+			continue;
 		unsigned int nr_running = ts_rq_nr_running(s, i);
 		if (!nr_running)
 			continue;
@@ -559,7 +599,13 @@ static bool can_migrate_task(struct ts_task *p, struct lb_env *env)
 	env->flags &= ~(unsigned)LBF_ALL_PINNED;
 	if (src->curr == p)
 		return false;
-	int hot = task_hot(p, env);
+	/* Aggressive migration if the destination is the preferred node, the task is cache
+	 * cold, or too many balance attempts have failed. At NUMA levels locality replaces
+	 * the cache-hot test unless it does not decide (-1). */
+	int hot = ts_numa_migrate_degrades_locality(s, p, env->sd, env->src_cpu, env->dst_cpu,
+						    env->idle);
+	if (hot == -1)
+		hot = task_hot(p, env);
 	if (hot <= 0 || env->sd->nr_balance_failed > env->sd->cache_nice_tries) {
 		if (hot == 1)
 			ts_stat_inc(&env->sd->stats.lb_hot_gained[env->idle]);
@@ -698,6 +744,7 @@ static int sched_balance_rq(struct ts_sched *s, int this_cpu, struct ts_sched_do
 		.cpus = m->cpus,
 		.swb_cpus = m->swb,
 		.migration_type = migrate_load,
+		.fbq_type = all,
 	};
 	ts_cpumask_and(env.cpus, sd->span, s->dom->cpu_map);
 	ts_stat_inc(&sd->stats.lb_count[idle]);

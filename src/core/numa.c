@@ -298,15 +298,63 @@ void ts_numa_account_dequeue(struct ts_sched *s, struct ts_task *p)
 /* sched_setnuma(): under p's rq lock; a queued task is re-accounted. */
 static void sched_setnuma(struct ts_sched *s, struct ts_task *p, int nid)
 {
-	int cpu = __atomic_load_n(&p->cpu, __ATOMIC_RELAXED);
-	s->ops.rq_lock(s->host, cpu);
-	bool queued = p->state == TS_TASK_RUNNABLE;
+	/* task_rq_lock(): p may be moved (NUMA stop work) between the read and the lock. */
+	int cpu;
+	for (;;) {
+		cpu = __atomic_load_n(&p->cpu, __ATOMIC_RELAXED);
+		s->ops.rq_lock(s->host, cpu);
+		if (__atomic_load_n(&p->cpu, __ATOMIC_RELAXED) == cpu)
+			break;
+		s->ops.rq_unlock(s->host, cpu);
+	}
+	bool queued = p->state == TS_TASK_RUNNABLE; /* task_on_rq_queued() */
 	if (queued)
 		ts_numa_account_dequeue(s, p);
 	p->numa->numa_preferred_nid = nid;
 	if (queued)
 		ts_numa_account_enqueue(s, p, p->cpu);
 	s->ops.rq_unlock(s->host, cpu);
+}
+
+/* ---- the regular load balancer at NUMA levels ---- */
+
+int ts_numa_migrate_degrades_locality(struct ts_sched *s, const struct ts_task *p,
+				      const struct ts_sched_domain *sd, int src_cpu, int dst_cpu,
+				      enum ts_idle_type idle)
+{
+	if (!ts_features_has(s->features, TS_FEAT_NUMA)) /* sched_numa_balancing */
+		return -1;
+	const struct ts_numa_task *n = p->numa;
+	if (!n || !n->numa_faults || !(sd->flags & TS_SD_NUMA))
+		return -1;
+	int src_nid = cpu_to_node(s, src_cpu), dst_nid = cpu_to_node(s, dst_cpu);
+	if (src_nid == dst_nid)
+		return -1;
+	/* Migrating away from the preferred node is always bad (unless src has tasks that
+	 * are not on their preferred node, which are pulled first: then p is "hot"). */
+	if (src_nid == n->numa_preferred_nid) {
+		const struct ts_rq *src = &s->rq[src_cpu];
+		if (src->nr_running >
+		    atomic_load_explicit(&src->ro.nr_preferred_running, memory_order_relaxed))
+			return 1;
+		return -1;
+	}
+	/* Encourage migration to the preferred node. */
+	if (dst_nid == n->numa_preferred_nid)
+		return 0;
+	/* Leaving a core idle is often worse than degrading locality. */
+	if (idle == TS_CPU_IDLE)
+		return -1;
+	int dist = node_distance(s, src_nid, dst_nid);
+	unsigned long src_weight, dst_weight;
+	if (n->numa_group) {
+		src_weight = ts_numa_group_weight(s, p, src_nid, dist);
+		dst_weight = ts_numa_group_weight(s, p, dst_nid, dist);
+	} else {
+		src_weight = ts_numa_task_weight(s, p, src_nid, dist);
+		dst_weight = ts_numa_task_weight(s, p, dst_nid, dist);
+	}
+	return dst_weight < src_weight;
 }
 
 /* ---- task state ---- */
@@ -1019,9 +1067,7 @@ static void take_off_cpu(struct ts_sched *s, int cpu, struct ts_task *t)
 static void move_one(struct ts_sched *s, struct ts_task *t, int from, int to)
 {
 	take_off_cpu(s, from, t);
-	ts_numa_account_dequeue(s, t);
-	ts_move_queued_task(s, t, from, to);
-	ts_numa_account_enqueue(s, t, to);
+	ts_move_queued_task(s, t, from, to); /* re-accounts t's NUMA counts (rq.c) */
 }
 
 int ts_numa_migrate_apply(struct ts_sched *s, struct ts_numa_result *res)

@@ -120,6 +120,7 @@ static void enqueue_on(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, 
 	ts_enqueue_task(&rq->cfs, &p->se, now, flags, s->features);
 	ts_list_add(&p->cfs_node, &rq->cfs_tasks);
 	add_nr_running(s, rq);
+	ts_numa_account_enqueue(s, p, rq->cpu); /* account_entity_enqueue() */
 	p->state = TS_TASK_RUNNABLE;
 }
 
@@ -257,6 +258,7 @@ void ts_deactivate_curr(struct ts_sched *s, int cpu, enum ts_task_state new_stat
 	ts_dequeue_task(&rq->cfs, &p->se, now, TS_DEQUEUE_SLEEP, s->features);
 	ts_list_del(&p->cfs_node);
 	rq->nr_running--;
+	ts_numa_account_dequeue(s, p); /* account_entity_dequeue() */
 	p->state = new_state;
 	ts_rq_publish(s, rq);
 }
@@ -371,6 +373,7 @@ void ts_move_queued_task(struct ts_sched *s, struct ts_task *p, int src_cpu, int
 	ts_dequeue_task(&src->cfs, &p->se, now, 0, s->features);
 	ts_list_del(&p->cfs_node);
 	src->nr_running--;
+	ts_numa_account_dequeue(s, p); /* account_entity_dequeue() */
 	p->se.avg.last_update_time = 0;
 	p->se.exec_start = 0;
 	p->cpu = dst_cpu;
