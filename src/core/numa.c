@@ -454,6 +454,8 @@ static int preferred_group_nid(struct ts_sched *s, struct ts_task *p, int nid)
 		unsigned long max_score = 0;
 		int max_node = nid;
 		for (int node = 0; node < nn; node++) {
+			if (!node_has_cpus(s, node)) /* for_each_node_state(node, N_CPU) */
+				continue;
 			unsigned long score = ts_numa_group_weight(s, p, node, nl->max_distance);
 			if (score > max_score) {
 				max_score = score;
@@ -570,6 +572,8 @@ void ts_task_numa_placement(struct ts_sched *s, struct ts_task *p)
 			max_nid = nid;
 		}
 	}
+	/* Cannot migrate a task to a CPU-less node. */
+	max_nid = ts_numa_nearest_node(&s->dom->numa, max_nid);
 	if (ng) {
 		numa_group_count_active_nodes(ng, nn);
 		group_unlock(ng);

@@ -1,0 +1,597 @@
+/* The NUMA-balancing rules of the reference (§4.1-4.12), one focused test per rule, on
+ * constructed states. Every expectation is computed by hand from the kernel's formula
+ * (kernel/sched/fair.c, v6.12), quoted in the comment next to it. test_numa.c has the
+ * end-to-end cases (placement by share, swaps, the reservation in flight, fbq, the load
+ * balancer); this file pins down the arithmetic and the branch conditions.
+ *
+ * Machines: the presets (kunpeng920 NUMA_GLUELESS_MESH, epyc-7601 NUMA_BACKPLANE,
+ * epyc-7742 NUMA_DIRECT) and hand-built "grids" of nodes whose distance matrix the test
+ * chooses: with all remote distances equal the topology is NUMA_DIRECT, score_nearby_nodes()
+ * adds nothing and task_weight(p, nid) is simply 1000 * faults(nid) / total_faults. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#pragma GCC diagnostic ignored "-Wunused-function" /* TEMP */
+#include "fake_host.h"
+#include "toposched/sched.h"
+
+#define MAX_TASKS 64
+#define MS 1000000ULL
+
+/* 4 nodes x 4 CPUs, every remote distance 20: NUMA_DIRECT. imb_numa_nr of the NUMA domain
+ * (adjust_numa_imbalance() in build_sched_domains): 16 CPUs / 4-CPU LLCs = 4 LLCs -> 4. */
+#define DIRECT4 "10 20 20 20; 20 10 20 20; 20 20 10 20; 20 20 20 10"
+
+struct env {
+	struct fake_host f;
+	struct ts_topology *t;
+	struct ts_sched *s;
+	struct ts_task task[MAX_TASKS];
+	int nr_tasks;
+};
+
+/* fake_sched() with a configuration (hz, cpu_map). */
+static void env_start(struct env *e, struct ts_topology *t, const char *features,
+		      const struct ts_sched_config *cfg)
+{
+	memset(e, 0, sizeof(*e));
+	e->t = t;
+	e->f.now = 1 * MS;
+	e->f.nr_cpus = t->nr_cpus;
+	struct ts_features feat = ts_features_default();
+	struct ts_error err = { 0 };
+	assert_int_equal(ts_features_parse(features, &feat, &err), 0);
+	assert_int_equal(ts_sched_create(t, feat, &fake_ops, &e->f, cfg, &e->s, &err), 0);
+}
+
+static void env_preset(struct env *e, const char *preset, const char *features)
+{
+	struct ts_error err = { 0 };
+	const struct ts_preset *pr = ts_preset_find(preset);
+	assert_non_null(pr);
+	struct ts_topology *t = pr->build(&err);
+	assert_non_null(t);
+	env_start(e, t, features, NULL);
+}
+
+/* nr_nodes x per_node CPUs (CPU i on node i / per_node), an LLC and a package per node,
+ * the given distance matrix (rows separated by ';'). */
+static struct ts_topology *grid_topology(int nr_nodes, int per_node, const char *distance)
+{
+	struct ts_error err = { 0 };
+	struct ts_topology *t = ts_topology_alloc(nr_nodes * per_node, nr_nodes, &err);
+	assert_non_null(t);
+	for (int i = 0; i < t->nr_cpus; i++) {
+		t->cpu[i].core = i;
+		t->cpu[i].cluster = i;
+		t->cpu[i].node = i / per_node;
+		t->cpu[i].llc = i / per_node;
+		t->cpu[i].package = i / per_node;
+	}
+	assert_int_equal(ts_topology_parse_distance(t, distance, &err), 0);
+	assert_int_equal(ts_topology_finish(t, &err), 0);
+	return t;
+}
+
+static void env_grid(struct env *e, int nr_nodes, int per_node, const char *distance,
+		     const char *features)
+{
+	env_start(e, grid_topology(nr_nodes, per_node, distance), features, NULL);
+}
+
+/* Per CPU, the rq's NUMA counts equal a recount from the queued tasks. */
+static void check_counts(struct env *e)
+{
+	for (int c = 0; c < e->t->nr_cpus; c++) {
+		unsigned numa = 0, pref = 0;
+		for (int i = 0; i < e->nr_tasks; i++) {
+			const struct ts_task *p = &e->task[i];
+			if (p->state != TS_TASK_RUNNABLE || p->cpu != c || !p->numa)
+				continue;
+			numa += p->numa->numa_preferred_nid != TS_NUMA_NO_NODE;
+			pref += p->numa->numa_preferred_nid == e->t->cpu[c].node;
+		}
+		assert_int_equal(atomic_load(&e->s->rq[c].ro.nr_numa_running), numa);
+		assert_int_equal(atomic_load(&e->s->rq[c].ro.nr_preferred_running), pref);
+	}
+}
+
+static void env_close(struct env *e)
+{
+	assert_int_equal(e->f.lock_errors, 0);
+	check_counts(e);
+	for (int i = 0; i < e->nr_tasks; i++) {
+		ts_numa_task_free(e->s, &e->task[i]);
+		ts_task_destroy(&e->task[i]);
+	}
+	ts_sched_destroy(e->s);
+	ts_topology_free(e->t);
+}
+
+/* A task with NUMA state (mm NULL: a process of its own), made runnable on cpu and
+ * scheduled there: it runs when the CPU was idle. Placement stays manual (the fault path
+ * runs placement only after numa_migrate_retry). */
+static struct ts_task *spawn(struct env *e, int cpu, const struct ts_cpumask *allowed,
+			     struct ts_numa_mm *mm)
+{
+	struct ts_error err = { 0 };
+	assert_true(e->nr_tasks < MAX_TASKS);
+	struct ts_task *p = &e->task[e->nr_tasks];
+	assert_int_equal(ts_task_init(e->s, p, 0, allowed, cpu, &err), 0);
+	p->id = e->nr_tasks++;
+	assert_int_equal(ts_numa_task_init(e->s, p, mm, &err), 0);
+	p->numa->numa_migrate_retry = UINT64_MAX;
+	fake_run_on(e->s, &e->f, p, cpu);
+	return p;
+}
+
+/* A task allowed only on the CPUs of node nid. */
+static struct ts_task *spawn_on_node_only(struct env *e, int cpu, int nid)
+{
+	struct ts_cpumask *m = ts_cpumask_alloc(e->t->nr_cpus);
+	assert_non_null(m);
+	ts_topology_node_mask(e->t, nid, m);
+	struct ts_task *p = spawn(e, cpu, m, NULL);
+	ts_cpumask_free(m);
+	return p;
+}
+
+static void sleep_curr(struct env *e, int cpu)
+{
+	fake_lock(&e->f, cpu);
+	ts_deactivate_curr(e->s, cpu, TS_TASK_SLEEPING);
+	ts_schedule(e->s, cpu);
+	fake_unlock(&e->f, cpu);
+}
+
+static unsigned long *faults_of(struct ts_task *p)
+{
+	struct ts_numa_task *n = p->numa;
+	if (!n->numa_faults)
+		n->numa_faults = calloc((size_t)(TS_NUMA_BUCKETS * 2 * n->nr_nodes), sizeof(unsigned long));
+	assert_non_null(n->numa_faults);
+	return n->numa_faults;
+}
+
+static unsigned long fault_at(struct ts_task *p, int bucket, int nid, int priv)
+{
+	return faults_of(p)[ts_numa_faults_idx(p->numa->nr_nodes, bucket, nid, priv)];
+}
+
+/* sched_setnuma() as the core does it: a queued task is re-accounted under its rq lock. */
+static void set_pref(struct env *e, struct ts_task *p, int pref)
+{
+	fake_lock(&e->f, p->cpu);
+	ts_numa_account_dequeue(e->s, p);
+	p->numa->numa_preferred_nid = pref;
+	if (p->state == TS_TASK_RUNNABLE)
+		ts_numa_account_enqueue(e->s, p, p->cpu);
+	fake_unlock(&e->f, p->cpu);
+}
+
+/* Averaged private MEM faults per node (mem[nr_nodes]) and a preferred node. */
+static void set_faults(struct env *e, struct ts_task *p, const unsigned long *mem, int pref)
+{
+	unsigned long *f = faults_of(p);
+	struct ts_numa_task *n = p->numa;
+	n->total_numa_faults = 0;
+	for (int nid = 0; nid < n->nr_nodes; nid++) {
+		f[ts_numa_faults_idx(n->nr_nodes, TS_NUMA_MEM, nid, 1)] = mem[nid];
+		n->total_numa_faults += mem[nid];
+	}
+	set_pref(e, p, pref);
+}
+
+/* A numa_group of the n tasks with the given MEM faults per node (private, shared; NULL =
+ * none) and CPU faults (private), as task_numa_group()/task_numa_placement() leave it. */
+static struct ts_numa_group *make_group(struct ts_task **members, int n, const unsigned long *priv,
+					const unsigned long *shared, const unsigned long *cpu)
+{
+	int nn = members[0]->numa->nr_nodes;
+	struct ts_numa_group *g = calloc(1, sizeof(*g));
+	assert_non_null(g);
+	g->faults = calloc((size_t)(TS_NUMA_FAULT_STATS * nn), sizeof(unsigned long));
+	assert_non_null(g->faults);
+	atomic_flag_clear(&g->lock);
+	g->refcount = g->nr_tasks = n;
+	g->gid = members[0]->id;
+	g->active_nodes = 1;
+	for (int nid = 0; nid < nn; nid++) {
+		g->faults[ts_numa_faults_idx(nn, TS_NUMA_MEM, nid, 1)] = priv ? priv[nid] : 0;
+		g->faults[ts_numa_faults_idx(nn, TS_NUMA_MEM, nid, 0)] = shared ? shared[nid] : 0;
+		g->faults[ts_numa_faults_idx(nn, TS_NUMA_CPU, nid, 1)] = cpu ? cpu[nid] : 0;
+		g->total_faults += (priv ? priv[nid] : 0) + (shared ? shared[nid] : 0);
+	}
+	for (int i = 0; i < n; i++) {
+		faults_of(members[i]);
+		members[i]->numa->numa_group = g;
+	}
+	return g;
+}
+
+static void placement(struct env *e, struct ts_task *p)
+{
+	ts_numa_scan_done(p->numa->mm);
+	ts_task_numa_placement(e->s, p);
+}
+
+static int reserved(struct env *e, int cpu)
+{
+	return atomic_load(&e->s->rq[cpu].ro.numa_migrate_on);
+}
+
+static struct ts_numa_cpu_stats stats(struct env *e)
+{
+	struct ts_numa_cpu_stats st;
+	ts_numa_stats_sum(e->s, &st);
+	return st;
+}
+
+#define STAT(e, field) ts_stat_read(&stats(e).field)
+
+/* ======== §4.2/4.3 fault statistics and task_numa_placement() ======== */
+
+/* task_numa_fault(): pages go to MEMBUF[mem_node][priv], CPUBUF[cpu_node][priv] and
+ * locality[local]; placement then folds each window with
+ *   diff = MEMBUF - MEM/2;  MEM += diff;  total_numa_faults += diff;  MEMBUF = 0
+ * i.e. MEM halves per scan window (integer halving: a single fault never decays away). */
+static void test_fault_decay_per_window(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
+	p->se.avg.load_sum = 0; /* no CPU-fault weight in this test */
+	/* window 1: 10 first-touch pages on node 1 (private), 6 shared on node 2, 4 private
+	 * local on node 0 */
+	ts_task_numa_fault(e.s, p, NULL, 1, 10, 0, NULL);
+	ts_task_numa_fault(e.s, p, q, 2, 6, TS_TNF_NO_GROUP, NULL);
+	ts_task_numa_fault(e.s, p, p, 0, 4, TS_TNF_FAULT_LOCAL, NULL);
+	assert_int_equal(fault_at(p, TS_NUMA_MEMBUF, 1, 1), 10);
+	assert_int_equal(fault_at(p, TS_NUMA_MEMBUF, 2, 0), 6);
+	assert_int_equal(fault_at(p, TS_NUMA_MEMBUF, 0, 1), 4);
+	assert_int_equal(fault_at(p, TS_NUMA_CPUBUF, 0, 1), 14); /* p runs on node 0 */
+	assert_int_equal(fault_at(p, TS_NUMA_CPUBUF, 0, 0), 6);
+	assert_int_equal(p->numa->numa_faults_locality[0], 16);
+	assert_int_equal(p->numa->numa_faults_locality[1], 4);
+	assert_int_equal(p->numa->total_numa_faults, 0);
+	assert_int_equal(ts_numa_task_faults(p, 1), 0); /* nothing averaged yet */
+
+	placement(&e, p);
+	assert_int_equal(fault_at(p, TS_NUMA_MEM, 1, 1), 10);
+	assert_int_equal(fault_at(p, TS_NUMA_MEM, 2, 0), 6);
+	assert_int_equal(fault_at(p, TS_NUMA_MEM, 0, 1), 4);
+	for (int nid = 0; nid < 4; nid++)
+		for (int priv = 0; priv < 2; priv++) {
+			assert_int_equal(fault_at(p, TS_NUMA_MEMBUF, nid, priv), 0);
+			assert_int_equal(fault_at(p, TS_NUMA_CPUBUF, nid, priv), 0);
+		}
+	assert_int_equal(p->numa->total_numa_faults, 20);
+	assert_int_equal(p->numa->numa_preferred_nid, 1); /* max task_faults: 10 on node 1 */
+
+	/* window 2: node 1 += 3 private, node 2 += 1 shared:
+	 * 10 + 3 - 5 = 8, 6 + 1 - 3 = 4, 4 + 0 - 2 = 2; total 20 - 2 - 2 - 2 = 14 */
+	ts_task_numa_fault(e.s, p, p, 1, 3, 0, NULL);
+	ts_task_numa_fault(e.s, p, q, 2, 1, TS_TNF_NO_GROUP, NULL);
+	placement(&e, p);
+	assert_int_equal(ts_numa_task_faults(p, 1), 8);
+	assert_int_equal(ts_numa_task_faults(p, 2), 4);
+	assert_int_equal(ts_numa_task_faults(p, 0), 2);
+	assert_int_equal(p->numa->total_numa_faults, 14);
+	/* windows 3 and 4 without faults: 8 -> 4 -> 2, 4 -> 2 -> 1, 2 -> 1 -> 1 (1 - 1/2) */
+	placement(&e, p);
+	assert_int_equal(p->numa->total_numa_faults, 7);
+	placement(&e, p);
+	assert_int_equal(ts_numa_task_faults(p, 1), 2);
+	assert_int_equal(ts_numa_task_faults(p, 2), 1);
+	assert_int_equal(ts_numa_task_faults(p, 0), 1);
+	assert_int_equal(p->numa->total_numa_faults, 4);
+	env_close(&e);
+}
+
+/* CPU faults are weighted by the share of CPU time (numa_get_avg_runtime()):
+ *   f_weight = ((runtime << 16) / (period + 1)) * CPUBUF / (total_faults + 1)
+ *   CPU += f_weight - CPU/2
+ * with total_faults = locality[0] + locality[1]; on the first placement runtime is
+ * se.avg.load_sum and period LOAD_AVG_MAX, afterwards the sum_exec_runtime and exec_start
+ * deltas since the last placement. */
+static void test_cpu_faults_weighted_by_runtime(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	ts_task_numa_fault(e.s, p, NULL, 1, 30, 0, NULL);
+	ts_task_numa_fault(e.s, p, p, 0, 10, TS_TNF_FAULT_LOCAL, NULL);
+	p->se.avg.load_sum = TS_LOAD_AVG_MAX / 2; /* 23871: half the time running */
+	p->se.exec_start = 5000 * MS;
+	p->se.sum_exec_runtime = 1000 * MS;
+	placement(&e, p);
+	/* (23871 << 16) / 47743 = 32767;  32767 * 40 / 41 = 31967 */
+	assert_int_equal(fault_at(p, TS_NUMA_CPU, 0, 1), 31967);
+	assert_int_equal(fault_at(p, TS_NUMA_CPU, 0, 0), 0);
+	assert_int_equal(fault_at(p, TS_NUMA_CPU, 1, 1), 0); /* CPU faults count the CPU's node */
+	assert_int_equal(p->numa->last_task_numa_placement, 5000 * MS);
+	assert_int_equal(p->numa->last_sum_exec_runtime, 1000 * MS);
+	/* update_task_scan_period() took the regular branch: locality cleared */
+	assert_int_equal(p->numa->numa_faults_locality[0] + p->numa->numa_faults_locality[1], 0);
+
+	/* second window: 500 ms run in 1 s; 20 local faults:
+	 * (500e6 << 16) / (1e9 + 1) = 32767;  32767 * 20 / 21 = 31206;
+	 * CPU = 31967 + 31206 - 31967/2 = 31967 + 31206 - 15983 = 47190 */
+	ts_task_numa_fault(e.s, p, p, 0, 20, TS_TNF_FAULT_LOCAL, NULL);
+	p->se.exec_start = 6000 * MS;
+	p->se.sum_exec_runtime = 1500 * MS;
+	placement(&e, p);
+	assert_int_equal(fault_at(p, TS_NUMA_CPU, 0, 1), 47190);
+	/* MEM is not weighted: 30 - 15 = 15 on node 1, 10 + 20 - 5 = 25 on node 0 */
+	assert_int_equal(ts_numa_task_faults(p, 1), 15);
+	assert_int_equal(ts_numa_task_faults(p, 0), 25);
+	env_close(&e);
+}
+
+/* task_numa_placement() runs once per new mm->numa_scan_seq (p->numa_scan_seq == seq:
+ * return), however often it is called and however far the seq moved; each thread of an mm
+ * keeps its own numa_scan_seq. */
+static void test_placement_once_per_scan_seq(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", "");
+	struct ts_numa_mm mm = { .id = 100 };
+	struct ts_task *p = spawn(&e, 0, NULL, &mm), *q = spawn(&e, 1, NULL, &mm);
+	ts_task_numa_fault(e.s, p, NULL, 0, 8, TS_TNF_FAULT_LOCAL, NULL);
+	ts_task_numa_fault(e.s, q, NULL, 2, 8, 0, NULL);
+	ts_task_numa_placement(e.s, p);
+	ts_task_numa_placement(e.s, p);
+	assert_int_equal(p->numa->nr_placements, 0);
+	assert_int_equal(fault_at(p, TS_NUMA_MEMBUF, 0, 1), 8); /* still buffered */
+	assert_int_equal(p->numa->numa_preferred_nid, TS_NUMA_NO_NODE);
+	/* two completed scans before the next placement: still one fold (8, not 8 - 4) */
+	ts_numa_scan_done(&mm);
+	ts_numa_scan_done(&mm);
+	ts_task_numa_placement(e.s, p);
+	ts_task_numa_placement(e.s, p);
+	assert_int_equal(p->numa->nr_placements, 1);
+	assert_int_equal(p->numa->numa_scan_seq, 2);
+	assert_int_equal(ts_numa_task_faults(p, 0), 8);
+	assert_int_equal(p->numa->numa_preferred_nid, 0);
+	/* q has its own seq: its placement is still due */
+	ts_task_numa_placement(e.s, q);
+	assert_int_equal(q->numa->nr_placements, 1);
+	assert_int_equal(q->numa->numa_preferred_nid, 2);
+	/* the fault path: every fault after numa_migrate_retry calls placement; only the first
+	 * after a new seq does anything (p is on its preferred node: no migration either) */
+	p->numa->numa_migrate_retry = 0;
+	ts_task_numa_fault(e.s, p, p, 0, 1, TS_TNF_FAULT_LOCAL, NULL);
+	ts_task_numa_fault(e.s, p, p, 0, 1, TS_TNF_FAULT_LOCAL, NULL);
+	assert_int_equal(p->numa->nr_placements, 1);
+	ts_numa_scan_done(&mm);
+	p->numa->numa_migrate_retry = 0;
+	ts_task_numa_fault(e.s, p, p, 0, 1, TS_TNF_FAULT_LOCAL, NULL);
+	assert_int_equal(p->numa->nr_placements, 2);
+	p->numa->numa_migrate_retry = 0;
+	ts_task_numa_fault(e.s, p, p, 0, 1, TS_TNF_FAULT_LOCAL, NULL);
+	assert_int_equal(p->numa->nr_placements, 2);
+	assert_int_equal(p->numa->numa_scan_seq, 3);
+	env_close(&e);
+}
+
+/* A memory-only node is never preferred: task_numa_placement() maps the node with the
+ * most faults to numa_nearest_node(max_nid, N_CPU) (v6.12: "Cannot migrate task to
+ * CPU-less node"), and preferred_group_nid() on NUMA_GLUELESS_MESH scores only nodes with
+ * CPUs (for_each_node_state(node, N_CPU)), although score_nearby_nodes() counts the faults
+ * of every online node.
+ * Machine: CPU nodes 0, 1, 2 at 20/30 (levels 10 20 30; nodes 0 and 2 have node 1 closer
+ * to both: NUMA_GLUELESS_MESH, max distance 30); node 3 has memory only, 15 from all. */
+static void test_preferred_node_has_cpus(void **state)
+{
+	(void)state;
+	struct ts_error err = { 0 };
+	struct ts_topology *t = ts_topology_alloc(12, 4, &err);
+	assert_non_null(t);
+	for (int i = 0; i < 12; i++) {
+		t->cpu[i].core = t->cpu[i].cluster = i;
+		t->cpu[i].node = t->cpu[i].llc = t->cpu[i].package = i / 4;
+	}
+	assert_int_equal(ts_topology_parse_distance(t, "10 20 30 15; 20 10 20 15; 30 20 10 15; 15 15 15 10",
+						    &err), 0);
+	assert_int_equal(ts_topology_finish(t, &err), 0);
+	struct env e;
+	env_start(&e, t, "", NULL);
+	assert_int_equal(e.s->dom->numa.type, TS_NUMA_GLUELESS_MESH);
+	assert_int_equal(e.s->dom->numa.max_distance, 30);
+	/* a task alone: 100 faults on node 3 -> nearest CPU node; all at 15: the lowest, 0 */
+	struct ts_task *p = spawn(&e, 4, NULL, NULL);
+	ts_task_numa_fault(e.s, p, NULL, 3, 100, 0, NULL);
+	ts_task_numa_fault(e.s, p, NULL, 1, 10, 0, NULL);
+	placement(&e, p);
+	assert_int_equal(p->numa->numa_preferred_nid, 0);
+	/* in a group with faults n1 = 10, n3 = 100: group_weight(node, 30) counts
+	 * faults(node) + sum over other nodes closer than 30 of faults * (30 - d) / 20:
+	 *   node 0: 0 + 10*10/20 + 100*15/20 = 5 + 75 = 80
+	 *   node 1: 10 + 0 + 0 + 75 = 85
+	 *   node 2: 0 + 5 + 75 = 80
+	 *   (node 3 would score 100 + 10*15/20 = 107, but has no CPUs) -> node 1 */
+	struct ts_task *g = spawn(&e, 8, NULL, NULL);
+	const unsigned long gf[4] = { 0, 10, 0, 100 };
+	make_group(&g, 1, gf, NULL, NULL);
+	placement(&e, g);
+	assert_int_equal(g->numa->numa_preferred_nid, 1);
+	env_close(&e);
+}
+
+/* ======== update_task_scan_period() ======== */
+
+/* One placement with a constructed window: locality {remote, local, failed}, private and
+ * shared faults (MEMBUF of node 0); returns the new numa_scan_period. */
+static unsigned int scan_window(struct env *e, struct ts_task *p, unsigned int period,
+				unsigned long remote, unsigned long local, unsigned long failed,
+				unsigned long priv, unsigned long shared)
+{
+	struct ts_numa_task *n = p->numa;
+	unsigned long *f = faults_of(p);
+	n->numa_scan_period = period;
+	n->numa_faults_locality[0] = remote;
+	n->numa_faults_locality[1] = local;
+	n->numa_faults_locality[2] = failed;
+	f[ts_numa_faults_idx(n->nr_nodes, TS_NUMA_MEMBUF, 0, 1)] = priv;
+	f[ts_numa_faults_idx(n->nr_nodes, TS_NUMA_MEMBUF, 0, 0)] = shared;
+	unsigned int hist = n->scan_period_hist_n;
+	placement(e, p);
+	assert_int_equal(n->scan_period_hist_n, hist + 1);
+	assert_int_equal(n->scan_period_hist[hist % TS_NUMA_SCAN_HIST], n->numa_scan_period);
+	return n->numa_scan_period;
+}
+
+/* "local + shared == 0 || locality[2]": the period doubles, capped at
+ * numa_scan_period_max, and (the kernel returns early) the locality is not cleared. */
+static void test_scan_period_doubles(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	struct ts_numa_task *n = p->numa;
+	assert_int_equal(n->numa_scan_period, TS_NUMA_SCAN_DELAY_MS); /* init: scan delay */
+	assert_int_equal(scan_window(&e, p, 2000, 0, 0, 0, 0, 0), 4000);   /* no faults */
+	/* remote private faults only: local + shared == 0 (sic) -> doubles as well */
+	assert_int_equal(scan_window(&e, p, 2000, 50, 0, 0, 50, 0), 4000);
+	assert_int_equal(n->numa_faults_locality[0], 50);
+	/* failed migrations override local private faults */
+	assert_int_equal(scan_window(&e, p, 2000, 20, 80, 1, 100, 0), 4000);
+	assert_int_equal(n->numa_faults_locality[1], 80);
+	assert_int_equal(n->numa_faults_locality[2], 1);
+	/* min(numa_scan_period_max = 60000, 80000) */
+	assert_int_equal(scan_window(&e, p, 40000, 0, 0, 0, 0, 0), 60000);
+	env_close(&e);
+}
+
+/* ps = 10 * private / (private + shared), lr = 10 * local / (local + remote),
+ * slot = DIV_ROUND_UP(period, 10):
+ *   ps >= 7: period += max(ps - 7, 1) * slot
+ *   else lr >= 7: period += max(lr - 7, 1) * slot
+ *   else period -= (7 - max(lr, ps)) * slot
+ * clamped to [task_scan_min, task_scan_max] = [1000, 60000] for a one-window mm. */
+static void test_scan_period_slots(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	struct ts_numa_task *n = p->numa;
+	/* ps 9: + 2 * 200 */
+	assert_int_equal(scan_window(&e, p, 2000, 0, 10, 0, 90, 10), 2400);
+	assert_int_equal(n->numa_faults_locality[0] + n->numa_faults_locality[1], 0); /* cleared */
+	/* ps 7 exactly: slot 0 counts as 1: + 200 */
+	assert_int_equal(scan_window(&e, p, 2000, 0, 10, 0, 70, 30), 2200);
+	/* ps 10, period 1001: slot DIV_ROUND_UP(1001, 10) = 101: + 3 * 101 */
+	assert_int_equal(scan_window(&e, p, 1001, 0, 10, 0, 10, 0), 1304);
+	/* ps 2 (shared memory), lr 9: + 2 * 200; lr 7: + 1 * 200 */
+	assert_int_equal(scan_window(&e, p, 2000, 10, 90, 0, 20, 80), 2400);
+	assert_int_equal(scan_window(&e, p, 2000, 30, 70, 0, 20, 80), 2200);
+	/* ps 6, lr 6: neither: - (7 - 6) * 200 */
+	assert_int_equal(scan_window(&e, p, 2000, 40, 60, 0, 60, 40), 1800);
+	/* ps 5, lr 3: - (7 - 5) * 200 */
+	assert_int_equal(scan_window(&e, p, 2000, 70, 30, 0, 50, 50), 1600);
+	/* ps 1, lr 0 (local faults 0 but shared ones): 1000 - 6 * 100 = 400 -> min 1000 */
+	assert_int_equal(scan_window(&e, p, 1000, 100, 0, 0, 10, 90), 1000);
+	/* ps 10 at 59000: + 3 * 5900 = 76700 -> max 60000 */
+	assert_int_equal(scan_window(&e, p, 59000, 0, 10, 0, 10, 0), 60000);
+	env_close(&e);
+}
+
+/* task_scan_min/max from the mm's RSS (task_nr_scan_windows(): RSS rounded up to 256 MB
+ * windows) and, for a group, smax scaled by refcount * (shared + 1) / (private + shared + 1);
+ * numa_scan_period_max is recomputed at every placement. */
+static void test_scan_period_limits_from_mm(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
+	struct ts_numa_task *n = p->numa;
+	/* 1 GiB + 1 page: 262145 pages -> round_up to 5 windows of 65536:
+	 * min = max(1000 / (2560 / 256), 1000 / 5) = 200, max = 60000 / 5 = 12000 */
+	n->mm->rss_pages = (1UL << 18) + 1;
+	assert_int_equal(ts_numa_task_scan_min(p), 200);
+	assert_int_equal(ts_numa_task_scan_max(p), 12000);
+	/* 300 - 7 * 30 = 90 -> 200;  11000 + 3 * 1100 = 14300 -> 12000 */
+	assert_int_equal(scan_window(&e, p, 300, 100, 0, 0, 0, 0) /* doubles: shared 0 */, 600);
+	assert_int_equal(scan_window(&e, p, 300, 100, 0, 0, 0, 10), 200);
+	assert_int_equal(scan_window(&e, p, 11000, 0, 10, 0, 10, 0), 12000);
+	assert_int_equal(n->numa_scan_period_max, 12000);
+	/* doubling is capped by numa_scan_period_max: 8000 -> 12000 */
+	assert_int_equal(scan_window(&e, p, 8000, 0, 0, 0, 0, 0), 12000);
+	/* 1 TiB: 4096 windows: min = max(100, 0) = 100, max = max(min, 60000 / 4096 = 14) */
+	n->mm->rss_pages = 1UL << 28;
+	assert_int_equal(ts_numa_task_scan_min(p), 100);
+	assert_int_equal(ts_numa_task_scan_max(p), 100);
+	n->mm->rss_pages = 0;
+
+	/* a group of p and q (refcount 2), 100 shared and 100 private faults (of other
+	 * members: p starts over without faults of its own):
+	 * 60000 * 2 * 101 / 201 = 60298 */
+	memset(faults_of(p), 0, (size_t)(TS_NUMA_BUCKETS * 2 * n->nr_nodes) * sizeof(unsigned long));
+	n->total_numa_faults = 0;
+	struct ts_task *members[2] = { p, q };
+	const unsigned long hundred[4] = { 100, 0, 0, 0 };
+	struct ts_numa_group *g = make_group(members, 2, hundred, hundred, NULL);
+	assert_int_equal(ts_numa_task_scan_max(p), 60298);
+	/* shared only: 60000 * 2 * 101 / 101 = 120000; p adds 10 shared (111 / 111: the
+	 * same). lr 10, ps 0: 80000 + 3 * 8000 = 104000, beyond a lone task's 60000 */
+	g->faults[ts_numa_faults_idx(4, TS_NUMA_MEM, 0, 1)] = 0;
+	g->total_faults = 100;
+	assert_int_equal(ts_numa_task_scan_max(p), 120000);
+	assert_int_equal(scan_window(&e, p, 80000, 0, 10, 0, 0, 10), 104000);
+	assert_int_equal(n->numa_scan_period_max, 120000);
+	env_close(&e);
+}
+
+/* The scan-period history: a ring of TS_NUMA_SCAN_HIST entries, one per
+ * update_task_scan_period(), the newest at (hist_n - 1) % TS_NUMA_SCAN_HIST. Ten windows
+ * without faults from 1000 ms: 2000 4000 8000 16000 32000 60000 60000 60000 60000 60000. */
+static void test_scan_period_history(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	struct ts_numa_task *n = p->numa;
+	ts_task_numa_fault(e.s, p, NULL, 0, 1, TS_TNF_FAULT_LOCAL, NULL); /* numa_faults */
+	placement(&e, p); /* local 1, private 1: ps 10 -> 1000 + 3 * 100 = 1300 */
+	assert_int_equal(n->numa_scan_period, 1300);
+	n->numa_scan_period = 1000;
+	n->scan_period_hist_n = 0;
+	for (int i = 0; i < 10; i++)
+		placement(&e, p);
+	assert_int_equal(n->scan_period_hist_n, 10);
+	const unsigned int expect[TS_NUMA_SCAN_HIST] = { 60000, 60000, 8000, 16000, 32000, 60000, 60000, 60000 };
+	for (int i = 0; i < TS_NUMA_SCAN_HIST; i++)
+		assert_int_equal(n->scan_period_hist[i], expect[i]);
+	assert_int_equal(n->scan_period_hist[(n->scan_period_hist_n - 1) % TS_NUMA_SCAN_HIST], 60000);
+	env_close(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fault_decay_per_window),
+		cmocka_unit_test(test_cpu_faults_weighted_by_runtime),
+		cmocka_unit_test(test_placement_once_per_scan_seq),
+		cmocka_unit_test(test_preferred_node_has_cpus),
+		cmocka_unit_test(test_scan_period_doubles),
+		cmocka_unit_test(test_scan_period_slots),
+		cmocka_unit_test(test_scan_period_limits_from_mm),
+		cmocka_unit_test(test_scan_period_history),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
