@@ -228,14 +228,15 @@ static int reserved(struct env *e, int cpu)
 	return atomic_load(&e->s->rq[cpu].ro.numa_migrate_on);
 }
 
-static struct ts_numa_cpu_stats stats(struct env *e)
+/* A counter of struct ts_numa_cpu_stats summed over the CPUs. */
+static uint64_t stat_sum(struct env *e, size_t offset)
 {
 	struct ts_numa_cpu_stats st;
 	ts_numa_stats_sum(e->s, &st);
-	return st;
+	return ts_stat_read((const ts_counter *)((const char *)&st + offset));
 }
 
-#define STAT(e, field) ts_stat_read(&stats(e).field)
+#define STAT(e, field) stat_sum(e, offsetof(struct ts_numa_cpu_stats, field))
 
 /* ======== §4.2/4.3 fault statistics and task_numa_placement() ======== */
 
@@ -581,6 +582,259 @@ static void test_scan_period_history(void **state)
 	env_close(&e);
 }
 
+/* ======== NUMA groups ======== */
+
+/* preferred_group_nid(p, nid) for the three topology types, on a group's MEM faults:
+ * NUMA_DIRECT: nid as is (the node with the most group faults); NUMA_GLUELESS_MESH: the
+ * node with the highest group_weight(p, node, max_distance); NUMA_BACKPLANE: narrow down
+ * from the largest distance, keeping the group of nodes (closer than dist to a) with the
+ * most faults, down to one node. */
+static int group_preference(const char *preset, struct ts_topology *t, const unsigned long *gf,
+			    int own_node, unsigned long own_faults)
+{
+	struct env e;
+	if (preset)
+		env_preset(&e, preset, "");
+	else
+		env_start(&e, t, "", NULL);
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	make_group(&p, 1, gf, NULL, NULL);
+	if (own_faults)
+		ts_task_numa_fault(e.s, p, NULL, own_node, (int)own_faults, 0, NULL);
+	placement(&e, p);
+	int nid = p->numa->numa_preferred_nid;
+	env_close(&e);
+	return nid;
+}
+
+static void test_group_preferred_nid_direct(void **state)
+{
+	(void)state;
+	/* epyc-7742, 2 nodes: p's own 20 faults on node 0 fold into the group (20 + 0) but
+	 * the group's 60 on node 1 decide: a task alone would prefer node 0 */
+	const unsigned long gf[2] = { 0, 60 };
+	assert_int_equal(group_preference("epyc-7742", NULL, gf, 0, 20), 1);
+}
+
+static void test_group_preferred_nid_glueless(void **state)
+{
+	(void)state;
+	/* kunpeng920 (10/16/25/32/33 between 0-1, 1-2, 0-2, 0-3): group faults 30 40 45 0.
+	 * group_weight(node, 33) counts faults(node) + faults(o) * (33 - d) / 23 for d < 33:
+	 *   node 0: 30 + 40*17/23 + 45*1/23          = 30 + 29 + 1      = 60
+	 *   node 1: 40 + 30*17/23 + 45*8/23 + 0       = 40 + 22 + 15     = 77
+	 *   node 2: 45 + 30*1/23 + 40*8/23 + 0*17/23  = 45 + 1 + 13      = 59
+	 *   node 3: 0 + 45*17/23 + 40*1/23            = 33 + 1           = 34
+	 * -> node 1, although node 2 has the most faults */
+	const unsigned long gf[4] = { 30, 40, 45, 0 };
+	assert_int_equal(group_preference("kunpeng920", NULL, gf, 0, 0), 1);
+}
+
+static void test_group_preferred_nid_backplane(void **state)
+{
+	(void)state;
+	/* epyc-7601 (two sockets of four nodes, 16 within, 32 across): faults n0 30, n4 25,
+	 * n5 25. dist 32: groups {0-3} = 30, {4-7} = 50 -> {4-7}; dist 16: every node alone:
+	 * 25, 25, 0, 0 -> node 4 (the first maximum); node 0 has the most faults */
+	const unsigned long gf[8] = { 30, 0, 0, 0, 25, 25, 0, 0 };
+	assert_int_equal(group_preference("epyc-7601", NULL, gf, 0, 0), 4);
+	/* Not every backplane is a tree: six nodes, two sockets at 30, within a socket
+	 * 0-1 and 1-2 at 12 but 0-2 at 20. The kernel only groups nodes still in `nodes`:
+	 *   dist 30: {0,1,2} = 180 (a = 0), {3,4,5} = 0         -> nodes {0,1,2}
+	 *   dist 20: a = 0: {0,1} = 110; a = 2: {2} = 70         -> nodes {0,1}, nid 0
+	 *   dist 12: a = 0: {0} = 60; a = 1: {1} = 50            -> nid 0
+	 * (counting node 1 again for a = 2, {1,2} = 120, would end on node 2) */
+	struct ts_topology *t = grid_topology(6, 2,
+		"10 12 20 30 30 30; 12 10 12 30 30 30; 20 12 10 30 30 30;"
+		"30 30 30 10 12 20; 30 30 30 12 10 12; 30 30 30 20 12 10");
+	const unsigned long gf6[6] = { 60, 50, 70, 0, 0, 0 };
+	assert_int_equal(group_preference(NULL, t, gf6, 0, 0), 0);
+}
+
+/* numa_group_count_active_nodes(): max_faults_cpu = the largest group CPU-fault count,
+ * active_nodes = nodes with 3 * faults_cpu > max_faults_cpu (ACTIVE_NODE_FRACTION).
+ * task_numa_fault() then counts a shared fault as local when the group spans several
+ * active nodes and both the CPU's node and the memory's node are active. */
+static void test_group_active_nodes(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
+	const unsigned long mem[4] = { 10, 10, 10, 0 }, cpu[4] = { 90, 31, 30, 0 };
+	struct ts_numa_group *g = make_group(&p, 1, mem, NULL, cpu);
+	placement(&e, p); /* p adds no CPU faults: CPUBUF empty, CPU 0 - 0/2 */
+	assert_int_equal(g->max_faults_cpu, 90);
+	assert_int_equal(g->active_nodes, 2); /* 270 > 90, 93 > 90; 90 is not > 90 */
+	struct ts_numa_task *n = p->numa;
+	memset(n->numa_faults_locality, 0, sizeof(n->numa_faults_locality));
+	/* shared, CPU node 0 and memory node 1 both active: local */
+	ts_task_numa_fault(e.s, p, q, 1, 5, TS_TNF_NO_GROUP, NULL);
+	assert_int_equal(n->numa_faults_locality[1], 5);
+	/* shared, memory on node 2 (not active): remote */
+	ts_task_numa_fault(e.s, p, q, 2, 3, TS_TNF_NO_GROUP, NULL);
+	assert_int_equal(n->numa_faults_locality[0], 3);
+	/* private, to active node 1: the rule is for shared faults only */
+	ts_task_numa_fault(e.s, p, p, 1, 2, 0, NULL);
+	assert_int_equal(n->numa_faults_locality[0], 5);
+	assert_int_equal(n->numa_faults_locality[1], 5);
+	/* the vmstat counter numa_hint_faults_local counts TNF_FAULT_LOCAL only */
+	assert_int_equal(STAT(&e, hint_faults_local), 0);
+	assert_int_equal(STAT(&e, hint_faults_remote), 10);
+	env_close(&e);
+}
+
+/* task_numa_group() on a shared fault (the last accessor is another task that still runs
+ * on the CPU the page recorded): p gets a group of its own first; it then joins the
+ * other task's group if that one is bigger (ties: toposched compares gids where the kernel
+ * compares addresses, for reproducible runs; the lower gid joins), and only for threads
+ * of one mm or with TNF_SHARED; a join refused by that filter makes the fault private.
+ * Private faults and TNF_NO_GROUP never group. */
+static void test_group_join_rules(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", "");
+	struct ts_task *a = spawn(&e, 0, NULL, NULL), *b = spawn(&e, 1, NULL, NULL);
+	struct ts_task *c = spawn(&e, 32, NULL, NULL), *d = spawn(&e, 33, NULL, NULL);
+	struct ts_task *x = spawn(&e, 64, NULL, NULL);
+	/* private faults, first touches: no group; a's 4 local faults averaged */
+	ts_task_numa_fault(e.s, a, a, 0, 4, TS_TNF_FAULT_LOCAL, NULL);
+	ts_task_numa_fault(e.s, a, NULL, 0, 1, TS_TNF_FAULT_LOCAL, NULL);
+	a->se.avg.load_sum = 0;
+	placement(&e, a);
+	assert_null(a->numa->numa_group);
+	assert_int_equal(a->numa->total_numa_faults, 5);
+	/* TNF_NO_GROUP: shared, still no group */
+	ts_task_numa_fault(e.s, a, b, 1, 2, TS_TNF_NO_GROUP | TS_TNF_SHARED, NULL);
+	assert_null(a->numa->numa_group);
+	assert_int_equal(fault_at(a, TS_NUMA_MEMBUF, 1, 0), 2);
+	assert_int_equal(STAT(&e, hint_faults_shared), 2);
+	/* a faults on b's page, b has no group: a's own group (a copy of a's faults), shared */
+	ts_task_numa_fault(e.s, a, b, 1, 3, 0, NULL);
+	struct ts_numa_group *ga = a->numa->numa_group;
+	assert_non_null(ga);
+	assert_int_equal(ga->nr_tasks, 1);
+	assert_int_equal(ga->refcount, 1);
+	assert_int_equal(ga->gid, a->id);
+	assert_int_equal(ga->total_faults, 5);
+	assert_int_equal(ga->faults[ts_numa_faults_idx(4, TS_NUMA_MEM, 0, 1)], 5);
+	assert_int_equal(fault_at(a, TS_NUMA_MEMBUF, 1, 0), 5);
+	assert_null(b->numa->numa_group);
+	/* b faults on a's page: b's own group; a tie (1 = 1) and b's gid is the higher: no
+	 * join, the fault stays shared */
+	ts_task_numa_fault(e.s, b, a, 0, 1, 0, NULL);
+	struct ts_numa_group *gb = b->numa->numa_group;
+	assert_non_null(gb);
+	assert_ptr_not_equal(gb, ga);
+	assert_int_equal(fault_at(b, TS_NUMA_MEMBUF, 0, 0), 1);
+	/* a faults on b's page without TNF_SHARED, different mm: join refused, *priv = 1 */
+	ts_task_numa_fault(e.s, a, b, 1, 7, 0, NULL);
+	assert_ptr_equal(a->numa->numa_group, ga);
+	assert_int_equal(fault_at(a, TS_NUMA_MEMBUF, 1, 1), 7);
+	assert_int_equal(STAT(&e, hint_faults_private), 5 + 7);
+	/* ... with TNF_SHARED: a moves its faults from its group to b's and drops its own */
+	ts_task_numa_fault(e.s, a, b, 1, 1, TS_TNF_SHARED, NULL);
+	assert_ptr_equal(a->numa->numa_group, gb);
+	assert_int_equal(gb->nr_tasks, 2);
+	assert_int_equal(gb->refcount, 2);
+	assert_int_equal(gb->total_faults, 5);
+	assert_int_equal(gb->faults[ts_numa_faults_idx(4, TS_NUMA_MEM, 0, 1)], 5);
+	/* c, alone, faults on a's page (shared): the bigger group (2 > 1) takes it */
+	ts_task_numa_fault(e.s, c, a, 0, 1, TS_TNF_SHARED, NULL);
+	assert_ptr_equal(c->numa->numa_group, gb);
+	assert_int_equal(gb->nr_tasks, 3);
+	assert_int_equal(gb->refcount, 3);
+	/* x gets a group of its own; a (group of 3) faulting on x's page does not join the
+	 * smaller group, and x does not come along either */
+	ts_task_numa_fault(e.s, x, a, 0, 1, TS_TNF_NO_GROUP, NULL);
+	ts_task_numa_fault(e.s, x, d, 0, 1, 0, NULL);
+	struct ts_numa_group *gx = x->numa->numa_group;
+	assert_non_null(gx);
+	ts_task_numa_fault(e.s, a, x, 2, 1, TS_TNF_SHARED, NULL);
+	assert_ptr_equal(a->numa->numa_group, gb);
+	assert_int_equal(gx->nr_tasks, 1);
+	assert_int_equal(gb->nr_tasks, 3);
+	/* the last accessor no longer runs on its CPU: no join (d gets its own group) */
+	sleep_curr(&e, 1); /* b */
+	ts_task_numa_fault(e.s, d, b, 0, 1, TS_TNF_SHARED, NULL);
+	assert_non_null(d->numa->numa_group);
+	assert_ptr_not_equal(d->numa->numa_group, gb);
+	assert_int_equal(gb->nr_tasks, 3);
+	/* a leaves (exit): its faults and its reference go with it */
+	ts_numa_task_free(e.s, a);
+	assert_null(a->numa);
+	assert_int_equal(gb->nr_tasks, 2);
+	assert_int_equal(gb->refcount, 2);
+	assert_int_equal(gb->total_faults, 0);
+	assert_int_equal(gb->faults[ts_numa_faults_idx(4, TS_NUMA_MEM, 0, 1)], 0);
+	env_close(&e);
+}
+
+/* ======== numa_migrate_preferred() ======== */
+
+/* No preferred node or no faults: nothing, numa_migrate_retry untouched. Otherwise
+ *   numa_migrate_retry = jiffies + min(HZ, msecs_to_jiffies(numa_scan_period) / 16)
+ * and task_numa_migrate() unless p already runs on its preferred node. The fault path
+ * retries once jiffies is after numa_migrate_retry (time_after: strictly). */
+static void test_migrate_preferred_retry(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", ""); /* HZ 1000: jiffies = ms */
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	struct ts_numa_task *n = p->numa;
+	struct ts_numa_result r;
+	n->numa_migrate_retry = 0;
+	assert_int_equal(ts_numa_migrate_preferred(e.s, p, &r), 1); /* no faults */
+	assert_int_equal(r.ret, 1);
+	assert_int_equal(r.dst_cpu, -1);
+	faults_of(p);
+	assert_int_equal(ts_numa_migrate_preferred(e.s, p, &r), 1); /* no preferred node */
+	assert_int_equal(n->numa_migrate_retry, 0);
+	/* on its preferred node: 1 + min(1000, 1000 / 16 = 62) */
+	const unsigned long on0[4] = { 100, 0, 0, 0 }, on1[4] = { 0, 100, 0, 0 };
+	set_faults(&e, p, on0, 0);
+	assert_int_equal(ts_numa_migrate_preferred(e.s, p, &r), 1);
+	assert_int_equal(n->numa_migrate_retry, 1 + 62);
+	/* scan period 60000: 60000 / 16 = 3750 > HZ -> 1 + 1000 */
+	n->numa_scan_period = 60000;
+	assert_int_equal(ts_numa_migrate_preferred(e.s, p, &r), 1);
+	assert_int_equal(n->numa_migrate_retry, 1 + 1000);
+	assert_int_equal(STAT(&e, migrate_attempts), 0);
+	/* preferred node 1 at jiffies 100: an attempt, retry at 162 */
+	n->numa_scan_period = 1000;
+	set_faults(&e, p, on1, 1);
+	e.f.now = 100 * MS;
+	assert_int_equal(ts_numa_migrate_preferred(e.s, p, &r), 0);
+	assert_int_equal(e.t->cpu[r.dst_cpu].node, 1);
+	ts_numa_migrate_done(e.s, &r);
+	assert_int_equal(n->numa_migrate_retry, 162);
+	assert_int_equal(STAT(&e, migrate_attempts), 1);
+	/* faults at jiffies 162: not after the retry time */
+	e.f.now = 162 * MS;
+	assert_int_equal(ts_task_numa_fault(e.s, p, p, 1, 1, 0, &r), 1);
+	assert_int_equal(STAT(&e, migrate_attempts), 1);
+	e.f.now = 163 * MS;
+	assert_int_equal(ts_task_numa_fault(e.s, p, p, 1, 1, 0, &r), 0);
+	assert_int_equal(STAT(&e, migrate_attempts), 2);
+	assert_int_equal(n->numa_migrate_retry, 163 + 62);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+
+	/* HZ 250: msecs_to_jiffies(1100) = DIV_ROUND_UP(1100, 4) = 275; 275 / 16 = 17 */
+	struct ts_error err = { 0 };
+	const struct ts_sched_config cfg = { .hz = 250 };
+	env_start(&e, ts_preset_find("kunpeng920")->build(&err), "", &cfg);
+	p = spawn(&e, 0, NULL, NULL);
+	set_faults(&e, p, on0, 0);
+	p->numa->numa_scan_period = 1100;
+	e.f.now = 400 * MS; /* jiffies 100 */
+	assert_int_equal(ts_numa_migrate_preferred(e.s, p, NULL), 1);
+	assert_int_equal(p->numa->numa_migrate_retry, 100 + 17);
+	env_close(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +846,12 @@ int main(void)
 		cmocka_unit_test(test_scan_period_slots),
 		cmocka_unit_test(test_scan_period_limits_from_mm),
 		cmocka_unit_test(test_scan_period_history),
+		cmocka_unit_test(test_group_preferred_nid_direct),
+		cmocka_unit_test(test_group_preferred_nid_glueless),
+		cmocka_unit_test(test_group_preferred_nid_backplane),
+		cmocka_unit_test(test_group_active_nodes),
+		cmocka_unit_test(test_group_join_rules),
+		cmocka_unit_test(test_migrate_preferred_retry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

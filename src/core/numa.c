@@ -464,54 +464,51 @@ static int preferred_group_nid(struct ts_sched *s, struct ts_task *p, int nid)
 		}
 		return max_node;
 	}
-	/* NUMA_BACKPLANE: narrow down the node groups from the largest distance. */
-	bool *nodes = malloc((size_t)nn * sizeof(bool)), *this_group = malloc((size_t)nn * sizeof(bool));
-	if (!nodes || !this_group) {
-		free(nodes);
-		free(this_group);
+	/* NUMA_BACKPLANE: narrow down the node groups from the largest distance. Only nodes
+	 * still in `nodes` are grouped and summed (a node joins the first group that reaches
+	 * it), and the next round looks inside the winning group only, as the kernel's
+	 * nodemask loop does: on a topology that is not a tree, counting a node for several
+	 * groups, or widening a group beyond `nodes`, picks another node. */
+	bool *nodes = calloc((size_t)nn * 3, sizeof(bool));
+	if (!nodes)
 		return nid;
-	}
+	bool *this_group = nodes + nn, *max_group = nodes + 2 * nn;
 	for (int i = 0; i < nn; i++)
-		nodes[i] = node_has_cpus(s, i);
+		nodes[i] = node_has_cpus(s, i); /* node_states[N_CPU] */
 	for (int dist = nl->max_distance; dist > TS_LOCAL_DISTANCE; dist--) {
 		unsigned long max_faults = 0;
-		bool *max_group = NULL, any = false;
-		int max_a = -1;
+		bool any = false;
 		/* Are there nodes at this distance from each other? */
 		for (int l = 0; l < nl->nr_levels; l++)
 			if (nl->distance[l] == dist)
 				any = true;
 		if (!any)
 			continue;
+		memset(max_group, 0, (size_t)nn * sizeof(bool));
 		for (int a = 0; a < nn; a++) {
 			if (!nodes[a])
 				continue;
 			unsigned long faults = 0;
+			memset(this_group, 0, (size_t)nn * sizeof(bool));
+			/* Sum the group's faults; includes a == b. */
 			for (int b = 0; b < nn; b++) {
-				this_group[b] = false;
-				if (node_distance(s, a, b) < dist) {
+				if (nodes[b] && node_distance(s, a, b) < dist) {
 					faults += ts_numa_group_faults(p, b);
-					if (nodes[b])
-						this_group[b] = true;
+					this_group[b] = true;
+					nodes[b] = false;
 				}
 			}
-			for (int b = 0; b < nn; b++)
-				if (this_group[b])
-					nodes[b] = false; /* nodes_andnot(nodes, nodes, this_group) */
 			if (faults > max_faults) {
 				max_faults = faults;
-				max_a = a;
-				max_group = this_group;
+				memcpy(max_group, this_group, (size_t)nn * sizeof(bool));
+				nid = a; /* at the smallest distance, the winner itself */
 			}
 		}
-		if (!max_group)
+		if (!max_faults)
 			break;
-		for (int b = 0; b < nn; b++)
-			nodes[b] = node_distance(s, max_a, b) < dist && node_has_cpus(s, b);
-		nid = max_a;
+		memcpy(nodes, max_group, (size_t)nn * sizeof(bool));
 	}
 	free(nodes);
-	free(this_group);
 	return nid;
 }
 
