@@ -27,7 +27,8 @@
 #define MS 1000000ULL
 
 /* 4 nodes x 4 CPUs, every remote distance 20: NUMA_DIRECT. imb_numa_nr of the NUMA domain
- * (adjust_numa_imbalance() in build_sched_domains): 16 CPUs / 4-CPU LLCs = 4 LLCs -> 4. */
+ * (build_sched_domains()): the first level above the LLC is the package (= node, before
+ * degeneration), one LLC: imb = max(1, 4 >> 3) = 1; at the NUMA level x 16 / 16 -> 1. */
 #define DIRECT4 "10 20 20 20; 20 10 20 20; 20 20 10 20; 20 20 20 10"
 
 struct env {
@@ -237,6 +238,27 @@ static uint64_t stat_sum(struct env *e, size_t offset)
 }
 
 #define STAT(e, field) stat_sum(e, offsetof(struct ts_numa_cpu_stats, field))
+
+/* The lock-free view of cpu that the search reads (update_numa_stats()): cpu_load(),
+ * cpu_util_cfs(), cpu_runnable(). Set after the tasks are placed (each rq change
+ * republishes PELT's values). */
+static void set_cpu_view(struct env *e, int cpu, unsigned long load, unsigned long util)
+{
+	atomic_store(&e->s->rq[cpu].ro.load_avg, load);
+	atomic_store(&e->s->rq[cpu].ro.util_avg, util);
+	atomic_store(&e->s->rq[cpu].ro.runnable_avg, util);
+}
+
+/* A mask of the CPUs of nodes first..last. */
+static struct ts_cpumask *nodes_mask(struct env *e, int first, int last)
+{
+	struct ts_cpumask *m = ts_cpumask_alloc(e->t->nr_cpus);
+	assert_non_null(m);
+	for (int c = 0; c < e->t->nr_cpus; c++)
+		if (e->t->cpu[c].node >= first && e->t->cpu[c].node <= last)
+			ts_cpumask_set(m, c);
+	return m;
+}
 
 /* ======== §4.2/4.3 fault statistics and task_numa_placement() ======== */
 
@@ -835,6 +857,480 @@ static void test_migrate_preferred_retry(void **state)
 	env_close(&e);
 }
 
+/* ======== task_numa_migrate(): where it looks ======== */
+
+/* The preferred node first; the other nodes (with CPUs, not src, not preferred) only when
+ * no CPU was found there or p's group is active on several nodes. A node is skipped when
+ * both taskimp and groupimp are negative: for a task without a group groupimp is
+ * 0 - 0 = 0, so it never is. The has_spare path assigns an idle CPU unconditionally
+ * (task_numa_assign(env, NULL, 0)), so with every node idle the last node searched wins.
+ * DIRECT4; p on CPU 0 with faults n0 10, n1 50, n2 5, n3 35, preferring node 1. */
+static void test_search_order(void **state)
+{
+	(void)state;
+	const unsigned long pf[4] = { 10, 50, 5, 35 };
+	struct env e;
+	struct ts_numa_result r;
+	/* preferred node 1 idle: CPU 4, nothing else looked at (node 3 would win) */
+	env_grid(&e, 4, 4, DIRECT4, "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	set_faults(&e, p, pf, 1);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_int_equal(r.dst_cpu, 4);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+
+	/* node 1 taken by tasks that may not leave it (no swap: src_cpu not in their
+	 * cpus_ptr): nodes 2 and 3 are searched, node 2 although taskimp = 50 - 100 < 0; the
+	 * reservation of CPU 8 is handed to CPU 12 */
+	env_grid(&e, 4, 4, DIRECT4, "");
+	p = spawn(&e, 0, NULL, NULL);
+	for (int c = 4; c < 8; c++)
+		spawn_on_node_only(&e, c, 1);
+	for (int c = 4; c < 8; c++)
+		set_cpu_view(&e, c, 0, 1024); /* fully busy */
+	set_faults(&e, p, pf, 1);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_int_equal(r.dst_cpu, 12);
+	assert_int_equal(reserved(&e, 8), 0);
+	assert_int_equal(reserved(&e, 12), 1);
+	assert_int_equal(p->numa->numa_preferred_nid, 1); /* no group: not settled */
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+}
+
+/* A group: taskimp and groupimp both negative skip a node; with active_nodes > 1 the other
+ * nodes are searched although the preferred one had room, and the group settles where it
+ * lands (sched_setnuma(p, cpu_to_node(best_cpu))). p's task faults are all on node 0
+ * (task weight 1000 there: taskimp -1000 everywhere else); group faults n0 10, n1 50,
+ * n2 0, n3 40 (total 100): groupimp node 1 +400, node 2 -100, node 3 +300. */
+static void group_search_case(int active_nodes, int expect_cpu, int expect_pref)
+{
+	const unsigned long own[4] = { 10, 0, 0, 0 }, gf[4] = { 10, 50, 0, 40 };
+	struct env e;
+	struct ts_numa_result r;
+	env_grid(&e, 4, 4, DIRECT4, "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	set_faults(&e, p, own, 1);
+	struct ts_numa_group *g = make_group(&p, 1, gf, NULL, NULL);
+	g->active_nodes = active_nodes;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_int_equal(r.dst_cpu, expect_cpu);
+	assert_int_equal(p->numa->numa_preferred_nid, expect_pref);
+	for (int c = 0; c < 16; c++)
+		assert_int_equal(reserved(&e, c), c == expect_cpu);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+}
+
+static void test_search_group_active_nodes(void **state)
+{
+	(void)state;
+	group_search_case(2, 12, 3); /* node 2 skipped, node 3 searched last: settles on 3 */
+	group_search_case(1, 4, 1);  /* one active node: the preferred node only */
+}
+
+/* env.imbalance_pct = 100 + (sd_numa->imbalance_pct - 100) / 2 (117 -> 108) classifies
+ * the nodes. Node 1 runs 4 tasks at util 925 each (3700 of capacity 4096):
+ *   pct 108: 4096*100 > 3700*108 = 399600 and 4096*108 > 3700*100: node_has_spare; then
+ *     dst_running 5 > imb_numa_nr 1 keeps the imbalance 5 - 0: no move, and no swap
+ *     between group-less tasks while the node has spare capacity -> -EAGAIN
+ *   pct 112 (sd 125): 409600 < 3700*112 = 414400: node_fully_busy; moving p alone
+ *     (load 1024: |5120*4096 - 0| > |4096*4096 - 1024*4096|) is too imbalanced, a swap
+ *     with the task of CPU 4 (equal load) gains taskimp = 900 - 100 = 800 */
+static void test_search_imbalance_pct(void **state)
+{
+	(void)state;
+	for (int sd_pct = 117; sd_pct <= 125; sd_pct += 8) {
+		struct env e;
+		struct ts_numa_result r;
+		env_grid(&e, 4, 4, DIRECT4, "");
+		struct ts_sched_domain *sd = e.s->dom->cpu[0].sd_numa;
+		assert_non_null(sd);
+		assert_int_equal(sd->imbalance_pct, 117);
+		assert_int_equal(sd->imb_numa_nr, 1);
+		sd->imbalance_pct = (unsigned)sd_pct;
+		struct ts_cpumask *m = nodes_mask(&e, 0, 1);
+		struct ts_task *p = spawn(&e, 0, m, NULL);
+		ts_cpumask_free(m);
+		struct ts_task *q4 = spawn(&e, 4, NULL, NULL);
+		for (int c = 5; c < 8; c++)
+			spawn(&e, c, NULL, NULL);
+		const unsigned long pf[4] = { 10, 90, 0, 0 };
+		set_faults(&e, p, pf, 1);
+		for (int i = 0; i < e.nr_tasks; i++)
+			e.task[i].se.avg.load_avg = 1024;
+		set_cpu_view(&e, 0, 1024, 1024);
+		for (int c = 4; c < 8; c++)
+			set_cpu_view(&e, c, 1024, 925);
+		int ret = ts_task_numa_migrate(e.s, p, &r);
+		if (sd_pct == 117) {
+			assert_int_equal(ret, -EAGAIN);
+		} else {
+			assert_int_equal(ret, 0);
+			assert_ptr_equal(r.swap, q4);
+			assert_int_equal(r.imp, 800);
+			ts_numa_migrate_done(e.s, &r);
+		}
+		env_close(&e);
+	}
+}
+
+/* No sd_numa (a cpuset that does not cross nodes): sched_setnuma(p, task_node(p)) and
+ * -EINVAL, nothing reserved, no stick. Only node 0's CPUs are scheduled. */
+static void test_search_without_sd_numa(void **state)
+{
+	(void)state;
+	struct env e;
+	struct ts_topology *t = grid_topology(4, 4, DIRECT4);
+	struct ts_cpumask *node0 = ts_cpumask_alloc(16);
+	ts_cpumask_set_range(node0, 0, 3);
+	const struct ts_sched_config cfg = { .cpu_map = node0 };
+	env_start(&e, t, "", &cfg);
+	assert_null(e.s->dom->cpu[0].sd_numa);
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	const unsigned long on1[4] = { 0, 100, 0, 0 };
+	set_faults(&e, p, on1, 1);
+	struct ts_numa_result r;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), -EINVAL);
+	assert_int_equal(r.dst_cpu, -1);
+	assert_int_equal(p->numa->numa_preferred_nid, 0);
+	assert_int_equal(atomic_load(&e.s->rq[0].ro.nr_preferred_running), 1);
+	assert_int_equal(STAT(&e, stick), 0);
+	for (int c = 0; c < 16; c++)
+		assert_int_equal(reserved(&e, c), 0);
+	env_close(&e);
+	ts_cpumask_free(node0);
+}
+
+/* ======== task_numa_compare() ======== */
+
+/* DIRECT4: p on CPU 0 with faults n0 300, n1 700 (taskimp = 700 - 300 = 400), preferring
+ * node 1, whose CPUs 4-7 run q4..q7 (fully busy). Loads (cpu_load, task_h_load) 1024 for
+ * every task and busy CPU; src_load_per_cpu for the CPUs of node 0: 1024 on CPU 0 only
+ * makes moving p alone too imbalanced (maymove false); 2048 on each makes it allowed
+ * (|5120 - 7168| * 4096 < |4096 - 8192| * 4096). q[i] gets faults qf[i] (NULL: none) and
+ * preferred node qpref[i]. */
+struct compare_setup {
+	const unsigned long *qf[4];
+	int qpref[4];
+	bool pinned[4];           /* q may not leave node 1 */
+	bool maymove;
+};
+
+static struct ts_task *compare_env(struct env *e, const struct compare_setup *cs, struct ts_task **q)
+{
+	env_grid(e, 4, 4, DIRECT4, "");
+	struct ts_cpumask *m = nodes_mask(e, 0, 1);
+	struct ts_task *p = spawn(e, 0, m, NULL); /* nodes 0 and 1: no escape to 2 or 3 */
+	ts_cpumask_free(m);
+	for (int i = 0; i < 4; i++)
+		q[i] = cs->pinned[i] ? spawn_on_node_only(e, 4 + i, 1) : spawn(e, 4 + i, NULL, NULL);
+	const unsigned long pf[4] = { 300, 700, 0, 0 };
+	set_faults(e, p, pf, 1);
+	for (int i = 0; i < 4; i++)
+		if (cs->qf[i])
+			set_faults(e, q[i], cs->qf[i], cs->qpref[i]);
+	for (int i = 0; i < e->nr_tasks; i++)
+		e->task[i].se.avg.load_avg = 1024;
+	for (int c = 0; c < 4; c++)
+		set_cpu_view(e, c, cs->maymove ? 2048 : c == 0 ? 1024 : 0, c == 0 ? 1024 : 0);
+	for (int c = 4; c < 8; c++)
+		set_cpu_view(e, c, 1024, 1024);
+	return p;
+}
+
+static const unsigned long Q_HOME[4] = { 1000, 0, 0, 0 };  /* gains 1000 moving to node 0 */
+static const unsigned long Q_STAYS[4] = { 0, 1000, 0, 0 }; /* loses 1000 */
+static const unsigned long Q_EVEN[4] = { 500, 500, 0, 0 }; /* neutral */
+
+/* A swap needs imp >= SMALLIMP (30) and imp > best_imp + SMALLIMP / 2: q4 neutral (400),
+ * q5 +15 (5075/10000 -> 507, 4925/10000 -> 492: imp 415 <= 415), q6 +16 (508 - 492: 416),
+ * q7 without faults (400). The reservation follows the best: CPU 4, then CPU 6. */
+static void test_compare_smallimp_margin(void **state)
+{
+	(void)state;
+	const unsigned long plus15[4] = { 5075, 4925, 0, 0 }, plus16[4] = { 508, 492, 0, 0 };
+	const struct compare_setup cs = {
+		.qf = { Q_EVEN, plus15, plus16, NULL },
+		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+	};
+	struct env e;
+	struct ts_task *q[4];
+	struct ts_task *p = compare_env(&e, &cs, q);
+	struct ts_numa_result r;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_ptr_equal(r.swap, q[2]);
+	assert_int_equal(r.imp, 416);
+	assert_int_equal(r.dst_cpu, 6);
+	assert_int_equal(reserved(&e, 4), 0);
+	assert_int_equal(reserved(&e, 6), 1);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+}
+
+/* maymove: "moveimp > imp && moveimp > best_imp": p moves to the busy CPU instead of a swap
+ * that gains less (q4 loses 1000: imp -600 < moveimp 400) -> a move to CPU 4 at imp 400;
+ * a swap that gains more (q4 going home: 400 + 1000 = 1400) wins over the move. */
+static void test_compare_move_or_swap(void **state)
+{
+	(void)state;
+	struct env e;
+	struct ts_task *q[4];
+	struct ts_numa_result r;
+	const struct compare_setup lose = {
+		.qf = { Q_STAYS, Q_STAYS, Q_STAYS, Q_STAYS },
+		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.maymove = true,
+	};
+	struct ts_task *p = compare_env(&e, &lose, q);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_null(r.swap);
+	assert_int_equal(r.dst_cpu, 4);
+	assert_int_equal(r.imp, 400);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+
+	const struct compare_setup gain = {
+		.qf = { Q_HOME, Q_STAYS, Q_STAYS, Q_STAYS },
+		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.maymove = true,
+	};
+	p = compare_env(&e, &gain, q);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_ptr_equal(r.swap, q[0]);
+	assert_int_equal(r.imp, 1400);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+}
+
+/* The partner's preferred node: imp -= imp / 16 when it is the destination (q would leave
+ * it), imp += imp / 8 when it is the source (q goes home). q4 gains 1000: 1400 - 87 = 1313,
+ * 1400 + 175 = 1575. */
+static long swap_imp_with_pref(int qpref)
+{
+	const struct compare_setup cs = { .qf = { Q_HOME }, .qpref = { qpref }, .pinned = { false, true, true, true } };
+	struct env e;
+	struct ts_task *q[4];
+	struct ts_task *p = compare_env(&e, &cs, q);
+	struct ts_numa_result r;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_ptr_equal(r.swap, q[0]);
+	long imp = r.imp;
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+	return imp;
+}
+
+static void test_compare_partner_preferred_node(void **state)
+{
+	(void)state;
+	assert_int_equal(swap_imp_with_pref(TS_NUMA_NO_NODE), 1400);
+	assert_int_equal(swap_imp_with_pref(1), 1313);
+	assert_int_equal(swap_imp_with_pref(0), 1575);
+}
+
+/* A partner moving to its preferred node (the source) is preferred over one that is not:
+ * without maymove, q5 (neutral, going home: 400 + 400/8 = 450) replaces q4 (1400) and
+ * stops the search; with maymove (no stop), once q4 (going home, 450) is the best, q5
+ * (1400, not going home) is skipped. */
+static void test_compare_partner_going_home(void **state)
+{
+	(void)state;
+	struct env e;
+	struct ts_task *q[4];
+	struct ts_numa_result r;
+	const struct compare_setup stop = {
+		.qf = { Q_HOME, Q_EVEN, Q_HOME, Q_HOME },
+		.qpref = { TS_NUMA_NO_NODE, 0, 0, 0 },
+	};
+	struct ts_task *p = compare_env(&e, &stop, q);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_ptr_equal(r.swap, q[1]);
+	assert_int_equal(r.imp, 450);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+
+	const struct compare_setup skip = {
+		.qf = { Q_EVEN, Q_HOME, NULL, NULL },
+		.qpref = { 0, TS_NUMA_NO_NODE, 0, 0 },
+		.pinned = { false, false, true, true },
+		.maymove = true,
+	};
+	p = compare_env(&e, &skip, q);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_ptr_equal(r.swap, q[0]);
+	assert_int_equal(r.imp, 450);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+}
+
+/* Group against task improvements (q5..q7 pinned out of the way):
+ *   no groups:             taskimp + task_weight(q, src) - task_weight(q, dst)
+ *   one group for both:    the same, less 1/16 (hysteresis)
+ *   different groups:      groupimp + group_weight(q, src) - group_weight(q, dst)
+ *   p grouped, q not:      groupimp + q's task weights
+ *   q grouped, p not:      taskimp + q's task weights
+ * taskimp 400; p's group faults n0 200, n1 800 (groupimp 600); q's task faults 600/400
+ * (+200); q's own group 700/300 (+400). */
+enum grouping { NONE, SAME, BOTH_DIFFERENT, P_ONLY, Q_ONLY };
+
+static long swap_imp_grouped(enum grouping gr)
+{
+	const unsigned long qf[4] = { 600, 400, 0, 0 };
+	const unsigned long pg[4] = { 200, 800, 0, 0 }, qg[4] = { 700, 300, 0, 0 };
+	const struct compare_setup cs = {
+		.qf = { qf }, .qpref = { TS_NUMA_NO_NODE }, .pinned = { false, true, true, true },
+	};
+	struct env e;
+	struct ts_task *q[4];
+	struct ts_task *p = compare_env(&e, &cs, q);
+	struct ts_task *both[2] = { p, q[0] };
+	if (gr == SAME)
+		make_group(both, 2, pg, NULL, NULL);
+	if (gr == BOTH_DIFFERENT || gr == P_ONLY)
+		make_group(&p, 1, pg, NULL, NULL);
+	if (gr == BOTH_DIFFERENT || gr == Q_ONLY)
+		make_group(&q[0], 1, qg, NULL, NULL);
+	struct ts_numa_result r;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_ptr_equal(r.swap, q[0]);
+	long imp = r.imp;
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+	return imp;
+}
+
+static void test_compare_group_weights(void **state)
+{
+	(void)state;
+	assert_int_equal(swap_imp_grouped(NONE), 400 + 200);
+	assert_int_equal(swap_imp_grouped(SAME), 600 - 600 / 16);
+	assert_int_equal(swap_imp_grouped(BOTH_DIFFERENT), 600 + 400);
+	assert_int_equal(swap_imp_grouped(P_ONLY), 600 + 200);
+	assert_int_equal(swap_imp_grouped(Q_ONLY), 400 + 200);
+}
+
+/* A partner that may not run on src_cpu is skipped however much it would gain; so is a
+ * per-CPU kthread (its cpus_ptr is its own CPU; the kernel keeps it as cur, it is not the
+ * idle task). With maymove the move then goes to the next CPU (5), not to the kthread's. */
+static void test_compare_partner_not_allowed(void **state)
+{
+	(void)state;
+	struct env e;
+	struct ts_task *q[4];
+	struct ts_numa_result r;
+	const struct compare_setup pinned = {
+		.qf = { Q_HOME, Q_EVEN, NULL, NULL },
+		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.pinned = { true, false, true, true },
+	};
+	struct ts_task *p = compare_env(&e, &pinned, q);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_ptr_equal(r.swap, q[1]);
+	assert_int_equal(r.imp, 400);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+
+	const struct compare_setup kthread = {
+		.qf = { NULL, Q_STAYS, Q_STAYS, Q_STAYS },
+		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.maymove = true,
+	};
+	p = compare_env(&e, &kthread, q);
+	q[0]->percpu_kthread = true;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_null(r.swap);
+	assert_int_equal(r.dst_cpu, 5);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+}
+
+/* load_too_imbalanced(src_load, dst_load): with capacities Cs, Cd,
+ *   |dst_load*Cs - src_load*Cd| > |dst.load*Cs - src.load*Cd|.
+ * p's load 3000, q4's 2000 (a swap moves 1000), dst.load 4096 (4 x 1024), q4 gains 200
+ * (imp 600), p moving alone is always too imbalanced here.
+ *   src.load 4096: swap 3096 / 5096: 2000*4096 > 0 -> refused
+ *   src.load 6096: swap 5096 / 5096: 0 < 2000*4096 -> accepted
+ *   src.load 6096, node 1's capacity halved (2048): |5096*4096 - 5096*2048| = 10436608 >
+ *     |4096*4096 - 6096*2048| = 4292608 -> refused */
+static int swap_with_loads(unsigned long src_cpu_load, unsigned long dst_capacity)
+{
+	const unsigned long qf[4] = { 600, 400, 0, 0 };
+	const struct compare_setup cs = {
+		.qf = { qf }, .qpref = { TS_NUMA_NO_NODE }, .pinned = { false, true, true, true },
+	};
+	struct env e;
+	struct ts_task *q[4];
+	struct ts_task *p = compare_env(&e, &cs, q);
+	p->se.avg.load_avg = 3000;
+	q[0]->se.avg.load_avg = 2000;
+	for (int c = 0; c < 4; c++)
+		set_cpu_view(&e, c, src_cpu_load, c == 0 ? 1024 : 0);
+	for (int c = 4; c < 8; c++)
+		e.s->rq[c].cpu_capacity = dst_capacity;
+	struct ts_numa_result r;
+	int ret = ts_task_numa_migrate(e.s, p, &r);
+	if (ret == 0) {
+		assert_ptr_equal(r.swap, q[0]);
+		assert_int_equal(r.imp, 600);
+		ts_numa_migrate_done(e.s, &r);
+	}
+	for (int c = 4; c < 8; c++)
+		e.s->rq[c].cpu_capacity = 1024;
+	env_close(&e);
+	return ret;
+}
+
+static void test_compare_load_too_imbalanced(void **state)
+{
+	(void)state;
+	assert_int_equal(swap_with_loads(1024, 1024), -EAGAIN);
+	assert_int_equal(swap_with_loads(1524, 1024), 0);
+	assert_int_equal(swap_with_loads(1524, 512), -EAGAIN);
+}
+
+/* task_numa_find_cpu() on a node with spare capacity: imbalance = max(0, dst_running -
+ * src_running) with src_running = src.nr_running - 1, dst_running = dst.nr_running + 1;
+ * adjust_numa_imbalance() forgives it only while dst_running <= imb_numa_nr (1), and then
+ * only up to NUMA_IMBALANCE_MIN (2). Node 1 runs 4 tasks on CPUs 4-6 (CPU 7 idle, util
+ * 0: has_spare), dst_running 5 > 1: with 6 tasks on node 0 (src_running 5) the imbalance
+ * is 0 and p moves to CPU 7; with 3 (src_running 2) it is 3 and p stays. */
+static int move_with_src_tasks(int nr_src)
+{
+	struct env e;
+	env_grid(&e, 4, 4, DIRECT4, "");
+	struct ts_cpumask *m = nodes_mask(&e, 0, 1);
+	struct ts_task *p = spawn(&e, 0, m, NULL);
+	ts_cpumask_free(m);
+	for (int i = 1; i < nr_src; i++)
+		spawn(&e, i % 4, NULL, NULL);
+	const int dst_cpus[4] = { 4, 4, 5, 6 };
+	for (int i = 0; i < 4; i++)
+		spawn(&e, dst_cpus[i], NULL, NULL);
+	const unsigned long on1[4] = { 0, 100, 0, 0 };
+	set_faults(&e, p, on1, 1);
+	for (int c = 0; c < 16; c++)
+		set_cpu_view(&e, c, 0, 0);
+	unsigned int dst_nr = 0;
+	for (int c = 4; c < 8; c++)
+		dst_nr += ts_rq_nr_running(e.s, c);
+	assert_int_equal(dst_nr, 4);
+	struct ts_numa_result r;
+	int ret = ts_task_numa_migrate(e.s, p, &r);
+	int dst = r.dst_cpu;
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+	return ret == 0 ? dst : ret;
+}
+
+static void test_find_cpu_imbalance_from_src(void **state)
+{
+	(void)state;
+	assert_int_equal(move_with_src_tasks(6), 7);
+	assert_int_equal(move_with_src_tasks(3), -EAGAIN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -852,6 +1348,18 @@ int main(void)
 		cmocka_unit_test(test_group_active_nodes),
 		cmocka_unit_test(test_group_join_rules),
 		cmocka_unit_test(test_migrate_preferred_retry),
+		cmocka_unit_test(test_search_order),
+		cmocka_unit_test(test_search_group_active_nodes),
+		cmocka_unit_test(test_search_imbalance_pct),
+		cmocka_unit_test(test_search_without_sd_numa),
+		cmocka_unit_test(test_compare_smallimp_margin),
+		cmocka_unit_test(test_compare_move_or_swap),
+		cmocka_unit_test(test_compare_partner_preferred_node),
+		cmocka_unit_test(test_compare_partner_going_home),
+		cmocka_unit_test(test_compare_group_weights),
+		cmocka_unit_test(test_compare_partner_not_allowed),
+		cmocka_unit_test(test_compare_load_too_imbalanced),
+		cmocka_unit_test(test_find_cpu_imbalance_from_src),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -831,8 +831,8 @@ static bool task_numa_compare(struct task_numa_env *env, long taskimp, long grou
 		return false;
 	}
 	struct ts_task *cur = rq_curr(s, env->dst_cpu);
-	if (cur && (cur->state != TS_TASK_RUNNABLE || cur->percpu_kthread))
-		cur = NULL; /* PF_EXITING, PF_KTHREAD */
+	if (cur && cur->state != TS_TASK_RUNNABLE)
+		cur = NULL; /* PF_EXITING */
 	if (cur == env->p)
 		return true;
 	if (!cur) {
@@ -840,7 +840,9 @@ static bool task_numa_compare(struct task_numa_env *env, long taskimp, long grou
 			goto assign;
 		return false;
 	}
-	if (!ts_task_allowed(cur, env->src_cpu))
+	/* A per-CPU kthread is a cur like any other (not the idle task) whose cpus_ptr is its
+	 * own CPU: it cannot go to src_cpu. */
+	if (!ts_task_allowed(cur, env->src_cpu) || cur->percpu_kthread)
 		return false;
 	/* Skip a candidate not moving to its preferred node when the best task is. */
 	if (env->best_task && preferred_nid(env->best_task) == env->src_nid &&
