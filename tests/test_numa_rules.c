@@ -19,7 +19,6 @@
 
 #include <cmocka.h>
 
-#pragma GCC diagnostic ignored "-Wunused-function" /* TEMP */
 #include "fake_host.h"
 #include "toposched/sched.h"
 
@@ -1331,6 +1330,220 @@ static void test_find_cpu_imbalance_from_src(void **state)
 	assert_int_equal(move_with_src_tasks(3), -EAGAIN);
 }
 
+/* ======== the numa_migrate_on reservation ======== */
+
+/* update_numa_stats() skips reserved idle CPUs (READ_ONCE(rq->numa_migrate_on)), and
+ * task_numa_compare() reserved destinations: while searches are in flight each new one
+ * takes the next idle CPU of node 1; a fifth finds all four reserved (4 skipped in the
+ * statistics, 4 more in the compare loop) and nothing. Done, the flags are gone. */
+static void test_reserved_cpus_skipped(void **state)
+{
+	(void)state;
+	struct env e;
+	env_grid(&e, 4, 4, DIRECT4, "");
+	struct ts_cpumask *m = nodes_mask(&e, 0, 1);
+	struct ts_task *p[5];
+	for (int i = 0; i < 5; i++)
+		p[i] = spawn(&e, i % 4, m, NULL); /* p[4] queued behind p[0] */
+	ts_cpumask_free(m);
+	const unsigned long on1[4] = { 0, 100, 0, 0 };
+	for (int i = 0; i < 5; i++)
+		set_faults(&e, p[i], on1, 1);
+	struct ts_numa_result r[5];
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(ts_task_numa_migrate(e.s, p[i], &r[i]), 0);
+		assert_int_equal(r[i].dst_cpu, 4 + i);
+		assert_true(r[i].reserved);
+		assert_int_equal(STAT(&e, reserved_skips), (uint64_t)(i * (i + 1) / 2)); /* 0 1 3 6 */
+	}
+	assert_int_equal(ts_task_numa_migrate(e.s, p[4], &r[4]), -EAGAIN);
+	assert_int_equal(STAT(&e, reserved_skips), 6 + 4 + 4);
+	assert_int_equal(STAT(&e, stick), 1);
+	assert_int_equal(STAT(&e, reserve_conflicts), 0);
+	for (int i = 0; i < 4; i++)
+		ts_numa_migrate_done(e.s, &r[i]);
+	for (int c = 0; c < 16; c++)
+		assert_int_equal(reserved(&e, c), 0);
+	assert_int_equal(ts_task_numa_migrate(e.s, p[4], &r[4]), 0);
+	assert_int_equal(r[4].dst_cpu, 4);
+	ts_numa_migrate_done(e.s, &r[4]);
+	env_close(&e);
+}
+
+/* ======== the stop work: ts_numa_migrate_apply() ======== */
+
+/* migration_cpu_stop()/migrate_swap_stop() re-check under both rq locks that the tasks are
+ * still where the decision saw them and allowed there; otherwise -EAGAIN, and
+ * ts_numa_migrate_done() counts sched_stick_numa and releases the reservation. */
+static void test_apply_rechecks(void **state)
+{
+	(void)state;
+	const unsigned long on1[4] = { 0, 100, 0, 0 };
+	struct env e;
+	struct ts_numa_result r;
+	/* p moved (slept, woke on CPU 1) after the decision */
+	env_grid(&e, 4, 4, DIRECT4, "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	set_faults(&e, p, on1, 1);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_int_equal(r.dst_cpu, 4);
+	sleep_curr(&e, 0);
+	fake_run_on(e.s, &e.f, p, 1);
+	assert_int_equal(ts_numa_migrate_apply(e.s, &r), -EAGAIN);
+	assert_int_equal(p->cpu, 1);
+	assert_int_equal(ts_rq_nr_running(e.s, 4), 0);
+	assert_int_equal(reserved(&e, 4), 1); /* held until done */
+	ts_numa_migrate_done(e.s, &r);
+	assert_int_equal(reserved(&e, 4), 0);
+	assert_int_equal(r.ret, -EAGAIN);
+	assert_int_equal(STAT(&e, stick), 1);
+	assert_int_equal(STAT(&e, applied), 0);
+	assert_int_equal(p->numa->nr_numa_stick, 1);
+	assert_int_equal(p->numa->nr_numa_migrations, 1); /* decided, not done */
+	assert_int_equal(ts_numa_migrate_apply(e.s, &r), -EINVAL); /* done: nothing to apply */
+	ts_numa_migrate_done(e.s, &r);
+	assert_int_equal(STAT(&e, stick), 1);
+	env_close(&e);
+
+	/* the destination left p's affinity */
+	env_grid(&e, 4, 4, DIRECT4, "");
+	struct ts_cpumask *all = nodes_mask(&e, 0, 3);
+	p = spawn(&e, 0, all, NULL);
+	ts_cpumask_free(all);
+	set_faults(&e, p, on1, 1);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	ts_cpumask_clear_cpu(p->cpus_allowed, r.dst_cpu);
+	assert_int_equal(ts_numa_migrate_apply(e.s, &r), -EAGAIN);
+	assert_int_equal(p->cpu, 0);
+	ts_numa_migrate_done(e.s, &r);
+	assert_int_equal(STAT(&e, stick), 1);
+	env_close(&e);
+}
+
+/* A swap moves both tasks, or neither when the partner is gone; applying twice is one
+ * application. */
+static void test_apply_swap(void **state)
+{
+	(void)state;
+	const struct compare_setup cs = {
+		.qf = { Q_HOME }, .qpref = { 0 }, .pinned = { false, true, true, true },
+	};
+	struct env e;
+	struct ts_task *q[4];
+	struct ts_numa_result r;
+	struct ts_task *p = compare_env(&e, &cs, q);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_ptr_equal(r.swap, q[0]);
+	sleep_curr(&e, 4); /* the partner blocks before the stopper runs */
+	assert_int_equal(ts_numa_migrate_apply(e.s, &r), -EAGAIN);
+	assert_int_equal(p->cpu, 0);
+	assert_int_equal(q[0]->cpu, 4);
+	ts_numa_migrate_done(e.s, &r);
+	assert_int_equal(STAT(&e, stick), 1);
+	env_close(&e);
+
+	p = compare_env(&e, &cs, q);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_int_equal(ts_numa_migrate_apply(e.s, &r), 0);
+	assert_int_equal(ts_numa_migrate_apply(e.s, &r), 0);
+	assert_int_equal(p->cpu, 4);
+	assert_int_equal(q[0]->cpu, 0);
+	assert_int_equal(ts_rq_nr_running(e.s, 0), 1);
+	assert_int_equal(ts_rq_nr_running(e.s, 4), 1);
+	ts_numa_migrate_done(e.s, &r);
+	assert_int_equal(STAT(&e, applied), 1);
+	assert_int_equal(STAT(&e, swaps), 1);
+	assert_int_equal(STAT(&e, stick), 0);
+	assert_int_equal(p->numa->nr_numa_swaps, 1);
+	/* both on their preferred nodes now */
+	unsigned pr, nu;
+	ts_numa_preferred_share(e.s, &pr, &nu);
+	assert_int_equal(pr, 2);
+	assert_int_equal(nu, 2);
+	env_close(&e);
+}
+
+/* ======== §4.12 counters ======== */
+
+/* The per-CPU counters (charged to the CPU that faulted or searched) and the per-task ones
+ * after a script: faults of every kind, a placement that decides a move which is applied,
+ * a decided move that is abandoned, and a search that finds nothing. */
+static void test_counters_script(void **state)
+{
+	(void)state;
+	struct env e;
+	env_grid(&e, 4, 4, DIRECT4, "");
+	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
+	struct ts_cpumask *node0 = nodes_mask(&e, 0, 0);
+	struct ts_task *x = spawn(&e, 2, node0, NULL);
+	ts_cpumask_free(node0);
+	struct ts_numa_result r;
+	/* 40 migrated first touches on node 1, 10 local private, 5 shared that failed to
+	 * migrate */
+	ts_task_numa_fault(e.s, p, NULL, 1, 40, TS_TNF_MIGRATED, &r);
+	ts_task_numa_fault(e.s, p, p, 0, 10, TS_TNF_FAULT_LOCAL, &r);
+	ts_task_numa_fault(e.s, p, q, 1, 5, TS_TNF_NO_GROUP | TS_TNF_MIGRATE_FAIL, &r);
+	assert_int_equal(p->numa->numa_pages_migrated, 40);
+	assert_int_equal(p->numa->numa_faults_locality[2], 5);
+	/* the next fault after a completed scan: placement (node 1: 45 > 10), the failed
+	 * migrations double the period (2000), numa_migrate_preferred() decides CPU 4 */
+	ts_numa_scan_done(p->numa->mm);
+	p->numa->numa_migrate_retry = 0;
+	e.f.now = 10 * MS;
+	assert_int_equal(ts_task_numa_fault(e.s, p, p, 1, 1, 0, &r), 0);
+	assert_int_equal(p->numa->numa_preferred_nid, 1);
+	assert_int_equal(p->numa->numa_scan_period, 2000);
+	assert_int_equal(p->numa->numa_migrate_retry, 10 + 2000 / 16);
+	assert_int_equal(r.dst_cpu, 4);
+	assert_int_equal(ts_numa_migrate_apply(e.s, &r), 0);
+	ts_numa_migrate_done(e.s, &r);
+	/* q decides a move and does not get there. Node 1 now runs p: dst_running 2 >
+	 * imb_numa_nr 1 keeps the imbalance 2 - 1, so node 1 gives nothing; for a task without
+	 * a group nodes 2 and 3 are searched, the last wins */
+	const unsigned long on1[4] = { 0, 100, 0, 0 };
+	set_faults(&e, q, on1, 1);
+	assert_int_equal(ts_task_numa_migrate(e.s, q, &r), 0);
+	assert_int_equal(r.dst_cpu, 12);
+	ts_numa_migrate_done(e.s, &r);
+	/* x may not leave node 0: nothing */
+	set_faults(&e, x, on1, 1);
+	assert_int_equal(ts_task_numa_migrate(e.s, x, &r), -EAGAIN);
+
+	const struct ts_numa_cpu_stats *c0 = &e.s->rq[0].numa_stats;
+	assert_int_equal(ts_stat_read(&c0->hint_faults), 56);
+	assert_int_equal(ts_stat_read(&c0->hint_faults_local), 10);
+	assert_int_equal(ts_stat_read(&c0->hint_faults_remote), 46);
+	assert_int_equal(ts_stat_read(&c0->hint_faults_private), 51);
+	assert_int_equal(ts_stat_read(&c0->hint_faults_shared), 5);
+	assert_int_equal(ts_stat_read(&c0->pages_migrated), 40);
+	assert_int_equal(ts_stat_read(&c0->pages_migrate_failed), 5);
+	assert_int_equal(ts_stat_read(&c0->migrate_attempts), 1);
+	assert_int_equal(ts_stat_read(&c0->migrations), 1);
+	assert_int_equal(ts_stat_read(&c0->applied), 1);
+	assert_int_equal(ts_stat_read(&e.s->rq[1].numa_stats.migrations), 1);
+	assert_int_equal(ts_stat_read(&e.s->rq[1].numa_stats.stick), 1);
+	assert_int_equal(ts_stat_read(&e.s->rq[2].numa_stats.stick), 1);
+	assert_int_equal(STAT(&e, migrate_attempts), 3);
+	assert_int_equal(STAT(&e, migrations), 2);
+	assert_int_equal(STAT(&e, swaps), 0);
+	assert_int_equal(STAT(&e, stick), 2);
+	assert_int_equal(STAT(&e, applied), 1);
+	assert_int_equal(STAT(&e, reserve_conflicts), 0);
+	assert_int_equal(STAT(&e, reserved_skips), 0);
+	assert_int_equal(p->numa->nr_numa_migrations, 1);
+	assert_int_equal(p->numa->nr_numa_stick, 0);
+	assert_int_equal(p->numa->nr_placements, 1);
+	assert_int_equal(q->numa->nr_numa_migrations, 1);
+	assert_int_equal(q->numa->nr_numa_stick, 1);
+	assert_int_equal(x->numa->nr_numa_migrations, 0);
+	assert_int_equal(x->numa->nr_numa_stick, 1);
+	unsigned pr, nu;
+	ts_numa_preferred_share(e.s, &pr, &nu);
+	assert_int_equal(nu, 3);
+	assert_int_equal(pr, 1); /* p, on node 1 */
+	env_close(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1360,6 +1573,10 @@ int main(void)
 		cmocka_unit_test(test_compare_partner_not_allowed),
 		cmocka_unit_test(test_compare_load_too_imbalanced),
 		cmocka_unit_test(test_find_cpu_imbalance_from_src),
+		cmocka_unit_test(test_reserved_cpus_skipped),
+		cmocka_unit_test(test_apply_rechecks),
+		cmocka_unit_test(test_apply_swap),
+		cmocka_unit_test(test_counters_script),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
