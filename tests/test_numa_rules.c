@@ -702,6 +702,16 @@ static void test_group_active_nodes(void **state)
 	/* the vmstat counter numa_hint_faults_local counts TNF_FAULT_LOCAL only */
 	assert_int_equal(STAT(&e, hint_faults_local), 0);
 	assert_int_equal(STAT(&e, hint_faults_remote), 10);
+	/* one active node (CPU faults 90 0 0 0): no rule, even for a remote page that the
+	 * fault just migrated to p's node (TNF_MIGRATED, mem_node 0, not TNF_FAULT_LOCAL) */
+	for (int nid = 1; nid < 4; nid++)
+		g->faults[ts_numa_faults_idx(4, TS_NUMA_CPU, nid, 1)] = 0;
+	placement(&e, p);
+	assert_int_equal(g->active_nodes, 1);
+	memset(n->numa_faults_locality, 0, sizeof(n->numa_faults_locality));
+	ts_task_numa_fault(e.s, p, q, 0, 4, TS_TNF_NO_GROUP | TS_TNF_MIGRATED, NULL);
+	assert_int_equal(n->numa_faults_locality[0], 4);
+	assert_int_equal(n->numa_faults_locality[1], 0);
 	env_close(&e);
 }
 
@@ -1043,29 +1053,50 @@ static const unsigned long Q_HOME[4] = { 1000, 0, 0, 0 };  /* gains 1000 moving 
 static const unsigned long Q_STAYS[4] = { 0, 1000, 0, 0 }; /* loses 1000 */
 static const unsigned long Q_EVEN[4] = { 500, 500, 0, 0 }; /* neutral */
 
-/* A swap needs imp >= SMALLIMP (30) and imp > best_imp + SMALLIMP / 2: q4 neutral (400),
- * q5 +15 (5075/10000 -> 507, 4925/10000 -> 492: imp 415 <= 415), q6 +16 (508 - 492: 416),
- * q7 without faults (400). The reservation follows the best: CPU 4, then CPU 6. */
-static void test_compare_smallimp_margin(void **state)
+/* A swap needs imp >= SMALLIMP (30) and imp > best_imp + SMALLIMP / 2. taskimp 400; q4
+ * alone (the others pinned to node 1) losing 371 (3145/6855 of 10000 -> 314 - 685): imp 29,
+ * refused; losing 370 (315 - 685): imp 30, taken. q4 neutral (400) then q5 gaining 15
+ * (5075/4925 -> 507 - 492: 415 <= 400 + 15) keeps q4; q5 gaining 16 (508 - 492: 416)
+ * replaces it, and the reservation moves from CPU 4 to CPU 5. Returns the partner's
+ * index, -1 for none. */
+static int smallimp_case(const unsigned long *q4f, const unsigned long *q5f, long *imp)
 {
-	(void)state;
-	const unsigned long plus15[4] = { 5075, 4925, 0, 0 }, plus16[4] = { 508, 492, 0, 0 };
 	const struct compare_setup cs = {
-		.qf = { Q_EVEN, plus15, plus16, NULL },
-		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.qf = { q4f, q5f },
+		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.pinned = { false, q5f == NULL, true, true },
 	};
 	struct env e;
 	struct ts_task *q[4];
 	struct ts_task *p = compare_env(&e, &cs, q);
 	struct ts_numa_result r;
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
-	assert_ptr_equal(r.swap, q[2]);
-	assert_int_equal(r.imp, 416);
-	assert_int_equal(r.dst_cpu, 6);
-	assert_int_equal(reserved(&e, 4), 0);
-	assert_int_equal(reserved(&e, 6), 1);
-	ts_numa_migrate_done(e.s, &r);
+	int ret = ts_task_numa_migrate(e.s, p, &r), which = -1;
+	if (ret == 0) {
+		which = r.swap == q[0] ? 0 : r.swap == q[1] ? 1 : 9;
+		*imp = r.imp;
+		for (int c = 4; c < 8; c++)
+			assert_int_equal(reserved(&e, c), c == r.dst_cpu);
+		ts_numa_migrate_done(e.s, &r);
+	} else {
+		assert_int_equal(ret, -EAGAIN);
+	}
 	env_close(&e);
+	return which;
+}
+
+static void test_compare_smallimp_margin(void **state)
+{
+	(void)state;
+	const unsigned long imp29[4] = { 3145, 6855, 0, 0 }, imp30[4] = { 3150, 6850, 0, 0 };
+	const unsigned long plus15[4] = { 5075, 4925, 0, 0 }, plus16[4] = { 508, 492, 0, 0 };
+	long imp = 0;
+	assert_int_equal(smallimp_case(imp29, NULL, &imp), -1);
+	assert_int_equal(smallimp_case(imp30, NULL, &imp), 0);
+	assert_int_equal(imp, 30);
+	assert_int_equal(smallimp_case(Q_EVEN, plus15, &imp), 0);
+	assert_int_equal(imp, 400);
+	assert_int_equal(smallimp_case(Q_EVEN, plus16, &imp), 1);
+	assert_int_equal(imp, 416);
 }
 
 /* maymove: "moveimp > imp && moveimp > best_imp": p moves to the busy CPU instead of a swap
