@@ -1025,6 +1025,7 @@ struct compare_setup {
 	int qpref[4];
 	bool pinned[4];           /* q may not leave node 1 */
 	bool maymove;
+	bool cpu7_idle;           /* q[3] is queued on CPU 4 instead (node 1 still counts 4) */
 };
 
 static struct ts_task *compare_env(struct env *e, const struct compare_setup *cs, struct ts_task **q)
@@ -1033,8 +1034,10 @@ static struct ts_task *compare_env(struct env *e, const struct compare_setup *cs
 	struct ts_cpumask *m = nodes_mask(e, 0, 1);
 	struct ts_task *p = spawn(e, 0, m, NULL); /* nodes 0 and 1: no escape to 2 or 3 */
 	ts_cpumask_free(m);
-	for (int i = 0; i < 4; i++)
-		q[i] = cs->pinned[i] ? spawn_on_node_only(e, 4 + i, 1) : spawn(e, 4 + i, NULL, NULL);
+	for (int i = 0; i < 4; i++) {
+		int cpu = cs->cpu7_idle && i == 3 ? 4 : 4 + i;
+		q[i] = cs->pinned[i] ? spawn_on_node_only(e, cpu, 1) : spawn(e, cpu, NULL, NULL);
+	}
 	const unsigned long pf[4] = { 300, 700, 0, 0 };
 	set_faults(e, p, pf, 1);
 	for (int i = 0; i < 4; i++)
@@ -1130,6 +1133,49 @@ static void test_compare_move_or_swap(void **state)
 	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
 	assert_ptr_equal(r.swap, q[0]);
 	assert_int_equal(r.imp, 1400);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+}
+
+/* "Moving to an idle CPU": a move decided in task_numa_compare() (cur NULL) goes to the
+ * idle CPU update_numa_stats() found (dst_stats.idle_cpu) when there is one, and ends the
+ * search. Node 1 is fully busy by utilisation but CPU 7 is idle (its task is queued on
+ * CPU 4): at CPU 4 the move (400 > -600) goes to CPU 7 and stops, before q5's swap (1400).
+ * A cur that is exiting (PF_EXITING) counts as no task: with maymove, a move instead of
+ * the swap it would have been. */
+static void test_compare_move_to_idle(void **state)
+{
+	(void)state;
+	struct env e;
+	struct ts_task *q[4];
+	struct ts_numa_result r;
+	const struct compare_setup idle7 = {
+		.qf = { Q_STAYS, Q_HOME, Q_STAYS, Q_STAYS },
+		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.maymove = true,
+		.cpu7_idle = true,
+	};
+	struct ts_task *p = compare_env(&e, &idle7, q);
+	assert_true(ts_idle_cpu(e.s, 7));
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_null(r.swap);
+	assert_int_equal(r.dst_cpu, 7);
+	assert_int_equal(r.imp, 400);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+
+	const struct compare_setup exiting = {
+		.qf = { Q_HOME, Q_STAYS, Q_STAYS, Q_STAYS },
+		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.maymove = true,
+	};
+	p = compare_env(&e, &exiting, q);
+	q[0]->state = TS_TASK_DEAD; /* in do_exit(), still curr */
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	q[0]->state = TS_TASK_RUNNABLE;
+	assert_null(r.swap);
+	assert_int_equal(r.dst_cpu, 4);
+	assert_int_equal(r.imp, 400);
 	ts_numa_migrate_done(e.s, &r);
 	env_close(&e);
 }
@@ -1598,6 +1644,7 @@ int main(void)
 		cmocka_unit_test(test_search_without_sd_numa),
 		cmocka_unit_test(test_compare_smallimp_margin),
 		cmocka_unit_test(test_compare_move_or_swap),
+		cmocka_unit_test(test_compare_move_to_idle),
 		cmocka_unit_test(test_compare_partner_preferred_node),
 		cmocka_unit_test(test_compare_partner_going_home),
 		cmocka_unit_test(test_compare_group_weights),
