@@ -1447,6 +1447,26 @@ static void test_reserved_cpus_skipped(void **state)
 	env_close(&e);
 }
 
+/* A search whose caller passes no result cannot have its decision applied: the
+ * reservation it took is dropped at once (counted as a stick), never left set. */
+static void test_no_result_drops_reservation(void **state)
+{
+	(void)state;
+	struct env e;
+	env_grid(&e, 4, 4, DIRECT4, "");
+	struct ts_cpumask *m = nodes_mask(&e, 0, 1);
+	struct ts_task *p = spawn(&e, 0, m, NULL);
+	ts_cpumask_free(m);
+	const unsigned long on1[4] = { 0, 100, 0, 0 };
+	set_faults(&e, p, on1, 1);
+	assert_int_equal(ts_task_numa_migrate(e.s, p, NULL), -EAGAIN);
+	for (int c = 0; c < 16; c++)
+		assert_int_equal(reserved(&e, c), 0);
+	assert_int_equal(STAT(&e, migrations), 1);
+	assert_int_equal(STAT(&e, stick), 1);
+	env_close(&e);
+}
+
 /* ======== the stop work: ts_numa_migrate_apply() ======== */
 
 /* migration_cpu_stop()/migrate_swap_stop() re-check under both rq locks that the tasks are
@@ -1652,6 +1672,7 @@ int main(void)
 		cmocka_unit_test(test_compare_load_too_imbalanced),
 		cmocka_unit_test(test_find_cpu_imbalance_from_src),
 		cmocka_unit_test(test_reserved_cpus_skipped),
+		cmocka_unit_test(test_no_result_drops_reservation),
 		cmocka_unit_test(test_apply_rechecks),
 		cmocka_unit_test(test_apply_swap),
 		cmocka_unit_test(test_counters_script),

@@ -166,7 +166,8 @@ void ts_task_numa_placement(struct ts_sched *s, struct ts_task *p);
 int ts_numa_migrate_preferred(struct ts_sched *s, struct ts_task *p, struct ts_numa_result *res);
 /* task_numa_migrate(): the search, lock-free (reads the rqs' lock-free blocks and curr).
  * With NUMA_RESERVE, the chosen CPU's numa_migrate_on stays set until
- * ts_numa_migrate_done(res). */
+ * ts_numa_migrate_done(res). With res NULL a decision is dropped at once (the reservation
+ * released, counted as a stick): nobody could apply it. */
 int ts_task_numa_migrate(struct ts_sched *s, struct ts_task *p, struct ts_numa_result *res);
 /* migrate_task_to() / migrate_swap() stop work: under both rq locks (ops->rq_lock, lower
  * CPU first) re-checks that p (and swap) are still where the decision saw them and

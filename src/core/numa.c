@@ -1027,7 +1027,10 @@ int ts_task_numa_migrate(struct ts_sched *s, struct ts_task *p, struct ts_numa_r
 		ts_stat_inc(&env.st->migrations); /* trace_sched_move_numa */
 		n->nr_numa_migrations++;
 	}
-	return res->ret = 0;
+	res->ret = 0;
+	if (res == &dummy) /* a caller that cannot see the decision cannot apply it: drop it */
+		ts_numa_migrate_done(s, res);
+	return res->ret;
 }
 
 int ts_numa_migrate_preferred(struct ts_sched *s, struct ts_task *p, struct ts_numa_result *res)
