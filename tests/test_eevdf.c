@@ -221,8 +221,10 @@ static void test_weight_tables(void **state)
 	assert_int_equal(se.load.inv_weight, 48388);
 	assert_int_equal(ts_set_load_weight(&se, 20), -EINVAL);
 	assert_int_equal(ts_set_load_weight(&se, -21), -EINVAL);
+	/* queued but on no known queue: nothing to reweight against */
 	se.on_rq = 1;
-	assert_int_equal(ts_set_load_weight(&se, 0), -EBUSY);
+	assert_int_equal(ts_set_load_weight(&se, 0), -EINVAL);
+	assert_int_equal(se.load.weight, 88761);
 }
 
 static void test_calc_delta_fair(void **state)

@@ -417,25 +417,38 @@ static void test_update_cfs_group(void **state)
 	assert_null(se->parent);
 	assert_int_equal(se->load.weight, 1024);
 	assert_null(ts_tg_se(root, 0));
-	assert_int_equal(ts_update_cfs_group(root, 0), 0);
+	struct ts_features f = ts_features_default();
+	assert_false(ts_update_cfs_group(root, 0, 0, f));
 	/* empty group cfs_rq: weight kept */
-	assert_int_equal(ts_update_cfs_group(g, 0), 0);
+	assert_false(ts_update_cfs_group(g, 0, 0, f));
 	assert_int_equal(se->load.weight, 1024);
 	/* the over-estimation setup: 682, and the PELT average follows the new weight:
-	 * 682 * 23000 / (46718 + 0) = 335 */
+	 * 682 * 23000 / (46718 + 0) = 335, moved into the parent's sums; the dequeued
+	 * entity's vlag is rescaled: 1000 * 1024 / 682 = 1501 */
 	publish(g, 0, 1024, 512);
 	publish(g, 1, 1024, 512);
 	se->avg.load_sum = 23000;
 	se->avg.period_contrib = 0;
-	assert_int_equal(ts_update_cfs_group(g, 0), 0);
+	se->vlag = 1000;
+	assert_true(ts_update_cfs_group(g, 0, 0, f));
 	assert_int_equal(se->load.weight, 682);
 	assert_int_equal(se->avg.load_avg, 335);
-	/* a queued group entity is not reweighted here (EEVDF reweight is later work) */
+	assert_int_equal(se->vlag, 1501);
+	assert_int_equal(ts_tg_cfs_rq(root, 0)->avg.load_avg, 335);
+	assert_int_equal(ts_tg_cfs_rq(root, 0)->avg.load_sum, 682ULL * 23000);
+	/* a queued group entity is reweighted in place: weight, queue sums and tree */
+	struct ts_cfs_rq *rcfs = ts_tg_cfs_rq(root, 0);
+	struct ts_sched_entity other;
+	ts_sched_entity_init(&other);
+	ts_enqueue_task(rcfs, &other, 1000, 0, f);
+	ts_enqueue_task(rcfs, se, 1000, 0, f);
 	publish(g, 0, 1024, 2000); /* 1024 * 2000 / (2512 - 2000 + 2000) = 815 */
-	se->on_rq = 1;
-	assert_int_equal(ts_update_cfs_group(g, 0), -EBUSY);
-	assert_int_equal(se->load.weight, 682);
-	se->on_rq = 0;
+	assert_true(ts_update_cfs_group(g, 0, 1000, f));
+	assert_int_equal(se->load.weight, 815);
+	assert_int_equal(rcfs->load.weight, 1024 + 815);
+	assert_int_equal(rcfs->avg_load, 1024 + 815);
+	const char *why = NULL;
+	assert_int_equal(ts_cfs_rq_check(rcfs, &why), 0);
 	ts_tg_destroy_tree(root);
 }
 

@@ -585,6 +585,17 @@ static void test_wake_affine(void **state)
 	env_free(e);
 }
 
+/* task_h_load() of a root task is load_avg * root / (root + 1) (CONFIG_FAIR_GROUP_SCHED),
+ * root = its CPU's load, cached once per jiffy: each placement below runs in a new jiffy,
+ * and for root loads >= 100 a load_avg of 100 weighs 99, one of 300 (root >= 299) 299. */
+static struct ts_placement select_next_jiffy(struct env *e, struct ts_task *p, int prev,
+					     struct ts_task *w, int wf)
+{
+	e->f.now += e->s->tick_nsec;
+	p->cpu = prev;
+	return ts_select_task_rq(e->s, p, 0, w, wf);
+}
+
 static void test_wake_affine_weight(void **state)
 {
 	(void)state;
@@ -597,41 +608,46 @@ static void test_wake_affine_weight(void **state)
 	assert_non_null(sd);
 	p->se.avg.load_avg = 100;
 	w->se.avg.load_avg = 300;
-	/* this 0, prev 1000: (0+100)*100*1024 < (1000-100)*(100+(pct-100)/2)*1024 */
+	/* this 0, prev 1000: (0+99)*100*1024 < (1000-99)*(100+(pct-100)/2)*1024 */
 	atomic_store(&s->rq[0].ro.load_avg, 0);
 	atomic_store(&s->rq[60].ro.load_avg, 1000);
-	struct ts_placement pl = ts_select_task_rq(s, p, 0, w, TS_WF_TTWU);
+	assert_int_equal(ts_task_h_load_of(s, p), 99);
+	struct ts_placement pl = select_next_jiffy(e, p, 60, w, TS_WF_TTWU);
 	assert_true(pl.affine);
-	/* reversed: prev wins */
+	/* reversed: prev wins (p weighs 100 * 0 / 1 = 0 on an empty prev) */
 	atomic_store(&s->rq[0].ro.load_avg, 1000);
 	atomic_store(&s->rq[60].ro.load_avg, 0);
-	p->cpu = 60;
-	pl = ts_select_task_rq(s, p, 0, w, TS_WF_TTWU);
+	pl = select_next_jiffy(e, p, 60, w, TS_WF_TTWU);
 	assert_false(pl.affine);
 	assert_int_equal(pl.target, 60);
-	/* the WA_BIAS edge: this_eff = (L + 100) * 100, prev_eff = (1100 - 100) * bias */
+	/* the WA_BIAS edge: this_eff = (L + 99) * 100, prev_eff = (199 - 99) * bias */
 	long bias = 100 + ((long)sd->imbalance_pct - 100) / 2;
-	long edge = 1000 * bias / 100 - 100; /* this load where this_eff == prev_eff */
-	atomic_store(&s->rq[60].ro.load_avg, 1100);
+	long edge = bias - 99; /* this load where this_eff == prev_eff */
+	atomic_store(&s->rq[60].ro.load_avg, 199);
 	atomic_store(&s->rq[0].ro.load_avg, (unsigned long)edge - 1);
-	p->cpu = 60;
-	pl = ts_select_task_rq(s, p, 0, w, TS_WF_TTWU);
+	pl = select_next_jiffy(e, p, 60, w, TS_WF_TTWU);
 	assert_true(pl.affine);
 	atomic_store(&s->rq[0].ro.load_avg, (unsigned long)edge);
-	p->cpu = 60;
-	pl = ts_select_task_rq(s, p, 0, w, TS_WF_TTWU);
+	pl = select_next_jiffy(e, p, 60, w, TS_WF_TTWU);
 	assert_false(pl.affine); /* equal: not affine without sync */
-	/* sync: the waker's load leaves this CPU, and +1 tips an equal comparison */
-	atomic_store(&s->rq[0].ro.load_avg, (unsigned long)edge + 300);
-	p->cpu = 60;
-	pl = ts_select_task_rq(s, p, 0, w, WAKE_SYNC);
+	/* sync: the waker's load (299) leaves this CPU, and +1 tips an equal comparison */
+	atomic_store(&s->rq[0].ro.load_avg, (unsigned long)edge + 299);
+	pl = select_next_jiffy(e, p, 60, w, WAKE_SYNC);
 	assert_true(pl.affine);
 	/* sync with the waker heavier than its CPU's load: this CPU at once */
 	atomic_store(&s->rq[0].ro.load_avg, 200);
 	atomic_store(&s->rq[60].ro.load_avg, 0);
-	p->cpu = 60;
-	pl = ts_select_task_rq(s, p, 0, w, WAKE_SYNC);
+	pl = select_next_jiffy(e, p, 60, w, WAKE_SYNC);
 	assert_true(pl.affine);
+	/* within one jiffy the root's h_load is cached (update_cfs_rq_h_load()): a changed
+	 * CPU load only moves the denominator */
+	atomic_store(&s->rq[60].ro.load_avg, 1000);
+	e->f.now += s->tick_nsec;
+	assert_int_equal(ts_task_h_load_of(s, p), 99);  /* 100 * 1000 / 1001 */
+	atomic_store(&s->rq[60].ro.load_avg, 2000);
+	assert_int_equal(ts_task_h_load_of(s, p), 49);  /* 100 * 1000 / 2001 */
+	e->f.now += s->tick_nsec;
+	assert_int_equal(ts_task_h_load_of(s, p), 99);  /* 100 * 2000 / 2001 */
 	env_free(e);
 }
 

@@ -12,29 +12,32 @@
  *  - vruntime, deadline, vlag and min_vruntime are virtual ns (u64, compared by signed
  *    difference so that wrap-around is harmless, as the kernel does).
  *
- * Task entities only. Group scheduling (a later issue) adds se->parent, se->cfs_rq
- * (the queue the entity is on), se->my_q (the queue a group entity owns), se->depth and
- * the hierarchy walks of enqueue_task_fair()/dequeue_task_fair()/pick_next_task_fair();
- * the fields are reserved below, and every function here already takes the cfs_rq
- * explicitly, as the kernel's per-level helpers do, so they work unchanged per level.
+ * Group entities (group scheduling, see group.h): se->parent is the group entity above,
+ * se->cfs_rq the queue the entity is on, se->my_q the queue a group entity owns (NULL for
+ * a task), se->depth its level (0 under the root). Every function here takes the cfs_rq
+ * explicitly, as the kernel's per-level helpers do, and works on one level; the hierarchy
+ * walks of enqueue_task_fair() / dequeue_entities() / pick_next_task_fair() /
+ * task_tick_fair() are the host's (src/core/rq.c). The buddy helpers walk se->parent, as
+ * the kernel's for_each_sched_entity() loops do.
  *
- * PELT is not called from here (no EEVDF decision reads it for task entities). The host,
- * holding the run-queue lock, follows the kernel's order:
+ * PELT is not called from here, except for the load part of a reweight (no EEVDF decision
+ * reads PELT). The host, holding the run-queue lock, follows the kernel's order per level:
  *
- *   enqueue (activate_task):  ts_update_curr(cfs, now)            [update_curr]
- *                             PELT: update_load_avg(se, UPDATE_TG|DO_ATTACH)
- *                             ts_enqueue_task(cfs, se, now, flags) [place, account, insert]
- *                             ts_wakeup_preempt(cfs, se, now, wf)  [wakeups only]
- *   dequeue (sleep/migrate):  ts_update_curr(cfs, now)
- *                             PELT: update_load_avg(se, UPDATE_TG[|DO_DETACH])
- *                             ts_dequeue_task(cfs, se, now, flags) [lag, account, erase]
- *   tick:                     ts_update_curr(cfs, now); PELT: entity_tick updates
- *                             -> reschedule if the result's resched is set
- *   schedule():               ts_update_curr(cfs, now); PELT for prev (still running)
- *                             ts_put_prev_entity(cfs, prev, now)   [prev back in the tree]
- *                             next = ts_pick_next_entity(cfs)      [NEXT_BUDDY + pick_eevdf]
- *                             PELT for next (not yet running)
- *                             ts_set_next_entity(cfs, next, now)
+ *   enqueue_entity:  ts_update_curr(cfs, now)               [update_curr]
+ *                    PELT: update_load_avg(se, UPDATE_TG|DO_ATTACH)
+ *                    update_cfs_group(se)                   [group se: ts_reweight_entity]
+ *                    ts_enqueue_entity(cfs, se, now, flags) [place, account, insert]
+ *   dequeue_entity:  ts_update_curr(cfs, now)
+ *                    PELT: update_load_avg(se, UPDATE_TG[|DO_DETACH])
+ *                    ts_dequeue_entity(cfs, se, now, flags) [lag, account, erase]
+ *                    update_cfs_group(se)
+ *   entity_tick:     ts_update_curr(cfs, now); PELT: update_load_avg(curr, UPDATE_TG);
+ *                    update_cfs_group(curr) -> reschedule if cfs->resched is set
+ *   pick:            ts_update_curr(cfs, now) if curr is queued; ts_pick_next_entity(cfs)
+ *                    per level, top down (curr still in place)
+ *   put_prev_entity: ts_update_curr(cfs, now); PELT for prev (still running);
+ *                    ts_put_prev_entity(cfs, prev, now)    [prev back in the tree]
+ *   set_next_entity: PELT for next (not yet running); ts_set_next_entity(cfs, next, now)
  *
  * ts_enqueue_entity/task, ts_dequeue_entity/task and ts_put_prev_entity call
  * update_curr themselves, as the kernel does; a second update_curr at the same `now` is
@@ -42,9 +45,9 @@
  * is recorded in cfs->resched; the host acts on it and clears it when it switches.
  *
  * Left out (v6.12 has them): DELAY_DEQUEUE/DELAY_ZERO (sched_delayed), PLACE_REL_DEADLINE
- * (no feature bit in features.h), reweight_entity()/reweight_eevdf() (changing the weight
- * of a queued entity: ts_set_load_weight refuses it), SCHED_IDLE entities and the
- * idle/batch rules of check_preempt_wakeup_fair(), bandwidth throttling, schedstats. */
+ * (no feature bit in features.h), SCHED_IDLE entities and the idle/batch rules of
+ * check_preempt_wakeup_fair(), bandwidth throttling, schedstats. PICK_BUDDY has no switch
+ * of its own: cfs->next is picked only with NEXT_BUDDY. */
 #ifndef TOPOSCHED_EEVDF_H
 #define TOPOSCHED_EEVDF_H
 
@@ -53,6 +56,8 @@
 
 #include "toposched/features.h"
 #include "toposched/pelt.h"
+
+struct ts_task_group;
 
 #define TS_NICE_0_LOAD	       1024UL
 #define TS_WMULT_CONST	       (~0U)
@@ -120,13 +125,16 @@ struct ts_sched_entity {
 	uint64_t vruntime;
 	int64_t vlag;	       /* lag at dequeue; while curr: deadline stash (protect_slice) */
 	uint64_t slice;	       /* request size r_i in real ns */
-	/* Group scheduling, reserved for the later issue (always NULL / 0 for now):
-	 * parent = the group entity above, cfs_rq = the queue this entity is on,
+	/* Group scheduling: parent = the group entity above (NULL under the root), cfs_rq =
+	 * the queue this entity is on (a task's is set by the host when it is queued),
 	 * my_q = the queue a group entity owns (NULL for a task). */
 	int depth;
 	struct ts_sched_entity *parent;
 	struct ts_cfs_rq *cfs_rq;
 	struct ts_cfs_rq *my_q;
+	/* se->runnable_weight: a group entity's my_q->h_nr_runnable as of its last
+	 * se_update_runnable() (its PELT runnable input); unused for tasks. */
+	unsigned long runnable_weight;
 	struct ts_sched_avg avg;
 };
 
@@ -146,6 +154,18 @@ struct ts_cfs_rq {
 	uint64_t base_slice;
 	uint64_t tick_nsec;
 	struct ts_sched_avg avg;
+	/* Group scheduling and PELT bookkeeping of struct cfs_rq (written by the owner CPU,
+	 * under its lock): the group this queue belongs to (tg->cfs_rq[cpu] == this; NULL for
+	 * a queue outside any hierarchy), its CPU, the pending propagation to the parent level
+	 * (propagate / prop_runnable_sum, add_tg_cfs_propagate()), the accumulator of load
+	 * removed by remote CPUs (NULL: none), and whether it is on the rq's leaf list (has
+	 * load that __update_blocked_fair() must keep decaying). */
+	struct ts_task_group *tg;
+	int cpu;
+	int propagate;
+	long prop_runnable_sum;
+	struct ts_removed_load *removed;
+	bool on_list;
 };
 
 /* Result of update_curr(). */
@@ -166,9 +186,28 @@ void ts_cfs_rq_init(struct ts_cfs_rq *cfs, uint64_t base_slice, uint64_t tick_ns
 /* A dequeued nice-0 task entity. */
 void ts_sched_entity_init(struct ts_sched_entity *se);
 
-/* set_load_weight(): weight/inv_weight from the tables. -EINVAL for nice outside
- * [-20, 19]; -EBUSY while se->on_rq (reweight_entity() is not implemented yet). */
+/* set_load_weight() / reweight_task_fair(): weight/inv_weight from the tables, through
+ * reweight_entity() on se->cfs_rq: a queued entity keeps its lag and relative deadline
+ * (reweight_eevdf()), a dequeued one's vlag is rescaled. For a queued entity the caller
+ * (holding the rq lock) has brought the queue to now with ts_update_curr() first (the
+ * kernel's reweight_entity() starts with update_curr()); se->cfs_rq must then be set.
+ * -EINVAL for nice outside [-20, 19] or a queued entity without se->cfs_rq. */
 int ts_set_load_weight(struct ts_sched_entity *se, int nice);
+
+/* reweight_entity(cfs, se, weight) of v6.12 for se on (or last on) cfs: queued (curr or in
+ * the tree): update_curr(), V kept, vruntime = V - (V - v) * w / w', deadline = V + (d - V) *
+ * w / w' (reweight_eevdf()), avg_vruntime / avg_load / load.weight re-accounted, the tree
+ * re-sorted and min_vruntime updated; dequeued: vlag = vlag * w / w'. Then load.weight =
+ * weight (inv_weight recomputed on use) and the PELT part: se->avg.load_avg = weight *
+ * load_sum / divider, moved in cfs->avg (dequeue_load_avg / enqueue_load_avg). */
+void ts_reweight_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, unsigned long weight,
+			uint64_t now, struct ts_features f);
+/* reweight_eevdf(): the vruntime/deadline rescale alone, around V = avruntime. */
+void ts_reweight_eevdf(const struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t avruntime,
+		       unsigned long weight);
+/* min_vruntime_cb_propagate(): se's slice changed while it is in cfs's tree (not curr):
+ * refresh the min_slice augmentation above it. No-op for curr or a dequeued entity. */
+void ts_entity_slice_changed(struct ts_cfs_rq *cfs, struct ts_sched_entity *se);
 
 /* __calc_delta(): delta * weight / lw->weight with the kernel's 32-bit inverse. */
 uint64_t ts_calc_delta(uint64_t delta, unsigned long weight, struct ts_load_weight *lw);
@@ -231,6 +270,18 @@ void ts_put_prev_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *prev, uin
  * should preempt curr. */
 bool ts_wakeup_preempt(struct ts_cfs_rq *cfs, struct ts_sched_entity *woken, uint64_t now,
 		       int wake_flags, struct ts_features f);
+/* The part of check_preempt_wakeup_fair() after find_matching_se(): se = cfs->curr and pse
+ * are siblings on cfs; update_curr, PREEMPT_SHORT, preempt iff pick_eevdf() == pse (then
+ * cfs->resched is set). Buddies, the pending-resched test and WAKEUP_PREEMPTION are the
+ * caller's. */
+bool ts_wakeup_preempt_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *pse, uint64_t now,
+			      struct ts_features f);
+/* clear_buddies(): if se is cfs's next buddy, clear it there and up the hierarchy for as
+ * long as each level's buddy is se's ancestor (__clear_buddies_next()). */
+void ts_clear_buddies(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se);
+/* set_next_buddy(): cfs_rq_of(se)->next = se for se and every ancestor (se->parent chain,
+ * each on its se->cfs_rq; se itself on cfs). */
+void ts_set_next_buddy(struct ts_cfs_rq *cfs, struct ts_sched_entity *se);
 
 /* protect_slice(): curr still runs on the request it was picked with (RUN_TO_PARITY). */
 bool ts_protect_slice(const struct ts_sched_entity *se);

@@ -21,19 +21,44 @@
  * kernel's scaled result (floor(floor(a*2^10/b)/2^10) = floor(a/b), and the kernel's
  * unscaled MIN_SHARES = 2 maps to scale_load_down()'s floor of 2).
  *
- * Concurrency, as in the kernel: a CPU's group cfs_rq, group entity and their
- * tg_load_avg_contrib / last_update_tg_load_avg / h_load are written only under that
- * CPU's run-queue lock (the caller's job); tg->load_avg (or the node counters) are atomic
- * and updated with relaxed atomic adds by any CPU; the counters of struct ts_tg_cpu are
- * written by their CPU only (ts_stat_inc). Creating and destroying groups is not
- * concurrent with anything else touching the hierarchy (the caller serialises it).
+ * The scheduling of group entities (enqueue/dequeue/pick/tick walks, PELT propagation,
+ * blocked-load decay, migration) is in src/core/rq.c; reweight_entity() in eevdf.c. Tasks
+ * join groups with ts_task_set_group() (sched.h).
  *
- * Not here yet (later work): the hierarchical EEVDF enqueue/dequeue/pick of group
- * entities (eevdf.c works on one level and refuses reweighting a queued entity, so
- * ts_update_cfs_group() only stores the new weight of a dequeued group entity and
- * recomputes its PELT load_avg; reweight_eevdf() is missing), PELT propagation
- * (propagate_entity_load_avg / update_tg_cfs_*), tasks' membership in groups, bandwidth
- * throttling (throttled_hierarchy() is always false) and cpu_active() (every CPU active). */
+ * Concurrency, as in the kernel: a CPU's group cfs_rq, group entity and their
+ * tg_load_avg_contrib / last_update_tg_load_avg are written only under that CPU's
+ * run-queue lock (the caller's job); tg->load_avg (or the node counters) are atomic and
+ * updated with relaxed atomic adds by any CPU; the h_load cache is accessed with relaxed
+ * atomics (task_h_load() runs lock-free in wake-up placement, as in the kernel); the
+ * counters of struct ts_tg_cpu are written by their CPU only (ts_stat_inc). Creating and
+ * destroying groups is not concurrent with anything else touching the hierarchy (the
+ * caller serialises it).
+ *
+ * What differs from the kernel (v6.12, CONFIG_FAIR_GROUP_SCHED):
+ *  - no bandwidth control (cpu.max): throttled_hierarchy() is always false, no
+ *    throttling/unthrottling, no cfs_rq runtime accounting;
+ *  - no DELAY_DEQUEUE / DELAY_ZERO (eevdf.h): a sleeping entity leaves its queue at once,
+ *    so h_nr_runnable == h_nr_queued and group entities never hold delayed tasks;
+ *  - ts_task_set_group() moves only tasks that are not queued (NEW or SLEEPING); the
+ *    kernel's sched_move_task() also moves queued and running tasks;
+ *  - no SCHED_IDLE groups (cpu.idle), no autogroup, no RT groups, no uclamp;
+ *  - groups are not destroyed one by one while tasks may use them (only with the sched);
+ *  - cpu_active() is always true (no CPU hotplug), so clear_tg_load_avg() is not called;
+ *  - the leaf cfs_rq list of __update_blocked_fair() is walked as the group tree (children
+ *    before parents) with an on_list flag per group cfs_rq, not as the kernel's list;
+ *  - PELT has no clock_pelt (frequency/capacity invariance, idle-time correction): every
+ *    queue ages on its rq's clock;
+ *  - sync_entity_load_avg() of a task woken on another CPU decays it to now, not to the
+ *    old cfs_rq's last_update_time (and migrate_se_pelt_lag() is not needed then);
+ *  - a prev task picked again by __schedule() is put and set again at its own level
+ *    (the kernel skips that), which renews its slice protection, as the flat core did;
+ *  - the cfs_rq's 64-bit load/runnable sums are kept in 64 bits where the kernel clamps
+ *    them with max_t(u32, ...);
+ *  - h_load(root) and its denominator come from the rq's published load (rq->ro), which a
+ *    lock-free reader can load safely; below the root the group averages are read as the
+ *    kernel reads them (no synchronisation);
+ *  - PICK_BUDDY is not a separate switch: the group buddy that dequeue_entities() sets
+ *    when a task sleeps is honoured only with NEXT_BUDDY. */
 #ifndef TOPOSCHED_GROUP_H
 #define TOPOSCHED_GROUP_H
 
@@ -54,7 +79,8 @@
 #define TS_NSEC_PER_MSEC 1000000ULL
 #define TS_TG_NAME_MAX	 32
 
-enum ts_tg_layout { TS_TG_PACKED, TS_TG_ALIGNED, TS_TG_PER_NODE, TS_TG_LAYOUT_NR };
+/* TS_TG_ALIGNED first: a zero-initialised configuration gets mainline's layout. */
+enum ts_tg_layout { TS_TG_ALIGNED, TS_TG_PACKED, TS_TG_PER_NODE, TS_TG_LAYOUT_NR };
 const char *ts_tg_layout_name(enum ts_tg_layout l); /* "packed", "aligned", "per-node" */
 /* "packed" | "aligned" | "per-node" (also "per_node"); -EINVAL otherwise. */
 int ts_tg_layout_parse(const char *s, enum ts_tg_layout *out, struct ts_error *err);
@@ -86,6 +112,8 @@ struct ts_tg_cpu {
 	struct ts_sched_entity se;
 	unsigned long tg_load_avg_contrib; /* cfs_rq->tg_load_avg_contrib */
 	uint64_t last_update_tg_load_avg;  /* cfs_rq->last_update_tg_load_avg (ns) */
+	/* h_load cache: written by whoever computes task_h_load(), lock-free callers
+	 * included (as the kernel's WRITE_ONCE), so only accessed with relaxed atomics. */
 	unsigned long h_load;		   /* cfs_rq->h_load */
 	uint64_t last_h_load_update;	   /* cfs_rq->last_h_load_update (jiffies); ~0 = never */
 	struct ts_task_group *h_load_next; /* cfs_rq->h_load_next: the child group on the way */
@@ -95,6 +123,9 @@ struct ts_tg_cpu {
 	ts_counter load_avg_remote_writes; /* writes to a line last written from another node */
 	ts_counter skipped_ratelimit; /* update_tg_load_avg() calls stopped by the 1 ms limit */
 	ts_counter skipped_filter;    /* ... stopped by the 1/64 filter (or a zero delta) */
+	/* cfs_rq->removed of this CPU's group cfs_rq: written by remote CPUs (a task of the
+	 * group that slept here woken elsewhere), so on a line of its own. */
+	alignas(TS_TG_CACHELINE) struct ts_removed_load removed;
 };
 
 /* The read-mostly fields, first in every layout (a common initial sequence). */
@@ -138,6 +169,10 @@ struct ts_tg_writer_line {
 	char pad_[TS_TG_CACHELINE - sizeof(atomic_int)];
 };
 
+/* The host's cache-line access hook (struct ts_host_ops.tg_line_access), see
+ * ts_tg_set_line_access(). */
+typedef void (*ts_tg_line_access_fn)(void *host, int cpu, const void *line, bool write);
+
 struct ts_task_group {
 	union {
 		struct ts_tg_ro ro; /* common initial sequence of the three */
@@ -154,6 +189,12 @@ struct ts_task_group {
 	struct ts_tg_writer_line *writer; /* NULL unless track_writer_node */
 	struct ts_tg_cpu *cpu;		  /* [nr_cpus], line-aligned */
 	struct ts_task_group *first_child, *last_child, *next_sibling;
+	struct ts_task_group *root;	/* the hierarchy's root (itself for the root) */
+	ts_tg_line_access_fn line_access; /* NULL = none; inherited from the parent */
+	void *line_host;
+	/* Root only: per CPU the host's published copy of the root cfs_rq's load_avg, read
+	 * by h_load lock-free (NULL: the root cfs_rq's own avg.load_avg). */
+	atomic_ulong **root_load;
 	uint64_t base_slice, tick_nsec; /* for the group cfs_rqs */
 	char name[TS_TG_NAME_MAX];
 };
@@ -171,6 +212,12 @@ struct ts_tg_root_params {
 	struct ts_cfs_rq *const *root_cfs_rq;
 	uint64_t base_slice; /* 0 = ts_sched_base_slice(nr_cpus) */
 	uint64_t tick_nsec;  /* 0 = TS_TICK_NSEC_DEFAULT */
+	/* [nr_cpus] the published load of each root cfs_rq for lock-free h_load readers
+	 * (&rq->ro.load_avg), or NULL to read the root cfs_rq's avg.load_avg. */
+	atomic_ulong *const *root_load;
+	/* Cache-line access hook for the whole hierarchy (NULL = none). */
+	ts_tg_line_access_fn line_access;
+	void *line_host;
 };
 
 /* The root group (root_task_group): shares = NICE_0_LOAD, no group entities. */
@@ -179,7 +226,8 @@ int ts_tg_create_root(const struct ts_tg_root_params *p, struct ts_task_group **
 /* A child of parent (sched_create_group + init_tg_cfs_entry): shares clamped to
  * [MIN_SHARES, MAX_SHARES] as sched_group_set_shares() does (0 = NICE_0_LOAD); per CPU a
  * group entity of weight NICE_0_LOAD with se->my_q = its cfs_rq, se->cfs_rq =
- * parent->cfs_rq[cpu], se->parent = parent->se[cpu] (NULL under the root), se->depth. */
+ * parent->cfs_rq[cpu], se->parent = parent->se[cpu] (NULL under the root), se->depth.
+ * -EINVAL for a bad name, -EEXIST if parent has a child of that name (mkdir), -ENOMEM. */
 int ts_tg_create(struct ts_task_group *parent, const char *name, unsigned long shares,
 		 enum ts_tg_layout layout, struct ts_task_group **out, struct ts_error *err);
 /* Frees a group without children (-EBUSY otherwise, like rmdir of a cgroup). A root
@@ -238,18 +286,41 @@ void ts_clear_tg_load_avg(struct ts_task_group *tg, int cpu, uint64_t now);
  * For the root (no entity to weigh) it returns the root's shares. */
 unsigned long ts_calc_group_shares(struct ts_task_group *tg, int cpu);
 
-/* update_cfs_group(tg->se[cpu]): nothing for the root, or while the group cfs_rq is empty
- * (load.weight 0: v6.12 keeps the weight for DELAY_DEQUEUE); else shares =
- * calc_group_shares() and, if it differs from se->load.weight, the reweight: here
- * load.weight = shares (inv_weight recomputed on use) and se->avg.load_avg = shares *
- * load_sum / divider (reweight_entity's PELT part). A queued group entity (se->on_rq)
- * is not reweighted (-EBUSY: reweight_eevdf() is later work). Returns 0, or -EBUSY. */
-int ts_update_cfs_group(struct ts_task_group *tg, int cpu);
+/* update_cfs_group(tg->se[cpu]) at `now` (rq locked): nothing for the root, or while the
+ * group cfs_rq is empty (load.weight 0: v6.12 keeps the weight for DELAY_DEQUEUE); else
+ * shares = calc_group_shares() and, if it differs from se->load.weight,
+ * ts_reweight_entity(se->cfs_rq, se, shares, now, f): a queued entity keeps its lag and
+ * relative deadline, a dequeued one's vlag is rescaled, and the PELT load follows. Returns
+ * true when the weight changed. */
+bool ts_update_cfs_group(struct ts_task_group *tg, int cpu, uint64_t now, struct ts_features f);
+
+/* set_task_rq(): a task of group tg (the root for none) on cpu: se->cfs_rq =
+ * tg->cfs_rq[cpu], se->parent = tg->se[cpu], se->depth. Reads tg's read-mostly line. */
+void ts_tg_set_task_rq(struct ts_task_group *tg, int cpu, struct ts_sched_entity *se);
+
+/* The hierarchy of root calls fn(host, cpu, line, write) for every access the scheduling
+ * paths make to a group's shared lines: each write of load_avg (the line holding it;
+ * PER_NODE: the writer's node line), each read of load_avg in calc_group_shares() (PER_NODE:
+ * every node line summed), each read of the read-mostly fields (se[], cfs_rq[], shares,
+ * parent: their line; in PACKED the load_avg line too) by calc_group_shares(),
+ * set_task_rq(), update_cfs_rq_h_load() and __update_blocked_fair(). `line` is the address
+ * rounded down to 64 bytes; `cpu` the CPU making the access. NULL turns it off. Groups
+ * created later inherit it. Not concurrent with scheduling. */
+void ts_tg_set_line_access(struct ts_task_group *root, ts_tg_line_access_fn fn, void *host);
+/* The line the load_avg counter of `node` lies on (node ignored unless PER_NODE) and the
+ * read-mostly line: for tests and the host's model. */
+const void *ts_tg_load_line(const struct ts_task_group *tg, int node);
+const void *ts_tg_ro_line(const struct ts_task_group *tg);
+/* __update_blocked_fair()'s read of tg->se[cpu] for one leaf cfs_rq (the caller walks). */
+void ts_tg_note_ro_read(const struct ts_task_group *tg, int cpu);
 
 /* update_cfs_rq_h_load(tg->cfs_rq[cpu]) at `jiffies`: top-down from the root, h_load(root)
  * = root cfs_rq's avg.load_avg, h_load(child) = h_load(parent) * ge.avg.load_avg /
  * (parent cfs_rq avg.load_avg + 1), each cfs_rq recomputed at most once per jiffy (the
- * walk up stops at the first level already computed in this jiffy). Returns the h_load. */
+ * walk up stops at the first level already computed in this jiffy). Returns the h_load.
+ * The root's load is the published copy when the root has one (root_load). Lock-free
+ * callers (wake-up placement) accept staleness like the kernel's; below the root the
+ * group averages of `cpu` are read without synchronisation, as the kernel's. */
 unsigned long ts_tg_update_h_load(struct ts_task_group *tg, int cpu, uint64_t jiffies);
 /* task_h_load(p) for a task of group tg on cpu with p->se.avg.load_avg = task_load_avg:
  * task_load_avg * h_load / (cfs_rq avg.load_avg + 1). */

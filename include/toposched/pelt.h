@@ -13,6 +13,7 @@
 #ifndef TOPOSCHED_PELT_H
 #define TOPOSCHED_PELT_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #define TS_LOAD_AVG_PERIOD 32
@@ -80,5 +81,48 @@ void ts_attach_entity_load_avg(struct ts_sched_avg *cfs_sa, struct ts_sched_avg 
  * removes se_weight * se->load_sum from the cfs_rq's weighted load_sum. */
 void ts_detach_entity_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
 			       unsigned long se_weight);
+
+/* enqueue_load_avg() / dequeue_load_avg(): add or remove an entity's load (avg and its
+ * weighted sum) from a cfs_rq's, as reweight_entity() does around a weight change. */
+void ts_enqueue_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
+			 unsigned long se_weight);
+void ts_dequeue_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
+			 unsigned long se_weight);
+
+/* Load that left a cfs_rq while its lock was not held (cfs_rq->removed in the kernel, there
+ * under its own spinlock; here lock-free): tasks woken elsewhere queue their averages into
+ * the queue they last slept on, folded in at that queue's next PELT update. Its own line:
+ * any CPU writes it. */
+struct ts_removed_load {
+	atomic_ulong load_avg, util_avg, runnable_avg;
+	atomic_uint nr;
+};
+
+/* remove_entity_load_avg() after sync_entity_load_avg(): queue se's averages. */
+void ts_remove_entity_load_avg(struct ts_removed_load *r, const struct ts_sched_avg *se_sa);
+
+/* The removed-load part of update_cfs_rq_load_avg(): subtract what was queued (keeping each
+ * *_sum >= *_avg * PELT_MIN_DIVIDER). Returns 1 if anything was removed, with
+ * *prop_runnable_sum (add_tg_cfs_propagate()'s argument) =
+ * -(removed runnable_avg * divider) >> SCHED_CAPACITY_SHIFT; 0 (and *prop 0) otherwise. */
+int ts_apply_removed_load(struct ts_sched_avg *sa, struct ts_removed_load *r,
+			  long *prop_runnable_sum);
+
+/* Hierarchy propagation (fair.c, CONFIG_FAIR_GROUP_SCHED): the group entity se takes the
+ * util / runnable of its group cfs_rq gcfs, and its parent cfs_rq cfs the difference
+ * (update_tg_cfs_util(), update_tg_cfs_runnable()). cfs's period_contrib serves as se's
+ * (their windows are aligned). */
+void ts_update_tg_cfs_util(struct ts_sched_avg *cfs, struct ts_sched_avg *se,
+			   const struct ts_sched_avg *gcfs);
+void ts_update_tg_cfs_runnable(struct ts_sched_avg *cfs, struct ts_sched_avg *se,
+			       const struct ts_sched_avg *gcfs);
+/* update_tg_cfs_load(): re-estimates se's load_sum from the runnable sum propagated from
+ * its group cfs_rq (*prop_runnable_sum, consumed and zeroed): added runnable is clipped at
+ * the divider, removed runnable is estimated as gcfs's load_sum / gcfs_load_weight; never
+ * below se's running sum. se_weight = se_weight(se); gcfs_load_weight = the group cfs_rq's
+ * load.weight. */
+void ts_update_tg_cfs_load(struct ts_sched_avg *cfs, struct ts_sched_avg *se,
+			   unsigned long se_weight, const struct ts_sched_avg *gcfs,
+			   unsigned long gcfs_load_weight, long *prop_runnable_sum);
 
 #endif

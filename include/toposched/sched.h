@@ -20,6 +20,7 @@
 #include "toposched/eevdf.h"
 #include "toposched/error.h"
 #include "toposched/features.h"
+#include "toposched/group.h"
 #include "toposched/numa.h"
 #include "toposched/pelt.h"
 #include "toposched/stats.h"
@@ -46,6 +47,11 @@ struct ts_host_ops {
 	 * models it from the CPUs examined. NULL means clock() - t0. Feeds SIS_PROP's
 	 * avg_scan_cost and the scan-time statistics. */
 	uint64_t (*scan_time)(void *host, int cpu, int nr_scanned, uint64_t t0);
+	/* Optional (NULL = none): called for every access the scheduling paths make to a task
+	 * group's shared cache lines (group.h, ts_tg_set_line_access()): `line` is the
+	 * 64-byte-aligned address, `write` whether it is written, `cpu` the CPU accessing.
+	 * For the simulator's false-sharing model. */
+	void (*tg_line_access)(void *host, int cpu, const void *line, bool write);
 };
 
 struct ts_list_head {
@@ -78,6 +84,7 @@ struct ts_task {
 	void *host_data;               /* the host's own task object */
 	int id;
 	struct ts_numa_task *numa;     /* NUMA balancing state (numa.h), NULL = none */
+	struct ts_task_group *tg;      /* task group; NULL (or s->root_tg) = the root */
 };
 
 /* The part of a run queue other CPUs read without its lock. */
@@ -97,14 +104,6 @@ struct ts_rq_ro {
 	atomic_int numa_migrate_on;
 	atomic_uint nr_numa_running;      /* tasks here with a preferred node */
 	atomic_uint nr_preferred_running; /* ... that are on it */
-};
-
-/* Load that left with tasks migrated away while this rq was not locked (cfs_rq->removed
- * in the kernel, there under its own spinlock; here lock-free): folded in at the next
- * PELT update of this rq. */
-struct ts_removed_load {
-	atomic_ulong load_avg, util_avg, runnable_avg;
-	atomic_uint nr;
 };
 
 struct ts_rq {
@@ -129,6 +128,7 @@ struct ts_rq {
 struct ts_sched_config {
 	unsigned int hz;               /* tick frequency (TS_HZ_DEFAULT when 0) */
 	const struct ts_cpumask *cpu_map; /* CPUs to schedule on (NULL = all) */
+	enum ts_tg_layout tg_layout;   /* of every task group's load_avg (0 = aligned) */
 };
 
 struct ts_sched {
@@ -147,6 +147,10 @@ struct ts_sched {
 	struct ts_cpumask **select_rq_mask; /* per-CPU scratch masks (select_rq_mask) */
 	struct ts_cpumask **lb_cpus, **lb_swb; /* per-CPU load-balance scratch masks */
 	atomic_int sched_balance_running; /* SD_SERIALIZE: one CPU balances NUMA levels */
+	/* root_task_group, on the rqs' cfs; groups below it are created with
+	 * ts_sched_group_create() and freed with the sched. */
+	struct ts_task_group *root_tg;
+	enum ts_tg_layout tg_layout;
 };
 
 int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
@@ -206,6 +210,27 @@ static inline unsigned long ts_capacity_of(struct ts_sched *s, int cpu)
 int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct ts_cpumask *allowed,
 		 int cpu, struct ts_error *err);
 void ts_task_destroy(struct ts_task *p);
+
+/* ---- task groups (group.h; rq.c) ---- */
+
+/* sched_create_group() under parent (NULL = the root) with the sched's tg_layout; shares as
+ * cpu.weight's scale (1024 = nice 0; 0 = 1024; clamped to [2, 2^18]). Not concurrent with
+ * scheduling (the caller serialises it against every other core call). Errors as
+ * ts_tg_create(), and -EINVAL for a parent of another sched. */
+int ts_sched_group_create(struct ts_sched *s, struct ts_task_group *parent, const char *name,
+			  unsigned long shares, struct ts_task_group **out, struct ts_error *err);
+/* Puts a task that is not queued (NEW or SLEEPING) into tg (NULL = the root): a sleeping
+ * task's blocked load moves from the old group's cfs_rq on p->cpu to the new one's
+ * (task_change_group_fair(): detach, set_task_rq, attach, propagated up). Called with no
+ * rq lock held; takes p->cpu's. -EBUSY for a runnable or dead task (the kernel's
+ * sched_move_task() also moves queued and running tasks; we don't), -EINVAL for a group of
+ * another sched. Not concurrent with a wake-up of p (the caller serialises, like pi_lock). */
+int ts_task_set_group(struct ts_sched *s, struct ts_task *p, struct ts_task_group *tg);
+/* task_h_load(p) on p's CPU: p->se.avg.load_avg scaled by its cfs_rq's share of the CPU's
+ * load (update_cfs_rq_h_load(), once per jiffy per cfs_rq); for a root task
+ * load_avg * root_load / (root_load + 1), root_load = the published rq load. Lock-free
+ * callers accept staleness, like the kernel's. */
+unsigned long ts_task_h_load_of(struct ts_sched *s, struct ts_task *p);
 /* rq->curr is written under the rq lock and read lock-free by NUMA balancing's search. */
 static inline void ts_rq_set_curr(struct ts_rq *rq, struct ts_task *p)
 {
@@ -272,6 +297,10 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu);
 bool ts_sched_tick(struct ts_sched *s, int cpu);
 /* yield_task_fair(): curr gives up the rest of its slice (rq locked). */
 void ts_yield_task(struct ts_sched *s, int cpu);
+/* put_prev_task_fair() for cpu's running task (rq locked): every level of its hierarchy
+ * charged and put back into its queue (still runnable) or let go; rq->curr = NULL. The
+ * host then reschedules cpu. */
+void ts_put_prev_task(struct ts_sched *s, int cpu);
 
 /* Moves a queued, not running task between run queues; both rqs locked. */
 void ts_move_queued_task(struct ts_sched *s, struct ts_task *p, int src_cpu, int dst_cpu);

@@ -568,7 +568,7 @@ static int task_hot(struct ts_task *p, struct lb_env *env)
 	if (env->sd->flags & TS_SD_SHARE_CPUCAPACITY)
 		return 0; /* SMT siblings share cache */
 	if (ts_features_has(s->features, TS_FEAT_CACHE_HOT_BUDDY) && dst->nr_running &&
-	    src->cfs.next == &p->se)
+	    p->se.cfs_rq->next == &p->se) /* cfs_rq_of(&p->se)->next */
 		return 1;
 	int64_t delta = (int64_t)(src->clock - p->se.exec_start);
 	return delta < (int64_t)TS_SCHED_MIGRATION_COST_NS;
@@ -652,7 +652,9 @@ static int detach_tasks(struct lb_env *env)
 
 		switch (env->migration_type) {
 		case migrate_load: {
-			unsigned long load = p->se.avg.load_avg ? p->se.avg.load_avg : 1; /* task_h_load */
+			unsigned long load = ts_task_h_load_of(s, p);
+			if (!load) /* task_h_load() can be 0 deep in a hierarchy */
+				load = 1;
 			if ((long)shr_bound(load, env->sd->nr_balance_failed) > env->imbalance)
 				goto next;
 			env->imbalance -= (long)load;
@@ -1064,7 +1066,7 @@ static void update_sg_wakeup_stats(struct ts_sched *s, struct ts_sched_domain *s
 		unsigned long load = ts_cpu_load(s, i), util = ts_cpu_util(s, i),
 			      runnable = ts_cpu_runnable(s, i);
 		if (own) {
-			load = sub_floor(load, p->se.avg.load_avg);
+			load = sub_floor(load, ts_task_h_load_of(s, p)); /* cpu_load_without() */
 			util = sub_floor(util, p->se.avg.util_avg);
 			runnable = sub_floor(runnable, p->se.avg.runnable_avg);
 		}

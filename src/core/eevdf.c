@@ -90,16 +90,6 @@ void ts_sched_entity_init(struct ts_sched_entity *se)
 	se->load.inv_weight = ts_sched_prio_to_wmult[20];
 }
 
-int ts_set_load_weight(struct ts_sched_entity *se, int nice)
-{
-	if (nice < TS_MIN_NICE || nice > TS_MAX_NICE)
-		return -EINVAL;
-	if (se->on_rq)
-		return -EBUSY;
-	se->load.weight = (unsigned long)ts_sched_prio_to_weight[nice + 20];
-	se->load.inv_weight = ts_sched_prio_to_wmult[nice + 20];
-	return 0;
-}
 
 static void update_inv_weight(struct ts_load_weight *lw)
 {
@@ -238,14 +228,21 @@ bool ts_entity_eligible(const struct ts_cfs_rq *cfs, const struct ts_sched_entit
 	return ts_vruntime_eligible(cfs, se->vruntime);
 }
 
-void ts_update_entity_lag(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+/* entity_lag(): V - v, clamped to +-calc_delta_fair(max(2 * slice, TICK_NSEC)). */
+static int64_t entity_lag(const struct ts_cfs_rq *cfs, uint64_t avruntime,
+			  struct ts_sched_entity *se)
 {
 	int64_t lag, limit;
 	uint64_t span = 2 * se->slice > cfs->tick_nsec ? 2 * se->slice : cfs->tick_nsec;
 
-	lag = vdiff(ts_avg_vruntime(cfs), se->vruntime);
+	lag = vdiff(avruntime, se->vruntime);
 	limit = (int64_t)ts_calc_delta_fair(span, se);
-	se->vlag = lag < -limit ? -limit : lag > limit ? limit : lag;
+	return lag < -limit ? -limit : lag > limit ? limit : lag;
+}
+
+void ts_update_entity_lag(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	se->vlag = entity_lag(cfs, ts_avg_vruntime(cfs), se);
 }
 
 /* ---- the augmented red-black tree ------------------------------------------------------ */
@@ -588,17 +585,30 @@ uint64_t ts_cfs_rq_min_slice(const struct ts_cfs_rq *cfs)
 	return min_slice;
 }
 
-static void clear_buddies(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+void ts_clear_buddies(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
 {
-	/* __clear_buddies_next() walks up the hierarchy; one level for now. */
-	if (cfs->next == se)
-		cfs->next = NULL;
+	if (cfs->next != se)
+		return;
+	/* __clear_buddies_next(): up the hierarchy while each level's buddy is on our path. */
+	cfs->next = NULL;
+	for (se = se->parent; se; se = se->parent) {
+		if (se->cfs_rq->next != se)
+			break;
+		se->cfs_rq->next = NULL;
+	}
 }
 
-static void set_next_buddy(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+void ts_set_next_buddy(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
 {
 	/* for_each_sched_entity(se): cfs_rq_of(se)->next = se; (SCHED_IDLE: not modelled) */
+	if (!se->on_rq)
+		return;
 	cfs->next = se;
+	for (se = se->parent; se; se = se->parent) {
+		if (!se->on_rq)
+			return;
+		se->cfs_rq->next = se;
+	}
 }
 
 /* ---- slice protection (RUN_TO_PARITY, PREEMPT_SHORT) ------------------------------------- */
@@ -684,7 +694,7 @@ struct ts_update_curr_result ts_update_curr(struct ts_cfs_rq *cfs, uint64_t now,
 	if (r.slice_expired || did_preempt_short(cfs, curr, f)) {
 		r.resched = true;
 		cfs->resched = true;
-		clear_buddies(cfs, curr);
+		ts_clear_buddies(cfs, curr);
 	}
 	return r;
 }
@@ -763,7 +773,7 @@ void ts_dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64
 {
 	ts_update_curr(cfs, now, f);
 	/* kernel: update_load_avg(UPDATE_TG [| DO_DETACH]) -- host/PELT */
-	clear_buddies(cfs, se);
+	ts_clear_buddies(cfs, se);
 	ts_update_entity_lag(cfs, se);
 	if (se != cfs->curr)
 		__dequeue_entity(cfs, se);
@@ -853,7 +863,7 @@ struct ts_sched_entity *ts_pick_next_entity(struct ts_cfs_rq *cfs, struct ts_fea
 
 void ts_set_next_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now)
 {
-	clear_buddies(cfs, se);
+	ts_clear_buddies(cfs, se);
 	/* 'current' is not kept within the tree. */
 	if (se->on_rq) {
 		__dequeue_entity(cfs, se);
@@ -887,13 +897,25 @@ bool ts_wakeup_preempt(struct ts_cfs_rq *cfs, struct ts_sched_entity *pse, uint6
 	if (!se || se == pse)
 		return false;
 	if (ts_features_has(f, TS_FEAT_NEXT_BUDDY) && !(wake_flags & TS_WF_FORK))
-		set_next_buddy(cfs, pse);
+		ts_set_next_buddy(cfs, pse);
 	/* test_tsk_need_resched(curr): a reschedule is already on its way. */
 	if (cfs->resched)
 		return false;
 	if (!ts_features_has(f, TS_FEAT_WAKEUP_PREEMPTION))
 		return false;
-	/* find_matching_se(), SCHED_IDLE and non-normal policies: not modelled (tasks only). */
+	/* One level: pse and curr are siblings (the hierarchy's find_matching_se() is the
+	 * host's, see ts_wakeup_preempt_entity()). SCHED_IDLE and non-normal policies: not
+	 * modelled. */
+	return ts_wakeup_preempt_entity(cfs, pse, now, f);
+}
+
+bool ts_wakeup_preempt_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *pse, uint64_t now,
+			      struct ts_features f)
+{
+	struct ts_sched_entity *se = cfs->curr;
+
+	if (!se || se == pse)
+		return false;
 	ts_update_curr(cfs, now, f);
 	/* A shorter-slice, eligible wakee overrides curr's slice protection (even if it turns
 	 * out not to be the pick). */
@@ -904,6 +926,103 @@ bool ts_wakeup_preempt(struct ts_cfs_rq *cfs, struct ts_sched_entity *pse, uint6
 		return true;
 	}
 	return false;
+}
+
+/* ---- reweight (reweight_entity / reweight_eevdf) ---------------------------------------- */
+
+/* div_s64(): truncates toward zero. */
+static int64_t div_s64(int64_t a, int64_t b)
+{
+	return a / b;
+}
+
+void ts_reweight_eevdf(const struct ts_cfs_rq *cfs, struct ts_sched_entity *se,
+		       uint64_t avruntime, unsigned long weight)
+{
+	unsigned long old_weight = se->load.weight;
+	int64_t vlag, vslice;
+
+	/* VRUNTIME: lag is preserved (w * (V - v) = w' * (V' - v')) and V does not move
+	 * (V' = V, corollary #2 of the kernel's comment), so v' = V - (V - v) * w / w'. */
+	if (avruntime != se->vruntime) {
+		vlag = entity_lag(cfs, avruntime, se);
+		vlag = div_s64(s64_mul(vlag, (int64_t)old_weight), (int64_t)weight);
+		se->vruntime = avruntime - (uint64_t)vlag;
+	}
+	/* DEADLINE: the relative virtual deadline follows the slope:
+	 * d' = V + (d - V) * w / w'. */
+	vslice = vdiff(se->deadline, avruntime);
+	vslice = div_s64(s64_mul(vslice, (int64_t)old_weight), (int64_t)weight);
+	se->deadline = avruntime + (uint64_t)vslice;
+}
+
+void ts_reweight_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, unsigned long weight,
+			uint64_t now, struct ts_features f)
+{
+	bool curr = cfs->curr == se;
+	uint64_t avruntime = 0;
+
+	if (se->on_rq) {
+		/* commit outstanding execution time */
+		ts_update_curr(cfs, now, f);
+		avruntime = ts_avg_vruntime(cfs);
+		if (!curr)
+			__dequeue_entity(cfs, se);
+		cfs->load.weight -= se->load.weight; /* update_load_sub() */
+		cfs->load.inv_weight = 0;
+	}
+	ts_dequeue_load_avg(&cfs->avg, &se->avg, se->load.weight);
+
+	if (se->on_rq) {
+		ts_reweight_eevdf(cfs, se, avruntime, weight);
+	} else {
+		/* se->vlag = V - v_i while lag_i = w_i * (V - v_i): rescale when w_i changes. */
+		se->vlag = div_s64(s64_mul(se->vlag, (int64_t)se->load.weight), (int64_t)weight);
+	}
+
+	se->load.weight = weight; /* update_load_set() */
+	se->load.inv_weight = 0;
+	se->avg.load_avg = (unsigned long)(weight * se->avg.load_sum / ts_pelt_divider(&se->avg));
+
+	ts_enqueue_load_avg(&cfs->avg, &se->avg, weight);
+	if (se->on_rq) {
+		cfs->load.weight += se->load.weight; /* update_load_add() */
+		cfs->load.inv_weight = 0;
+		if (!curr)
+			__enqueue_entity(cfs, se);
+		/* vruntime moved: update min_vruntime at the end, after the calculations above
+		 * that needed it stable. */
+		ts_update_min_vruntime(cfs);
+	}
+}
+
+int ts_set_load_weight(struct ts_sched_entity *se, int nice)
+{
+	if (nice < TS_MIN_NICE || nice > TS_MAX_NICE)
+		return -EINVAL;
+	unsigned long weight = (unsigned long)ts_sched_prio_to_weight[nice + 20];
+	if (!se->cfs_rq) {
+		if (se->on_rq)
+			return -EINVAL;
+		/* set_load_weight(p, false): an entity on no queue (a new task). */
+		se->load.weight = weight;
+		se->load.inv_weight = ts_sched_prio_to_wmult[nice + 20];
+		return 0;
+	}
+	/* reweight_task_fair(). The caller did update_curr(): charge nothing more. */
+	struct ts_cfs_rq *cfs = se->cfs_rq;
+	uint64_t now = cfs->curr ? cfs->curr->exec_start : 0;
+	if (se->load.weight != weight || se->load.inv_weight != ts_sched_prio_to_wmult[nice + 20])
+		ts_reweight_entity(cfs, se, weight, now, (struct ts_features){ 0 });
+	se->load.inv_weight = ts_sched_prio_to_wmult[nice + 20];
+	return 0;
+}
+
+void ts_entity_slice_changed(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	if (!se->on_rq || cfs->curr == se)
+		return;
+	augment_propagate(&se->run_node);
 }
 
 /* ---- invariant checker ---------------------------------------------------------------- */

@@ -56,7 +56,7 @@ static_assert(alignof(struct ts_tg_cpu) == TS_TG_CACHELINE &&
 
 /* ---- names ------------------------------------------------------------------------------ */
 
-static const char *const layout_names[TS_TG_LAYOUT_NR] = {"packed", "aligned", "per-node"};
+static const char *const layout_names[TS_TG_LAYOUT_NR] = {"aligned", "packed", "per-node"};
 
 const char *ts_tg_layout_name(enum ts_tg_layout l)
 {
@@ -95,6 +95,51 @@ static atomic_long *single_counter(struct ts_task_group *tg)
 	return tg->layout == TS_TG_PACKED ? &tg->hot.packed.load_avg : &tg->hot.aligned.load_avg;
 }
 
+/* ---- the host's cache-line model hook ---------------------------------------------------- */
+
+static inline const void *line_of_addr(const void *addr)
+{
+	return (const void *)((uintptr_t)addr & ~(uintptr_t)(TS_TG_CACHELINE - 1));
+}
+
+const void *ts_tg_ro_line(const struct ts_task_group *tg)
+{
+	return line_of_addr(&tg->hot.ro);
+}
+
+const void *ts_tg_load_line(const struct ts_task_group *tg, int node)
+{
+	struct ts_task_group *t = (struct ts_task_group *)tg;
+	if (tg->layout == TS_TG_PER_NODE)
+		return line_of_addr(&t->hot.per_node.node[node].load_avg);
+	return line_of_addr(single_counter(t));
+}
+
+/* One predictable branch when there is no hook. */
+#define LINE_ACCESS(tg, cpu, line, write)                                                    \
+	do {                                                                                 \
+		if (__builtin_expect((tg)->line_access != NULL, 0))                            \
+			(tg)->line_access((tg)->line_host, (cpu), (line), (write));            \
+	} while (0)
+
+void ts_tg_note_ro_read(const struct ts_task_group *tg, int cpu)
+{
+	LINE_ACCESS(tg, cpu, ts_tg_ro_line(tg), false);
+}
+
+static void set_line_access_tree(struct ts_task_group *tg, ts_tg_line_access_fn fn, void *host)
+{
+	tg->line_access = fn;
+	tg->line_host = host;
+	for (struct ts_task_group *c = tg->first_child; c; c = c->next_sibling)
+		set_line_access_tree(c, fn, host);
+}
+
+void ts_tg_set_line_access(struct ts_task_group *root, ts_tg_line_access_fn fn, void *host)
+{
+	set_line_access_tree(root, fn, host);
+}
+
 static void free_group(struct ts_task_group *tg)
 {
 	if (!tg)
@@ -105,6 +150,7 @@ static void free_group(struct ts_task_group *tg)
 		free(tg->hot.per_node.node);
 	free(tg->writer);
 	free(tg->cpu);
+	free(tg->root_load);
 	free(tg);
 }
 
@@ -182,12 +228,29 @@ int ts_tg_create_root(const struct ts_tg_root_params *p, struct ts_task_group **
 	tg->tick_nsec = p->tick_nsec ? p->tick_nsec : TS_TICK_NSEC_DEFAULT;
 	tg->hot.ro.shares = TS_NICE_0_LOAD; /* root_task_group.shares = ROOT_TASK_GROUP_LOAD */
 	tg->hot.ro.parent = NULL;
+	tg->root = tg;
+	tg->line_access = p->line_access;
+	tg->line_host = p->line_host;
 	snprintf(tg->name, sizeof(tg->name), "/");
+	if (p->root_load) {
+		tg->root_load = calloc((size_t)p->nr_cpus, sizeof(*tg->root_load));
+		if (!tg->root_load) {
+			ts_tg_destroy(tg);
+			return ts_error_set(err, -ENOMEM, "task group: out of memory");
+		}
+		for (int c = 0; c < p->nr_cpus; c++)
+			tg->root_load[c] = p->root_load[c];
+	}
 	for (int c = 0; c < p->nr_cpus; c++) {
 		struct ts_tg_cpu *tc = &tg->cpu[c];
 		ts_cfs_rq_init(&tc->cfs, tg->base_slice, tg->tick_nsec);
-		tg->hot.ro.cfs_rq[c] =
+		struct ts_cfs_rq *cfs =
 			p->root_cfs_rq && p->root_cfs_rq[c] ? p->root_cfs_rq[c] : &tc->cfs;
+		cfs->tg = tg;
+		cfs->cpu = c;
+		if (!cfs->removed)
+			cfs->removed = &tc->removed;
+		tg->hot.ro.cfs_rq[c] = cfs;
 	}
 	*out = tg;
 	return 0;
@@ -208,10 +271,15 @@ int ts_tg_create(struct ts_task_group *parent, const char *name, unsigned long s
 	*out = NULL;
 	if (!parent)
 		return ts_error_set(err, -EINVAL, "task group '%s': no parent", name ? name : "");
-	if (!name || !name[0] || strlen(name) >= TS_TG_NAME_MAX || strchr(name, ' '))
+	if (!name || !name[0] || strlen(name) >= TS_TG_NAME_MAX || strchr(name, ' ') ||
+	    strchr(name, '/'))
 		return ts_error_set(err, -EINVAL,
-				    "task group name '%s': need 1..%d characters without blanks",
+				    "task group name '%s': need 1..%d characters without blanks or '/'",
 				    name ? name : "(null)", TS_TG_NAME_MAX - 1);
+	for (const struct ts_task_group *c = parent->first_child; c; c = c->next_sibling)
+		if (strcmp(c->name, name) == 0)
+			return ts_error_set(err, -EEXIST, "task group '%s': '%s' already has one",
+					    name, parent->name);
 	struct ts_task_group *tg;
 	int rc = alloc_group(layout, parent->nr_cpus, parent->nr_nodes, parent->track_writer_node,
 			     true, &tg, err);
@@ -223,11 +291,17 @@ int ts_tg_create(struct ts_task_group *parent, const char *name, unsigned long s
 	tg->depth = parent->depth + 1;
 	tg->hot.ro.parent = parent;
 	tg->hot.ro.shares = clamp_shares(shares);
+	tg->root = parent->root;
+	tg->line_access = parent->line_access;
+	tg->line_host = parent->line_host;
 	snprintf(tg->name, sizeof(tg->name), "%s", name);
 	/* init_tg_cfs_entry() */
 	for (int c = 0; c < tg->nr_cpus; c++) {
 		struct ts_tg_cpu *tc = &tg->cpu[c];
 		ts_cfs_rq_init(&tc->cfs, tg->base_slice, tg->tick_nsec);
+		tc->cfs.tg = tg;
+		tc->cfs.cpu = c;
+		tc->cfs.removed = &tc->removed;
 		ts_sched_entity_init(&tc->se);
 		tc->se.load.weight = TS_NICE_0_LOAD; /* update_load_set(&se->load, NICE_0_LOAD) */
 		tc->se.load.inv_weight = 0;
@@ -314,6 +388,7 @@ static void load_avg_add(struct ts_task_group *tg, int cpu, long delta)
 {
 	struct ts_tg_cpu *tc = &tg->cpu[cpu];
 	int node = tg->cpu_node[cpu];
+	LINE_ACCESS(tg, cpu, ts_tg_load_line(tg, node), true);
 	if (tg->layout == TS_TG_PER_NODE) {
 		/* The writer's own node's line: only CPUs of `node` ever write it, so a write
 		 * never follows one from another node (the remote-write count stays 0). */
@@ -337,11 +412,12 @@ static void load_avg_add(struct ts_task_group *tg, int cpu, long delta)
 bool ts_update_tg_load_avg(struct ts_task_group *tg, int cpu, uint64_t now,
 			   struct ts_tg_switches sw)
 {
-	/* No need to update load_avg for root_task_group as it is not used. */
-	if (ts_tg_is_root(tg))
+	/* No need to update load_avg for root_task_group as it is not used. (depth and the
+	 * per-CPU block: the kernel reads no task_group field here either.) */
+	if (tg->depth == 0)
 		return false;
 	struct ts_tg_cpu *tc = &tg->cpu[cpu];
-	const struct ts_cfs_rq *cfs = tg->hot.ro.cfs_rq[cpu];
+	const struct ts_cfs_rq *cfs = &tc->cfs;
 	/* For migration heavy workloads, access to tg->load_avg can be unbound. Limit the
 	 * update rate to at most once per ms. (unsigned difference, as the kernel's u64) */
 	if (sw.ratelimit && now - tc->last_update_tg_load_avg < TS_NSEC_PER_MSEC) {
@@ -377,13 +453,21 @@ void ts_clear_tg_load_avg(struct ts_task_group *tg, int cpu, uint64_t now)
 
 unsigned long ts_calc_group_shares(struct ts_task_group *tg, int cpu)
 {
+	LINE_ACCESS(tg, cpu, ts_tg_ro_line(tg), false);
 	long tg_shares = (long)tg->hot.ro.shares; /* READ_ONCE(tg->shares) */
-	if (ts_tg_is_root(tg))
+	if (tg->depth == 0)
 		return (unsigned long)tg_shares;
-	const struct ts_cfs_rq *cfs = tg->hot.ro.cfs_rq[cpu];
+	const struct ts_cfs_rq *cfs = &tg->cpu[cpu].cfs;
 	long load = (long)cfs->load.weight; /* already scale_load_down()'ed */
 	if ((long)cfs->avg.load_avg > load)
 		load = (long)cfs->avg.load_avg;
+	if (__builtin_expect(tg->line_access != NULL, 0)) {
+		if (tg->layout == TS_TG_PER_NODE) /* for_each_node(): every node's line */
+			for (int n = 0; n < tg->nr_nodes; n++)
+				tg->line_access(tg->line_host, cpu, ts_tg_load_line(tg, n), false);
+		else
+			tg->line_access(tg->line_host, cpu, ts_tg_load_line(tg, 0), false);
+	}
 	long tg_weight = ts_tg_load_avg_read_on(tg, cpu);
 	/* Ensure tg_weight >= load */
 	tg_weight -= (long)tg->cpu[cpu].tg_load_avg_contrib;
@@ -400,75 +484,90 @@ unsigned long ts_calc_group_shares(struct ts_task_group *tg, int cpu)
 	return (unsigned long)shares;
 }
 
-int ts_update_cfs_group(struct ts_task_group *tg, int cpu)
+bool ts_update_cfs_group(struct ts_task_group *tg, int cpu, uint64_t now, struct ts_features f)
 {
-	struct ts_sched_entity *se = ts_tg_se(tg, cpu);
-	if (!se)
-		return 0; /* entity_is_task / root: no group cfs_rq */
-	const struct ts_cfs_rq *gcfs = se->my_q;
+	if (tg->depth == 0)
+		return false; /* entity_is_task / root: no group cfs_rq */
+	struct ts_tg_cpu *tc = &tg->cpu[cpu];
+	struct ts_sched_entity *se = &tc->se;
 	/* When a group becomes empty, preserve its weight (DELAY_DEQUEUE). throttled_hierarchy()
 	 * is always false here (no bandwidth control). */
-	if (!gcfs || !gcfs->load.weight)
-		return 0;
+	if (!tc->cfs.load.weight)
+		return false;
 	unsigned long shares = ts_calc_group_shares(tg, cpu);
 	if (se->load.weight == shares)
-		return 0;
-	if (se->on_rq)
-		return -EBUSY; /* reweight_entity() of a queued entity: later (reweight_eevdf) */
-	/* reweight_entity(), dequeued entity: update_load_set() and the PELT load_avg. */
-	se->load.weight = shares;
-	se->load.inv_weight = 0;
-	uint32_t divider = ts_pelt_divider(&se->avg);
-	se->avg.load_avg = (unsigned long)(shares * se->avg.load_sum / divider);
-	return 0;
+		return false;
+	ts_reweight_entity(se->cfs_rq, se, shares, now, f);
+	return true;
+}
+
+void ts_tg_set_task_rq(struct ts_task_group *tg, int cpu, struct ts_sched_entity *se)
+{
+	LINE_ACCESS(tg, cpu, ts_tg_ro_line(tg), false);
+	se->cfs_rq = tg->hot.ro.cfs_rq[cpu];
+	se->parent = ts_tg_se(tg, cpu);
+	se->depth = se->parent ? se->parent->depth + 1 : 0;
 }
 
 /* ---- h_load ----------------------------------------------------------------------------- */
 
+/* cfs_rq_load_avg() of tg's queue on cpu: the root's from the host's published copy when
+ * there is one (lock-free readers), else the queue's own average. */
+static unsigned long cfs_load_of(const struct ts_task_group *tg, int cpu)
+{
+	if (tg->depth == 0) {
+		if (tg->root_load)
+			return atomic_load_explicit(tg->root_load[cpu], memory_order_relaxed);
+		return tg->hot.ro.cfs_rq[cpu]->avg.load_avg;
+	}
+	return tg->cpu[cpu].cfs.avg.load_avg;
+}
+
+#define HL_LOAD(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
+#define HL_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
 unsigned long ts_tg_update_h_load(struct ts_task_group *tg, int cpu, uint64_t jiffies)
 {
+	/* struct sched_entity *se = cfs_rq->tg->se[cpu]: the read-mostly line */
+	LINE_ACCESS(tg, cpu, ts_tg_ro_line(tg), false);
+	struct ts_tg_cpu *tc = &tg->cpu[cpu];
+	if (HL_LOAD(&tc->last_h_load_update) == jiffies)
+		return HL_LOAD(&tc->h_load);
+	/* Walk up the entities (se->parent, cfs_rq_of(se)), each level recording the child to
+	 * come back down to (h_load_next), until a level already computed in this jiffy. */
+	struct ts_sched_entity *se = tg->depth ? &tc->se : NULL;
 	struct ts_task_group *g = tg;
-	struct ts_tg_cpu *tc = &g->cpu[cpu];
-	if (tc->last_h_load_update == jiffies)
-		return tc->h_load;
-	/* Walk up: cfs_rq_of(se) of the group entity is the parent group's cfs_rq; each level
-	 * records the child to come back down to (h_load_next). */
-	tc->h_load_next = NULL;
-	struct ts_task_group *child = g;
-	bool stopped = false;
-	while (child->hot.ro.parent) { /* for (; se; se = se->parent) */
-		g = child->hot.ro.parent;
+	HL_STORE(&tc->h_load_next, (struct ts_task_group *)NULL);
+	for (; se; se = se->parent) {
+		struct ts_task_group *child = se->my_q->tg;
+		g = se->cfs_rq->tg;
 		tc = &g->cpu[cpu];
-		tc->h_load_next = child;
-		if (tc->last_h_load_update == jiffies) {
-			stopped = true;
+		HL_STORE(&tc->h_load_next, child);
+		if (HL_LOAD(&tc->last_h_load_update) == jiffies)
 			break;
-		}
-		child = g;
 	}
-	if (!stopped) { /* reached the root: g is the root */
-		tc->h_load = g->hot.ro.cfs_rq[cpu]->avg.load_avg;
-		tc->last_h_load_update = jiffies;
+	if (!se) { /* reached the root: g is the root */
+		HL_STORE(&tc->h_load, cfs_load_of(g, cpu));
+		HL_STORE(&tc->last_h_load_update, jiffies);
 	}
-	while ((child = tc->h_load_next) != NULL) {
-		unsigned long load = tc->h_load;
-		const struct ts_sched_entity *se = child->hot.ro.se[cpu];
-		load = (unsigned long)((uint64_t)load * se->avg.load_avg /
-				       (g->hot.ro.cfs_rq[cpu]->avg.load_avg + 1));
+	struct ts_task_group *child;
+	while ((child = HL_LOAD(&tc->h_load_next)) != NULL) {
+		uint64_t load = HL_LOAD(&tc->h_load);
+		const struct ts_sched_entity *gse = &child->cpu[cpu].se;
+		load = load * gse->avg.load_avg / (cfs_load_of(g, cpu) + 1);
 		g = child;
 		tc = &g->cpu[cpu];
-		tc->h_load = load;
-		tc->last_h_load_update = jiffies;
+		HL_STORE(&tc->h_load, (unsigned long)load);
+		HL_STORE(&tc->last_h_load_update, jiffies);
 	}
-	return tg->cpu[cpu].h_load;
+	return HL_LOAD(&tg->cpu[cpu].h_load);
 }
 
 unsigned long ts_task_h_load(struct ts_task_group *tg, int cpu, unsigned long task_load_avg,
 			     uint64_t jiffies)
 {
 	unsigned long h = ts_tg_update_h_load(tg, cpu, jiffies);
-	return (unsigned long)((uint64_t)task_load_avg * h /
-			       (tg->hot.ro.cfs_rq[cpu]->avg.load_avg + 1));
+	return (unsigned long)((uint64_t)task_load_avg * h / (cfs_load_of(tg, cpu) + 1));
 }
 
 /* ---- layout info, statistics, dump ------------------------------------------------------- */

@@ -65,9 +65,9 @@ static inline struct ts_task *rq_curr(struct ts_sched *s, int cpu)
 {
 	return __atomic_load_n(&s->rq[cpu].curr, __ATOMIC_RELAXED);
 }
-static inline unsigned long task_h_load(const struct ts_task *p)
+static inline unsigned long task_h_load(struct ts_sched *s, struct ts_task *p)
 {
-	return p->se.avg.load_avg; /* no task groups: task_h_load() == load_avg */
+	return ts_task_h_load_of(s, p);
 }
 static inline int preferred_nid(const struct ts_task *p)
 {
@@ -879,7 +879,7 @@ static bool task_numa_compare(struct task_numa_env *env, long taskimp, long grou
 		goto assign;
 	if (imp < TS_NUMA_SMALLIMP || imp <= env->best_imp + TS_NUMA_SMALLIMP / 2)
 		return false;
-	load = (long)task_h_load(env->p) - (long)task_h_load(cur);
+	load = (long)task_h_load(s, env->p) - (long)task_h_load(s, cur);
 	if (load && load_too_imbalanced((long)env->src_stats.load - load,
 					(long)env->dst_stats.load + load, env))
 		return false;
@@ -920,7 +920,7 @@ static void task_numa_find_cpu(struct task_numa_env *env, long taskimp, long gro
 			}
 		}
 	} else {
-		long load = (long)task_h_load(env->p);
+		long load = (long)task_h_load(s, env->p);
 		maymove = !load_too_imbalanced((long)env->src_stats.load - load,
 					       (long)env->dst_stats.load + load, env);
 	}
@@ -1064,9 +1064,7 @@ static void take_off_cpu(struct ts_sched *s, int cpu, struct ts_task *t)
 		return;
 	uint64_t now = s->ops.clock(s->host);
 	ts_update_rq_load(s, rq, now);
-	ts_update_curr(&rq->cfs, now, s->features);
-	ts_put_prev_entity(&rq->cfs, &t->se, now, s->features);
-	ts_rq_set_curr(rq, NULL);
+	ts_put_prev_task(s, cpu); /* every level of t's task-group hierarchy */
 	s->ops.resched_cpu(s->host, cpu);
 }
 

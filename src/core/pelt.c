@@ -217,15 +217,15 @@ static void update_sa_u32(unsigned long *avg, uint32_t *sum, long delta_avg, int
 
 /* enqueue_load_avg() / dequeue_load_avg(): the cfs_rq's load_sum is weighted, the se's is
  * not, so the se's counts se_weight times. */
-static void enqueue_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
-			     unsigned long se_weight)
+void ts_enqueue_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
+			 unsigned long se_weight)
 {
 	update_sa_u64(&cfs_sa->load_avg, &cfs_sa->load_sum, (long)se_sa->load_avg,
 		      (int64_t)(se_weight * se_sa->load_sum));
 }
 
-static void dequeue_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
-			     unsigned long se_weight)
+void ts_dequeue_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
+			 unsigned long se_weight)
 {
 	/* se_weight(se) * -se->avg.load_sum: negate in unsigned arithmetic, as the kernel. */
 	update_sa_u64(&cfs_sa->load_avg, &cfs_sa->load_sum, -(long)se_sa->load_avg,
@@ -254,7 +254,7 @@ void ts_attach_entity_load_avg(struct ts_sched_avg *cfs_sa, struct ts_sched_avg 
 	else
 		se_sa->load_sum = 1;
 
-	enqueue_load_avg(cfs_sa, se_sa, se_weight);
+	ts_enqueue_load_avg(cfs_sa, se_sa, se_weight);
 	cfs_sa->util_avg += se_sa->util_avg;
 	cfs_sa->util_sum += se_sa->util_sum;
 	cfs_sa->runnable_avg += se_sa->runnable_avg;
@@ -264,9 +264,145 @@ void ts_attach_entity_load_avg(struct ts_sched_avg *cfs_sa, struct ts_sched_avg 
 void ts_detach_entity_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
 			       unsigned long se_weight)
 {
-	dequeue_load_avg(cfs_sa, se_sa, se_weight);
+	ts_dequeue_load_avg(cfs_sa, se_sa, se_weight);
 	update_sa_u32(&cfs_sa->util_avg, &cfs_sa->util_sum, -(long)se_sa->util_avg,
 		      -(int32_t)se_sa->util_sum);
 	update_sa_u64(&cfs_sa->runnable_avg, &cfs_sa->runnable_sum, -(long)se_sa->runnable_avg,
 		      -(int64_t)se_sa->runnable_sum);
+}
+
+/* ---- removed load (remove_entity_load_avg / update_cfs_rq_load_avg) ---- */
+
+void ts_remove_entity_load_avg(struct ts_removed_load *r, const struct ts_sched_avg *se_sa)
+{
+	atomic_fetch_add(&r->load_avg, se_sa->load_avg);
+	atomic_fetch_add(&r->util_avg, se_sa->util_avg);
+	atomic_fetch_add(&r->runnable_avg, se_sa->runnable_avg);
+	atomic_fetch_add(&r->nr, 1);
+}
+
+static void sub_positive_ul(unsigned long *v, unsigned long d)
+{
+	*v = *v > d ? *v - d : 0;
+}
+
+int ts_apply_removed_load(struct ts_sched_avg *sa, struct ts_removed_load *r,
+			  long *prop_runnable_sum)
+{
+	*prop_runnable_sum = 0;
+	if (!r || !atomic_load_explicit(&r->nr, memory_order_relaxed))
+		return 0;
+	unsigned long r_load = atomic_exchange(&r->load_avg, 0);
+	unsigned long r_util = atomic_exchange(&r->util_avg, 0);
+	unsigned long r_run = atomic_exchange(&r->runnable_avg, 0);
+	atomic_store(&r->nr, 0);
+	uint32_t divider = ts_pelt_divider(sa);
+	uint64_t d;
+
+	sub_positive_ul(&sa->load_avg, r_load);
+	d = (uint64_t)r_load * divider;
+	sa->load_sum = sa->load_sum > d ? sa->load_sum - d : 0;
+	if (sa->load_sum < (uint64_t)sa->load_avg * TS_PELT_MIN_DIVIDER)
+		sa->load_sum = (uint64_t)sa->load_avg * TS_PELT_MIN_DIVIDER;
+
+	sub_positive_ul(&sa->util_avg, r_util);
+	d = (uint64_t)r_util * divider;
+	sa->util_sum = sa->util_sum > d ? (uint32_t)(sa->util_sum - d) : 0;
+	if (sa->util_sum < (uint64_t)sa->util_avg * TS_PELT_MIN_DIVIDER)
+		sa->util_sum = (uint32_t)(sa->util_avg * TS_PELT_MIN_DIVIDER);
+
+	sub_positive_ul(&sa->runnable_avg, r_run);
+	d = (uint64_t)r_run * divider;
+	sa->runnable_sum = sa->runnable_sum > d ? sa->runnable_sum - d : 0;
+	if (sa->runnable_sum < (uint64_t)sa->runnable_avg * TS_PELT_MIN_DIVIDER)
+		sa->runnable_sum = (uint64_t)sa->runnable_avg * TS_PELT_MIN_DIVIDER;
+
+	/* removed_runnable is the unweighted version of removed_load, so it estimates the
+	 * removed load_sum. */
+	*prop_runnable_sum = -(long)((uint64_t)r_run * divider) >> TS_SCHED_CAPACITY_SHIFT;
+	return 1;
+}
+
+/* ---- hierarchy propagation (update_tg_cfs_util / _runnable / _load) ---- */
+
+void ts_update_tg_cfs_util(struct ts_sched_avg *cfs, struct ts_sched_avg *se,
+			   const struct ts_sched_avg *gcfs)
+{
+	long delta_avg = (long)gcfs->util_avg - (long)se->util_avg;
+
+	if (!delta_avg)
+		return;
+	uint32_t divider = ts_pelt_divider(cfs);
+	/* Set the group entity's utilisation, then the parent's by the difference. */
+	se->util_avg = gcfs->util_avg;
+	uint32_t new_sum = (uint32_t)(se->util_avg * divider);
+	long delta_sum = (long)new_sum - (long)se->util_sum;
+	se->util_sum = new_sum;
+	add_positive_ul(&cfs->util_avg, delta_avg);
+	add_positive_u32(&cfs->util_sum, (int32_t)delta_sum);
+	if (cfs->util_sum < (uint32_t)(cfs->util_avg * TS_PELT_MIN_DIVIDER))
+		cfs->util_sum = (uint32_t)(cfs->util_avg * TS_PELT_MIN_DIVIDER);
+}
+
+void ts_update_tg_cfs_runnable(struct ts_sched_avg *cfs, struct ts_sched_avg *se,
+			       const struct ts_sched_avg *gcfs)
+{
+	long delta_avg = (long)gcfs->runnable_avg - (long)se->runnable_avg;
+
+	if (!delta_avg)
+		return;
+	uint32_t divider = ts_pelt_divider(cfs);
+	se->runnable_avg = gcfs->runnable_avg;
+	/* The kernel computes new_sum in a u32 as well. */
+	uint32_t new_sum = (uint32_t)(se->runnable_avg * divider);
+	long delta_sum = (long)new_sum - (long)se->runnable_sum;
+	se->runnable_sum = new_sum;
+	add_positive_ul(&cfs->runnable_avg, delta_avg);
+	add_positive_u64(&cfs->runnable_sum, delta_sum);
+	if (cfs->runnable_sum < (uint64_t)cfs->runnable_avg * TS_PELT_MIN_DIVIDER)
+		cfs->runnable_sum = (uint64_t)cfs->runnable_avg * TS_PELT_MIN_DIVIDER;
+}
+
+void ts_update_tg_cfs_load(struct ts_sched_avg *cfs, struct ts_sched_avg *se,
+			   unsigned long se_weight, const struct ts_sched_avg *gcfs,
+			   unsigned long gcfs_load_weight, long *prop_runnable_sum)
+{
+	long runnable_sum = *prop_runnable_sum;
+	uint64_t load_sum = 0;
+
+	if (!runnable_sum)
+		return;
+	*prop_runnable_sum = 0;
+	uint32_t divider = ts_pelt_divider(cfs);
+
+	if (runnable_sum >= 0) {
+		/* Add runnable; clip at the divider: until the CPU is saturated,
+		 * running == runnable. */
+		runnable_sum += (long)se->load_sum;
+		if (runnable_sum > (long)divider)
+			runnable_sum = (long)divider;
+	} else {
+		/* Estimate the new unweighted runnable_sum of the group cfs_rq by assuming all
+		 * its tasks are equally runnable, but do not inflate se's. */
+		if (gcfs_load_weight)
+			load_sum = gcfs->load_sum / gcfs_load_weight;
+		runnable_sum = (long)(se->load_sum < load_sum ? se->load_sum : load_sum);
+	}
+	/* runnable_sum can't be lower than running_sum (rescaled to the same range). */
+	long running_sum = (long)(se->util_sum >> TS_SCHED_CAPACITY_SHIFT);
+	if (runnable_sum < running_sum)
+		runnable_sum = running_sum;
+
+	load_sum = (uint64_t)se_weight * (uint64_t)runnable_sum;
+	unsigned long load_avg = (unsigned long)(load_sum / divider);
+	long delta_avg = (long)load_avg - (long)se->load_avg;
+	if (!delta_avg)
+		return;
+	int64_t delta_sum = (int64_t)load_sum - (int64_t)(se_weight * se->load_sum);
+	se->load_sum = (uint64_t)runnable_sum;
+	se->load_avg = load_avg;
+	add_positive_ul(&cfs->load_avg, delta_avg);
+	add_positive_u64(&cfs->load_sum, delta_sum);
+	if (cfs->load_sum < (uint64_t)cfs->load_avg * TS_PELT_MIN_DIVIDER)
+		cfs->load_sum = (uint64_t)cfs->load_avg * TS_PELT_MIN_DIVIDER;
 }

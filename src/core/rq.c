@@ -1,11 +1,21 @@
 /* Run-queue operations: activation (ttwu_do_activate), deactivation, __schedule(), the
  * tick, yield and migration, with PELT and EEVDF called in the kernel's order (see the
- * call-order comment in eevdf.h). Every function here runs with the rq lock held. */
+ * call-order comment in eevdf.h), over the task-group hierarchy of kernel/sched/fair.c
+ * (v6.12, CONFIG_FAIR_GROUP_SCHED): enqueue_task_fair(), dequeue_entities(),
+ * pick_next_task_fair(), put_prev_task_fair(), set_next_task_fair(), task_tick_fair(),
+ * yield_task_fair(), check_preempt_wakeup_fair(), migrate_task_rq_fair(),
+ * task_change_group_fair() and __update_blocked_fair(). A task outside any group is one
+ * level deep (se->parent NULL): every walk is then the flat code path. Every function
+ * here runs with the rq lock held, unless it says otherwise. */
 #include "toposched/sched.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 #define UPDATE_AVG(avg, sample) ((avg) += ((int64_t)(sample) - (int64_t)(avg)) / 8)
+
+/* update_load_avg() flags (fair.c). */
+enum { UPDATE_TG = 0x1, SKIP_AGE_LOAD = 0x2, DO_ATTACH = 0x4, DO_DETACH = 0x8 };
 
 static inline uint64_t rq_clock(struct ts_sched *s, struct ts_rq *rq)
 {
@@ -25,84 +35,283 @@ void ts_rq_publish(struct ts_sched *s, struct ts_rq *rq)
 	atomic_store_explicit(&rq->ro.util_avg, rq->cfs.avg.util_avg, memory_order_relaxed);
 }
 
-static void sub_positive(unsigned long *v, unsigned long d) { *v = *v > d ? *v - d : 0; }
-
-/* update_cfs_rq_load_avg(): fold in the load of tasks that left while we were unlocked
- * (keeping sum >= avg * PELT_MIN_DIVIDER, as the kernel), then age the queue's averages. */
-static void update_cfs_rq_load_avg(struct ts_rq *rq, uint64_t now)
+static inline bool entity_is_task(const struct ts_sched_entity *se)
 {
-	struct ts_cfs_rq *cfs = &rq->cfs;
-	struct ts_sched_avg *sa = &cfs->avg;
-	if (atomic_load_explicit(&rq->removed.nr, memory_order_relaxed)) {
-		unsigned long r_load = atomic_exchange(&rq->removed.load_avg, 0);
-		unsigned long r_util = atomic_exchange(&rq->removed.util_avg, 0);
-		unsigned long r_run = atomic_exchange(&rq->removed.runnable_avg, 0);
-		atomic_store(&rq->removed.nr, 0);
-		uint32_t divider = ts_pelt_divider(sa);
-		sub_positive(&sa->load_avg, r_load);
-		sa->load_sum = sa->load_sum > (uint64_t)r_load * divider ? sa->load_sum - (uint64_t)r_load * divider : 0;
-		if (sa->load_sum < (uint64_t)sa->load_avg * TS_PELT_MIN_DIVIDER)
-			sa->load_sum = (uint64_t)sa->load_avg * TS_PELT_MIN_DIVIDER;
-		sub_positive(&sa->util_avg, r_util);
-		uint64_t du = (uint64_t)r_util * divider;
-		sa->util_sum = sa->util_sum > du ? (uint32_t)(sa->util_sum - du) : 0;
-		if (sa->util_sum < (uint64_t)sa->util_avg * TS_PELT_MIN_DIVIDER)
-			sa->util_sum = (uint32_t)(sa->util_avg * TS_PELT_MIN_DIVIDER);
-		sub_positive(&sa->runnable_avg, r_run);
-		uint64_t dr = (uint64_t)r_run * divider;
-		sa->runnable_sum = sa->runnable_sum > dr ? sa->runnable_sum - dr : 0;
-		if (sa->runnable_sum < (uint64_t)sa->runnable_avg * TS_PELT_MIN_DIVIDER)
-			sa->runnable_sum = (uint64_t)sa->runnable_avg * TS_PELT_MIN_DIVIDER;
-	}
-	ts_update_load_avg_cfs_rq(now, sa, cfs->load.weight, cfs->h_nr_runnable, cfs->curr != NULL);
+	return !se->my_q;
 }
 
-enum { DO_ATTACH = 1, DO_DETACH = 2 };
-
-/* update_load_avg(cfs_rq, se, flags) for a task entity. */
-static void update_load_avg(struct ts_rq *rq, struct ts_sched_entity *se, uint64_t now, int flags)
+static inline struct ts_task_group *task_group_of(struct ts_sched *s, const struct ts_task *p)
 {
-	struct ts_cfs_rq *cfs = &rq->cfs;
-	if (se->avg.last_update_time)
-		ts_update_load_avg_se(now, &se->avg, se->load.weight, se->on_rq, se->on_rq,
+	return p->tg ? p->tg : s->root_tg;
+}
+
+/* resched_curr(rq) from any level: a group cfs_rq's request becomes the CPU's (the root
+ * cfs_rq's flag, which the tick and __schedule() read and clear). */
+static inline void fold_resched(struct ts_rq *rq, struct ts_cfs_rq *cfs)
+{
+	if (cfs != &rq->cfs && cfs->resched) {
+		cfs->resched = false;
+		rq->cfs.resched = true;
+	}
+}
+
+/* ---- PELT over the hierarchy --------------------------------------------------------------- */
+
+static inline void add_tg_cfs_propagate(struct ts_cfs_rq *cfs, long runnable_sum)
+{
+	cfs->propagate = 1;
+	cfs->prop_runnable_sum += runnable_sum;
+}
+
+/* list_add_leaf_cfs_rq(): this group cfs_rq has load to keep decaying. */
+static inline void list_add_leaf_cfs_rq(struct ts_cfs_rq *cfs)
+{
+	cfs->on_list = true;
+}
+
+/* update_tg_load_avg(cfs_rq) with the switches of the feature set, at the rq clock (the
+ * kernel's sched_clock_cpu()). Nothing for the root group. */
+static inline void update_tg_load_avg(struct ts_sched *s, struct ts_cfs_rq *cfs, uint64_t now)
+{
+	if (cfs->tg == s->root_tg || !cfs->tg)
+		return;
+	ts_update_tg_load_avg(cfs->tg, cfs->cpu, now, ts_tg_switches_of(s->features));
+}
+
+/* update_cfs_rq_load_avg(): fold in the load of tasks that left while we were unlocked,
+ * then age the queue's averages. Returns 1 if the load decayed or some was removed. */
+static int update_cfs_rq_load_avg(struct ts_cfs_rq *cfs, uint64_t now)
+{
+	long prop;
+	int decayed = 0;
+	if (ts_apply_removed_load(&cfs->avg, cfs->removed, &prop)) {
+		add_tg_cfs_propagate(cfs, prop);
+		decayed = 1;
+	}
+	decayed |= ts_update_load_avg_cfs_rq(now, &cfs->avg, cfs->load.weight, cfs->h_nr_runnable,
+					     cfs->curr != NULL);
+	return decayed;
+}
+
+/* propagate_entity_load_avg(): a group entity takes over what changed in its group
+ * cfs_rq (attach/detach/removal below) and passes it one level up. */
+static int propagate_entity_load_avg(struct ts_sched_entity *se)
+{
+	struct ts_cfs_rq *gcfs = se->my_q;
+	if (!gcfs || !gcfs->propagate)
+		return 0;
+	gcfs->propagate = 0;
+	struct ts_cfs_rq *cfs = se->cfs_rq;
+	add_tg_cfs_propagate(cfs, gcfs->prop_runnable_sum);
+	ts_update_tg_cfs_util(&cfs->avg, &se->avg, &gcfs->avg);
+	ts_update_tg_cfs_runnable(&cfs->avg, &se->avg, &gcfs->avg);
+	ts_update_tg_cfs_load(&cfs->avg, &se->avg, se->load.weight, &gcfs->avg, gcfs->load.weight,
+			      &gcfs->prop_runnable_sum);
+	return 1;
+}
+
+/* se_runnable(): a task's runnable is its on_rq (no delayed dequeue); a group entity's the
+ * number of runnable tasks below it, as of se_update_runnable(). */
+static inline unsigned long se_runnable(const struct ts_sched_entity *se)
+{
+	return entity_is_task(se) ? se->on_rq : se->runnable_weight;
+}
+
+static inline void se_update_runnable(struct ts_sched_entity *se)
+{
+	if (!entity_is_task(se))
+		se->runnable_weight = se->my_q->h_nr_runnable;
+}
+
+static void attach_entity_load_avg(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	ts_attach_entity_load_avg(&cfs->avg, &se->avg, se->load.weight);
+	add_tg_cfs_propagate(cfs, (long)se->avg.load_sum);
+}
+
+static void detach_entity_load_avg(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	ts_detach_entity_load_avg(&cfs->avg, &se->avg, se->load.weight);
+	add_tg_cfs_propagate(cfs, -(long)se->avg.load_sum);
+}
+
+/* update_load_avg(cfs_rq, se, flags). */
+static void update_load_avg(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_entity *se,
+			    uint64_t now, int flags)
+{
+	if (se->avg.last_update_time && !(flags & SKIP_AGE_LOAD))
+		ts_update_load_avg_se(now, &se->avg, se->load.weight, se->on_rq, se_runnable(se),
 				      cfs->curr == se);
-	update_cfs_rq_load_avg(rq, now);
-	if (!se->avg.last_update_time && (flags & DO_ATTACH))
-		ts_attach_entity_load_avg(&cfs->avg, &se->avg, se->load.weight);
-	else if (flags & DO_DETACH)
-		ts_detach_entity_load_avg(&cfs->avg, &se->avg, se->load.weight);
+	int decayed = update_cfs_rq_load_avg(cfs, now);
+	decayed |= propagate_entity_load_avg(se);
+	if (!se->avg.last_update_time && (flags & DO_ATTACH)) {
+		/* enqueue of an entity that migrated (or is new): join this queue's sums */
+		attach_entity_load_avg(cfs, se);
+		update_tg_load_avg(s, cfs, now);
+	} else if (flags & DO_DETACH) {
+		detach_entity_load_avg(cfs, se);
+		update_tg_load_avg(s, cfs, now);
+	} else if (decayed && (flags & UPDATE_TG)) {
+		update_tg_load_avg(s, cfs, now);
+	}
+}
+
+/* update_cfs_group(se): a group entity's weight from its group's shares. */
+static inline void update_cfs_group(struct ts_sched *s, struct ts_sched_entity *se, uint64_t now)
+{
+	struct ts_cfs_rq *gcfs = se->my_q;
+	if (gcfs)
+		ts_update_cfs_group(gcfs->tg, gcfs->cpu, now, s->features);
+}
+
+/* propagate_entity_cfs_rq(): after an attach/detach outside enqueue/dequeue, bring every
+ * level above se up to date so that the change reaches the root. */
+static void propagate_entity_cfs_rq(struct ts_sched *s, struct ts_sched_entity *se, uint64_t now)
+{
+	list_add_leaf_cfs_rq(se->cfs_rq);
+	for (se = se->parent; se; se = se->parent) {
+		update_load_avg(s, se->cfs_rq, se, now, UPDATE_TG);
+		list_add_leaf_cfs_rq(se->cfs_rq);
+	}
+}
+
+/* set_task_rq(): p's entity points at its group's queue and entity on cpu. */
+static void set_task_rq(struct ts_sched *s, struct ts_task *p, int cpu)
+{
+	struct ts_task_group *tg = task_group_of(s, p);
+	struct ts_sched_entity *se = &p->se;
+	struct ts_cfs_rq *cfs = se->cfs_rq;
+	if (cfs && cfs->cpu == cpu && cfs->tg == tg)
+		return;
+	if (tg == s->root_tg) {
+		se->cfs_rq = &s->rq[cpu].cfs;
+		se->parent = NULL;
+		se->depth = 0;
+	} else {
+		ts_tg_set_task_rq(tg, cpu, se);
+	}
+}
+
+/* The queue p's load sits on while it is not queued: its group's on p->cpu. */
+static struct ts_cfs_rq *task_cfs_rq_now(struct ts_sched *s, struct ts_task *p)
+{
+	struct ts_task_group *tg = task_group_of(s, p);
+	struct ts_cfs_rq *cfs = p->se.cfs_rq;
+	if (cfs && cfs->cpu == p->cpu && cfs->tg == tg)
+		return cfs;
+	return tg == s->root_tg ? &s->rq[p->cpu].cfs : ts_tg_cfs_rq(tg, p->cpu);
+}
+
+/* ---- blocked load (__update_blocked_fair) -------------------------------------------------- */
+
+static inline bool load_avg_is_decayed(const struct ts_sched_avg *sa)
+{
+	return !sa->load_sum && !sa->util_sum && !sa->runnable_sum;
+}
+
+/* skip_blocked_update(): nothing left to decay or propagate in this group entity. */
+static inline bool skip_blocked_update(const struct ts_sched_entity *se)
+{
+	if (se->avg.load_avg || se->avg.util_avg)
+		return false;
+	return !se->my_q->propagate;
+}
+
+/* One group and its subtree on rq's CPU, children first (the leaf list's bottom-up order).
+ * Returns whether the group's cfs_rq stays on the leaf list. */
+static bool update_blocked_group(struct ts_sched *s, struct ts_rq *rq, struct ts_task_group *tg,
+				 uint64_t now)
+{
+	bool child_on_list = false;
+	for (struct ts_task_group *c = tg->first_child; c; c = c->next_sibling)
+		child_on_list |= update_blocked_group(s, rq, c, now);
+	struct ts_tg_cpu *tc = ts_tg_pcpu(tg, rq->cpu);
+	struct ts_cfs_rq *cfs = &tc->cfs;
+	if (!cfs->on_list)
+		return false;
+	ts_tg_note_ro_read(tg, rq->cpu); /* se = cfs_rq->tg->se[cpu] */
+	if (update_cfs_rq_load_avg(cfs, now))
+		update_tg_load_avg(s, cfs, now);
+	/* Propagate pending load changes to the parent, if any. */
+	struct ts_sched_entity *se = &tc->se;
+	if (!skip_blocked_update(se))
+		update_load_avg(s, se->cfs_rq, se, now, UPDATE_TG);
+	/* cfs_rq_is_decayed(): don't let fully decayed cfs_rqs linger on the list. */
+	if (!cfs->load.weight && load_avg_is_decayed(&cfs->avg) && !child_on_list &&
+	    !tc->tg_load_avg_contrib)
+		cfs->on_list = false;
+	return cfs->on_list;
+}
+
+static void update_blocked_fair(struct ts_sched *s, struct ts_rq *rq, uint64_t now)
+{
+	for (struct ts_task_group *c = s->root_tg->first_child; c; c = c->next_sibling)
+		update_blocked_group(s, rq, c, now);
 }
 
 void ts_update_rq_load(struct ts_sched *s, struct ts_rq *rq, uint64_t now)
 {
-	(void)s;
-	if (rq->curr)
-		update_load_avg(rq, &rq->curr->se, now, 0);
-	else
-		update_cfs_rq_load_avg(rq, now);
+	struct ts_task *curr = rq->curr;
+	if (curr)
+		update_load_avg(s, curr->se.cfs_rq, &curr->se, now, 0);
+	update_blocked_fair(s, rq, now);
+	if (!curr || curr->se.cfs_rq != &rq->cfs)
+		update_cfs_rq_load_avg(&rq->cfs, now);
 	rq->last_blocked_load_update = now;
 }
 
-/* migrate_task_rq_fair() for a sleeping task woken onto another CPU: its load leaves the
- * old queue through that queue's removed accumulator (we do not hold its lock). */
-static void migrate_task_rq(struct ts_sched *s, struct ts_task *p, int new_cpu, uint64_t now)
+/* ---- per-level entity operations ----------------------------------------------------------- */
+
+static void enqueue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
+			   struct ts_sched_entity *se, uint64_t now, int flags)
 {
-	struct ts_sched_entity *se = &p->se;
-	struct ts_rq *old = &s->rq[p->cpu];
-	if (se->avg.last_update_time) {
-		/* sync_entity_load_avg(): decay to now; one clock serves every rq here. */
-		ts_update_load_avg_blocked_se(now, &se->avg, se->load.weight);
-		atomic_fetch_add(&old->removed.load_avg, se->avg.load_avg);
-		atomic_fetch_add(&old->removed.util_avg, se->avg.util_avg);
-		atomic_fetch_add(&old->removed.runnable_avg, se->avg.runnable_avg);
-		atomic_fetch_add(&old->removed.nr, 1);
-	}
-	se->avg.last_update_time = 0; /* attach on the new queue */
-	se->exec_start = 0;           /* no longer cache hot */
-	p->cpu = new_cpu;
-	p->nr_migrations++;
-	ts_stat_inc(&s->rq[new_cpu].stats.migrations);
+	ts_update_curr(cfs, now, s->features);
+	update_load_avg(s, cfs, se, now, UPDATE_TG | DO_ATTACH);
+	se_update_runnable(se);
+	/* The group entity's new weight before it is placed. */
+	update_cfs_group(s, se, now);
+	ts_enqueue_entity(cfs, se, now, flags, s->features);
+	if (cfs->nr_queued == 1 && cfs != &rq->cfs)
+		list_add_leaf_cfs_rq(cfs);
+	fold_resched(rq, cfs);
 }
+
+static void dequeue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
+			   struct ts_sched_entity *se, uint64_t now, int flags, bool migrating)
+{
+	ts_update_curr(cfs, now, s->features);
+	int action = UPDATE_TG;
+	if (migrating && entity_is_task(se))
+		action |= DO_DETACH;
+	update_load_avg(s, cfs, se, now, action);
+	se_update_runnable(se);
+	ts_dequeue_entity(cfs, se, now, flags, s->features);
+	update_cfs_group(s, se, now);
+	fold_resched(rq, cfs);
+}
+
+static void set_next_entity(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_entity *se,
+			    uint64_t now)
+{
+	/* PELT while the entity is not yet running (cfs->curr is not se). */
+	if (se->on_rq)
+		update_load_avg(s, cfs, se, now, UPDATE_TG);
+	ts_set_next_entity(cfs, se, now);
+}
+
+static void put_prev_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
+			    struct ts_sched_entity *prev, uint64_t now)
+{
+	/* still on the runqueue: charge it; PELT while it still counts as running */
+	if (prev->on_rq) {
+		ts_update_curr(cfs, now, s->features);
+		update_load_avg(s, cfs, prev, now, 0);
+	}
+	ts_put_prev_entity(cfs, prev, now, s->features);
+	fold_resched(rq, cfs);
+}
+
+/* ---- task-level walks ---------------------------------------------------------------------- */
 
 /* add_nr_running(): a second runnable task makes the root domain overloaded. */
 static void add_nr_running(struct ts_sched *s, struct ts_rq *rq)
@@ -112,27 +321,212 @@ static void add_nr_running(struct ts_sched *s, struct ts_rq *rq)
 		atomic_store_explicit(&s->overloaded, true, memory_order_relaxed);
 }
 
-static void enqueue_on(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now,
-		       int flags)
+/* enqueue_task_fair(): enqueue p's entity and every ancestor not yet queued; the levels
+ * above that only get their load, weight and slice brought up to date. Group entities
+ * take the smallest slice queued below them (v6.12). */
+static void enqueue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p,
+			      uint64_t now, int flags)
 {
-	ts_update_curr(&rq->cfs, now, s->features);
-	update_load_avg(rq, &p->se, now, DO_ATTACH);
-	ts_enqueue_task(&rq->cfs, &p->se, now, flags, s->features);
+	struct ts_sched_entity *se = &p->se;
+	uint64_t slice = 0;
+	for (; se; se = se->parent) {
+		if (se->on_rq)
+			break;
+		struct ts_cfs_rq *cfs = se->cfs_rq;
+		if (slice) {
+			se->slice = slice;
+			se->custom_slice = true;
+		}
+		enqueue_entity(s, rq, cfs, se, now, flags);
+		slice = ts_cfs_rq_min_slice(cfs);
+		cfs->h_nr_runnable++;
+		cfs->h_nr_queued++;
+		flags = TS_ENQUEUE_WAKEUP;
+	}
+	for (; se; se = se->parent) {
+		struct ts_cfs_rq *cfs = se->cfs_rq;
+		update_load_avg(s, cfs, se, now, UPDATE_TG);
+		se_update_runnable(se);
+		update_cfs_group(s, se, now);
+		se->slice = slice;
+		ts_entity_slice_changed(cfs, se);
+		slice = ts_cfs_rq_min_slice(cfs);
+		cfs->h_nr_runnable++;
+		cfs->h_nr_queued++;
+		fold_resched(rq, cfs);
+	}
 	ts_list_add(&p->cfs_node, &rq->cfs_tasks);
 	add_nr_running(s, rq);
 	ts_numa_account_enqueue(s, p, rq->cpu); /* account_entity_enqueue() */
 	p->state = TS_TASK_RUNNABLE;
 }
 
-/* wakeup_preempt(): an idle CPU always reschedules; else EEVDF decides. */
+/* dequeue_entities(): dequeue p's entity and every ancestor whose queue it leaves empty;
+ * above the first level that keeps load, bring load, weight and slice up to date. A task
+ * going to sleep makes the group entity above it the next buddy (as v6.12, unconditionally;
+ * cfs->next is picked only with NEXT_BUDDY here). */
+static void dequeue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p,
+			      uint64_t now, int flags, bool migrating)
+{
+	struct ts_sched_entity *se = &p->se;
+	bool task_sleep = flags & TS_DEQUEUE_SLEEP;
+	uint64_t slice = 0;
+	for (; se; se = se->parent) {
+		struct ts_cfs_rq *cfs = se->cfs_rq;
+		dequeue_entity(s, rq, cfs, se, now, flags, migrating);
+		cfs->h_nr_runnable--;
+		cfs->h_nr_queued--;
+		/* Don't dequeue the parent if it has other entities besides us. */
+		if (cfs->load.weight) {
+			slice = ts_cfs_rq_min_slice(cfs);
+			se = se->parent;
+			/* Bias pick_next to a task of this cfs_rq: p sleeps within its slice. */
+			if (task_sleep && se)
+				ts_set_next_buddy(se->cfs_rq, se);
+			break;
+		}
+		flags |= TS_DEQUEUE_SLEEP;
+	}
+	for (; se; se = se->parent) {
+		struct ts_cfs_rq *cfs = se->cfs_rq;
+		update_load_avg(s, cfs, se, now, UPDATE_TG);
+		se_update_runnable(se);
+		update_cfs_group(s, se, now);
+		se->slice = slice;
+		ts_entity_slice_changed(cfs, se);
+		slice = ts_cfs_rq_min_slice(cfs);
+		cfs->h_nr_runnable--;
+		cfs->h_nr_queued--;
+		fold_resched(rq, cfs);
+	}
+	ts_list_del(&p->cfs_node);
+	rq->nr_running--;
+	ts_numa_account_dequeue(s, p); /* account_entity_dequeue() */
+}
+
+/* pick_task_fair(): top down from the root, pick_next_entity() per level with each level's
+ * curr still in place (charged first if it is still queued). */
+static struct ts_sched_entity *pick_task_fair(struct ts_sched *s, struct ts_rq *rq, uint64_t now)
+{
+	struct ts_cfs_rq *cfs = &rq->cfs;
+	struct ts_sched_entity *se;
+	if (!cfs->nr_queued)
+		return NULL;
+	do {
+		if (cfs->curr && cfs->curr->on_rq) {
+			ts_update_curr(cfs, now, s->features);
+			fold_resched(rq, cfs);
+		}
+		se = ts_pick_next_entity(cfs, s->features);
+		if (!se)
+			return NULL;
+		cfs = se->my_q;
+	} while (cfs);
+	return se;
+}
+
+/* put_prev_task_fair(): every level of prev's path. */
+static void put_prev_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *prev,
+			       uint64_t now)
+{
+	for (struct ts_sched_entity *se = &prev->se; se; se = se->parent)
+		put_prev_entity(s, rq, se->cfs_rq, se, now);
+}
+
+/* set_next_task_fair(): every level of next's path, bottom up. */
+static void set_next_task_fair(struct ts_sched *s, struct ts_task *next, uint64_t now)
+{
+	for (struct ts_sched_entity *se = &next->se; se; se = se->parent)
+		set_next_entity(s, se->cfs_rq, se, now);
+}
+
+/* pick_next_task_fair()'s switch from prev to next: put and set only the levels below
+ * their common ancestor. Unlike the kernel, which skips this when prev is picked again,
+ * the walk then puts and sets prev at its own level, renewing its slice protection (what
+ * the flat core always did). */
+static void put_prev_set_next(struct ts_sched *s, struct ts_rq *rq, struct ts_task *prev,
+			      struct ts_task *next, uint64_t now)
+{
+	struct ts_sched_entity *se = &next->se, *pse = &prev->se;
+	while (se->cfs_rq != pse->cfs_rq) { /* !is_same_group(se, pse) */
+		int se_depth = se->depth, pse_depth = pse->depth;
+		if (se_depth <= pse_depth) {
+			put_prev_entity(s, rq, pse->cfs_rq, pse, now);
+			pse = pse->parent;
+		}
+		if (se_depth >= pse_depth) {
+			set_next_entity(s, se->cfs_rq, se, now);
+			se = se->parent;
+		}
+	}
+	put_prev_entity(s, rq, se->cfs_rq, pse, now);
+	set_next_entity(s, se->cfs_rq, se, now);
+}
+
+/* find_matching_se(): walk both up to siblings of a common parent. */
+static void find_matching_se(struct ts_sched_entity **se, struct ts_sched_entity **pse)
+{
+	int se_depth = (*se)->depth, pse_depth = (*pse)->depth;
+	while (se_depth > pse_depth) {
+		se_depth--;
+		*se = (*se)->parent;
+	}
+	while (pse_depth > se_depth) {
+		pse_depth--;
+		*pse = (*pse)->parent;
+	}
+	while ((*se)->cfs_rq != (*pse)->cfs_rq) {
+		*se = (*se)->parent;
+		*pse = (*pse)->parent;
+	}
+}
+
+/* wakeup_preempt(): an idle CPU always reschedules; else check_preempt_wakeup_fair(). */
 static bool preempt_on(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now,
 		       int wake_flags)
 {
-	bool resched = rq->curr == NULL ||
-		       ts_wakeup_preempt(&rq->cfs, &p->se, now, wake_flags, s->features);
+	struct ts_task *curr = rq->curr;
+	bool resched = false;
+	if (!curr) {
+		resched = true;
+	} else if (curr != p) {
+		struct ts_sched_entity *se = &curr->se, *pse = &p->se;
+		if (ts_features_has(s->features, TS_FEAT_NEXT_BUDDY) && !(wake_flags & TS_WF_FORK))
+			ts_set_next_buddy(pse->cfs_rq, pse);
+		/* test_tsk_need_resched(curr): a reschedule is already on its way. */
+		if (!rq->cfs.resched && ts_features_has(s->features, TS_FEAT_WAKEUP_PREEMPTION)) {
+			find_matching_se(&se, &pse);
+			struct ts_cfs_rq *cfs = se->cfs_rq;
+			resched = ts_wakeup_preempt_entity(cfs, pse, now, s->features);
+			if (resched)
+				rq->cfs.resched = true;
+			fold_resched(rq, cfs);
+		}
+	}
 	if (resched)
 		s->ops.resched_cpu(s->host, rq->cpu);
 	return resched;
+}
+
+/* ---- activation, wake-up, migration -------------------------------------------------------- */
+
+/* migrate_task_rq_fair() for a sleeping task woken onto another CPU: its load leaves the
+ * old queue (its group's cfs_rq there) through that queue's removed accumulator (we do not
+ * hold its lock). */
+static void migrate_task_rq(struct ts_sched *s, struct ts_task *p, int new_cpu, uint64_t now)
+{
+	struct ts_sched_entity *se = &p->se;
+	if (se->avg.last_update_time) {
+		struct ts_cfs_rq *old = task_cfs_rq_now(s, p);
+		/* sync_entity_load_avg(): decay to now; one clock serves every rq here. */
+		ts_update_load_avg_blocked_se(now, &se->avg, se->load.weight);
+		ts_remove_entity_load_avg(old->removed, &se->avg);
+	}
+	se->avg.last_update_time = 0; /* attach on the new queue */
+	se->exec_start = 0;           /* no longer cache hot */
+	p->cpu = new_cpu;
+	p->nr_migrations++;
+	ts_stat_inc(&s->rq[new_cpu].stats.migrations);
 }
 
 bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_flags)
@@ -147,7 +541,8 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
 		flags |= TS_ENQUEUE_MIGRATED;
 		p->nr_wakeups_migrate += p->state != TS_TASK_NEW;
 	}
-	enqueue_on(s, rq, p, now, flags);
+	set_task_rq(s, p, cpu);
+	enqueue_task_fair(s, rq, p, now, flags);
 	/* ttwu_do_activate(): the idle period that just ended feeds avg_idle (newidle
 	 * balancing's gate) and SIS_PROP's wake_avg_idle. */
 	if (rq->idle_stamp) {
@@ -165,16 +560,16 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
 }
 
 /* post_init_entity_util_avg(): a new task starts with half the spare capacity of the
- * queue it lands on, in proportion to its weight. */
+ * queue it lands on (its group's cfs_rq), in proportion to its weight. */
 static void post_init_entity_util_avg(struct ts_sched *s, struct ts_task *p, int cpu)
 {
 	struct ts_rq *rq = &s->rq[cpu];
+	const struct ts_cfs_rq *cfs = p->se.cfs_rq;
 	struct ts_sched_avg *sa = &p->se.avg;
-	long cap = ((long)rq->cpu_capacity - (long)rq->cfs.avg.util_avg) / 2;
+	long cap = ((long)rq->cpu_capacity - (long)cfs->avg.util_avg) / 2;
 	if (cap > 0) {
-		if (rq->cfs.avg.util_avg) {
-			sa->util_avg = rq->cfs.avg.util_avg * p->se.load.weight /
-				       (rq->cfs.avg.load_avg + 1);
+		if (cfs->avg.util_avg) {
+			sa->util_avg = cfs->avg.util_avg * p->se.load.weight / (cfs->avg.load_avg + 1);
 			if (sa->util_avg > (unsigned long)cap)
 				sa->util_avg = (unsigned long)cap;
 		} else {
@@ -236,10 +631,11 @@ struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, i
 		p->cpu = pl.cpu;
 		p->recent_used_cpu = pl.cpu;
 	}
+	set_task_rq(s, p, pl.cpu);
 	uint64_t now = rq_clock(s, rq);
-	update_cfs_rq_load_avg(rq, now);
+	update_cfs_rq_load_avg(p->se.cfs_rq, now);
 	post_init_entity_util_avg(s, p, pl.cpu);
-	enqueue_on(s, rq, p, now, TS_ENQUEUE_INITIAL);
+	enqueue_task_fair(s, rq, p, now, TS_ENQUEUE_INITIAL);
 	preempt_on(s, rq, p, now, TS_WF_FORK);
 	ts_rq_publish(s, rq);
 	s->ops.rq_unlock(s->host, pl.cpu);
@@ -253,12 +649,7 @@ void ts_deactivate_curr(struct ts_sched *s, int cpu, enum ts_task_state new_stat
 	if (!p || p->state != TS_TASK_RUNNABLE)
 		return;
 	uint64_t now = rq_clock(s, rq);
-	ts_update_curr(&rq->cfs, now, s->features);
-	update_load_avg(rq, &p->se, now, 0);
-	ts_dequeue_task(&rq->cfs, &p->se, now, TS_DEQUEUE_SLEEP, s->features);
-	ts_list_del(&p->cfs_node);
-	rq->nr_running--;
-	ts_numa_account_dequeue(s, p); /* account_entity_dequeue() */
+	dequeue_task_fair(s, rq, p, now, TS_DEQUEUE_SLEEP, false);
 	p->state = new_state;
 	ts_rq_publish(s, rq);
 }
@@ -281,39 +672,41 @@ static void update_idle_core(struct ts_sched *s, int cpu)
 	atomic_store_explicit(&sds->has_idle_cores, 1, memory_order_relaxed);
 }
 
-static struct ts_task *pick_next_fair(struct ts_sched *s, struct ts_rq *rq, uint64_t now)
-{
-	struct ts_sched_entity *se = ts_pick_next_entity(&rq->cfs, s->features);
-	if (!se)
-		return NULL;
-	/* set_next_entity(): the picked entity's PELT runs up to now as "not yet running" */
-	update_load_avg(rq, se, now, 0);
-	ts_set_next_entity(&rq->cfs, se, now);
-	struct ts_task *p = ts_task_of(se);
-	ts_list_move(&p->cfs_node, &rq->cfs_tasks);
-	return p;
-}
-
 struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
 {
 	struct ts_rq *rq = &s->rq[cpu];
 	uint64_t now = rq_clock(s, rq);
 	struct ts_task *prev = rq->curr;
+	/* prev is charged at its own level even when it just blocked (the pick walk charges
+	 * the queued levels). */
 	if (prev) {
-		ts_update_curr(&rq->cfs, now, s->features);
-		if (prev->state == TS_TASK_RUNNABLE)
-			update_load_avg(rq, &prev->se, now, 0);
-		ts_put_prev_entity(&rq->cfs, &prev->se, now, s->features);
-		ts_rq_set_curr(rq, NULL);
+		ts_update_curr(prev->se.cfs_rq, now, s->features);
+		fold_resched(rq, prev->se.cfs_rq);
 	}
-	struct ts_task *next = pick_next_fair(s, rq, now);
-	if (!next && ts_features_has(s->features, TS_FEAT_NEWIDLE_BALANCE)) {
-		ts_rq_set_idle_stamp(rq, now);
-		ts_rq_publish(s, rq);
-		if (ts_balance_newidle(s, cpu) > 0) {
-			now = rq_clock(s, rq);
-			next = pick_next_fair(s, rq, now);
+	struct ts_sched_entity *se = pick_task_fair(s, rq, now);
+	struct ts_task *next = se ? ts_task_of(se) : NULL;
+	if (!next) {
+		if (prev) {
+			put_prev_task_fair(s, rq, prev, now);
+			ts_rq_set_curr(rq, NULL);
+			prev = NULL;
 		}
+		if (ts_features_has(s->features, TS_FEAT_NEWIDLE_BALANCE)) {
+			ts_rq_set_idle_stamp(rq, now);
+			ts_rq_publish(s, rq);
+			if (ts_balance_newidle(s, cpu) > 0) {
+				now = rq_clock(s, rq);
+				se = pick_task_fair(s, rq, now);
+				next = se ? ts_task_of(se) : NULL;
+			}
+		}
+	}
+	if (next) {
+		if (prev)
+			put_prev_set_next(s, rq, prev, next, now);
+		else
+			set_next_task_fair(s, next, now);
+		ts_list_move(&next->cfs_node, &rq->cfs_tasks);
 	}
 	rq->cfs.resched = false;
 	ts_rq_set_curr(rq, next);
@@ -322,7 +715,7 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
 	} else {
 		if (!rq->idle_stamp)
 			ts_rq_set_idle_stamp(rq, now);
-		update_cfs_rq_load_avg(rq, now);
+		update_cfs_rq_load_avg(&rq->cfs, now);
 	}
 	ts_rq_publish(s, rq);
 	if (!next)
@@ -330,21 +723,46 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
 	return next;
 }
 
+void ts_put_prev_task(struct ts_sched *s, int cpu)
+{
+	struct ts_rq *rq = &s->rq[cpu];
+	struct ts_task *prev = rq->curr;
+	if (!prev)
+		return;
+	put_prev_task_fair(s, rq, prev, rq_clock(s, rq));
+	ts_rq_set_curr(rq, NULL);
+}
+
 bool ts_sched_tick(struct ts_sched *s, int cpu)
 {
 	struct ts_rq *rq = &s->rq[cpu];
 	uint64_t now = rq_clock(s, rq);
+	bool has_groups = s->root_tg->first_child != NULL;
 	if (rq->curr) {
-		struct ts_update_curr_result r = ts_update_curr(&rq->cfs, now, s->features);
-		update_load_avg(rq, &rq->curr->se, now, 0);
-		if ((r.resched || rq->cfs.resched) && rq->nr_running > 1)
+		/* task_tick_fair(): entity_tick() at every level of curr's path. */
+		for (struct ts_sched_entity *se = &rq->curr->se; se; se = se->parent) {
+			struct ts_cfs_rq *cfs = se->cfs_rq;
+			ts_update_curr(cfs, now, s->features);
+			update_load_avg(s, cfs, se, now, UPDATE_TG);
+			update_cfs_group(s, se, now);
+			fold_resched(rq, cfs);
+		}
+		if (rq->cfs.resched && rq->nr_running > 1)
 			s->ops.resched_cpu(s->host, cpu);
 	} else {
-		update_cfs_rq_load_avg(rq, now); /* blocked-load decay of an idle CPU */
+		/* blocked-load decay of an idle CPU */
+		if (has_groups)
+			update_blocked_fair(s, rq, now);
+		update_cfs_rq_load_avg(&rq->cfs, now);
 	}
 	rq->last_blocked_load_update = now;
+	bool balance = now >= rq->next_balance;
+	/* sched_balance_softirq(): the blocked averages are brought up to date before the
+	 * periodic balancing the host now runs. */
+	if (balance && has_groups && rq->curr)
+		update_blocked_fair(s, rq, now);
 	ts_rq_publish(s, rq);
-	return now >= rq->next_balance;
+	return balance;
 }
 
 void ts_yield_task(struct ts_sched *s, int cpu)
@@ -354,8 +772,10 @@ void ts_yield_task(struct ts_sched *s, int cpu)
 	if (!p || rq->nr_running <= 1)
 		return;
 	uint64_t now = rq_clock(s, rq);
-	rq->cfs.next = rq->cfs.next == &p->se ? NULL : rq->cfs.next; /* clear_buddies() */
-	ts_update_curr(&rq->cfs, now, s->features);
+	struct ts_cfs_rq *cfs = p->se.cfs_rq;
+	ts_clear_buddies(cfs, &p->se);
+	ts_update_curr(cfs, now, s->features);
+	fold_resched(rq, cfs);
 	/* yield_task_fair(): give up the rest of this request */
 	p->se.deadline += ts_calc_delta_fair(p->se.slice, &p->se);
 	s->ops.resched_cpu(s->host, cpu);
@@ -368,12 +788,7 @@ void ts_move_queued_task(struct ts_sched *s, struct ts_task *p, int src_cpu, int
 	if (rq_clock(s, dst) > now)
 		now = dst->clock;
 	/* detach_task(): dequeue (lag kept) and detach the load, both locks held */
-	ts_update_curr(&src->cfs, now, s->features);
-	update_load_avg(src, &p->se, now, DO_DETACH);
-	ts_dequeue_task(&src->cfs, &p->se, now, 0, s->features);
-	ts_list_del(&p->cfs_node);
-	src->nr_running--;
-	ts_numa_account_dequeue(s, p); /* account_entity_dequeue() */
+	dequeue_task_fair(s, src, p, now, 0, true);
 	p->se.avg.last_update_time = 0;
 	p->se.exec_start = 0;
 	p->cpu = dst_cpu;
@@ -381,7 +796,63 @@ void ts_move_queued_task(struct ts_sched *s, struct ts_task *p, int src_cpu, int
 	ts_stat_inc(&dst->stats.migrations);
 	ts_rq_publish(s, src);
 	/* attach_task() */
-	enqueue_on(s, dst, p, now, TS_ENQUEUE_MIGRATED);
+	set_task_rq(s, p, dst_cpu);
+	enqueue_task_fair(s, dst, p, now, TS_ENQUEUE_MIGRATED);
 	preempt_on(s, dst, p, now, 0);
 	ts_rq_publish(s, dst);
+}
+
+/* ---- task groups ----------------------------------------------------------------------------- */
+
+int ts_task_set_group(struct ts_sched *s, struct ts_task *p, struct ts_task_group *tg)
+{
+	if (!tg)
+		tg = s->root_tg;
+	if (tg->root != s->root_tg)
+		return -EINVAL;
+	if (p->state != TS_TASK_NEW && p->state != TS_TASK_SLEEPING)
+		return -EBUSY;
+	struct ts_task_group *want = tg == s->root_tg ? NULL : tg;
+	if (task_group_of(s, p) == tg) {
+		p->tg = want;
+		return 0;
+	}
+	if (p->state == TS_TASK_NEW) {
+		/* Not attached anywhere yet: set_task_rq() happens at its first enqueue. */
+		p->tg = want;
+		return 0;
+	}
+	/* task_change_group_fair() of a sleeping task, under its rq's lock. */
+	int cpu = p->cpu;
+	struct ts_rq *rq = &s->rq[cpu];
+	s->ops.rq_lock(s->host, cpu);
+	uint64_t now = rq_clock(s, rq);
+	struct ts_sched_entity *se = &p->se;
+	/* detach_task_cfs_rq(): catch up with the old queue and take our load out of it */
+	set_task_rq(s, p, cpu);
+	if (se->avg.last_update_time) {
+		struct ts_cfs_rq *old = se->cfs_rq;
+		update_load_avg(s, old, se, now, 0);
+		detach_entity_load_avg(old, se);
+		update_tg_load_avg(s, old, now);
+		propagate_entity_cfs_rq(s, se, now);
+	}
+	/* set_task_rq() on the new group, as if migrated, then attach_task_cfs_rq() */
+	p->tg = want;
+	se->avg.last_update_time = 0;
+	set_task_rq(s, p, cpu);
+	struct ts_cfs_rq *cfs = se->cfs_rq;
+	update_load_avg(s, cfs, se, now, 0); /* ATTACH_AGE_LOAD: nothing to age, not attached */
+	attach_entity_load_avg(cfs, se);
+	update_tg_load_avg(s, cfs, now);
+	propagate_entity_cfs_rq(s, se, now);
+	ts_rq_publish(s, rq);
+	s->ops.rq_unlock(s->host, cpu);
+	return 0;
+}
+
+unsigned long ts_task_h_load_of(struct ts_sched *s, struct ts_task *p)
+{
+	uint64_t jiffies = s->ops.clock(s->host) / s->tick_nsec;
+	return ts_task_h_load(task_group_of(s, p), p->cpu, p->se.avg.load_avg, jiffies);
 }

@@ -5,6 +5,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* root_task_group on the rqs' cfs_rq, with their removed-load accumulators and published
+ * loads, the host's line hook and the topology's node map. */
+static int create_root_group(struct ts_sched *s, const struct ts_sched_config *cfg,
+			     struct ts_error *err)
+{
+	s->tg_layout = cfg ? cfg->tg_layout : TS_TG_ALIGNED;
+	if ((unsigned)s->tg_layout >= TS_TG_LAYOUT_NR)
+		return ts_error_set(err, -EINVAL, "sched: task group layout %d out of range",
+				    (int)s->tg_layout);
+	int n = s->nr_cpus;
+	struct ts_cfs_rq **cfs = calloc((size_t)n, sizeof(*cfs));
+	atomic_ulong **load = calloc((size_t)n, sizeof(*load));
+	int *node = calloc((size_t)n, sizeof(*node));
+	int rc = -ENOMEM;
+	if (!cfs || !load || !node) {
+		ts_error_set(err, -ENOMEM, "sched: out of memory");
+		goto out;
+	}
+	for (int c = 0; c < n; c++) {
+		s->rq[c].cfs.removed = &s->rq[c].removed;
+		cfs[c] = &s->rq[c].cfs;
+		load[c] = &s->rq[c].ro.load_avg;
+		node[c] = s->topo->cpu[c].node;
+	}
+	struct ts_tg_root_params p = {
+		.nr_cpus = n,
+		.nr_nodes = s->topo->nr_nodes > 0 ? s->topo->nr_nodes : 1,
+		.cpu_node = node,
+		.layout = s->tg_layout,
+		.root_cfs_rq = cfs,
+		.base_slice = s->base_slice,
+		.tick_nsec = s->tick_nsec,
+		.root_load = load,
+		.line_access = s->ops.tg_line_access,
+		.line_host = s->host,
+	};
+	rc = ts_tg_create_root(&p, &s->root_tg, err);
+out:
+	free(cfs);
+	free(load);
+	free(node);
+	return rc;
+}
+
 int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 		    const struct ts_host_ops *ops, void *host, const struct ts_sched_config *cfg,
 		    struct ts_sched **out, struct ts_error *err)
@@ -58,6 +102,11 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 			return ts_error_set(err, -ENOMEM, "sched: out of memory");
 		}
 	}
+	rc = create_root_group(s, cfg, err);
+	if (rc) {
+		ts_sched_destroy(s);
+		return rc;
+	}
 	*out = s;
 	return 0;
 }
@@ -77,9 +126,23 @@ void ts_sched_destroy(struct ts_sched *s)
 	free(s->select_rq_mask);
 	free(s->lb_cpus);
 	free(s->lb_swb);
+	ts_tg_destroy_tree(s->root_tg);
 	free(s->rq);
 	ts_domains_free(s->dom);
 	free(s);
+}
+
+int ts_sched_group_create(struct ts_sched *s, struct ts_task_group *parent, const char *name,
+			  unsigned long shares, struct ts_task_group **out, struct ts_error *err)
+{
+	*out = NULL;
+	if (!parent)
+		parent = s->root_tg;
+	else if (parent->root != s->root_tg)
+		return ts_error_set(err, -EINVAL,
+				    "task group '%s': parent '%s' belongs to another scheduler",
+				    name ? name : "(null)", parent->name);
+	return ts_tg_create(parent, name, shares, s->tg_layout, out, err);
 }
 
 int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct ts_cpumask *allowed,

@@ -21,7 +21,7 @@
  *    PELT util_avg (no util_est, no uclamp, no thermal pressure); it never returns -1.
  *  - cpu_smt_mask(c) is the span of c's SMT domain (c alone when it has none): the same
  *    set unless the scheduled CPU map splits a core.
- *  - task_h_load(p) = p->se.avg.load_avg (no task groups yet).
+ *  - task_h_load(p) = ts_task_h_load_of() (the task-group hierarchy of rq.c).
  *  - wake_affine_idle()'s "waker alone" test uses nr_running (no delayed-dequeue count).
  *  - a wake-up from no task (waker == NULL, e.g. a timer) records no wakee flips, counts
  *    as wakee_flips 0 for wake_wide() and is never sync.
@@ -171,12 +171,12 @@ static int wake_affine_weight(struct ts_sched *s, struct ts_sched_domain *sd, st
 {
 	int64_t this_eff_load = (int64_t)ts_cpu_load(s, this_cpu);
 	if (sync) {
-		int64_t current_load = (int64_t)waker->se.avg.load_avg; /* task_h_load(current) */
+		int64_t current_load = (int64_t)ts_task_h_load_of(s, waker); /* task_h_load(current) */
 		if (current_load > this_eff_load)
 			return this_cpu;
 		this_eff_load -= current_load;
 	}
-	int64_t task_load = (int64_t)p->se.avg.load_avg; /* task_h_load(p) */
+	int64_t task_load = (int64_t)ts_task_h_load_of(s, p);
 	this_eff_load += task_load;
 	if (feat(s, TS_FEAT_WA_BIAS))
 		this_eff_load *= 100;
