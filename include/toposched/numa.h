@@ -203,6 +203,8 @@ unsigned long ts_numa_task_weight(struct ts_sched *s, const struct ts_task *p, i
 unsigned long ts_numa_group_weight(struct ts_sched *s, const struct ts_task *p, int nid, int dist);
 unsigned int ts_numa_task_scan_min(const struct ts_task *p);
 unsigned int ts_numa_task_scan_max(const struct ts_task *p);
+/* task_scan_start(): the scan period a task's scanning starts with (task_tick_numa). */
+unsigned int ts_numa_task_scan_start(const struct ts_task *p);
 
 /* Share of tasks on their preferred node: sum nr_preferred_running / nr_numa_running. */
 void ts_numa_preferred_share(struct ts_sched *s, unsigned int *preferred, unsigned int *numa);
