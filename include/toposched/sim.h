@@ -116,7 +116,7 @@ enum ts_mem_policy {
 	TS_MEM_LOCAL,      /* MPOL_DEFAULT: a page goes to the node of the CPU that first
 	                      touches it (or of the toucher's --bind nodes); NUMA balancing
 	                      scans it and migrates its pages */
-	TS_MEM_INTERLEAVE, /* mbind MPOL_INTERLEAVE over the run's nodes, chunk by chunk;
+	TS_MEM_INTERLEAVE, /* mbind MPOL_INTERLEAVE over every node, chunk by chunk;
 	                      not scanned, never migrated (no MPOL_F_MOF) */
 	TS_MEM_BIND_BALANCING, /* mbind MPOL_BIND | MPOL_F_NUMA_BALANCING to `node` (Linux
 	                      5.12+): pages on `node`, scanned (hinting faults drive task

@@ -616,7 +616,7 @@ static int place_node(const struct sim *m, const struct ts_cpumask *bind, const 
 {
 	switch (r->desc->policy) {
 	case TS_MEM_INTERLEAVE:
-		return m->run_nodes[idx % (uint32_t)m->nr_run_nodes];
+		return (int)(idx % (uint32_t)m->topo->nr_nodes);
 	case TS_MEM_BIND_BALANCING:
 		return r->desc->node;
 	case TS_MEM_LOCAL:
@@ -1908,6 +1908,11 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 		if (ev.cpu >= 0)
 			finish_cpu(m, ev.cpu);
 	}
+	/* Pages are conserved in every build: a violation is an internal error of the run. */
+	char why[256];
+	for (int i = 0; i < m->nr_mms && !m->error; i++)
+		if (sim_mm_check(&m->mms[i], why, sizeof(why)))
+			fail(m, -EFAULT, "sim: internal error: pages not conserved: %s", why);
 	if (!m->error) {
 #ifndef NDEBUG
 		check_invariants(m);
