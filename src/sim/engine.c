@@ -183,6 +183,8 @@ struct sim_task {
 	bool woken;                /* woken, not yet run since */
 	bool exiting, exited;
 	bool pro;                  /* running its class's prologue (pc indexes it) */
+	const struct ts_phase *prog; /* the program pc indexes: the prologue, then phases */
+	int prog_n;
 	int count;                 /* tasks of its class in its instance */
 	/* memory (workloads with regions) */
 	struct sim_mm *mm;         /* its instance's address space */
@@ -198,6 +200,7 @@ struct sim_cpu {
 	uint64_t gen;             /* DONE events carry it: a stale one is skipped */
 	uint64_t busy_since, busy_total;
 	bool seg_active;
+	bool seg_touch;           /* the segment is a TOUCH sweep (its task's touch.seg) */
 	bool need_resched;        /* set by resched_cpu() while this CPU's event is handled */
 	bool resched_posted;      /* a RESCHED event is on its way */
 	bool locked;
@@ -410,8 +413,10 @@ static inline const double *lat_row(const struct sim *m, int node)
 	return &m->mem_lat[node * m->topo->nr_nodes];
 }
 
-/* A touch segment stops after `done` ns: the sweep's position follows the cost walked. */
-static void touch_stop(struct sim *m, struct sim_task *t, uint64_t done)
+/* A touch segment stops after `done` ns: the sweep's position follows the cost walked.
+ * Out of line: stop_segment() runs on every event of every workload. */
+__attribute__((noinline)) static void touch_stop(struct sim *m, struct sim_task *t,
+						 uint64_t done)
 {
 	struct sim_touch *tc = &t->touch;
 	tc->seg = false;
@@ -441,10 +446,12 @@ static void stop_segment(struct sim *m, int cpu)
 		return;
 	uint64_t done = m->now - c->seg_start;
 	struct sim_task *t = c->curr;
-	if (t->touch.seg)
+	if (__builtin_expect(c->seg_touch, 0)) {
 		touch_stop(m, t, done); /* the rest of the sweep is planned again */
-	else
+		c->seg_touch = false;
+	} else {
 		t->work = done >= t->work ? 0 : t->work - done;
+	}
 	c->seg_active = false;
 	c->gen++; /* the DONE event is stale now */
 }
@@ -723,6 +730,7 @@ static bool touch_step(struct sim *m, int cpu, struct sim_task *t, const struct 
 	double end, cost = sim_sweep_plan(&tc->sw, tc->pos, lat_row(m, node), &end);
 	SIM_CHECK(end > tc->pos, "task %d: an empty touch segment", t->t.id);
 	tc->seg = true;
+	m->cpu[cpu].seg_touch = true; /* the segment step_task() starts next */
 	tc->seg_from = tc->pos;
 	tc->seg_to = end;
 	tc->seg_cost = cost;
@@ -734,23 +742,18 @@ static bool touch_step(struct sim *m, int cpu, struct sim_task *t, const struct 
 
 enum step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT };
 
-static inline const struct ts_phase *cur_phase(const struct sim_task *t)
-{
-	return t->pro ? &t->cls->prologue[t->pc] : &t->cls->phases[t->pc];
-}
 
-static void advance(struct sim_task *t)
+static inline void advance(struct sim_task *t)
 {
-	if (t->pro) {
-		if (++t->pc < t->cls->nr_prologue)
-			return;
-		t->pro = false;
-		t->pc = 0;
-		return;
-	}
-	if (++t->pc < t->cls->nr_phases)
+	if (++t->pc < t->prog_n)
 		return;
 	t->pc = 0;
+	if (__builtin_expect(t->pro, 0)) { /* the prologue is done: the loop starts */
+		t->pro = false;
+		t->prog = t->cls->phases;
+		t->prog_n = t->cls->nr_phases;
+		return;
+	}
 	t->iter++;
 	if (t->limit && t->iter >= t->limit)
 		t->exiting = true;
@@ -774,7 +777,7 @@ static enum step step_task(struct sim *m, int cpu, struct sim_task *t)
 			     m->w->name, t->cls->name ? t->cls->name : "?");
 			return STEP_EXIT;
 		}
-		const struct ts_phase *ph = cur_phase(t);
+		const struct ts_phase *ph = &t->prog[t->pc];
 		switch (ph->kind) {
 		case TS_PH_TOUCH:
 			if (touch_step(m, cpu, t, ph))
@@ -1695,6 +1698,8 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 				t->on_cpu = -1;
 				t->last_cpu = -1;
 				t->pro = c->nr_prologue > 0;
+				t->prog = t->pro ? c->prologue : c->phases;
+				t->prog_n = t->pro ? c->nr_prologue : c->nr_phases;
 				t->limit = class_limit(cfg, c);
 				if (t->limit)
 					m->limited_tasks++;
