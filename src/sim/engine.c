@@ -11,8 +11,8 @@
  * Events: TICK (per CPU, every 1/hz, all CPUs aligned as with the kernel's default
  * sched_skew_tick=0), START (a task's first wake-up, see Start below), DONE (the CPU's
  * current work segment ends; lazily cancelled by a per-CPU generation), RESCHED (a remote
- * resched request arrives), TIMER (a SLEEP ends), WINDOW (the measured window opens) and
- * END.
+ * resched request arrives), TIMER (a SLEEP ends), WINDOW (the measured window opens),
+ * END, and NUMA_STOP (a NUMA migration's stop work, see Memory below).
  *
  * The host interface.
  *  - clock = virtual now.
@@ -59,6 +59,8 @@
  *    slept on, NULL, 0). A timer firing on an idle CPU is handled idle_exit later (the
  *    CPU leaves its idle state to take the interrupt; the event is re-posted once).
  *  - MARK counts one unit of the metric (in the measured window only).
+ *  - TOUCH sweeps pages of a region (see Memory below).
+ *  A class's prologue runs once before its first iteration (numa01's first bzero).
  *  After the last phase the iteration count advances; with a limit of N iterations the
  *  task exits after N (ts_deactivate_curr(TS_TASK_DEAD)), once its pending work is done.
  *  The limit is cfg->iterations when > 0, else the class's iterations, else (TIME_S
@@ -81,6 +83,48 @@
  *    reschedules earlier for its own reasons (its task blocks): the core enqueued the
  *    task remotely at once, as try_to_wake_up() without TTWU_QUEUE does.
  *  Fractions of a nanosecond are carried per task, so sub-ns costs are not rounded away.
+ *
+ * Memory (workloads with regions; src/sim/numa_memory.h). Every instance is a process
+ * with one address space (struct sim_mm, whose struct ts_numa_mm its tasks share) holding
+ * the workload's regions in 2 MiB chunks. A TOUCH execution sweeps its pages in order and
+ * is executed as segments: from the current page to the next chunk that must fault (not
+ * placed yet, or marked by the scanner) or the end, at the cost of ns + accesses x
+ * mem(CPU's node, chunk's node) per page (ts_cost_mem_between), analytically, one DONE
+ * event per segment. A segment stopped early (preemption, a scan, the stop work) converts
+ * its elapsed time into pages walked at the same costs and the rest is planned again on
+ * whatever CPU the task runs next; no running segment ever covers a chunk that faults,
+ * so a chunk moved by a fault is never inside one (checked in debug builds).
+ *  - First touch places the chunk: by the region's policy (MPOL_INTERLEAVE over every
+ *    node, MPOL_BIND|MPOL_F_NUMA_BALANCING on its node), else the task's --bind nodes
+ *    (nearest to its CPU), else its CPU's node. TS_PREFAULT_PARENT places every chunk at
+ *    the start. Placing costs nothing beyond the sweep (the kernel's clear_huge_page is
+ *    not charged).
+ *  - NUMA balancing runs when the feature NUMA is on and the machine has more than one
+ *    node (the kernel enables it only then). task_tick_numa at every tick for the current
+ *    task: once its runtime passes node_stamp + numa_scan_period (node_stamp 0: the period
+ *    becomes task_scan_start), and the mm's numa_next_scan has come, task_numa_work runs
+ *    at once (the return to user space): numa_next_scan moves a scan period on, node_stamp
+ *    by 2 ticks, the window of 256 MB of present pages (8x that of address space) from the
+ *    mm's scan offset is marked PROT_NONE (sim_mm_scan), a walk off the end bumps
+ *    numa_scan_seq (ts_numa_scan_done), the task pays numa.scan_per_pmd per chunk marked
+ *    (node_stamp += 32x that), and every running sweep of the mm re-plans. Regions without
+ *    MPOL_F_MOF (interleaved, or a --bind task's) are passed over.
+ *  - The next touch of a marked chunk is a hinting fault (do_huge_pmd_numa_page): the mark
+ *    goes, TNF_FAULT_LOCAL when the chunk is on the CPU's node, mpol_misplaced() with
+ *    should_numa_migrate_memory()'s two-stage filter (which records the accessor as the
+ *    chunk's last_cpupid) decides a migration to the CPU's node (TNF_MIGRATED); the task
+ *    pays numa.hint_fault plus the copy (512 pages x 4 KiB x ts_cost_migrate_per_kib) and
+ *    ts_task_numa_fault(task, the previous last accessor, node, pages, flags) runs. A
+ *    decided task migration (res.dst_cpu >= 0) costs the task numa.stop_latency and takes
+ *    effect that much later (NUMA_STOP): both CPUs' segments stop, ts_numa_migrate_apply()
+ *    and ts_numa_migrate_done() run, and both CPUs follow the core (a CPU whose task the
+ *    stopper took schedules at once). Decisions made in between see the old state: the
+ *    window NUMA_RESERVE closes. A NUMA arrival at a CPU (the decision's dst_cpu, the one
+ *    the reservation covers) decided before that CPU's previous NUMA arrival completed
+ *    counts as a double migration; one within TS_SIM_NUMA_CLOSE_NS of it as a close one.
+ *  Counters (struct ts_sim_numa): the core's per-CPU NUMA statistics over the window, the
+ *  engine's own (scans, PMDs marked, double/close migrations, system time charged), and at
+ *  the end the tasks with a preferred node and those whose CPU is on it.
  *
  * Start: every task is initialised with ts_task_init(nice, cfg->pin, CPU 0) at T0 and
  * started with ts_wake_up_new_task() from CPU 0 (fork balancing places it) by its own
@@ -111,17 +155,24 @@
  * RESCHED requests to a CPU that already has one pending fold into the earlier one even
  * when the later would arrive sooner; one message is copied in one piece whatever its
  * size (no partial pipe writes); the newly-idle and periodic balancing passes take no
- * virtual time (the core's own max_newidle_lb_cost therefore stays 0); memory placement
- * (mem_local / mem_per_distance) is not used yet (no phase touches memory); the forking
- * parent is not modelled: START forks from CPU 0 whether or not anything runs there, so
+ * virtual time (the core's own max_newidle_lb_cost therefore stays 0); memory latency
+ * (mem_local / mem_per_distance) is charged only by TOUCH phases; the forking parent is
+ * not modelled: START forks from CPU 0 whether or not anything runs there, so
  * with staggered starts fork balancing often finds CPU 0 (or its group) idle and keeps
  * quickly-blocking tasks there, where a real parent would be running on it; wake-up
  * scans spread them later (once SIS_UTIL has its first budget, see docs/model.md).
+ * Memory: latency only, no bandwidth limit per node or link; no THP splitting, no node
+ * runs full (no TNF_MIGRATE_FAIL); the scanner's per-VMA pids_active filter and the
+ * threads' node_stamp stagger are left out; NUMA searches are atomic (concurrent
+ * searches, and so the reservation's xchg conflicts, cannot happen); the stopper thread
+ * is not a task (its time is charged to the task that decided).
  *
  * Invariants checked in debug builds: the lock contract above; a task is the current
  * task of at most one CPU and the engine's current task is the core's rq->curr; tasks the
  * engine holds runnable = the sum of nr_running (every tick of CPU 0 and at the end);
- * virtual time never goes backwards; every message sent is received or still queued. */
+ * virtual time never goes backwards; every message sent is received or still queued; no
+ * running sweep covers a chunk that faults. Page conservation (sim_mm_check) is checked
+ * at the end of every run in every build (a violation fails the run). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
