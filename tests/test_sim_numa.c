@@ -465,10 +465,10 @@ static void test_bind_references(void **state)
  *
  * Four threads whose memory is bound to node 1 (MPOL_BIND | MPOL_F_NUMA_BALANCING: the
  * pages never move, the tasks must) start where fork balancing puts them, some on node 0.
- * After the scans they all want node 1, and their faults come right after each scan, at
- * nearly the same time. The stop work is made slow (numa.stop_latency 2 ms) so that the
- * decisions overlap: without the reservation two of them pick the same idle CPU (a double
- * migration); with it, never. */
+ * After a scan they all want node 1, and their faults come right after it, at the same
+ * instant (every running sweep of the mm re-plans and faults on its marked chunk), well
+ * within the stop work's latency (numa.stop_latency, 3 us): without the reservation three
+ * of them pick the same idle CPU (two double migrations); with it, never. */
 static const struct ts_region race_region[] = {
 	{ .name = "r", .bytes = 32 * MIB, .policy = TS_MEM_BIND_BALANCING, .node = 1,
 	  .prefault = TS_PREFAULT_PARENT },
@@ -491,7 +491,7 @@ static struct ts_sim_numa race(struct machine *m, const char *features, uint64_t
 	struct ts_sim_config cfg = config(m, &race_wl, 1, features);
 	cfg.seed = seed;
 	struct ts_sim_result r = run_ok(&cfg);
-	print_message("%-16s seed %llu: %.3f s, searches %llu, moves %llu, swaps %llu, applied %llu, conflicts %llu (alt %llu), skips %llu, double %llu, within 10ms %llu\n",
+	print_message("%-16s seed %llu: %.3f s, searches %llu, moves %llu, swaps %llu, applied %llu, conflicts %llu (alt %llu), skips %llu, double %llu, within 10ms %llu, on preferred node %llu/%llu\n",
 		      features, (unsigned long long)seed, r.metric,
 		      (unsigned long long)r.numa.migrate_attempts,
 		      (unsigned long long)r.numa.task_migrations,
@@ -500,7 +500,9 @@ static struct ts_sim_numa race(struct machine *m, const char *features, uint64_t
 		      (unsigned long long)r.numa.reserve_conflict_alt,
 		      (unsigned long long)r.numa.reserved_skips,
 		      (unsigned long long)r.numa.double_migrations,
-		      (unsigned long long)r.numa.close_migrations);
+		      (unsigned long long)r.numa.close_migrations,
+		      (unsigned long long)r.numa.tasks_preferred,
+		      (unsigned long long)r.numa.tasks_numa);
 	assert_true(r.finished);
 	return r.numa;
 }
@@ -510,8 +512,6 @@ static void test_reserve_prevents_double_migrations(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, SMALL);
-	struct ts_error err = { 0 };
-	assert_int_equal(ts_cost_model_set(&m.costs, "numa.stop_latency=2000000", &err), 0);
 	uint64_t doubles_off = 0, doubles_on = 0, skips_on = 0, applied_on = 0;
 	for (uint64_t seed = 1; seed <= 3; seed++) {
 		struct ts_sim_numa on = race(&m, "NUMA_RESERVE", seed);
