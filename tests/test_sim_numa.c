@@ -252,6 +252,32 @@ static void test_two_stage_filter(void **state)
 	ts_topology_free(e.t);
 }
 
+/* ts_numa_task_scan_start() (task_scan_start, which task_tick_numa's host calls): the
+ * scan minimum, scaled up by a group's shared faults. */
+static void test_task_scan_start(void **state)
+{
+	(void)state;
+	struct filter_env e;
+	filter_open(&e);
+	e.n.mm = &e.n.own_mm;
+	/* one scan window (rss 0): max(1000 / (2560 / 256), 1000 / 1) = 1000 ms */
+	assert_int_equal(ts_numa_task_scan_start(&e.p), 1000);
+	/* 3 GiB resident: 12 windows, max(100, 1000 / 12) = 100 ms */
+	e.n.own_mm.rss_pages = 786432;
+	assert_int_equal(ts_numa_task_scan_start(&e.p), 100);
+	e.n.own_mm.rss_pages = 0;
+	/* a group of 2 with 300 shared and 100 private faults: 1000 x 2 x 301 / 401 */
+	unsigned long *f = e.gfaults;
+	f[ts_numa_faults_idx(2, TS_NUMA_MEM, 0, 0)] = 300;
+	f[ts_numa_faults_idx(2, TS_NUMA_MEM, 1, 1)] = 100;
+	e.n.numa_group = &e.g;
+	assert_int_equal(ts_numa_task_scan_start(&e.p), 1000UL * 2 * 301 / 401);
+	/* all private: the minimum */
+	f[ts_numa_faults_idx(2, TS_NUMA_MEM, 0, 0)] = 0;
+	assert_int_equal(ts_numa_task_scan_start(&e.p), 1000);
+	ts_topology_free(e.t);
+}
+
 /* ---- the cost of TOUCH sweeps ------------------------------------------------------------- */
 
 /* Sweep arithmetic by hand: 3 chunks (node 0, 1, 0) of 512 pages, 10 ns + 2 accesses per
@@ -742,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_chunks_and_conservation),
 		cmocka_unit_test(test_scan_windows),
 		cmocka_unit_test(test_two_stage_filter),
+		cmocka_unit_test(test_task_scan_start),
 		cmocka_unit_test(test_sweep_cost_and_recost),
 		cmocka_unit_test(test_access_cost_by_hand),
 		cmocka_unit_test(test_migrated_sweep_is_recosted),

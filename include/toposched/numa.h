@@ -9,6 +9,8 @@
  *                              with no rq lock held (the kernel: fault context)
  *   ts_numa_scan_done()        when the scan of an mm's address space completes
  *                              (mm->numa_scan_seq++), so the next fault runs placement
+ *   ts_numa_task_scan_start()  the host's task_tick_numa, at a task's first scan period
+ *                              (the scanning itself, task_numa_work, is the host's)
  *   ts_numa_migrate_apply()    the host's migration_cpu_stop / migrate_swap_stop: performs a
  *                              decided migration or swap under both rq locks
  *   ts_numa_migrate_done()     after the stop-machine work (applied or abandoned): releases
