@@ -82,7 +82,8 @@ static const char sim_help[] =
 	"  --pin NODES         run every task on these nodes' CPUs only, like numactl -N\n"
 	"                      (node list, e.g. 0 or 0-1; 'all' for none). Default: "
 	"node " SIM_DEFAULT_PIN "\n"
-	"                      without --machine (the default experiment), else none\n"
+	"                      without --machine (the default experiment), else none;\n"
+	"                      none for the NUMA workloads\n"
 	"  --cost NAME=VALUE   override a cost-model term (toposched machines --costs);\n"
 	"                      repeatable\n"
 	"  --iterations N      samples per point (default " SIM_XSTR(
@@ -914,7 +915,9 @@ bad:
 
 static int build_pin(const struct sim_opts *o, struct sim_setup *s)
 {
-	const char *text = o->pin ? o->pin : (o->machine_given ? NULL : SIM_DEFAULT_PIN);
+	/* the default pin is the default experiment's; a NUMA workload wants every node */
+	bool numa = s->workload && s->workload->nr_regions > 0;
+	const char *text = o->pin ? o->pin : (o->machine_given || numa ? NULL : SIM_DEFAULT_PIN);
 	if (!text || strcmp(text, "all") == 0 || strcmp(text, "none") == 0)
 		return 0;
 	const struct ts_topology *t = s->topo;
