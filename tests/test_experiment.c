@@ -66,6 +66,7 @@ static void test_pct_change_and_significance(void **state)
 	assert_false(ts_metric_higher_is_better(TS_METRIC_TIME_S));
 	assert_false(ts_metric_higher_is_better(TS_METRIC_WAKEUP_P99_US));
 	assert_false(ts_metric_higher_is_better(TS_METRIC_US_PER_MARK));
+	assert_true(ts_metric_higher_is_better(TS_METRIC_OPS_PER_S));
 }
 
 /* ---- fake sweeps ---- */
@@ -625,6 +626,79 @@ static void test_gnuplot_script(void **state)
 	ts_experiment_free(&e);
 }
 
+/* NUMA counters: the fake run reports NUMA balancing only under SIS_PROP (configuration
+ * "prop"), so only that configuration gets the table's NUMA block; the JSON and CSV carry
+ * them everywhere, summed over the iterations. */
+static int numa_run(const struct ts_sim_config *cfg, struct ts_sim_result *out,
+		    struct ts_error *err)
+{
+	int rc = fake_run(cfg, out, err);
+	if (!ts_features_has(cfg->features, TS_FEAT_SIS_PROP))
+		return rc;
+	out->numa.hint_faults = 1024;
+	out->numa.hint_faults_local = 512;
+	out->numa.hint_faults_remote = 512;
+	out->numa.double_migrations = (uint64_t)cfg->load;
+	out->numa.tasks_numa = 4;
+	out->numa.tasks_preferred = 3;
+	out->numa.system_ns = 250000000;
+	return rc;
+}
+
+static void test_numa_reports(void **state)
+{
+	(void)state;
+	struct ts_experiment e = fake_experiment(2, numa_run);
+	struct ts_error err = {0};
+	assert_int_equal(ts_experiment_run(&e, &err), 0);
+	const struct ts_exp_point *p = ts_experiment_point(&e, 1, 2); /* prop, load 8 */
+	assert_int_equal(p->stats.numa.hint_faults, 4 * 1024);
+	assert_int_equal(p->stats.numa.double_migrations, 4 * 8);
+	assert_int_equal(p->stats.numa.tasks_numa, 16);
+	assert_int_equal(ts_experiment_point(&e, 0, 2)->stats.numa.hint_faults, 0);
+	char *j = report(&e, ts_exp_write_json);
+	assert_json(j);
+	assert_int_equal(count(j, "\"numa\": {"), 9);
+	assert_int_equal(count(j, "\"bind\": \"none\""), 1);
+	assert_int_equal(count(j, "\"double_migrations\": 32"), 1);
+	assert_int_equal(count(j, "\"preferred_pct\": 75"), 3); /* prop at 3 loads */
+	assert_int_equal(count(j, "\"preferred_pct\": null"), 6);
+	assert_int_equal(count(j, "\"system_ns\": 1000000000"), 3);
+	/* the keys in the documented order */
+	const char *keys[] = {"\"hint_faults\"", "\"pages_migrated\"", "\"migrate_attempts\"",
+			      "\"reserve_conflicts\"", "\"double_migrations\"",
+			      "\"close_migrations\"", "\"tasks_numa\"", "\"system_ns\"",
+			      "\"preferred_pct\""};
+	const char *at = strstr(j, "\"numa\": {");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *k = strstr(at, keys[i]);
+		assert_non_null(k);
+		assert_true(k > at);
+		at = k;
+	}
+	char *t = report(&e, ts_exp_write_table);
+	assert_int_equal(count(t, "NUMA hint faults (pages)"), 1);
+	assert_int_equal(count(t, "NUMA double migrations"), 1);
+	assert_int_equal(count(t, "NUMA tasks on preferred node %"), 1);
+	assert_non_null(strstr(t, "75.00"));
+	assert_int_equal(count(t, " \n"), 0);
+	char *c = report(&e, ts_exp_write_csv);
+	assert_non_null(strstr(c, ",numa_hint_faults,numa_hint_faults_local,"));
+	assert_non_null(strstr(c, ",numa_system_ns,numa_preferred_pct\n"));
+	int header_fields = 1;
+	for (const char *q = c; *q != '\n'; q++)
+		header_fields += *q == ',';
+	const char *row = strstr(c, "\nprop,");
+	int fields = 1;
+	for (const char *q = row + 1; *q != '\n'; q++)
+		fields += *q == ',';
+	assert_int_equal(fields, header_fields);
+	free(j);
+	free(t);
+	free(c);
+	ts_experiment_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -641,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_table_report),
 		cmocka_unit_test(test_csv_report),
 		cmocka_unit_test(test_gnuplot_script),
+		cmocka_unit_test(test_numa_reports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

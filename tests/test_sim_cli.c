@@ -240,6 +240,12 @@ static void test_error_cost_pin_format_options(void **state)
 	EXPECT_ERROR(ARGS("sim", "--plot", "x.pdf", "--output", out_json), "--plot", "x.pdf",
 		     ".png");
 	EXPECT_ERROR(ARGS("sim", "--bogus", "--output", out_json), "unknown option", "--bogus");
+	EXPECT_ERROR(ARGS("sim", "--workload", "numa02", "--bind", "both", "--output", out_json),
+		     "--bind", "'both'");
+	EXPECT_ERROR(ARGS("sim", "--bind", "hard", "--output", out_json), "--bind", "tbench");
+	EXPECT_ERROR(ARGS("sim", "--workload", "numa02", "--cost", "numa.hint_fault=-1",
+			  "--output", out_json),
+		     "--cost", "numa.hint_fault=-1");
 	EXPECT_ERROR(ARGS("sim", "--output", out_json, "--seed"), "--seed", "needs a value");
 	char path[500];
 	snprintf(path, sizeof(path), "%s/no/such/dir/r.json", outdir);
@@ -259,7 +265,7 @@ static void test_help_and_list(void **state)
 		"--iterations", "--duration", "--warmup",	  "--seed",	    "--pin",
 		"--cost",	"--hz",	      "--jobs",		  "--format",	    "--output",
 		"--plot",	"--quiet",    "--list-workloads", "NO_SIS_CLUSTER", "kunpeng920",
-		"100ms"};
+		"100ms",	"--bind",     "inverse"};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (!strstr(r.out, words[i]))
 			fail_msg("help lacks %s", words[i]);
@@ -267,7 +273,9 @@ static void test_help_and_list(void **state)
 	r = run_cli(ARGS("sim", "--list-workloads"));
 	expect_ok(&r, ARGS("sim", "--list-workloads"));
 	const char *const wl[] = {"tbench",    "netperf-tcp-rr", "netperf-udp-rr",
-				  "hackbench", "schbench",	 "pipe"};
+				  "hackbench", "schbench",	 "pipe",
+				  "numa01",    "numa01-thread-alloc", "numa02",
+				  "numa02-smt", "specjbb"};
 	for (size_t i = 0; i < sizeof(wl) / sizeof(wl[0]); i++)
 		if (!strstr(r.out, wl[i]))
 			fail_msg("--list-workloads lacks %s", wl[i]);

@@ -16,9 +16,18 @@
 #include "toposched/sim.h"
 
 static const char *const builtin_names[] = {
-	"tbench",	    "netperf-tcp-rr", "netperf-udp-rr", "hackbench",
-	"hackbench-socket", "schbench",	      "pipe",
+	"tbench",	    "netperf-tcp-rr", "netperf-udp-rr",	     "hackbench",
+	"hackbench-socket", "schbench",	      "pipe",		     "numa01",
+	"numa01-thread-alloc", "numa02",      "numa02-smt",	     "specjbb",
 };
+
+/* Task counts are read for a nominal run on 8 CPUs at load 1 (the CPU-scaled classes of
+ * the NUMA workloads). */
+#define NOMINAL_CPUS 8
+static int count_of(const struct ts_task_class *k)
+{
+	return ts_class_count(k, NOMINAL_CPUS, 1);
+}
 #define NR_BUILTIN ((int)(sizeof(builtin_names) / sizeof(builtin_names[0])))
 
 static const struct ts_workload *must_find(const char *name)
@@ -121,16 +130,26 @@ static void check_workload(const struct ts_workload *w)
 		fail_msg("%s: metric_name, unit and load_name must be set", n);
 	if (!w->classes || w->nr_classes <= 0)
 		fail_msg("%s: no task classes", n);
-	if (w->channels_per_instance <= 0 || w->channel_capacity == 0)
+	bool messages = false;
+	for (int c = 0; c < w->nr_classes; c++)
+		for (int p = 0; p < w->classes[c].nr_phases; p++)
+			messages |= w->classes[c].phases[p].kind == TS_PH_SEND ||
+				    w->classes[c].phases[p].kind == TS_PH_RECV;
+	if (messages && (w->channels_per_instance <= 0 || w->channel_capacity == 0))
 		fail_msg("%s: channels_per_instance %d capacity %u", n, w->channels_per_instance,
 			 w->channel_capacity);
+	if (!messages && w->nr_regions <= 0)
+		fail_msg("%s: neither messages nor memory", n);
+	for (int r = 0; r < w->nr_regions; r++)
+		if (!w->regions[r].name || w->regions[r].bytes == 0)
+			fail_msg("%s: region %d has no name or size", n, r);
 	check_mix(n, &w->request_mix);
 	check_mix(n, &w->reply_mix);
 
 	bool any_mark = false, any_counted = false, any_measured = false;
 	for (int c = 0; c < w->nr_classes; c++) {
 		const struct ts_task_class *k = &w->classes[c];
-		if (!k->name || !*k->name || k->count <= 0 || !k->phases || k->nr_phases <= 0)
+		if (!k->name || !*k->name || count_of(k) <= 0 || !k->phases || k->nr_phases <= 0)
 			fail_msg("%s: class %d: name, count > 0 and phases needed", n, c);
 		if (k->iterations < 0 || k->nice < -20 || k->nice > 19)
 			fail_msg("%s/%s: iterations %d nice %d", n, k->name, k->iterations,
@@ -160,7 +179,7 @@ static void check_workload(const struct ts_workload *w)
 				if (ph->ch.chan < 0 || ph->ch.iter_mod < 0)
 					fail_msg("%s/%s phase %d: negative channel", n, k->name, p);
 				/* every task of the class, every residue of the iteration */
-				for (int idx = 0; idx < k->count; idx++)
+				for (int idx = 0; idx < count_of(k); idx++)
 					for (int it = 0;
 					     it < (ph->ch.iter_mod ? ph->ch.iter_mod : 1); it++) {
 						int ch = chan_of(ph, idx, it);
@@ -185,6 +204,15 @@ static void check_workload(const struct ts_workload *w)
 			case TS_PH_MARK:
 				any_mark = true;
 				break;
+			case TS_PH_TOUCH:
+				runs_or_blocks = true;
+				if (ph->region < 0 || ph->region >= w->nr_regions)
+					fail_msg("%s/%s phase %d: region %d", n, k->name, p,
+						 ph->region);
+				if (ph->ns == 0 && !(ph->accesses > 0))
+					fail_msg("%s/%s phase %d: a TOUCH that takes no time", n,
+						 k->name, p);
+				break;
 			default:
 				fail_msg("%s/%s phase %d: unknown kind %d", n, k->name, p,
 					 ph->kind);
@@ -200,6 +228,7 @@ static void check_workload(const struct ts_workload *w)
 		break;
 	case TS_METRIC_TPS_PER_INSTANCE:
 	case TS_METRIC_US_PER_MARK:
+	case TS_METRIC_OPS_PER_S:
 		if (!any_mark)
 			fail_msg("%s: a MARK metric but no MARK phase", n);
 		break;
@@ -227,7 +256,7 @@ static void test_descriptions_consistent(void **state)
 
 struct walk_task {
 	int cls, idx, phase, iter, iters;
-	bool done;
+	bool done, pro; /* pro: in the class's prologue */
 };
 
 struct walk_chan {
@@ -253,19 +282,20 @@ static struct walk_result walk(const struct ts_workload *w, int override)
 {
 	int nt = 0;
 	for (int c = 0; c < w->nr_classes; c++)
-		nt += w->classes[c].count;
+		nt += count_of(&w->classes[c]);
 	struct walk_task *t = calloc((size_t)nt, sizeof(*t));
-	struct walk_chan *ch = calloc((size_t)w->channels_per_instance, sizeof(*ch));
+	struct walk_chan *ch = calloc((size_t)w->channels_per_instance + 1, sizeof(*ch));
 	assert_non_null(t);
 	assert_non_null(ch);
 	int k = 0;
 	for (int c = 0; c < w->nr_classes; c++)
-		for (int i = 0; i < w->classes[c].count; i++) {
+		for (int i = 0; i < count_of(&w->classes[c]); i++) {
 			int its = override > 0 ? override : w->classes[c].iterations;
 			if (its <= 0)
 				its = w->default_iterations;
 			assert_true(its > 0); /* callers pass an override for open-ended ones */
-			t[k++] = (struct walk_task){.cls = c, .idx = i, .iters = its};
+			t[k++] = (struct walk_task){.cls = c, .idx = i, .iters = its,
+						    .pro = w->classes[c].nr_prologue > 0};
 		}
 	struct walk_result r = {0};
 	bool progress = true;
@@ -277,7 +307,8 @@ static struct walk_result walk(const struct ts_workload *w, int override)
 			if (x->done)
 				continue;
 			const struct ts_task_class *kc = &w->classes[x->cls];
-			const struct ts_phase *ph = &kc->phases[x->phase];
+			const struct ts_phase *ph =
+				x->pro ? &kc->prologue[x->phase] : &kc->phases[x->phase];
 			if (ph->kind == TS_PH_SEND || ph->kind == TS_PH_RECV) {
 				int c = chan_of(ph, x->idx, x->iter);
 				assert_true(c >= 0 && c < w->channels_per_instance);
@@ -319,7 +350,12 @@ static struct walk_result walk(const struct ts_workload *w, int override)
 			progress = true;
 			steps++;
 			assert_true(steps < 100000000ull);
-			if (++x->phase == kc->nr_phases) {
+			if (x->pro) {
+				if (++x->phase == kc->nr_prologue) {
+					x->phase = 0;
+					x->pro = false;
+				}
+			} else if (++x->phase == kc->nr_phases) {
 				x->phase = 0;
 				if (++x->iter == x->iters)
 					x->done = true;
@@ -357,8 +393,8 @@ static void test_every_recv_has_a_send(void **state)
 	for (int i = 0; i < n; i++) {
 		const struct ts_workload *w = &list[i];
 		int nch = w->channels_per_instance;
-		bool *sent = calloc((size_t)nch, sizeof(bool));
-		bool *recvd = calloc((size_t)nch, sizeof(bool));
+		bool *sent = calloc((size_t)nch + 1, sizeof(bool));
+		bool *recvd = calloc((size_t)nch + 1, sizeof(bool));
 		assert_non_null(sent);
 		assert_non_null(recvd);
 		for (int c = 0; c < w->nr_classes; c++) {
@@ -367,7 +403,7 @@ static void test_every_recv_has_a_send(void **state)
 				const struct ts_phase *ph = &k->phases[p];
 				if (ph->kind != TS_PH_SEND && ph->kind != TS_PH_RECV)
 					continue;
-				for (int idx = 0; idx < k->count; idx++)
+				for (int idx = 0; idx < count_of(k); idx++)
 					for (int it = 0;
 					     it < (ph->ch.iter_mod ? ph->ch.iter_mod : 1); it++) {
 						bool *seen = ph->kind == TS_PH_SEND ? sent : recvd;

@@ -58,6 +58,12 @@ struct ts_cost_model {
 	struct ts_cost_term ctx_switch;       /* direct cost of one context switch, ns */
 	struct ts_cost_term mem_local;        /* DRAM load latency, local node, ns */
 	struct ts_cost_term mem_per_distance; /* extra ns per SLIT unit above 10 */
+	/* NUMA balancing's costs, charged to the task they happen in (its system time). */
+	struct ts_cost_term numa_hint_fault;	  /* one NUMA hinting fault, ns */
+	struct ts_cost_term numa_migrate_per_kib; /* migrating 1 KiB between nodes at
+						     remote_distance, ns/KiB */
+	struct ts_cost_term numa_stop_latency;	  /* a decided migration's stop work, ns */
+	struct ts_cost_term numa_scan_per_pmd;	  /* the scanner marking one 2 MiB PMD, ns */
 };
 
 /* The model for t. When preset_name names a built-in preset (ts_preset_find()), that
@@ -104,6 +110,10 @@ double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_cpu_relatio
 double ts_cost_scan_per_cpu(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
 /* mem_local + mem_per_distance * (distance - 10). */
 double ts_cost_mem(const struct ts_cost_model *m, int distance);
+/* Migrating 1 KiB between nodes at distance d: numa.migrate_per_kib scaled by
+ * (mem(d) + mem.local) / (mem(remote_distance) + mem.local) — a remote read and a local
+ * write per line. */
+double ts_cost_migrate_per_kib(const struct ts_cost_model *m, int distance);
 
 /* The same for two CPUs of t (relation and distance from t); -1 for an invalid CPU. */
 double ts_cost_between(const struct ts_cost_model *m, const struct ts_topology *t, int cpu_a,

@@ -55,6 +55,7 @@ struct ts_exp_stats {
 	double wakeup_lat_us[4];
 	double wall_s;	   /* host time of the runs, summed (never in deterministic output) */
 	bool all_finished; /* every run's `finished` */
+	struct ts_sim_numa numa; /* every field summed (tasks_* too: their ratio is the share) */
 };
 
 /* One (configuration, load). mean is hmean when the metric is higher-is-better, else

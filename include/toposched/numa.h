@@ -9,6 +9,8 @@
  *                              with no rq lock held (the kernel: fault context)
  *   ts_numa_scan_done()        when the scan of an mm's address space completes
  *                              (mm->numa_scan_seq++), so the next fault runs placement
+ *   ts_numa_task_scan_start()  the host's task_tick_numa, at a task's first scan period
+ *                              (the scanning itself, task_numa_work, is the host's)
  *   ts_numa_migrate_apply()    the host's migration_cpu_stop / migrate_swap_stop: performs a
  *                              decided migration or swap under both rq locks
  *   ts_numa_migrate_done()     after the stop-machine work (applied or abandoned): releases
@@ -204,6 +206,8 @@ unsigned long ts_numa_task_weight(struct ts_sched *s, const struct ts_task *p, i
 unsigned long ts_numa_group_weight(struct ts_sched *s, const struct ts_task *p, int nid, int dist);
 unsigned int ts_numa_task_scan_min(const struct ts_task *p);
 unsigned int ts_numa_task_scan_max(const struct ts_task *p);
+/* task_scan_start(): the scan period a task's scanning starts with (task_tick_numa). */
+unsigned int ts_numa_task_scan_start(const struct ts_task *p);
 
 /* Share of tasks on their preferred node: sum nr_preferred_running / nr_numa_running. */
 void ts_numa_preferred_share(struct ts_sched *s, unsigned int *preferred, unsigned int *numa);

@@ -218,6 +218,22 @@ unsigned int ts_numa_task_scan_max(const struct ts_task *p)
 	return (unsigned int)(smin > smax ? smin : smax);
 }
 
+/* task_scan_start(): the first scan period, scaled up with the share of shared faults of
+ * the task's group (hosts call it from task_tick_numa when node_stamp is still 0). */
+unsigned int ts_numa_task_scan_start(const struct ts_task *p)
+{
+	unsigned long smin = ts_numa_task_scan_min(p), period = smin;
+	const struct ts_numa_group *ng = p->numa->numa_group;
+	if (ng) {
+		int nn = p->numa->nr_nodes;
+		unsigned long shared = group_faults_priv(ng, nn, 0), priv = group_faults_priv(ng, nn, 1);
+		period *= (unsigned long)ng->refcount;
+		period *= shared + 1;
+		period /= priv + shared + 1;
+	}
+	return (unsigned int)(smin > period ? smin : period);
+}
+
 static void scan_hist_push(struct ts_numa_task *n)
 {
 	n->scan_period_hist[n->scan_period_hist_n % TS_NUMA_SCAN_HIST] = n->numa_scan_period;

@@ -110,6 +110,19 @@ static const struct term_desc terms[] = {
 	TERM("mem.per_distance", mem_per_distance, "ns/SLIT",
 	     "extra DRAM latency per SLIT unit: mem(d) = mem.local + this * (d - 10)", -1,
 	     COST_MAX),
+	TERM("numa.hint_fault", numa_hint_fault, "ns",
+	     "one NUMA hinting fault (trap, do_huge_pmd_numa_page, task_numa_fault)", -1,
+	     COST_MAX),
+	TERM("numa.migrate_per_kib", numa_migrate_per_kib, "ns/KiB",
+	     "migrating a page between nodes at remote_distance, per KiB (others scale by "
+	     "mem(d) + mem.local)",
+	     -1, COST_MAX),
+	TERM("numa.stop_latency", numa_stop_latency, "ns",
+	     "a NUMA move or swap decided on a fault: the stop work (migration_cpu_stop) "
+	     "takes effect this much later",
+	     -1, COST_MAX),
+	TERM("numa.scan_per_pmd", numa_scan_per_pmd, "ns",
+	     "task_numa_work making one 2 MiB PMD PROT_NONE", -1, COST_MAX),
 };
 
 #define NR_TERMS ((int)(sizeof(terms) / sizeof(terms[0])))
@@ -174,6 +187,7 @@ struct preset_costs {
 	struct fig bulk_line[TS_REL_NR];
 	struct fig refill_line[TS_REL_NR];
 	struct fig remote_distance, idle_exit, ctx_switch, mem_local, mem_per_distance;
+	struct fig numa_hint_fault;
 };
 
 #define KCORES_KUNPENG                                                                   \
@@ -189,6 +203,13 @@ struct preset_costs {
 	{ 1500, "estimate: no figure in the reference (§5); the direct cost of switching "      \
 		"between two tasks on one CPU (__schedule, switch_mm, register state; cache "   \
 		"effects are refill.*) is of the order of 1-2 us on 2-3 GHz server cores; 1.5 us" }
+
+#define HINT_FAULT_EST                                                                     \
+	{ 1000, "estimate: no figure in the reference; a NUMA hinting fault on a THP is a "     \
+		"minor fault (exception entry and exit, 0.3-0.5 us with current mitigations) "  \
+		"plus do_huge_pmd_numa_page (page-table lock, the PMD rewrite, "               \
+		"numa_migrate_check) and task_numa_fault's bookkeeping: 1 us on 2-3 GHz "      \
+		"server cores; the page copy is numa.migrate_per_kib" }
 
 #define IDLE_EXIT_AMD                                                                      \
 	{ 1000, "estimate: no figure in the reference; AMD's shallow state is C1 (MWAIT) via "  \
@@ -238,6 +259,7 @@ static const struct preset_costs preset_costs[] = {
 				     "(XA320 V2 SLIT 10/16/32/33)" },
 		.idle_exit = IDLE_EXIT_WFI,
 		.ctx_switch = CTX_SWITCH_EST,
+		.numa_hint_fault = HINT_FAULT_EST,
 		.mem_local = { 117, "measured: plantegg 'Intel AMD 鲲鹏 海光 飞腾性能PK' (2021), "
 			       "lmbench lat_mem_rd -t 64M, 920-4826 2P, local [ref §2.1]" },
 		.mem_per_distance = { 4.04, "derived: the 920-4826 latencies (other die 135, "
@@ -270,6 +292,7 @@ static const struct preset_costs preset_costs[] = {
 				     "(D06 SLIT 10/12/20/22)" },
 		.idle_exit = IDLE_EXIT_WFI,
 		.ctx_switch = CTX_SWITCH_EST,
+		.numa_hint_fault = HINT_FAULT_EST,
 		.mem_local = { 117, "measured: plantegg (2021), lmbench lat_mem_rd -t 64M, "
 			       "920-4826 2P, local [ref §2.1]" },
 		.mem_per_distance = { 8.35, "derived: plantegg lat_mem_rd (920-4826): other die "
@@ -302,6 +325,7 @@ static const struct preset_costs preset_costs[] = {
 				     "[ref §2.2]; the distance of every c2c.remote pair" },
 		.idle_exit = IDLE_EXIT_AMD,
 		.ctx_switch = CTX_SWITCH_EST,
+		.numa_hint_fault = HINT_FAULT_EST,
 		.mem_local = { 97, "measured: AnandTech 11544 (lmbench), local DRAM 96-98 ns, "
 			       "DDR4-2400 [ref §2.2]" },
 		.mem_per_distance = { 6.66, "derived: no EPYC 7601 remote figure; the Hygon 7280 "
@@ -332,6 +356,7 @@ static const struct preset_costs preset_costs[] = {
 				     "outputs) [ref §2.3]" },
 		.idle_exit = IDLE_EXIT_AMD,
 		.ctx_switch = CTX_SWITCH_EST,
+		.numa_hint_fault = HINT_FAULT_EST,
 		.mem_local = { 122, "measured: AnandTech 14694, DRAM full random 128 MB, NPS1 "
 			       "[ref §2.3]" },
 		.mem_per_distance = { 4.09, "estimate: cross-socket not found (ref §2.3, §5); "
@@ -359,6 +384,7 @@ static const struct preset_costs preset_costs[] = {
 				     "[ref §2.3]" },
 		.idle_exit = IDLE_EXIT_AMD,
 		.ctx_switch = CTX_SWITCH_EST,
+		.numa_hint_fault = HINT_FAULT_EST,
 		.mem_local = { 113, "measured: AnandTech 14694, DRAM full random 128 MB, NPS4 "
 			       "[ref §2.3]" },
 		.mem_per_distance = { 4.09, "estimate: no remote figure (ref §2.3, §5); +90 ns "
@@ -385,6 +411,7 @@ static const struct preset_costs preset_costs[] = {
 		.idle_exit = { 2000, "declared: Linux drivers/idle/intel_idle.c bdw_cstates C1 "
 			       "exit_latency 2 us (vendor-declared, not measured)" },
 		.ctx_switch = CTX_SWITCH_EST,
+		.numa_hint_fault = HINT_FAULT_EST,
 		.mem_local = { 95, "measured: AnandTech 11544, E5-2699 v4 DRAM local [ref §2.4]" },
 		.mem_per_distance = { 4.09, "estimate: remote not found (ref §2.4, §5); the "
 				      "reference's estimate 135-145 ns: 140 at SLIT 21" },
@@ -403,6 +430,7 @@ static const struct preset_costs preset_costs[] = {
 		.idle_exit = { 1000, "declared: Linux drivers/idle/intel_idle.c icx_cstates C1 "
 			       "exit_latency 1 us (vendor-declared, not measured)" },
 		.ctx_switch = CTX_SWITCH_EST,
+		.numa_hint_fault = HINT_FAULT_EST,
 		.mem_local = MEM_CLX_LOCAL,
 		.mem_per_distance = { 2.3, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
 				      "93 ns remote (plantegg, ref §2.8), the step put on this "
@@ -423,6 +451,7 @@ static const struct preset_costs preset_costs[] = {
 		.idle_exit = { 1000, "declared: Linux drivers/idle/intel_idle.c spr_cstates C1 "
 			       "exit_latency 1 us (vendor-declared, not measured)" },
 		.ctx_switch = CTX_SWITCH_EST,
+		.numa_hint_fault = HINT_FAULT_EST,
 		.mem_local = MEM_CLX_LOCAL,
 		.mem_per_distance = { 2.09, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
 				      "93 ns remote (plantegg, ref §2.8), on SLIT 21" },
@@ -444,6 +473,7 @@ static const struct preset_costs preset_costs[] = {
 		.idle_exit = { 1000, "declared: Linux drivers/idle/intel_idle.c spr_cstates C1 "
 			       "exit_latency 1 us (vendor-declared, not measured)" },
 		.ctx_switch = CTX_SWITCH_EST,
+		.numa_hint_fault = HINT_FAULT_EST,
 		.mem_local = MEM_CLX_LOCAL,
 		.mem_per_distance = { 2.09, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
 				      "93 ns remote (plantegg, ref §2.8), on SLIT 21; the SNC "
@@ -465,6 +495,9 @@ static const struct preset_costs preset_costs[] = {
 				"GHz with lower IPC than the big cores' 1.5 us estimate" },
 		.mem_local = { 100, "estimate: no figure (ref §2.7, §5); DDR4 server DRAM as on "
 			       "the other presets (95-122 ns)" },
+		.numa_hint_fault = { 1700, "estimate: the 1 us of the big cores' estimate "
+				     "scaled as ctx_switch is (2.5 / 1.5) for the slower "
+				     "Tremont cores" },
 		.mem_per_distance = { 4.5, "n/a: one node; the generic model's value" },
 	},
 };
@@ -498,6 +531,8 @@ static const struct preset_costs generic_costs = {
 	.mem_local = { 100, "estimate (generic): the presets' local DRAM figures are 70-122 ns" },
 	.mem_per_distance = { 4.5, "estimate (generic): the presets' figures are 2.1-8.4 "
 			      "ns per SLIT unit; 4.5 (SLIT 20 -> +45 ns, about 1.45x local)" },
+	.numa_hint_fault = { 1000, "estimate (generic): the presets' estimate for 2-3 GHz "
+			     "server cores, 1 us" },
 };
 
 /* ---- building a model ------------------------------------------------------------------- */
@@ -631,6 +666,29 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 	set_fig(&m->ctx_switch, pc->ctx_switch);
 	set_fig(&m->mem_local, pc->mem_local);
 	set_fig(&m->mem_per_distance, pc->mem_per_distance);
+
+	/* NUMA balancing. */
+	set_fig(&m->numa_hint_fault, pc->numa_hint_fault);
+	double far = ts_cost_mem(m, (int)m->remote_distance.value);
+	set_term(&m->numa_migrate_per_kib, LINES_PER_KIB * (far + m->mem_local.value) / MISSES_IN_FLIGHT,
+		 "derived: migrate_misplaced_folio() copies the page on the faulting CPU, "
+		 "reading each line from the old node at mem(remote_distance) = %g ns and "
+		 "writing it locally at mem.local = %g ns: %g lines/KiB x (%g + %g) / %g "
+		 "misses in flight (Kunpeng 920 cross-check: STREAM copy remote 4.1 GB/s, "
+		 "ref §2.1, moves 1 KiB in ~500 ns)",
+		 far, m->mem_local.value, LINES_PER_KIB, far, m->mem_local.value,
+		 MISSES_IN_FLIGHT);
+	set_term(&m->numa_stop_latency, 2 * m->ctx_switch.value,
+		 "derived: migrate_task_to()/migrate_swap() run the move on the CPU's stopper "
+		 "thread (stop_one_cpu / stop_two_cpus, kernel/stop_machine.c): it is woken, "
+		 "preempts the task (a context switch), moves it, and the CPU switches back "
+		 "(a second): 2 x ctx_switch (%g ns, itself an estimate)",
+		 m->ctx_switch.value);
+	set_term(&m->numa_scan_per_pmd, m->mem_local.value,
+		 "estimate: change_huge_pmd() rewrites one PMD entry per 2 MiB THP made "
+		 "PROT_NONE; the page-table line is taken as cache-cold, one DRAM load at "
+		 "mem.local (%g ns); the TLB flush after change_prot_numa() is not charged",
+		 m->mem_local.value);
 }
 
 /* The smallest distance between nodes of different packages (20 with one package). */
@@ -796,6 +854,13 @@ double ts_cost_mem(const struct ts_cost_model *m, int distance)
 	if (distance < TS_LOCAL_DISTANCE)
 		distance = TS_LOCAL_DISTANCE;
 	return m->mem_local.value + m->mem_per_distance.value * (distance - TS_LOCAL_DISTANCE);
+}
+
+double ts_cost_migrate_per_kib(const struct ts_cost_model *m, int distance)
+{
+	double ref = ts_cost_mem(m, (int)m->remote_distance.value) + m->mem_local.value;
+	double here = ts_cost_mem(m, distance) + m->mem_local.value;
+	return ref > 0 ? m->numa_migrate_per_kib.value * here / ref : m->numa_migrate_per_kib.value;
 }
 
 static bool valid_cpu(const struct ts_topology *t, int cpu)

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim/report.h"
 #include "sim/rng.h"
 
 /* ---- statistics ---- */
@@ -72,7 +73,8 @@ bool ts_exp_significant(double mean, double stddev, int n, double base_mean, dou
 
 bool ts_metric_higher_is_better(enum ts_metric_kind kind)
 {
-	return kind == TS_METRIC_THROUGHPUT_MBS || kind == TS_METRIC_TPS_PER_INSTANCE;
+	return kind == TS_METRIC_THROUGHPUT_MBS || kind == TS_METRIC_TPS_PER_INSTANCE ||
+	       kind == TS_METRIC_OPS_PER_S;
 }
 
 uint64_t ts_experiment_seed(uint64_t seed, int config, int load, int iteration)
@@ -301,6 +303,8 @@ static void add_result(struct ts_exp_stats *st, const struct ts_sim_result *r)
 	st->wall_s += r->wall_s;
 	if (!r->finished)
 		st->all_finished = false;
+	for (int i = 0; i < ts_report_numa_nr; i++)
+		*ts_report_numa_ptr(&st->numa, i) += ts_report_numa_value(&r->numa, i);
 }
 
 static void summarise(struct ts_experiment *e, const struct ts_sim_result *results)

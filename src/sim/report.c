@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 const char *ts_report_machine(const struct ts_experiment *e)
@@ -63,4 +64,57 @@ int ts_report_finish(FILE *out)
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;
+}
+
+const char *ts_report_bind_name(enum ts_sim_bind b)
+{
+	switch (b) {
+	case TS_BIND_HARD:
+		return "hard";
+	case TS_BIND_INVERSE:
+		return "inverse";
+	case TS_BIND_NONE:
+		break;
+	}
+	return "none";
+}
+
+#define NUMA_FIELD(f, label) { #f, label, offsetof(struct ts_sim_numa, f) }
+const struct ts_report_numa_field ts_report_numa_fields[] = {
+	NUMA_FIELD(hint_faults, "NUMA hint faults (pages)"),
+	NUMA_FIELD(hint_faults_local, "NUMA hint faults local"),
+	NUMA_FIELD(hint_faults_remote, "NUMA hint faults remote"),
+	NUMA_FIELD(hint_faults_private, "NUMA hint faults private"),
+	NUMA_FIELD(hint_faults_shared, "NUMA hint faults shared"),
+	NUMA_FIELD(pages_migrated, "NUMA pages migrated"),
+	NUMA_FIELD(scans, "NUMA scans"),
+	NUMA_FIELD(pte_updates, "NUMA PMDs made PROT_NONE"),
+	NUMA_FIELD(migrate_attempts, "NUMA migrate searches"),
+	NUMA_FIELD(task_migrations, "NUMA task moves"),
+	NUMA_FIELD(task_swaps, "NUMA task swaps"),
+	NUMA_FIELD(task_stick, "NUMA stick"),
+	NUMA_FIELD(applied, "NUMA moves/swaps applied"),
+	NUMA_FIELD(reserve_conflicts, "NUMA reserve conflicts"),
+	NUMA_FIELD(reserve_conflict_alt, "NUMA conflicts, other CPU"),
+	NUMA_FIELD(reserve_conflict_noalt, "NUMA conflicts, none free"),
+	NUMA_FIELD(reserved_skips, "NUMA reserved CPUs skipped"),
+	NUMA_FIELD(double_migrations, "NUMA double migrations"),
+	NUMA_FIELD(close_migrations, "NUMA arrivals within 10ms"),
+	NUMA_FIELD(tasks_numa, "NUMA tasks with a preferred node"),
+	NUMA_FIELD(tasks_preferred, "NUMA tasks on it at the end"),
+	NUMA_FIELD(system_ns, "NUMA system time ns"),
+};
+const int ts_report_numa_nr = (int)(sizeof(ts_report_numa_fields) / sizeof(ts_report_numa_fields[0]));
+_Static_assert(sizeof(ts_report_numa_fields) / sizeof(ts_report_numa_fields[0]) ==
+		       sizeof(struct ts_sim_numa) / sizeof(uint64_t),
+	       "every field of struct ts_sim_numa is reported");
+
+bool ts_report_numa_active(const struct ts_sim_numa *n)
+{
+	return n->tasks_numa || n->hint_faults || n->scans || n->migrate_attempts;
+}
+
+double ts_report_numa_preferred_pct(const struct ts_sim_numa *n)
+{
+	return n->tasks_numa ? 100.0 * (double)n->tasks_preferred / (double)n->tasks_numa : -1;
 }

@@ -18,5 +18,30 @@ void ts_report_pin_cpus(const struct ts_experiment *e, char *buf, size_t size);
 int ts_report_metric_decimals(const struct ts_experiment *e);
 /* 0 or -EIO when out is in error. */
 int ts_report_finish(FILE *out);
+/* "none", "hard", "inverse" */
+const char *ts_report_bind_name(enum ts_sim_bind b);
+
+/* The fields of struct ts_sim_numa, in report order: JSON key (CSV column "numa_" key)
+ * and table label. Every field is a uint64_t counter. */
+struct ts_report_numa_field {
+	const char *key;
+	const char *label;
+	size_t offset;
+};
+extern const struct ts_report_numa_field ts_report_numa_fields[];
+extern const int ts_report_numa_nr;
+static inline uint64_t ts_report_numa_value(const struct ts_sim_numa *n, int i)
+{
+	return *(const uint64_t *)((const char *)n + ts_report_numa_fields[i].offset);
+}
+static inline uint64_t *ts_report_numa_ptr(struct ts_sim_numa *n, int i)
+{
+	return (uint64_t *)((char *)n + ts_report_numa_fields[i].offset);
+}
+/* NUMA balancing did something in these runs (a task got a preferred node, a fault, a
+ * scan or a search). */
+bool ts_report_numa_active(const struct ts_sim_numa *n);
+/* tasks_preferred / tasks_numa in percent, -1 when no task has a preferred node. */
+double ts_report_numa_preferred_pct(const struct ts_sim_numa *n);
 
 #endif

@@ -57,7 +57,10 @@ int ts_exp_write_csv(const struct ts_experiment *e, FILE *out)
 		fprintf(out, ",reason_%s", ts_place_reason_name((enum ts_place_reason)r));
 	for (int r = 0; r < TS_REL_NR; r++)
 		fprintf(out, ",wakeup_%s", ts_cpu_relation_name((enum ts_cpu_relation)r));
-	fputs(",wakeup_p50_us,wakeup_p90_us,wakeup_p99_us,wakeup_p99.9_us\n", out);
+	fputs(",wakeup_p50_us,wakeup_p90_us,wakeup_p99_us,wakeup_p99.9_us", out);
+	for (int i = 0; i < ts_report_numa_nr; i++)
+		fprintf(out, ",numa_%s", ts_report_numa_fields[i].key);
+	fputs(",numa_preferred_pct\n", out);
 	for (int c = 0; c < e->nr_configs; c++)
 		for (int l = 0; l < e->nr_loads; l++) {
 			const struct ts_exp_point *p = ts_experiment_point(e, c, l);
@@ -94,6 +97,9 @@ int ts_exp_write_csv(const struct ts_experiment *e, FILE *out)
 				csv_u64(out, st->wakeups_by_relation[r]);
 			for (int q = 0; q < 4; q++)
 				csv_metric(out, st->wakeup_lat_us[q]);
+			for (int i = 0; i < ts_report_numa_nr; i++)
+				csv_u64(out, ts_report_numa_value(&st->numa, i));
+			csv_metric(out, ts_report_numa_preferred_pct(&st->numa));
 			fputc('\n', out);
 		}
 	return ts_report_finish(out);

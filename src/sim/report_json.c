@@ -157,6 +157,11 @@ static void write_stats(struct jw *w, const struct ts_exp_stats *st)
 	jw_u64(w, "sim_ns", st->sim_ns);
 	jw_u64(w, "events", st->events);
 	jw_bool(w, "finished", st->all_finished);
+	jw_open(w, "numa", '{');
+	for (int i = 0; i < ts_report_numa_nr; i++)
+		jw_u64(w, ts_report_numa_fields[i].key, ts_report_numa_value(&st->numa, i));
+	jw_metric(w, "preferred_pct", ts_report_numa_preferred_pct(&st->numa));
+	jw_close(w, '}');
 	jw_close(w, '}');
 }
 
@@ -192,6 +197,7 @@ int ts_exp_write_json(const struct ts_experiment *e, FILE *out)
 	} else {
 		jw_null(&w, "pin");
 	}
+	jw_str(&w, "bind", ts_report_bind_name(e->base.bind));
 	jw_open(&w, "configs", '[');
 	for (int c = 0; c < e->nr_configs; c++) {
 		const struct ts_exp_config *cfg = &e->configs[c];

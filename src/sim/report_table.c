@@ -5,6 +5,7 @@
  * scheduler statistics per load (counters summed over the iterations). */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,6 +185,21 @@ static double lat(const struct ts_exp_stats *s, int i)
 	return s->wakeup_lat_us[i];
 }
 
+static double numa_field(const struct ts_exp_stats *s, int i)
+{
+	return (double)ts_report_numa_value(&s->numa, i);
+}
+static double numa_preferred(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return ts_report_numa_preferred_pct(&s->numa);
+}
+static double numa_system_s(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)s->numa.system_ns / 1e9;
+}
+
 static void fmt_stat(char *buf, size_t size, const struct row *r, const struct ts_exp_stats *st)
 {
 	double v = r->get(st, r->index);
@@ -240,8 +256,8 @@ static void config_block(const struct ts_experiment *e, int c, FILE *out)
 	const struct ts_exp_config *cfg = &e->configs[c];
 	/* the rows this configuration shows: SIS block, non-zero placement reasons, every
 	 * relation, totals */
-	struct row rows[64];
-	int nr = 0, first_reason, first_rel, first_tail;
+	struct row rows[128];
+	int nr = 0, first_reason, first_rel, first_tail, first_numa;
 	for (size_t i = 0; i < sizeof(sis_rows) / sizeof(sis_rows[0]); i++)
 		rows[nr++] = sis_rows[i];
 	char reason_labels[TS_PLACE_NR][48], rel_labels[TS_REL_NR][48];
@@ -276,6 +292,24 @@ static void config_block(const struct ts_experiment *e, int c, FILE *out)
 		if (any)
 			rows[nr++] = (struct row){lat_labels[q], ROW_RATIO, q, lat};
 	}
+	/* NUMA balancing, only where it did something */
+	first_numa = nr;
+	bool numa = false;
+	for (int l = 0; l < e->nr_loads; l++)
+		numa |= ts_report_numa_active(&ts_experiment_point(e, c, l)->stats.numa);
+	if (numa) {
+		for (int i = 0; i < ts_report_numa_nr; i++) {
+			size_t off = ts_report_numa_fields[i].offset;
+			if (off == offsetof(struct ts_sim_numa, tasks_preferred) ||
+			    off == offsetof(struct ts_sim_numa, system_ns))
+				continue; /* shown as the share and in seconds below */
+			rows[nr++] = (struct row){ts_report_numa_fields[i].label, ROW_COUNT, i,
+						  numa_field};
+		}
+		rows[nr++] = (struct row){"NUMA tasks on preferred node %", ROW_PCT, 0,
+					  numa_preferred};
+		rows[nr++] = (struct row){"NUMA system time s", ROW_RATIO, 0, numa_system_s};
+	}
 
 	int label_w = 0;
 	for (int i = 0; i < nr; i++)
@@ -296,7 +330,8 @@ static void config_block(const struct ts_experiment *e, int c, FILE *out)
 	print_rows(e, c, rows, first_reason, label_w, col_w, out);
 	print_rows(e, c, rows + first_reason, first_rel - first_reason, label_w, col_w, out);
 	print_rows(e, c, rows + first_rel, first_tail - first_rel, label_w, col_w, out);
-	print_rows(e, c, rows + first_tail, nr - first_tail, label_w, col_w, out);
+	print_rows(e, c, rows + first_tail, first_numa - first_tail, label_w, col_w, out);
+	print_rows(e, c, rows + first_numa, nr - first_numa, label_w, col_w, out);
 }
 
 int ts_exp_write_table(const struct ts_experiment *e, FILE *out)
@@ -312,6 +347,8 @@ int ts_exp_write_table(const struct ts_experiment *e, FILE *out)
 		fprintf(out, ", pinned to node%s %s (CPUs %s)",
 			e->pin_text && strpbrk(e->pin_text, ",-") ? "s" : "",
 			e->pin_text ? e->pin_text : "?", pin);
+	if (e->base.bind != TS_BIND_NONE)
+		fprintf(out, ", --bind %s", ts_report_bind_name(e->base.bind));
 	fprintf(out, ", seed %" PRIu64 "\n", e->seed);
 	fprintf(out, "metric: %s in %s, %s is better; %s of %d iteration%s", wl->metric_name,
 		wl->unit, hib ? "higher" : "lower", hib ? "Hmean" : "Amean", e->iterations,

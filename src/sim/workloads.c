@@ -26,6 +26,7 @@
  * - RUN times are TS_DIST_FIXED: they are mean costs of fixed code paths and the reference
  *   gives no distribution; variability comes from message sizes and the engine. */
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "toposched/sim.h"
@@ -425,6 +426,136 @@ static const struct ts_task_class pipe_classes[] = {
 	 .nr_phases = NELEM(pipe_b_phases)},
 };
 
+
+/* ---- autonuma-benchmark: numa01, numa01-thread-alloc, numa02, numa02-smt (ref §1.7) -------
+ *
+ * Andrea Arcangeli's programs (pholasek/autonuma-benchmark numa01.c, numa02.c, preproc.awk,
+ * Makefile), as mmtests' autonumabench runs them; the metric is the elapsed time (the
+ * system time — NUMA balancing's own costs — is in the NUMA counters).
+ *
+ *   numa01: fork() -> 2 processes; each mallocs SIZE = 3 GiB, THREADS = NCPUS/2 threads
+ *     (preproc.awk: (max CPU id + 1) / 2) each bzero()ing the whole buffer once and then
+ *     50 more times (nr = 50). Plain numa01 is built without NO_BIND_FORCE_SAME_NODE (the
+ *     Makefile builds that separately), so the first bzero places pages by first touch.
+ *   numa01-thread-alloc (numa01_THREAD_ALLOC): the same, but after the first whole-buffer
+ *     bzero each thread zeroes only its own SIZE/THREADS slice, nr = 1000 times.
+ *   numa02: one process, SIZE = 1 GiB, THREADS = NCPUS, each thread zeroes its own
+ *     SIZE/THREADS slice TOTALSIZE/SIZE = 800 times; the main thread bzero()s the buffer
+ *     node block by node block before creating the threads (BINDMAP; bind() is empty
+ *     without HARD_BIND), so every page starts on the main thread's node.
+ *   numa02-smt (numa02_SMT): THREADS = NCPUS/2.
+ *
+ * bzero of a large buffer streams stores: 64 lines per 4 KiB page, each a DRAM access
+ * (read-for-ownership, or a streaming store), with the cost model's 10 misses in flight
+ * (cost_model.c, MISSES_IN_FLIGHT): BZERO_ACCESSES_PER_PAGE = 64 / 10 = 6.4 latency-bound
+ * accesses per page, and no other CPU work worth counting (the store instructions issue
+ * under the misses): ns = 0. A local pass over 3 GiB then takes 786,432 x 6.4 x mem.local
+ * = 0.59 s on kunpeng920 (117 ns), i.e. 5.3 GB/s per thread; the reference's single-thread
+ * STREAM copy there is 8.7 GB/s local, 4.1 remote (ref §2.1). The model has no bandwidth
+ * limit per node (see docs/workloads.md).
+ *
+ * load = processes: numa01's 2 (default_loads), numa02's 1. Under --bind hard the
+ * classes' home rules reproduce the _HARD_BIND builds: numa01's process 1 on the first
+ * half of the nodes, process 2 on the second (FIRST_HALF/SECOND_HALF, NODEMASK1/2);
+ * numa02's thread i on node i / (THREADS / NNODES) with its slice prefaulted there. */
+#define BZERO_ACCESSES_PER_PAGE 6.4
+#define NUMA01_BYTES (3ULL << 30)
+#define NUMA02_BYTES (1ULL << 30)
+#define NUMA01_LOOPS 50
+#define NUMA01_THREAD_ALLOC_LOOPS 1000
+#define NUMA02_LOOPS 800 /* TOTALSIZE / SIZE = 800 GiB / 1 GiB */
+
+#define TOUCH(sl) { .kind = TS_PH_TOUCH, .region = 0, .slice = (sl), .accesses = BZERO_ACCESSES_PER_PAGE }
+
+static const struct ts_phase bzero_all[] = { TOUCH(TS_SLICE_ALL) };
+static const struct ts_phase bzero_own[] = { TOUCH(TS_SLICE_OWN) };
+
+static const struct ts_region numa01_regions[] = {
+	{ .name = "buffer", .bytes = NUMA01_BYTES, .policy = TS_MEM_LOCAL },
+};
+static const struct ts_region numa02_regions[] = {
+	{ .name = "buffer", .bytes = NUMA02_BYTES, .policy = TS_MEM_LOCAL,
+	  .prefault = TS_PREFAULT_PARENT },
+};
+
+static const struct ts_task_class numa01_classes[] = {
+	{ .name = "thread", .count = 2, .count_rule = TS_COUNT_CPUS,
+	  .prologue = bzero_all, .nr_prologue = 1,
+	  .phases = bzero_all, .nr_phases = 1, .iterations = NUMA01_LOOPS,
+	  .home = TS_HOME_INSTANCE },
+};
+static const struct ts_task_class numa01_thread_alloc_classes[] = {
+	{ .name = "thread", .count = 2, .count_rule = TS_COUNT_CPUS,
+	  .prologue = bzero_all, .nr_prologue = 1,
+	  .phases = bzero_own, .nr_phases = 1, .iterations = NUMA01_THREAD_ALLOC_LOOPS,
+	  .home = TS_HOME_INSTANCE },
+};
+static const struct ts_task_class numa02_classes[] = {
+	{ .name = "thread", .count = 1, .count_rule = TS_COUNT_CPUS,
+	  .phases = bzero_own, .nr_phases = 1, .iterations = NUMA02_LOOPS,
+	  .home = TS_HOME_TASK },
+};
+static const struct ts_task_class numa02_smt_classes[] = {
+	{ .name = "thread", .count = 2, .count_rule = TS_COUNT_CPUS,
+	  .phases = bzero_own, .nr_phases = 1, .iterations = NUMA02_LOOPS,
+	  .home = TS_HOME_TASK },
+};
+
+/* ---- SPECjbb2005, multi-JVM (ref §1.8) ----------------------------------------------------
+ *
+ * mmtests' multi-JVM configuration: one JVM per NUMA node, a "warehouse" is a thread
+ * running in-heap order-entry transactions with no I/O; the points sweep the warehouses
+ * per JVM (1 .. NCPUS/nodes); the metric is bops (business operations per second) at each
+ * point. The JVMs are not bound here (mmtests' "bound" variant corresponds to --bind hard:
+ * JVM i on node i): NUMA balancing has to bring each JVM's threads and heap together.
+ *
+ * The benchmark is licensed and not in the corpora (ref §1.8 says verify before relying on
+ * it); every figure below is an estimate:
+ *   heap: the warehouses' data, 1 GiB per JVM, each warehouse thread working on its own
+ *     slice (a warehouse's district/customer/stock/order objects), plus 64 MiB of shared
+ *     tables (the Item table and JVM-wide structures) every thread reads; both placed by
+ *     first touch (no -XX:+AlwaysPreTouch), so a JVM's memory lands where its threads
+ *     first ran.
+ *   a transaction: 10 us of CPU work besides memory stalls (SPECjbb2005's per-thread
+ *     rates of some 10^4-10^5 bops/s on servers of the reference's era), touching 16
+ *     pages of its warehouse slice (the CPU work runs between them: 625 ns per page) and
+ *     4 of the shared tables with 4 dependent (pointer-chasing, not overlapped) misses
+ *     per page: 80 latency-bound accesses, ~9 us at 117 ns. One MARK per transaction;
+ *     no GC pauses, no locks. The warehouse thread's cache footprint besides the heap
+ *     (stack, TLABs, JIT code): 256 KiB, an estimate.
+ * load = warehouses per JVM (TS_COUNT_LOAD); instances = nodes (TS_INSTANCES_NODES). */
+#define JBB_HEAP_BYTES (1ULL << 30)
+#define JBB_SHARED_BYTES (64ULL << 20)
+#define JBB_TXN_NS 10000
+#define JBB_OWN_PAGES 16
+#define JBB_SHARED_PAGES 4
+#define JBB_MISSES_PER_PAGE 4.0
+
+static const struct ts_region specjbb_regions[] = {
+	{ .name = "warehouses", .bytes = JBB_HEAP_BYTES, .policy = TS_MEM_LOCAL },
+	{ .name = "shared", .bytes = JBB_SHARED_BYTES, .policy = TS_MEM_LOCAL },
+};
+/* The transaction's CPU work is spread over its warehouse's pages (10 us / 16 pages): the
+ * code runs between the misses, and one segment instead of two keeps the event count
+ * down. */
+static const struct ts_phase specjbb_phases[] = {
+	{ .kind = TS_PH_TOUCH, .region = 0, .slice = TS_SLICE_OWN, .pages = JBB_OWN_PAGES,
+	  .ns = JBB_TXN_NS / JBB_OWN_PAGES, .accesses = JBB_MISSES_PER_PAGE },
+	{ .kind = TS_PH_TOUCH, .region = 1, .slice = TS_SLICE_ALL, .pages = JBB_SHARED_PAGES,
+	  .accesses = JBB_MISSES_PER_PAGE },
+	MARK(),
+};
+static const struct ts_task_class specjbb_classes[] = {
+	{ .name = "warehouse", .count_rule = TS_COUNT_LOAD, .footprint_kib = 256,
+	  .phases = specjbb_phases, .nr_phases = NELEM(specjbb_phases),
+	  .home = TS_HOME_INSTANCE },
+};
+
+#define SEC 1000000000ULL
+/* The autonuma programs run to the end; `toposched sim`'s duration caps a time-to-finish
+ * run, and its 100 ms default would cut them short: the engine's own cap, a minute. */
+#define AUTONUMA_CAP_NS (60 * SEC)
+
 /* ---- the list ---------------------------------------------------------------------------- */
 
 static const struct ts_workload workloads[] = {
@@ -524,6 +655,82 @@ static const struct ts_workload workloads[] = {
 		.unit = "us",
 		.load_name = "pairs",
 	},
+	{
+		.name = "numa01",
+		.description = "autonuma numa01: 2 processes x NCPUS/2 threads, each bzero()ing "
+			       "its process's whole 3 GiB 1 + 50 times (s)",
+		.classes = numa01_classes,
+		.nr_classes = NELEM(numa01_classes),
+		.regions = numa01_regions,
+		.nr_regions = NELEM(numa01_regions),
+		.metric = TS_METRIC_TIME_S,
+		.metric_name = "time",
+		.unit = "s",
+		.load_name = "processes",
+		.default_loads = "2",
+		.default_duration_ns = AUTONUMA_CAP_NS,
+	},
+	{
+		.name = "numa01-thread-alloc",
+		.description = "autonuma numa01_THREAD_ALLOC: as numa01, then each thread zeroes "
+			       "its own 3 GiB/THREADS slice 1000 times (s)",
+		.classes = numa01_thread_alloc_classes,
+		.nr_classes = NELEM(numa01_thread_alloc_classes),
+		.regions = numa01_regions,
+		.nr_regions = NELEM(numa01_regions),
+		.metric = TS_METRIC_TIME_S,
+		.metric_name = "time",
+		.unit = "s",
+		.load_name = "processes",
+		.default_loads = "2",
+		.default_duration_ns = AUTONUMA_CAP_NS,
+	},
+	{
+		.name = "numa02",
+		.description = "autonuma numa02: 1 process x NCPUS threads, each zeroing its "
+			       "1 GiB/NCPUS slice 800 times; pages start on one node (s)",
+		.classes = numa02_classes,
+		.nr_classes = NELEM(numa02_classes),
+		.regions = numa02_regions,
+		.nr_regions = NELEM(numa02_regions),
+		.metric = TS_METRIC_TIME_S,
+		.metric_name = "time",
+		.unit = "s",
+		.load_name = "processes",
+		.default_loads = "1",
+		.default_duration_ns = AUTONUMA_CAP_NS,
+	},
+	{
+		.name = "numa02-smt",
+		.description = "autonuma numa02_SMT: numa02 with NCPUS/2 threads (s)",
+		.classes = numa02_smt_classes,
+		.nr_classes = NELEM(numa02_smt_classes),
+		.regions = numa02_regions,
+		.nr_regions = NELEM(numa02_regions),
+		.metric = TS_METRIC_TIME_S,
+		.metric_name = "time",
+		.unit = "s",
+		.load_name = "processes",
+		.default_loads = "1",
+		.default_duration_ns = AUTONUMA_CAP_NS,
+	},
+	{
+		.name = "specjbb",
+		.description = "SPECjbb2005 multi-JVM: one JVM per node, N warehouse threads "
+			       "each, in-heap transactions (bops)",
+		.classes = specjbb_classes,
+		.nr_classes = NELEM(specjbb_classes),
+		.regions = specjbb_regions,
+		.nr_regions = NELEM(specjbb_regions),
+		.instances = TS_INSTANCES_NODES,
+		.metric = TS_METRIC_OPS_PER_S,
+		.metric_name = "bops",
+		.unit = "ops/s",
+		.load_name = "warehouses",
+		.default_loads = "4",
+		.default_duration_ns = 1 * SEC,
+		.default_warmup_ns = 2 * SEC,
+	},
 };
 
 const struct ts_workload *ts_workload_list(int *count)
@@ -541,4 +748,41 @@ const struct ts_workload *ts_workload_find(const char *name)
 		if (strcmp(workloads[i].name, name) == 0)
 			return &workloads[i];
 	return NULL;
+}
+
+int ts_class_count(const struct ts_task_class *c, int nr_cpus, int load)
+{
+	switch (c->count_rule) {
+	case TS_COUNT_FIXED:
+		return c->count;
+	case TS_COUNT_CPUS:
+		if (c->count <= 0)
+			return -1;
+		return nr_cpus / c->count > 0 ? nr_cpus / c->count : 1;
+	case TS_COUNT_LOAD:
+		return load;
+	}
+	return -1;
+}
+
+int ts_workload_instances(const struct ts_workload *w, int nr_nodes, int load)
+{
+	return w->instances == TS_INSTANCES_NODES ? nr_nodes : load;
+}
+
+int64_t ts_workload_nr_tasks(const struct ts_workload *w, int nr_cpus, int nr_nodes, int load)
+{
+	int64_t per = 0;
+	for (int i = 0; i < w->nr_classes; i++) {
+		int n = ts_class_count(&w->classes[i], nr_cpus, load);
+		if (n < 0)
+			return 0;
+		per += n;
+	}
+	int64_t inst = ts_workload_instances(w, nr_nodes, load);
+	if (inst < 0)
+		return 0;
+	if (per && inst > INT64_MAX / per)
+		return INT64_MAX;
+	return per * inst;
 }

@@ -82,7 +82,8 @@ static const char sim_help[] =
 	"  --pin NODES         run every task on these nodes' CPUs only, like numactl -N\n"
 	"                      (node list, e.g. 0 or 0-1; 'all' for none). Default: "
 	"node " SIM_DEFAULT_PIN "\n"
-	"                      without --machine (the default experiment), else none\n"
+	"                      without --machine (the default experiment), else none;\n"
+	"                      none for the NUMA workloads\n"
 	"  --cost NAME=VALUE   override a cost-model term (toposched machines --costs);\n"
 	"                      repeatable\n"
 	"  --iterations N      samples per point (default " SIM_XSTR(
@@ -96,6 +97,15 @@ static const char sim_help[] =
 					"  --loops N           per-task iterations of finite "
 					"workloads such as hackbench\n"
 					"                      (default: the workload's own)\n"
+					"  --bind MODE         none (default), hard or inverse: "
+					"the autonuma references;\n"
+					"                      every task bound to its home "
+					"nodes' CPUs (hard) or to the\n"
+					"                      mirrored nodes' (inverse), its "
+					"memory to its home nodes\n"
+					"                      (NUMA workloads only; NUMA "
+					"balancing then has nothing\n"
+					"                      to scan)\n"
 					"  --seed N            base seed; each run's seed derives "
 					"from it and the run's\n"
 					"                      (configuration, load, iteration) "
@@ -614,6 +624,8 @@ struct sim_opts {
 	const char *features;
 	long iterations, hz, jobs, loops;
 	uint64_t duration_ns, warmup_ns, seed;
+	bool duration_given, warmup_given;
+	enum ts_sim_bind bind;
 	const char *pin;
 	const char *costs[SIM_MAX_COSTS];
 	int nr_costs;
@@ -692,7 +704,21 @@ enum {
 	OPT_QUIET,
 	OPT_LIST,
 	OPT_LOOPS,
+	OPT_BIND,
 };
+
+static int parse_bind(const char *text, enum ts_sim_bind *out)
+{
+	if (strcmp(text, "none") == 0)
+		*out = TS_BIND_NONE;
+	else if (strcmp(text, "hard") == 0)
+		*out = TS_BIND_HARD;
+	else if (strcmp(text, "inverse") == 0)
+		*out = TS_BIND_INVERSE;
+	else
+		return sim_error("--bind '%s': unknown mode (choose none, hard or inverse)", text);
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 {
@@ -720,6 +746,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		{"quiet", no_argument, NULL, OPT_QUIET},
 		{"list-workloads", no_argument, NULL, OPT_LIST},
 		{"loops", required_argument, NULL, OPT_LOOPS},
+		{"bind", required_argument, NULL, OPT_BIND},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -771,9 +798,15 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		case OPT_DURATION:
 			if (parse_duration("--duration", optarg, false, &o->duration_ns))
 				return CLI_EXIT_USAGE;
+			o->duration_given = true;
 			break;
 		case OPT_WARMUP:
 			if (parse_duration("--warmup", optarg, true, &o->warmup_ns))
+				return CLI_EXIT_USAGE;
+			o->warmup_given = true;
+			break;
+		case OPT_BIND:
+			if (parse_bind(optarg, &o->bind))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_SEED:
@@ -843,14 +876,6 @@ struct sim_setup {
 	int nr_configs;
 };
 
-static int tasks_per_instance(const struct ts_workload *w)
-{
-	long n = 0;
-	for (int i = 0; i < w->nr_classes; i++)
-		n += w->classes[i].count > 0 ? w->classes[i].count : 0;
-	return n > INT_MAX ? INT_MAX : (int)n;
-}
-
 /* A node list: N or A-B items, comma-separated, each a node of t. */
 static int parse_nodes(const char *text, const struct ts_topology *t, struct ts_cpumask *nodes)
 {
@@ -890,7 +915,9 @@ bad:
 
 static int build_pin(const struct sim_opts *o, struct sim_setup *s)
 {
-	const char *text = o->pin ? o->pin : (o->machine_given ? NULL : SIM_DEFAULT_PIN);
+	/* the default pin is the default experiment's; a NUMA workload wants every node */
+	bool numa = s->workload && s->workload->nr_regions > 0;
+	const char *text = o->pin ? o->pin : (o->machine_given || numa ? NULL : SIM_DEFAULT_PIN);
 	if (!text || strcmp(text, "all") == 0 || strcmp(text, "none") == 0)
 		return 0;
 	const struct ts_topology *t = s->topo;
@@ -931,15 +958,15 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 		return sim_error("--workload '%s': unknown workload (built in: %s)", o->workload,
 				 names);
 	}
+	const char *default_loads =
+		s->workload->default_loads ? s->workload->default_loads : SIM_DEFAULT_LOADS;
 	if (parse_loads(o->loads_option ? o->loads_option : "--clients",
-			o->loads_text ? o->loads_text : SIM_DEFAULT_LOADS, &s->loads, &s->nr_loads))
+			o->loads_text ? o->loads_text : default_loads, &s->loads, &s->nr_loads))
 		return CLI_EXIT_USAGE;
-	int per = tasks_per_instance(s->workload);
-	int max_load = s->loads[s->nr_loads - 1];
-	if ((long long)per * max_load > TS_SIM_MAX_TASKS)
-		return sim_error("%s %d: %s makes %lld tasks, more than the limit of %d",
-				 o->loads_option ? o->loads_option : "--clients", max_load,
-				 s->workload->name, (long long)per * max_load, TS_SIM_MAX_TASKS);
+	if (o->bind != TS_BIND_NONE && s->workload->nr_regions == 0)
+		return sim_error("--bind: workload '%s' has no memory to bind (the NUMA workloads "
+				 "have: numa01, numa01-thread-alloc, numa02, numa02-smt, specjbb)",
+				 s->workload->name);
 
 	struct ts_features base = ts_features_default();
 	if (o->features && ts_features_parse(o->features, &base, &err))
@@ -995,7 +1022,25 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 			return sim_error("--cost '%s': %s (see 'toposched machines --costs %s')",
 					 o->costs[i], err.msg, s->topo->name);
 	}
-	return build_pin(o, s);
+	if (build_pin(o, s))
+		return CLI_EXIT_USAGE;
+	/* the task bound at the largest load, on the CPUs and nodes the run may use */
+	int cpus = 0, nodes = 0;
+	for (int n = 0; n < s->topo->nr_nodes; n++) {
+		int here = 0;
+		for (int c = 0; c < s->topo->nr_cpus; c++)
+			if (s->topo->cpu[c].node == n && (!s->pin || ts_cpumask_test(s->pin, c)))
+				here++;
+		cpus += here;
+		nodes += here > 0;
+	}
+	int max_load = s->loads[s->nr_loads - 1];
+	int64_t tasks = ts_workload_nr_tasks(s->workload, cpus, nodes, max_load);
+	if (tasks > TS_SIM_MAX_TASKS)
+		return sim_error("%s %d: %s makes %lld tasks, more than the limit of %d",
+				 o->loads_option ? o->loads_option : "--clients", max_load,
+				 s->workload->name, (long long)tasks, TS_SIM_MAX_TASKS);
+	return 0;
 }
 
 static void free_setup(struct sim_setup *s)
@@ -1033,6 +1078,11 @@ int cmd_sim(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	if (parse_args(argc, argv, &o, &help))
 		return CLI_EXIT_USAGE;
+	const struct ts_workload *named = ts_workload_find(o.workload);
+	if (named && !o.duration_given && named->default_duration_ns)
+		o.duration_ns = named->default_duration_ns;
+	if (named && !o.warmup_given && named->default_warmup_ns)
+		o.warmup_ns = named->default_warmup_ns;
 	if (help) {
 		fputs(sim_help, stdout);
 		return 0;
@@ -1092,6 +1142,7 @@ int cmd_sim(int argc, char **argv)
 				.duration_ns = o.duration_ns,
 				.warmup_ns = o.warmup_ns,
 				.hz = (unsigned)o.hz,
+				.bind = o.bind,
 			},
 		.seed = o.seed,
 		.configs = s.configs,
