@@ -50,8 +50,9 @@
  *    queue ages on its rq's clock;
  *  - sync_entity_load_avg() of a task woken on another CPU decays it to now, not to the
  *    old cfs_rq's last_update_time (and migrate_se_pelt_lag() is not needed then);
- *  - a prev task picked again by __schedule() is put and set again at its own level
- *    (the kernel skips that), which renews its slice protection, as the flat core did;
+ *  - a prev task picked again by __schedule() is put and set again at every level of its
+ *    path (the kernel skips that), which renews its slice protection, as the flat core
+ *    did: a task alone in its groups is then scheduled exactly like a root task;
  *  - the cfs_rq's 64-bit load/runnable sums are kept in 64 bits where the kernel clamps
  *    them with max_t(u32, ...);
  *  - h_load(root) and its denominator come from the rq's published load (rq->ro), which a

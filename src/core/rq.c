@@ -441,13 +441,21 @@ static void set_next_task_fair(struct ts_sched *s, struct ts_task *next, uint64_
 }
 
 /* pick_next_task_fair()'s switch from prev to next: put and set only the levels below
- * their common ancestor. Unlike the kernel, which skips this when prev is picked again,
- * the walk then puts and sets prev at its own level, renewing its slice protection (what
- * the flat core always did). */
+ * their common ancestor. When prev is picked again the kernel does nothing; here every
+ * level of its path is put and set again, renewing its slice protection at each level
+ * (what the flat core always did at its one level), so that a task alone in its groups is
+ * scheduled exactly like a root task of the same weight. */
 static void put_prev_set_next(struct ts_sched *s, struct ts_rq *rq, struct ts_task *prev,
 			      struct ts_task *next, uint64_t now)
 {
 	struct ts_sched_entity *se = &next->se, *pse = &prev->se;
+	if (prev == next) {
+		for (; se; se = se->parent) {
+			put_prev_entity(s, rq, se->cfs_rq, se, now);
+			set_next_entity(s, se->cfs_rq, se, now);
+		}
+		return;
+	}
 	while (se->cfs_rq != pse->cfs_rq) { /* !is_same_group(se, pse) */
 		int se_depth = se->depth, pse_depth = pse->depth;
 		if (se_depth <= pse_depth) {
