@@ -1109,6 +1109,16 @@ static void test_line_access_hook(void **state)
 	/* set_task_rq() and calc_group_shares() of the enqueue */
 	assert_int_equal(count_of(&r, ts_tg_ro_line(g), 0, 1), 2);
 	assert_int_equal(count_of(&r, ts_tg_ro_line(g), -1, 0), 0);
+	/* task_h_load(): a grouped task's reads tg->se[cpu]; a root task's reports nothing
+	 * (the root's lines are never written) */
+	struct ts_task *q = spawn(w, NULL, 0, 0);
+	w->f.now += w->s->tick_nsec;
+	r.n = 0;
+	ts_task_h_load_of(w->s, q);
+	assert_int_equal(r.n, 0);
+	ts_task_h_load_of(w->s, p);
+	assert_int_equal(r.n, 1);
+	assert_ptr_equal(r.a[0].line, ts_tg_ro_line(g));
 	ts_tg_set_line_access(w->s->root_tg, NULL, NULL);
 	r.n = 0;
 	run(w, 10 * MS);
