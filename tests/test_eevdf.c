@@ -808,6 +808,166 @@ static void test_checker_catches(void **state)
 	assert_int_equal(ts_cfs_rq_check(&cfs, NULL), 0);
 }
 
+
+/* ---- reweight_entity() / reweight_eevdf() ---------------------------------------------- */
+
+/* X (nice 0, lag +L) and Y (nice 0, lag -L) queued on an empty queue with min_vruntime 0,
+ * base slice 4000 and TICK 10000 (lag limit 10000): X.v = 0, X.d = 4000; Y placed with
+ * vlag -L inflated by (W + w) / W = 2: Y.v = 2L, Y.d = 2L + 4000; V = L. */
+static void rw_setup(struct ts_cfs_rq *cfs, struct ts_sched_entity *x, struct ts_sched_entity *y,
+		     int64_t L)
+{
+	struct ts_features f = ts_features_default();
+	ts_cfs_rq_init(cfs, 4000, 10000);
+	ts_sched_entity_init(x);
+	ts_sched_entity_init(y);
+	ts_enqueue_task(cfs, x, 0, 0, f);
+	y->vlag = -L;
+	ts_enqueue_task(cfs, y, 0, 0, f);
+	assert_int_equal(x->vruntime, 0);
+	assert_int_equal(x->deadline, 4000);
+	assert_int_equal(y->vruntime, 2 * L);
+	assert_int_equal(y->deadline, 2 * L + 4000);
+	assert_int_equal(ts_avg_vruntime(cfs), L);
+	x->cfs_rq = y->cfs_rq = cfs;
+}
+
+static void test_reweight_queued(void **state)
+{
+	(void)state;
+	struct ts_features f = ts_features_default();
+	struct ts_cfs_rq cfs;
+	struct ts_sched_entity x, y;
+
+	/* X 1024 -> 2048: v' = V - (V - v) * w / w' = 1000 - 1000 / 2 = 500,
+	 * d' = V + (d - V) * w / w' = 1000 + 3000 / 2 = 2500; V stays 1000, and the lag
+	 * w * (V - v) = 1024000 is preserved. min_vruntime follows the leftmost: 500. */
+	rw_setup(&cfs, &x, &y, 1000);
+	ts_reweight_entity(&cfs, &x, 2048, 0, f);
+	assert_int_equal(x.vruntime, 500);
+	assert_int_equal(x.deadline, 2500);
+	assert_int_equal(x.load.weight, 2048);
+	assert_int_equal(cfs.load.weight, 3072);
+	assert_int_equal(cfs.avg_load, 3072);
+	assert_int_equal(ts_avg_vruntime(&cfs), 1000);
+	assert_int_equal(2048 * (1000 - 500), 1024 * (1000 - 0));
+	assert_int_equal(cfs.min_vruntime, 500);
+	assert_int_equal(cfs.avg_vruntime, (2000 - 500) * 1024);
+	assert_cfs_ok(&cfs);
+
+	/* Y 1024 -> 512 (negative lag): v' = 1000 + 1000 * 2 = 3000, d' = 1000 + 5000 * 2 */
+	rw_setup(&cfs, &x, &y, 1000);
+	ts_reweight_entity(&cfs, &y, 512, 0, f);
+	assert_int_equal(y.vruntime, 3000);
+	assert_int_equal(y.deadline, 11000);
+	assert_int_equal(ts_avg_vruntime(&cfs), 1000);
+	assert_int_equal(cfs.min_vruntime, 0);
+	assert_cfs_ok(&cfs);
+
+	/* div_s64() truncates toward zero: X -> 3072: 1000 * 1024 / 3072 = 333.3 -> 333,
+	 * v' = 667, d' = 1000 + 1000; Y -> 3072: -333.3 -> -333, v' = 1333,
+	 * d' = 1000 + 5000 / 3 = 1000 + 1666 */
+	rw_setup(&cfs, &x, &y, 1000);
+	ts_reweight_entity(&cfs, &x, 3072, 0, f);
+	assert_int_equal(x.vruntime, 667);
+	assert_int_equal(x.deadline, 2000);
+	assert_cfs_ok(&cfs);
+	rw_setup(&cfs, &x, &y, 1000);
+	ts_reweight_entity(&cfs, &y, 3072, 0, f);
+	assert_int_equal(y.vruntime, 1333);
+	assert_int_equal(y.deadline, 2666);
+	assert_cfs_ok(&cfs);
+
+	/* the lag is clamped first (entity_lag(): +-calc_delta_fair(max(2 * 4000, 10000)) =
+	 * +-10000): L = 20000, X's lag 20000 -> 10000, / 2 -> v' = 20000 - 5000 = 15000,
+	 * d' = 20000 + (4000 - 20000) / 2 = 12000 */
+	rw_setup(&cfs, &x, &y, 20000);
+	ts_reweight_entity(&cfs, &x, 2048, 0, f);
+	assert_int_equal(x.vruntime, 15000);
+	assert_int_equal(x.deadline, 12000);
+	assert_cfs_ok(&cfs);
+}
+
+/* curr is outside the tree but in V: the same rescale; its slice protection (the deadline
+ * stash) does not survive the new deadline, as in v6.12. */
+static void test_reweight_curr(void **state)
+{
+	(void)state;
+	struct ts_features f = ts_features_default();
+	struct ts_cfs_rq cfs;
+	struct ts_sched_entity x, y;
+	rw_setup(&cfs, &x, &y, 1000);
+	ts_set_next_entity(&cfs, &x, 50);
+	assert_true(ts_protect_slice(&x));
+	ts_reweight_entity(&cfs, &x, 2048, 50, f);
+	assert_ptr_equal(cfs.curr, &x);
+	assert_int_equal(x.vruntime, 500);
+	assert_int_equal(x.deadline, 2500);
+	assert_int_equal(cfs.load.weight, 3072);
+	assert_int_equal(cfs.avg_load, 1024); /* the tree: Y only */
+	assert_int_equal(ts_avg_vruntime(&cfs), 1000);
+	assert_false(ts_protect_slice(&x));
+	assert_cfs_ok(&cfs);
+	/* curr charged first (update_curr()): 1000 ns at weight 1024 -> v = 1000, V = 1500;
+	 * then to 512: the lag 500 doubles, v' = 1500 - 1000 = 500, d' = 1500 + 2500 * 2 */
+	rw_setup(&cfs, &x, &y, 1000);
+	ts_set_next_entity(&cfs, &x, 50);
+	ts_reweight_entity(&cfs, &x, 512, 1050, f);
+	assert_int_equal(x.sum_exec_runtime, 1000);
+	assert_int_equal(x.vruntime, 500);
+	assert_int_equal(x.deadline, 6500);
+	assert_int_equal(ts_avg_vruntime(&cfs), 1500);
+	assert_cfs_ok(&cfs);
+}
+
+/* A dequeued entity: vlag * w / w' (toward zero), and the PELT part: load_avg =
+ * w' * load_sum / divider moved in the queue's sums. */
+static void test_reweight_dequeued(void **state)
+{
+	(void)state;
+	struct ts_features f = ts_features_default();
+	struct ts_cfs_rq cfs;
+	struct ts_sched_entity se;
+	ts_cfs_rq_init(&cfs, 4000, 10000);
+	ts_sched_entity_init(&se);
+	se.vlag = -1001;
+	se.avg.load_sum = 23000; /* period_contrib 0: divider 46718 */
+	se.avg.load_avg = 1024 * 23000 / 46718; /* 504 */
+	cfs.avg.load_avg = 504;
+	cfs.avg.load_sum = 1024ULL * 23000;
+	ts_reweight_entity(&cfs, &se, 2048, 0, f);
+	assert_int_equal(se.vlag, -500); /* -500.5 */
+	assert_int_equal(se.load.weight, 2048);
+	assert_int_equal(se.avg.load_avg, 1008); /* 2048 * 23000 / 46718 = 1008.3 */
+	assert_int_equal(cfs.avg.load_avg, 1008);
+	assert_int_equal(cfs.avg.load_sum, 2048ULL * 23000);
+	assert_int_equal(cfs.load.weight, 0); /* not queued: no queue weight */
+	se.vlag = 700;
+	ts_reweight_entity(&cfs, &se, 1024, 0, f);
+	assert_int_equal(se.vlag, 1400);
+}
+
+/* set_user_nice() of a queued task: ts_set_load_weight() reweights in place. */
+static void test_set_load_weight_queued(void **state)
+{
+	(void)state;
+	struct ts_cfs_rq cfs;
+	struct ts_sched_entity x, y;
+	rw_setup(&cfs, &x, &y, 1000);
+	assert_int_equal(ts_set_load_weight(&x, -5), 0);
+	assert_int_equal(x.load.weight, 3121);
+	assert_int_equal(x.load.inv_weight, ts_sched_prio_to_wmult[15]);
+	/* v' = 1000 - 1000 * 1024 / 3121 (328.1) = 672, d' = 1000 + 3000 * 1024 / 3121 (984.3) */
+	assert_int_equal(x.vruntime, 672);
+	assert_int_equal(x.deadline, 1984);
+	assert_int_equal(cfs.load.weight, 3121 + 1024);
+	assert_cfs_ok(&cfs);
+	/* and back, at another queue position: Y to nice 5 */
+	assert_int_equal(ts_set_load_weight(&y, 5), 0);
+	assert_int_equal(y.load.weight, 335);
+	assert_cfs_ok(&cfs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -827,6 +987,10 @@ int main(void)
 		cmocka_unit_test(test_stress_small),
 		cmocka_unit_test(test_stress_10k),
 		cmocka_unit_test(test_checker_catches),
+		cmocka_unit_test(test_reweight_queued),
+		cmocka_unit_test(test_reweight_curr),
+		cmocka_unit_test(test_reweight_dequeued),
+		cmocka_unit_test(test_set_load_weight_queued),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

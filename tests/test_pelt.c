@@ -795,6 +795,118 @@ static void test_sums_bounded(void **state)
 	}
 }
 
+
+/* ---- hierarchy propagation and removed load (fair.c) ----------------------------------- */
+
+#define DIV0 46718ULL /* PELT_MIN_DIVIDER + period_contrib 0 */
+
+/* update_tg_cfs_util(): the group entity takes its group cfs_rq's util, the parent the
+ * difference (avg and sum, sum rebuilt with the parent's divider). */
+static void test_update_tg_cfs_util(void **state)
+{
+	(void)state;
+	struct ts_sched_avg cfs = {0}, se = {0}, g = {0};
+	g.util_avg = 300;
+	se.util_avg = 100;
+	se.util_sum = (uint32_t)(100 * DIV0);
+	cfs.util_avg = 500;
+	cfs.util_sum = (uint32_t)(500 * DIV0);
+	ts_update_tg_cfs_util(&cfs, &se, &g);
+	assert_int_equal(se.util_avg, 300);
+	assert_int_equal(se.util_sum, 300 * DIV0);
+	assert_int_equal(cfs.util_avg, 700);
+	assert_int_equal(cfs.util_sum, 700 * DIV0);
+	/* runnable the same way */
+	g.runnable_avg = 2048;
+	se.runnable_avg = 1024;
+	se.runnable_sum = 1024 * DIV0;
+	cfs.runnable_avg = 3072;
+	cfs.runnable_sum = 3072 * DIV0;
+	ts_update_tg_cfs_runnable(&cfs, &se, &g);
+	assert_int_equal(se.runnable_avg, 2048);
+	assert_int_equal(cfs.runnable_avg, 4096);
+	assert_int_equal(cfs.runnable_sum, 4096 * DIV0);
+	/* nothing to do when equal */
+	ts_update_tg_cfs_util(&cfs, &se, &g);
+	assert_int_equal(cfs.util_avg, 700);
+}
+
+/* update_tg_cfs_load(): added runnable is added to the entity's load_sum and clipped at
+ * the divider; removed runnable is estimated from the group cfs_rq's load_sum / weight and
+ * never inflates the entity's; never below the entity's running sum. */
+static void test_update_tg_cfs_load(void **state)
+{
+	(void)state;
+	struct ts_sched_avg cfs = {0}, se = {0}, g = {0};
+	long prop = 10000;
+	se.load_sum = 20000;
+	se.load_avg = 438;
+	se.util_sum = 5000 << 10; /* running sum 5000 */
+	cfs.load_avg = 1000;
+	cfs.load_sum = 1000 * DIV0;
+	ts_update_tg_cfs_load(&cfs, &se, 1024, &g, 0, &prop);
+	assert_int_equal(prop, 0);
+	assert_int_equal(se.load_sum, 30000);
+	assert_int_equal(se.load_avg, 657); /* 1024 * 30000 / 46718 = 657.6 */
+	assert_int_equal(cfs.load_avg, 1000 + 219);
+	assert_int_equal(cfs.load_sum, 1000 * DIV0 + 1024 * 10000);
+	/* clipped at the divider */
+	prop = 40000;
+	ts_update_tg_cfs_load(&cfs, &se, 1024, &g, 0, &prop);
+	assert_int_equal(se.load_sum, DIV0);
+	assert_int_equal(se.load_avg, 1024);
+	/* removed: the group rq holds 2048 * 15000, i.e. 15000 per unit of weight */
+	prop = -5000;
+	g.load_sum = 2048 * 15000;
+	se.load_sum = 20000;
+	ts_update_tg_cfs_load(&cfs, &se, 1024, &g, 2048, &prop);
+	assert_int_equal(se.load_sum, 15000);
+	assert_int_equal(se.load_avg, 328); /* 1024 * 15000 / 46718 = 328.8 */
+	/* an empty group rq: the running sum is the floor */
+	prop = -5000;
+	ts_update_tg_cfs_load(&cfs, &se, 1024, &g, 0, &prop);
+	assert_int_equal(se.load_sum, 5000);
+	assert_int_equal(se.load_avg, 109); /* 1024 * 5000 / 46718 = 109.6 */
+	/* nothing pending: nothing changes */
+	prop = 0;
+	ts_update_tg_cfs_load(&cfs, &se, 1024, &g, 0, &prop);
+	assert_int_equal(se.load_sum, 5000);
+}
+
+/* remove_entity_load_avg() + the removed part of update_cfs_rq_load_avg(). */
+static void test_removed_load(void **state)
+{
+	(void)state;
+	struct ts_removed_load r;
+	memset(&r, 0, sizeof(r));
+	struct ts_sched_avg sa = {0}, gone = {0};
+	sa.load_avg = 1000;
+	sa.load_sum = 1000 * DIV0;
+	sa.util_avg = 500;
+	sa.util_sum = (uint32_t)(500 * DIV0);
+	sa.runnable_avg = 700;
+	sa.runnable_sum = 700 * DIV0;
+	gone.load_avg = 300;
+	gone.util_avg = 100;
+	gone.runnable_avg = 200;
+	long prop = 1;
+	assert_int_equal(ts_apply_removed_load(&sa, &r, &prop), 0);
+	assert_int_equal(prop, 0);
+	ts_remove_entity_load_avg(&r, &gone);
+	assert_int_equal(atomic_load(&r.nr), 1);
+	assert_int_equal(ts_apply_removed_load(&sa, &r, &prop), 1);
+	assert_int_equal(sa.load_avg, 700);
+	assert_int_equal(sa.load_sum, 700 * DIV0);
+	assert_int_equal(sa.util_avg, 400);
+	assert_int_equal(sa.runnable_avg, 500);
+	assert_int_equal(sa.runnable_sum, 500 * DIV0);
+	/* -(200 * 46718) >> 10 = floor(-9124.6) */
+	assert_int_equal(prop, -9125);
+	assert_int_equal(atomic_load(&r.nr), 0);
+	assert_int_equal(atomic_load(&r.load_avg), 0);
+	assert_int_equal(ts_apply_removed_load(&sa, &r, &prop), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -814,6 +926,9 @@ int main(void)
 		cmocka_unit_test(test_detach_clamps),
 		cmocka_unit_test(test_attach_corner_cases),
 		cmocka_unit_test(test_sums_bounded),
+		cmocka_unit_test(test_update_tg_cfs_util),
+		cmocka_unit_test(test_update_tg_cfs_load),
+		cmocka_unit_test(test_removed_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -244,8 +244,8 @@ void ts_enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64
 		       int flags, struct ts_features f);
 void ts_dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
 		       int flags, struct ts_features f);
-/* The task-level body of enqueue_task_fair()/dequeue_task_fair() without groups:
- * the entity call plus h_nr_queued/h_nr_runnable. */
+/* One level of enqueue_task_fair()/dequeue_entities() for a flat queue (tests, standalone
+ * use): the entity call plus h_nr_queued/h_nr_runnable. rq.c walks the hierarchy itself. */
 void ts_enqueue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
 		     int flags, struct ts_features f);
 void ts_dequeue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,

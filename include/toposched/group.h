@@ -50,8 +50,9 @@
  *    queue ages on its rq's clock;
  *  - sync_entity_load_avg() of a task woken on another CPU decays it to now, not to the
  *    old cfs_rq's last_update_time (and migrate_se_pelt_lag() is not needed then);
- *  - a prev task picked again by __schedule() is put and set again at its own level
- *    (the kernel skips that), which renews its slice protection, as the flat core did;
+ *  - a prev task picked again by __schedule() is put and set again at every level of its
+ *    path (the kernel skips that), which renews its slice protection, as the flat core
+ *    did: a task alone in its groups is then scheduled exactly like a root task;
  *  - the cfs_rq's 64-bit load/runnable sums are kept in 64 bits where the kernel clamps
  *    them with max_t(u32, ...);
  *  - h_load(root) and its denominator come from the rq's published load (rq->ro), which a
@@ -304,8 +305,9 @@ void ts_tg_set_task_rq(struct ts_task_group *tg, int cpu, struct ts_sched_entity
  * every node line summed), each read of the read-mostly fields (se[], cfs_rq[], shares,
  * parent: their line; in PACKED the load_avg line too) by calc_group_shares(),
  * set_task_rq(), update_cfs_rq_h_load() and __update_blocked_fair(). `line` is the address
- * rounded down to 64 bytes; `cpu` the CPU making the access. NULL turns it off. Groups
- * created later inherit it. Not concurrent with scheduling. */
+ * rounded down to 64 bytes; `cpu` the CPU making the access. The root group's lines are
+ * never written (its load_avg is not kept), so its accesses are not reported. NULL turns
+ * it off. Groups created later inherit it. Not concurrent with scheduling. */
 void ts_tg_set_line_access(struct ts_task_group *root, ts_tg_line_access_fn fn, void *host);
 /* The line the load_avg counter of `node` lies on (node ignored unless PER_NODE) and the
  * read-mostly line: for tests and the host's model. */

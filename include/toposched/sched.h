@@ -292,8 +292,9 @@ void ts_deactivate_curr(struct ts_sched *s, int cpu, enum ts_task_state new_stat
  * switch to idle. Returns the task to run, or NULL for idle. */
 struct ts_task *ts_schedule(struct ts_sched *s, int cpu);
 
-/* sched_tick() on cpu (rq locked): charge curr, PELT, slice expiry -> resched; returns
- * true when periodic load balancing is due (the host then calls ts_balance_tick()). */
+/* sched_tick() on cpu (rq locked): entity_tick() at every level of curr's hierarchy
+ * (charge, PELT, group weights), slice expiry at any level -> resched; returns true when
+ * periodic load balancing is due (the host then calls ts_balance_tick()). */
 bool ts_sched_tick(struct ts_sched *s, int cpu);
 /* yield_task_fair(): curr gives up the rest of its slice (rq locked). */
 void ts_yield_task(struct ts_sched *s, int cpu);
@@ -307,7 +308,10 @@ void ts_move_queued_task(struct ts_sched *s, struct ts_task *p, int src_cpu, int
 
 /* Publishes rq's lock-free fields after a change (rq locked). */
 void ts_rq_publish(struct ts_sched *s, struct ts_rq *rq);
-/* Brings rq's PELT averages to now (rq locked): curr, the cfs_rq, removed load. */
+/* Brings rq's PELT averages to now (rq locked): curr, the cfs_rq, removed load, and the
+ * blocked load of every group cfs_rq of this CPU bottom up with update_tg_load_avg()
+ * (__update_blocked_fair()). The tick does the latter too on an idle CPU and when periodic
+ * balancing is due (sched_balance_softirq()'s update of the blocked averages). */
 void ts_update_rq_load(struct ts_sched *s, struct ts_rq *rq, uint64_t now);
 
 /* ---- load balancing (balance.c) ---- */

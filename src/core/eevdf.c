@@ -514,7 +514,8 @@ static void rb_erase(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
 
 /* ---- run-queue bookkeeping --------------------------------------------------------------- */
 
-static void __enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+static inline __attribute__((always_inline)) void __enqueue_entity(struct ts_cfs_rq *cfs,
+								     struct ts_sched_entity *se)
 {
 	avg_vruntime_add(cfs, se);
 	se->min_vruntime = se->vruntime;

@@ -1,8 +1,8 @@
 /* Task groups: hierarchy, per-CPU group run queues and entities, and the group load
  * tracking of kernel/sched/fair.c (v6.12): update_tg_load_avg() (1/64 filter, v6.7 rate
- * limit), clear_tg_load_avg(), calc_group_shares(), update_cfs_group() (weight and PELT
- * part of reweight_entity()), update_cfs_rq_h_load() and task_h_load(); the three memory
- * layouts of tg->load_avg (see group.h). */
+ * limit), clear_tg_load_avg(), calc_group_shares(), update_cfs_group() (through
+ * ts_reweight_entity()), set_task_rq(), update_cfs_rq_h_load() and task_h_load(); the three
+ * memory layouts of tg->load_avg (see group.h) and the host's line-access hook. */
 #include "toposched/group.h"
 
 #include <assert.h>
@@ -122,9 +122,17 @@ const void *ts_tg_load_line(const struct ts_task_group *tg, int node)
 			(tg)->line_access((tg)->line_host, (cpu), (line), (write));            \
 	} while (0)
 
+/* A read of the read-mostly line. The root's lines are never written (its load_avg is not
+ * kept), so its reads cannot false-share and are not reported. */
+#define RO_READ(tg, cpu)                                                                      \
+	do {                                                                                 \
+		if (__builtin_expect((tg)->line_access != NULL, 0) && (tg)->depth)             \
+			(tg)->line_access((tg)->line_host, (cpu), ts_tg_ro_line(tg), false);   \
+	} while (0)
+
 void ts_tg_note_ro_read(const struct ts_task_group *tg, int cpu)
 {
-	LINE_ACCESS(tg, cpu, ts_tg_ro_line(tg), false);
+	RO_READ(tg, cpu);
 }
 
 static void set_line_access_tree(struct ts_task_group *tg, ts_tg_line_access_fn fn, void *host)
@@ -453,7 +461,7 @@ void ts_clear_tg_load_avg(struct ts_task_group *tg, int cpu, uint64_t now)
 
 unsigned long ts_calc_group_shares(struct ts_task_group *tg, int cpu)
 {
-	LINE_ACCESS(tg, cpu, ts_tg_ro_line(tg), false);
+	RO_READ(tg, cpu);
 	long tg_shares = (long)tg->hot.ro.shares; /* READ_ONCE(tg->shares) */
 	if (tg->depth == 0)
 		return (unsigned long)tg_shares;
@@ -503,7 +511,7 @@ bool ts_update_cfs_group(struct ts_task_group *tg, int cpu, uint64_t now, struct
 
 void ts_tg_set_task_rq(struct ts_task_group *tg, int cpu, struct ts_sched_entity *se)
 {
-	LINE_ACCESS(tg, cpu, ts_tg_ro_line(tg), false);
+	RO_READ(tg, cpu);
 	se->cfs_rq = tg->hot.ro.cfs_rq[cpu];
 	se->parent = ts_tg_se(tg, cpu);
 	se->depth = se->parent ? se->parent->depth + 1 : 0;
@@ -529,7 +537,7 @@ static unsigned long cfs_load_of(const struct ts_task_group *tg, int cpu)
 unsigned long ts_tg_update_h_load(struct ts_task_group *tg, int cpu, uint64_t jiffies)
 {
 	/* struct sched_entity *se = cfs_rq->tg->se[cpu]: the read-mostly line */
-	LINE_ACCESS(tg, cpu, ts_tg_ro_line(tg), false);
+	RO_READ(tg, cpu);
 	struct ts_tg_cpu *tc = &tg->cpu[cpu];
 	if (HL_LOAD(&tc->last_h_load_update) == jiffies)
 		return HL_LOAD(&tc->h_load);

@@ -49,7 +49,7 @@ static inline struct ts_task_group *task_group_of(struct ts_sched *s, const stru
  * cfs_rq's flag, which the tick and __schedule() read and clear). */
 static inline void fold_resched(struct ts_rq *rq, struct ts_cfs_rq *cfs)
 {
-	if (cfs != &rq->cfs && cfs->resched) {
+	if (__builtin_expect(cfs->resched, 0) && cfs != &rq->cfs) {
 		cfs->resched = false;
 		rq->cfs.resched = true;
 	}
@@ -80,13 +80,16 @@ static inline void update_tg_load_avg(struct ts_sched *s, struct ts_cfs_rq *cfs,
 
 /* update_cfs_rq_load_avg(): fold in the load of tasks that left while we were unlocked,
  * then age the queue's averages. Returns 1 if the load decayed or some was removed. */
-static int update_cfs_rq_load_avg(struct ts_cfs_rq *cfs, uint64_t now)
+static inline __attribute__((always_inline)) int update_cfs_rq_load_avg(struct ts_cfs_rq *cfs,
+									    uint64_t now)
 {
-	long prop;
 	int decayed = 0;
-	if (ts_apply_removed_load(&cfs->avg, cfs->removed, &prop)) {
-		add_tg_cfs_propagate(cfs, prop);
-		decayed = 1;
+	if (__builtin_expect(atomic_load_explicit(&cfs->removed->nr, memory_order_relaxed) != 0, 0)) {
+		long prop;
+		if (ts_apply_removed_load(&cfs->avg, cfs->removed, &prop)) {
+			add_tg_cfs_propagate(cfs, prop);
+			decayed = 1;
+		}
 	}
 	decayed |= ts_update_load_avg_cfs_rq(now, &cfs->avg, cfs->load.weight, cfs->h_nr_runnable,
 					     cfs->curr != NULL);
@@ -95,7 +98,7 @@ static int update_cfs_rq_load_avg(struct ts_cfs_rq *cfs, uint64_t now)
 
 /* propagate_entity_load_avg(): a group entity takes over what changed in its group
  * cfs_rq (attach/detach/removal below) and passes it one level up. */
-static int propagate_entity_load_avg(struct ts_sched_entity *se)
+static inline __attribute__((always_inline)) int propagate_entity_load_avg(struct ts_sched_entity *se)
 {
 	struct ts_cfs_rq *gcfs = se->my_q;
 	if (!gcfs || !gcfs->propagate)
@@ -135,15 +138,20 @@ static void detach_entity_load_avg(struct ts_cfs_rq *cfs, struct ts_sched_entity
 	add_tg_cfs_propagate(cfs, -(long)se->avg.load_sum);
 }
 
-/* update_load_avg(cfs_rq, se, flags). */
-static void update_load_avg(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_entity *se,
-			    uint64_t now, int flags)
+/* update_load_avg(cfs_rq, se, flags), with KIND = TASK_SE when the caller knows se is a
+ * task (no group queue below it): the group-entity steps then compile away. */
+enum { ANY_SE = 0, TASK_SE = 1 };
+
+static inline __attribute__((always_inline)) void
+update_load_avg_se(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_entity *se,
+		   uint64_t now, int flags, int kind)
 {
 	if (se->avg.last_update_time && !(flags & SKIP_AGE_LOAD))
-		ts_update_load_avg_se(now, &se->avg, se->load.weight, se->on_rq, se_runnable(se),
-				      cfs->curr == se);
+		ts_update_load_avg_se(now, &se->avg, se->load.weight, se->on_rq,
+				      kind == TASK_SE ? se->on_rq : se_runnable(se), cfs->curr == se);
 	int decayed = update_cfs_rq_load_avg(cfs, now);
-	decayed |= propagate_entity_load_avg(se);
+	if (kind != TASK_SE)
+		decayed |= propagate_entity_load_avg(se);
 	if (!se->avg.last_update_time && (flags & DO_ATTACH)) {
 		/* enqueue of an entity that migrated (or is new): join this queue's sums */
 		attach_entity_load_avg(cfs, se);
@@ -154,6 +162,14 @@ static void update_load_avg(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts
 	} else if (decayed && (flags & UPDATE_TG)) {
 		update_tg_load_avg(s, cfs, now);
 	}
+}
+
+/* update_load_avg(cfs_rq, se, flags). */
+static inline __attribute__((always_inline)) void
+update_load_avg(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
+		int flags)
+{
+	update_load_avg_se(s, cfs, se, now, flags, ANY_SE);
 }
 
 /* update_cfs_group(se): a group entity's weight from its group's shares. */
@@ -176,7 +192,7 @@ static void propagate_entity_cfs_rq(struct ts_sched *s, struct ts_sched_entity *
 }
 
 /* set_task_rq(): p's entity points at its group's queue and entity on cpu. */
-static void set_task_rq(struct ts_sched *s, struct ts_task *p, int cpu)
+static inline __attribute__((always_inline)) void set_task_rq(struct ts_sched *s, struct ts_task *p, int cpu)
 {
 	struct ts_task_group *tg = task_group_of(s, p);
 	struct ts_sched_entity *se = &p->se;
@@ -262,36 +278,42 @@ void ts_update_rq_load(struct ts_sched *s, struct ts_rq *rq, uint64_t now)
 
 /* ---- per-level entity operations ----------------------------------------------------------- */
 
-static void enqueue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
-			   struct ts_sched_entity *se, uint64_t now, int flags)
+static inline __attribute__((always_inline)) void enqueue_entity(struct ts_sched *s, struct ts_rq *rq,
+							   struct ts_cfs_rq *cfs, struct ts_sched_entity *se,
+							   uint64_t now, int flags, int kind)
 {
 	ts_update_curr(cfs, now, s->features);
-	update_load_avg(s, cfs, se, now, UPDATE_TG | DO_ATTACH);
-	se_update_runnable(se);
-	/* The group entity's new weight before it is placed. */
-	update_cfs_group(s, se, now);
+	update_load_avg_se(s, cfs, se, now, UPDATE_TG | DO_ATTACH, kind);
+	if (kind != TASK_SE) {
+		se_update_runnable(se);
+		/* The group entity's new weight before it is placed. */
+		update_cfs_group(s, se, now);
+	}
 	ts_enqueue_entity(cfs, se, now, flags, s->features);
 	if (cfs->nr_queued == 1 && cfs != &rq->cfs)
 		list_add_leaf_cfs_rq(cfs);
 	fold_resched(rq, cfs);
 }
 
-static void dequeue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
-			   struct ts_sched_entity *se, uint64_t now, int flags, bool migrating)
+static inline __attribute__((always_inline)) void dequeue_entity(struct ts_sched *s, struct ts_rq *rq,
+							   struct ts_cfs_rq *cfs, struct ts_sched_entity *se,
+							   uint64_t now, int flags, bool migrating, int kind)
 {
 	ts_update_curr(cfs, now, s->features);
 	int action = UPDATE_TG;
-	if (migrating && entity_is_task(se))
+	if (migrating && kind == TASK_SE)
 		action |= DO_DETACH;
-	update_load_avg(s, cfs, se, now, action);
-	se_update_runnable(se);
+	update_load_avg_se(s, cfs, se, now, action, kind);
+	if (kind != TASK_SE)
+		se_update_runnable(se);
 	ts_dequeue_entity(cfs, se, now, flags, s->features);
-	update_cfs_group(s, se, now);
+	if (kind != TASK_SE)
+		update_cfs_group(s, se, now);
 	fold_resched(rq, cfs);
 }
 
-static void set_next_entity(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_entity *se,
-			    uint64_t now)
+static inline __attribute__((always_inline)) void set_next_entity(struct ts_sched *s, struct ts_cfs_rq *cfs,
+							    struct ts_sched_entity *se, uint64_t now)
 {
 	/* PELT while the entity is not yet running (cfs->curr is not se). */
 	if (se->on_rq)
@@ -299,8 +321,9 @@ static void set_next_entity(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts
 	ts_set_next_entity(cfs, se, now);
 }
 
-static void put_prev_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
-			    struct ts_sched_entity *prev, uint64_t now)
+static inline __attribute__((always_inline)) void put_prev_entity(struct ts_sched *s, struct ts_rq *rq,
+							    struct ts_cfs_rq *cfs, struct ts_sched_entity *prev,
+							    uint64_t now)
 {
 	/* still on the runqueue: charge it; PELT while it still counts as running */
 	if (prev->on_rq) {
@@ -321,27 +344,24 @@ static void add_nr_running(struct ts_sched *s, struct ts_rq *rq)
 		atomic_store_explicit(&s->overloaded, true, memory_order_relaxed);
 }
 
-/* enqueue_task_fair(): enqueue p's entity and every ancestor not yet queued; the levels
- * above that only get their load, weight and slice brought up to date. Group entities
- * take the smallest slice queued below them (v6.12). */
-static void enqueue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p,
-			      uint64_t now, int flags)
+/* enqueue_task_fair() above the task's level: enqueue every ancestor not yet queued; the
+ * levels above that only get their load, weight and slice brought up to date. Group
+ * entities take the smallest slice queued below them (v6.12). */
+static void enqueue_group_levels(struct ts_sched *s, struct ts_rq *rq, struct ts_sched_entity *se,
+				 uint64_t now)
 {
-	struct ts_sched_entity *se = &p->se;
-	uint64_t slice = 0;
-	for (; se; se = se->parent) {
+	uint64_t slice = ts_cfs_rq_min_slice(se->cfs_rq);
+	for (se = se->parent; se; se = se->parent) {
 		if (se->on_rq)
 			break;
 		struct ts_cfs_rq *cfs = se->cfs_rq;
-		if (slice) {
-			se->slice = slice;
-			se->custom_slice = true;
-		}
-		enqueue_entity(s, rq, cfs, se, now, flags);
-		slice = ts_cfs_rq_min_slice(cfs);
+		se->slice = slice;
+		se->custom_slice = true;
+		enqueue_entity(s, rq, cfs, se, now, TS_ENQUEUE_WAKEUP, ANY_SE);
+		if (se->parent)
+			slice = ts_cfs_rq_min_slice(cfs);
 		cfs->h_nr_runnable++;
 		cfs->h_nr_queued++;
-		flags = TS_ENQUEUE_WAKEUP;
 	}
 	for (; se; se = se->parent) {
 		struct ts_cfs_rq *cfs = se->cfs_rq;
@@ -350,55 +370,88 @@ static void enqueue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_ta
 		update_cfs_group(s, se, now);
 		se->slice = slice;
 		ts_entity_slice_changed(cfs, se);
-		slice = ts_cfs_rq_min_slice(cfs);
+		if (se->parent)
+			slice = ts_cfs_rq_min_slice(cfs);
 		cfs->h_nr_runnable++;
 		cfs->h_nr_queued++;
 		fold_resched(rq, cfs);
 	}
+}
+
+/* enqueue_task_fair(): p's entity, then (in a group) the levels above. */
+static void enqueue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p,
+			      uint64_t now, int flags)
+{
+	struct ts_sched_entity *se = &p->se;
+	struct ts_cfs_rq *cfs = se->cfs_rq;
+	enqueue_entity(s, rq, cfs, se, now, flags, TASK_SE);
+	cfs->h_nr_runnable++;
+	cfs->h_nr_queued++;
+	if (__builtin_expect(se->parent != NULL, 0))
+		enqueue_group_levels(s, rq, se, now);
 	ts_list_add(&p->cfs_node, &rq->cfs_tasks);
 	add_nr_running(s, rq);
 	ts_numa_account_enqueue(s, p, rq->cpu); /* account_entity_enqueue() */
 	p->state = TS_TASK_RUNNABLE;
 }
 
-/* dequeue_entities(): dequeue p's entity and every ancestor whose queue it leaves empty;
- * above the first level that keeps load, bring load, weight and slice up to date. A task
- * going to sleep makes the group entity above it the next buddy (as v6.12, unconditionally;
- * cfs->next is picked only with NEXT_BUDDY here). */
-static void dequeue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p,
-			      uint64_t now, int flags, bool migrating)
+/* dequeue_entities() above the task's level (se: the task's entity, just dequeued from
+ * cfs): dequeue every ancestor whose queue it leaves empty; above the first level that
+ * keeps load, bring load, weight and slice up to date. A task going to sleep makes the
+ * group entity above the first level that keeps load the next buddy (as v6.12,
+ * unconditionally; cfs->next is picked only with NEXT_BUDDY here). */
+static void dequeue_group_levels(struct ts_sched *s, struct ts_rq *rq, struct ts_sched_entity *se,
+				 uint64_t now, int flags, bool task_sleep)
 {
-	struct ts_sched_entity *se = &p->se;
-	bool task_sleep = flags & TS_DEQUEUE_SLEEP;
+	struct ts_cfs_rq *cfs = se->cfs_rq;
 	uint64_t slice = 0;
-	for (; se; se = se->parent) {
-		struct ts_cfs_rq *cfs = se->cfs_rq;
-		dequeue_entity(s, rq, cfs, se, now, flags, migrating);
-		cfs->h_nr_runnable--;
-		cfs->h_nr_queued--;
-		/* Don't dequeue the parent if it has other entities besides us. */
-		if (cfs->load.weight) {
-			slice = ts_cfs_rq_min_slice(cfs);
-			se = se->parent;
-			/* Bias pick_next to a task of this cfs_rq: p sleeps within its slice. */
-			if (task_sleep && se)
-				ts_set_next_buddy(se->cfs_rq, se);
-			break;
-		}
+	se = se->parent;
+	if (!cfs->load.weight) {
 		flags |= TS_DEQUEUE_SLEEP;
+		for (; se; se = se->parent) {
+			cfs = se->cfs_rq;
+			dequeue_entity(s, rq, cfs, se, now, flags, false, ANY_SE);
+			cfs->h_nr_runnable--;
+			cfs->h_nr_queued--;
+			/* Don't dequeue the parent if it has other entities besides us. */
+			if (cfs->load.weight) {
+				se = se->parent;
+				break;
+			}
+		}
 	}
+	if (!se)
+		return;
+	slice = ts_cfs_rq_min_slice(cfs);
+	/* Bias pick_next to a task of this cfs_rq: p sleeps within its slice. */
+	if (task_sleep)
+		ts_set_next_buddy(se->cfs_rq, se);
 	for (; se; se = se->parent) {
-		struct ts_cfs_rq *cfs = se->cfs_rq;
+		cfs = se->cfs_rq;
 		update_load_avg(s, cfs, se, now, UPDATE_TG);
 		se_update_runnable(se);
 		update_cfs_group(s, se, now);
 		se->slice = slice;
 		ts_entity_slice_changed(cfs, se);
-		slice = ts_cfs_rq_min_slice(cfs);
+		if (se->parent)
+			slice = ts_cfs_rq_min_slice(cfs);
 		cfs->h_nr_runnable--;
 		cfs->h_nr_queued--;
 		fold_resched(rq, cfs);
 	}
+}
+
+/* dequeue_entities(): p's entity, then (in a group) the levels above. */
+static void dequeue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p,
+			      uint64_t now, int flags, bool migrating)
+{
+	struct ts_sched_entity *se = &p->se;
+	struct ts_cfs_rq *cfs = se->cfs_rq;
+	dequeue_entity(s, rq, cfs, se, now, flags, migrating, TASK_SE);
+	cfs->h_nr_runnable--;
+	cfs->h_nr_queued--;
+	if (__builtin_expect(se->parent != NULL, 0))
+		dequeue_group_levels(s, rq, se, now, flags, flags & TS_DEQUEUE_SLEEP);
 	ts_list_del(&p->cfs_node);
 	rq->nr_running--;
 	ts_numa_account_dequeue(s, p); /* account_entity_dequeue() */
@@ -406,7 +459,8 @@ static void dequeue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_ta
 
 /* pick_task_fair(): top down from the root, pick_next_entity() per level with each level's
  * curr still in place (charged first if it is still queued). */
-static struct ts_sched_entity *pick_task_fair(struct ts_sched *s, struct ts_rq *rq, uint64_t now)
+static inline __attribute__((always_inline)) struct ts_sched_entity *pick_task_fair(struct ts_sched *s, struct ts_rq *rq,
+									 uint64_t now)
 {
 	struct ts_cfs_rq *cfs = &rq->cfs;
 	struct ts_sched_entity *se;
@@ -441,13 +495,21 @@ static void set_next_task_fair(struct ts_sched *s, struct ts_task *next, uint64_
 }
 
 /* pick_next_task_fair()'s switch from prev to next: put and set only the levels below
- * their common ancestor. Unlike the kernel, which skips this when prev is picked again,
- * the walk then puts and sets prev at its own level, renewing its slice protection (what
- * the flat core always did). */
+ * their common ancestor. When prev is picked again the kernel does nothing; here every
+ * level of its path is put and set again, renewing its slice protection at each level
+ * (what the flat core always did at its one level), so that a task alone in its groups is
+ * scheduled exactly like a root task of the same weight. */
 static void put_prev_set_next(struct ts_sched *s, struct ts_rq *rq, struct ts_task *prev,
 			      struct ts_task *next, uint64_t now)
 {
 	struct ts_sched_entity *se = &next->se, *pse = &prev->se;
+	if (prev == next) {
+		for (; se; se = se->parent) {
+			put_prev_entity(s, rq, se->cfs_rq, se, now);
+			set_next_entity(s, se->cfs_rq, se, now);
+		}
+		return;
+	}
 	while (se->cfs_rq != pse->cfs_rq) { /* !is_same_group(se, pse) */
 		int se_depth = se->depth, pse_depth = pse->depth;
 		if (se_depth <= pse_depth) {
@@ -464,8 +526,10 @@ static void put_prev_set_next(struct ts_sched *s, struct ts_rq *rq, struct ts_ta
 }
 
 /* find_matching_se(): walk both up to siblings of a common parent. */
-static void find_matching_se(struct ts_sched_entity **se, struct ts_sched_entity **pse)
+static inline void find_matching_se(struct ts_sched_entity **se, struct ts_sched_entity **pse)
 {
+	if ((*se)->cfs_rq == (*pse)->cfs_rq) /* siblings already (always for root tasks) */
+		return;
 	int se_depth = (*se)->depth, pse_depth = (*pse)->depth;
 	while (se_depth > pse_depth) {
 		se_depth--;
@@ -482,8 +546,8 @@ static void find_matching_se(struct ts_sched_entity **se, struct ts_sched_entity
 }
 
 /* wakeup_preempt(): an idle CPU always reschedules; else check_preempt_wakeup_fair(). */
-static bool preempt_on(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now,
-		       int wake_flags)
+static inline __attribute__((always_inline)) bool preempt_on(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p,
+							 uint64_t now, int wake_flags)
 {
 	struct ts_task *curr = rq->curr;
 	bool resched = false;
@@ -677,9 +741,9 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
 	struct ts_rq *rq = &s->rq[cpu];
 	uint64_t now = rq_clock(s, rq);
 	struct ts_task *prev = rq->curr;
-	/* prev is charged at its own level even when it just blocked (the pick walk charges
-	 * the queued levels). */
-	if (prev) {
+	/* prev is charged at its own level even when it just blocked; a queued prev is charged
+	 * by the pick walk or by its put. */
+	if (prev && !prev->se.on_rq) {
 		ts_update_curr(prev->se.cfs_rq, now, s->features);
 		fold_resched(rq, prev->se.cfs_rq);
 	}
