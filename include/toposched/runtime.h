@@ -158,10 +158,11 @@ int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size);
 
 /* ---- NUMA ---- */
 
-/* The task's preferred node (p->numa_preferred_nid), set as sched_setnuma() does: NUMA
- * balancing migrates the task toward it and the load balancer keeps it there, until the
- * next placement of the balancer (which picks the node with most of the task's faults)
- * changes it. node -1 clears it. h.id 0 = the calling task. */
+/* The task's preferred node (p->numa_preferred_nid), set as sched_setnuma() does (a
+ * queued task is re-accounted on its rq). It seeds NUMA balancing: the task's first
+ * migration attempt aims there, until a placement (after a full scan of its declared
+ * memory) picks the node with most of its faults. node -1 clears it. h.id 0 = the
+ * calling task. */
 int ts_task_set_preferred_node(ts_task_handle h, int node);
 int ts_task_get_preferred_node(ts_task_handle h, int *node);
 

@@ -233,7 +233,8 @@ int ts_numa_declare(void *addr, size_t len)
 		return rt_error(-EPERM, "ts_numa_declare: called outside a task (memory is declared by the task using it)");
 	size_t page = rt_page_size();
 	uintptr_t start = (uintptr_t)addr & ~(uintptr_t)(page - 1);
-	if (!addr || !len || len > UINTPTR_MAX - (uintptr_t)addr - page)
+	if (!addr || !len || (uintptr_t)addr > UINTPTR_MAX - page ||
+	    len > UINTPTR_MAX - page - (uintptr_t)addr)
 		return rt_error(-EINVAL, "ts_numa_declare: bad range %p + %zu", addr, len);
 	uintptr_t end = ((uintptr_t)addr + len + page - 1) & ~(uintptr_t)(page - 1);
 	struct rt_numa_task *rn = &t->numa;

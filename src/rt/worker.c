@@ -35,7 +35,14 @@
  * yielder's stack (rt_after_switch(), the kernel's finish_task_switch()), and a worker
  * that picks a task waits for its on_cpu to drop (rt_claim_cpu(), the kernel's
  * smp_cond_load_acquire(&p->on_cpu, !VAL)); the release/acquire pair on on_cpu hands
- * the saved context over. */
+ * the saved context over.
+ *
+ * NUMA stop work (numa.c). A task that switched back to the loop keeps its on_cpu until
+ * the round has done its bookkeeping (a NUMA swap must not take a task that is blocking);
+ * the round's first step, before the lock, runs stop work other workers posted (a yielded
+ * prev may be the partner of a swap). After picking a task and claiming its on_cpu the
+ * loop (and a direct yield) checks that it is still the rq's current task, since a stop
+ * work may have moved it meanwhile, and runs a due NUMA scan of it, which may move it. */
 #include "rt/rt_internal.h"
 
 #include <errno.h>
