@@ -168,16 +168,17 @@ int ts_task_get_preferred_node(ts_task_handle h, int *node);
 
 /* len bytes (rounded up to pages) on `node` of the runtime's topology; NULL with errno and
  * ts_rt_last_error() on error (-ENXIO not running, -EINVAL bad node or len, -ENOMEM).
- * On the host topology with libnuma available (numa_available() >= 0) the memory is
- * numa_alloc_onnode()'s; otherwise (no NUMA support in the kernel, or a virtual
- * topology, whose nodes are no real ones) a plain anonymous mmap, and the runtime takes
- * its pages to be on `node`. From a task the memory is also declared (ts_numa_declare). */
+ * On the host topology with NUMA support (numa_available() >= 0 and the kernel answering
+ * move_pages() queries) the memory is numa_alloc_onnode()'s; otherwise (no NUMA support,
+ * a container filtering the NUMA system calls, or a virtual topology, whose nodes are no
+ * real ones) a plain anonymous mmap, and the runtime takes its pages to be on `node`.
+ * From a task the memory is also declared (ts_numa_declare). */
 void *ts_numa_alloc(size_t len, int node);
 /* Frees memory of ts_numa_alloc(); len as allocated. From a task its declarations of
  * that memory are dropped. -EINVAL when (p, len) is no live allocation. */
 int ts_numa_free(void *p, size_t len);
 /* Declares [addr, addr + len) (widened to pages) as memory the calling task uses: NUMA
- * balancing samples it. On the host topology with libnuma the node of each page is asked
+ * balancing samples it. On the host topology with NUMA support the node of each page is asked
  * of the kernel (move_pages() query) at every scan, so the kernel's own page placement is
  * seen; pages never touched count as no access. Otherwise the memory's node is the one it
  * was allocated for (ts_numa_alloc) or, for other memory, the node of the CPU the task

@@ -226,6 +226,23 @@ static void update_rss(struct rt_task *t)
 		t->ts.numa->own_mm.rss_pages = t->numa.nr_pages;
 }
 
+/* The core's NUMA state (p->numa) is created on first use (a declaration or a preferred
+ * node), not at spawn: most tasks never need it, and a spawn would pay its allocation.
+ * A task without it is one with no preferred node and no faults to the core. It is set
+ * under the task's rq lock (held by the caller), where the search and the rq accounting
+ * read it. */
+static int numa_state_locked(struct rt_task *t)
+{
+	if (t->ts.numa)
+		return 0;
+	struct ts_error err = { 0 };
+	int rc = ts_numa_task_init(rt_g.s, &t->ts, NULL, &err);
+	if (rc)
+		return rt_error(rc, "%s", err.msg);
+	update_rss(t);
+	return 0;
+}
+
 int ts_numa_declare(void *addr, size_t len)
 {
 	struct rt_task *t = rt_current();
@@ -267,6 +284,12 @@ int ts_numa_declare(void *addr, size_t len)
 	pthread_mutex_unlock(&alloc_lock);
 	if (!rc && cur < end)
 		rc = region_add(t, cur, (end - cur) / page, first_touch);
+	if (!rc) {
+		struct ts_sched *s = rt_g.s;
+		s->ops.rq_lock(s->host, t->ts.cpu); /* a running task's CPU is stable */
+		rc = numa_state_locked(t);
+		s->ops.rq_unlock(s->host, t->ts.cpu);
+	}
 	if (rc) {
 		rn->nr_region = nr0;
 		rn->nr_pages = pages0;
@@ -340,10 +363,14 @@ static int pref_apply(struct rt_task *t, void *arg)
 	struct pref_op *op = arg;
 	struct ts_sched *s = rt_g.s;
 	struct ts_task *p = &t->ts;
-	if (!p->numa)
-		return rt_error(-ESRCH, "task '%s' has exited", t->name);
-	int cpu = lock_task_rq(t);
-	if (op->set) {
+	int cpu = lock_task_rq(t), rc = 0;
+	if (op->set && op->node >= 0 && (rc = numa_state_locked(t))) {
+		unlock_task_rq(t, cpu);
+		return rc;
+	}
+	if (!p->numa) {
+		op->node = TS_NUMA_NO_NODE; /* none set, nothing to clear */
+	} else if (op->set) {
 		bool queued = p->state == TS_TASK_RUNNABLE;
 		if (queued)
 			ts_numa_account_dequeue(s, p);
@@ -384,11 +411,10 @@ int ts_task_get_preferred_node(ts_task_handle h, int *node)
 
 /* ---- task state ---- */
 
-int rt_numa_task_init(struct rt_task *t, struct ts_error *err)
+void rt_numa_task_init(struct rt_task *t)
 {
 	memset(&t->numa, 0, sizeof(t->numa));
 	atomic_init(&t->numa_pins, 0);
-	return ts_numa_task_init(rt_g.s, &t->ts, NULL, err);
 }
 
 void rt_numa_task_release(struct rt_task *t)
@@ -447,6 +473,16 @@ static int map_os_nodes(void)
 	return 0;
 }
 
+/* NUMA support, and move_pages() allowed (container runtimes filter it without
+ * CAP_SYS_NICE): asked once, of a page of this stack. */
+static bool kernel_answers_queries(void)
+{
+	char probe = 1;
+	void *pages[1] = { &probe };
+	int status[1];
+	return move_pages(0, 1, pages, NULL, status, 0) == 0;
+}
+
 int rt_numa_start(const struct ts_rt_config *cfg, bool host)
 {
 	const struct ts_topology *tp = rt_g.topo;
@@ -470,7 +506,7 @@ int rt_numa_start(const struct ts_rt_config *cfg, bool host)
 					cfg->numa_trace);
 		rt_g.trace_cap = cfg->numa_trace;
 	}
-	rt_g.numa_query = host && numa_available() >= 0;
+	rt_g.numa_query = host && numa_available() >= 0 && kernel_answers_queries();
 	if (rt_g.numa_query && map_os_nodes())
 		return rt_error(-ENOMEM, "ts_rt_start: out of memory");
 	for (int i = 0; i < rt_g.nr_workers; i++) {

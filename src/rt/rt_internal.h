@@ -326,8 +326,9 @@ void rt_stop_notify(void);
 /* Start/stop: the node maps, the trace, each worker's scratch and lock set. */
 int rt_numa_start(const struct ts_rt_config *cfg, bool host);
 void rt_numa_stop(void);
-/* The task's core NUMA state at spawn; its release at join (waits out swap pins). */
-int rt_numa_task_init(struct rt_task *t, struct ts_error *err);
+/* The task's NUMA fields at spawn (the core's p->numa comes on first use); their
+ * release at join (waits out swap pins). */
+void rt_numa_task_init(struct rt_task *t);
 void rt_numa_task_release(struct rt_task *t);
 /* A scan of t is due (w's rq locked, t its curr). */
 bool rt_numa_due(struct rt_worker *w, struct rt_task *t);

@@ -394,8 +394,6 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	struct ts_error err = { 0 };
 	rc = ts_task_init(rt_g.s, &t->ts, a->nice, mask, target >= 0 ? target : home->cpu, &err);
 	ts_cpumask_free(mask);
-	if (!rc)
-		rc = rt_numa_task_init(t, &err);
 	if (rc) {
 		rt_stack_free(&t->stack);
 		ts_task_destroy(&t->ts);
@@ -404,6 +402,7 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 		return h;
 	}
 	t->ts.host_data = t;
+	rt_numa_task_init(t);
 	t->fn = fn;
 	t->arg = arg;
 	snprintf(t->name, sizeof(t->name), "%s", a->name ? a->name : "task");

@@ -286,7 +286,8 @@ static void *worker_main(void *arg)
 		atomic_store(&w->need_resched, 0);
 		/* A safe point: stop work of other workers' NUMA swaps. A yielded prev may be
 		 * their partner; then it is no longer ours to account. */
-		if (rt_stop_service(w, prev, reason == RT_SW_YIELD)) {
+		if (atomic_load_explicit(&w->stop_n, memory_order_relaxed) &&
+		    rt_stop_service(w, prev, reason == RT_SW_YIELD)) {
 			prev = NULL;
 			reason = -1;
 		}
@@ -318,7 +319,7 @@ static void *worker_main(void *arg)
 			}
 		}
 		struct ts_task *n = ts_schedule(s, cpu);
-		if (n)
+		if (n && rt_task_of(n)->numa.nr_pages)
 			numa = rt_numa_due(w, rt_task_of(n));
 		if (parking) {
 			int st = RT_PARKING;
