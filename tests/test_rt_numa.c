@@ -406,7 +406,8 @@ static atomic_int run_stop, run_go;
 
 struct mover {
 	int mem_node;
-	atomic_int cpu; /* where it ran last */
+	atomic_int cpu;    /* where it ran last */
+	atomic_int inside; /* executions of its loop body at once: never more than 1 */
 };
 
 /* Once every task of the test is there, declares memory on mem_node and runs (yields)
@@ -422,7 +423,10 @@ static void *mover(void *arg)
 		return (void *)1;
 	memset(p, 0, len);
 	while (!atomic_load(&run_stop)) {
+		if (atomic_fetch_add(&m->inside, 1) != 0)
+			return (void *)3; /* the task runs on two workers */
 		atomic_store(&m->cpu, ts_self_cpu());
+		atomic_fetch_sub(&m->inside, 1);
 		ts_yield();
 	}
 	return ts_numa_free(p, len) ? (void *)2 : NULL;
@@ -703,6 +707,86 @@ static void test_race_unreserved(void **state)
 			assert_int_equal(ev[i].dst_cpu, 0);
 }
 
+/* ---- stress: blocking tasks, many decisions ---- */
+
+#define NR_PAIRS 16
+#define ROUND_TRIPS 1500
+
+struct pair {
+	struct ts_chan *req, *resp;
+	int mem_node;
+	atomic_int inside;
+};
+
+/* Memory on its pair's node, then round trips over the channels (blocking both ways). */
+static void *pair_end(struct pair *pr, bool client)
+{
+	size_t len = 8 * (size_t)page_size();
+	char *mem = ts_numa_alloc(len, client ? pr->mem_node : (pr->mem_node + 1) % 4);
+	if (!mem)
+		return (void *)1;
+	for (int i = 0; i < ROUND_TRIPS; i++) {
+		int v = i, back = -1;
+		if (atomic_fetch_add(&pr->inside, 1) > 1)
+			return (void *)4; /* more than the two ends at once: one of them twice */
+		mem[(size_t)(i % 8) * (size_t)page_size()] = (char)i;
+		atomic_fetch_sub(&pr->inside, 1);
+		if (client) {
+			if (ts_chan_send(pr->req, &v) || ts_chan_recv(pr->resp, &back) || back != i)
+				return (void *)2;
+		} else {
+			if (ts_chan_recv(pr->req, &back) || back != i || ts_chan_send(pr->resp, &back))
+				return (void *)3;
+		}
+		if (i % 16 == 0)
+			ts_yield();
+	}
+	return ts_numa_free(mem, len) ? (void *)5 : NULL;
+}
+
+static void *pair_client(void *arg) { return pair_end(arg, true); }
+static void *pair_server(void *arg) { return pair_end(arg, false); }
+
+/* Tasks that block and wake all the time, with memory on every node, scanned every
+ * millisecond: every message arrives (no wake-up lost), no task runs twice, and the
+ * balancer moves and swaps tasks meanwhile. */
+static void test_stress_blocking(void **state)
+{
+	(void)state;
+	struct ts_rt_config cfg = { .topology = "kunpeng920", .cpulist = KP_CPUS,
+				    .numa_scan_delay_ms = 1, .numa_scan_period_ms = 1 };
+	start_or_fail(&cfg);
+	static struct pair pr[NR_PAIRS];
+	ts_task_handle h[2 * NR_PAIRS];
+	for (int i = 0; i < NR_PAIRS; i++) {
+		pr[i].req = ts_chan_create(0, sizeof(int));
+		pr[i].resp = ts_chan_create(1, sizeof(int));
+		pr[i].mem_node = i % 4;
+		atomic_init(&pr[i].inside, 0);
+		assert_non_null(pr[i].req);
+		assert_non_null(pr[i].resp);
+		/* both ends start away from their memory */
+		h[2 * i] = spawn_task(pair_client, &pr[i], NULL, (i + 2) % 4);
+		h[2 * i + 1] = spawn_task(pair_server, &pr[i], NULL, (i + 3) % 4);
+	}
+	for (int i = 0; i < 2 * NR_PAIRS; i++) {
+		void *ret = (void *)9;
+		assert_int_equal(ts_join(h[i], &ret), 0);
+		assert_null(ret);
+	}
+	struct ts_rt_stats st;
+	ts_rt_get_stats(&st);
+	assert_true(st.numa_scans > 0);
+	assert_true(st.numa_decisions > 0);
+	assert_int_equal(st.numa_decisions,
+			 st.numa_migrations + st.numa_swaps + st.numa_migrate_failed);
+	for (int i = 0; i < NR_PAIRS; i++) {
+		ts_chan_destroy(pr[i].req);
+		ts_chan_destroy(pr[i].resp);
+	}
+	assert_int_equal(ts_rt_stop(), 0);
+}
+
 /* A failed test leaves its runtime running: stop its tasks and it. */
 static int teardown(void **state)
 {
@@ -728,6 +812,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_swap, teardown),
 		cmocka_unit_test_teardown(test_race_reserved, teardown),
 		cmocka_unit_test_teardown(test_race_unreserved, teardown),
+		cmocka_unit_test_teardown(test_stress_blocking, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
