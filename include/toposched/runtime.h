@@ -90,7 +90,7 @@ struct ts_sched *ts_rt_sched(void);
 int ts_rt_nr_workers(void);
 /* Runtime counters (sums over workers, relaxed reads). */
 struct ts_rt_stats {
-	uint64_t spawned;      /* tasks placed by ts_wake_up_new_task() */
+	uint64_t spawned;      /* tasks placed by ts_wake_up_new_task() or on their spread CPU */
 	uint64_t wakeups;      /* ts_try_to_wake_up() calls */
 	uint64_t early_wakeups; /* wake-ups that found the task not yet switched out */
 	uint64_t deferred_wakeups; /* ... caught while it was being switched out */
