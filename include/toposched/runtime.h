@@ -27,6 +27,13 @@
  *   -EPIPE    send on a closed channel; recv on a closed and drained channel
  *   -EAGAIN   a try_ operation that would block
  *   -EBUSY    ts_rt_stop() from inside a task
+ *   -EEXIST   ts_numa_declare() of memory the task has declared already
+ *
+ * NUMA (docs/runtime.md): tasks can be spawned near a node (cpumask_local_spread), given
+ * a preferred node, and can allocate and declare the memory they use; the runtime's NUMA
+ * balancer samples the pages of each task's declared memory once per scan period, feeds
+ * them to the core as NUMA hinting faults and performs the task migrations and swaps the
+ * core decides. It moves tasks to their memory, never memory to tasks.
  */
 #ifndef TOPOSCHED_RUNTIME_H
 #define TOPOSCHED_RUNTIME_H
@@ -50,6 +57,21 @@ struct ts_rt_config {
 	size_t stack_size;        /* default task stack; 0 = 256 KiB */
 	int idle_spin;            /* polls of the run queue before parking; 0 = 200, <0 = none */
 	bool no_pin;              /* leave workers unpinned (testing) */
+	/* NUMA balancing (feature NUMA). A task's first scan comes after numa_scan_delay_ms
+	 * of its run time, the next ones every scan period of run time: the core's adaptive
+	 * p->numa->numa_scan_period, or numa_scan_period_ms when set (fixed). 0 = the kernel
+	 * defaults (TS_NUMA_SCAN_DELAY_MS, adaptive period). */
+	unsigned int numa_scan_delay_ms;
+	unsigned int numa_scan_period_ms;
+	/* Pages sampled per scan, spread evenly over the scan window (TS_NUMA_SCAN_SIZE_MB of
+	 * declared memory); each stands for window / samples pages. 0 = 256. */
+	unsigned int numa_scan_samples;
+	/* Test knob, never for production: the worker that decided a NUMA migration waits
+	 * this long before its stop work, so that decisions of other workers overlap it (the
+	 * window the NUMA_RESERVE reservation protects). 0 = none. */
+	unsigned int numa_test_stop_delay_us;
+	/* Capacity of the NUMA migration trace (ts_rt_numa_trace()); 0 = no trace. */
+	size_t numa_trace;
 };
 
 /* Starts the runtime; the calling thread stays a plain thread (it may spawn, join and use
@@ -68,13 +90,22 @@ struct ts_sched *ts_rt_sched(void);
 int ts_rt_nr_workers(void);
 /* Runtime counters (sums over workers, relaxed reads). */
 struct ts_rt_stats {
-	uint64_t spawned;      /* tasks placed by ts_wake_up_new_task() */
+	uint64_t spawned;      /* tasks placed by ts_wake_up_new_task() or on their spread CPU */
 	uint64_t wakeups;      /* ts_try_to_wake_up() calls */
 	uint64_t early_wakeups; /* wake-ups that found the task not yet switched out */
 	uint64_t deferred_wakeups; /* ... caught while it was being switched out */
 	uint64_t switches;     /* worker -> task switches */
 	uint64_t parks;        /* futex waits of idle workers */
 	uint64_t ticks;        /* ts_sched_tick() calls */
+	/* NUMA balancing */
+	uint64_t numa_scans;         /* scans of a task's declared memory */
+	uint64_t numa_faults;        /* pages fed to the core as hinting faults */
+	uint64_t numa_faults_local;  /* ... on the node of the CPU the task ran on */
+	uint64_t numa_decisions;     /* migrations and swaps the core decided */
+	uint64_t numa_migrations;    /* task moves performed (migrate_task_to) */
+	uint64_t numa_swaps;         /* task swaps performed (migrate_swap) */
+	uint64_t numa_migrate_failed; /* decided, not performed (the task or its partner
+					* moved, blocked or ran through the stop timeout) */
 };
 void ts_rt_get_stats(struct ts_rt_stats *out);
 
@@ -90,8 +121,18 @@ struct ts_task_attr {
 	const char *cpus;      /* allowed scheduler CPUs as a cpulist; NULL = all */
 	int node;              /* allowed NUMA node; -1 = any (only when cpus is NULL) */
 	const char *name;      /* copied, at most 31 bytes kept */
+	/* Where the task starts: the spread_index-th CPU nearest near_node among its allowed
+	 * CPUs, hop by hop over the distances (cpumask_local_spread(), v6.3+). Only the first
+	 * CPU: afterwards the task moves like any other (cpus/node are the hard limits).
+	 * near_node -1 with spread_index >= 0: the spread_index-th allowed CPU. spread_index
+	 * -1 with near_node >= 0: 0, 1, 2, ... for successive spawns near that node. Both -1:
+	 * the core's fork placement. */
+	int near_node;
+	int spread_index;
 };
-#define TS_TASK_ATTR_INIT { .stack_size = 0, .nice = 0, .cpus = NULL, .node = -1, .name = NULL }
+#define TS_TASK_ATTR_INIT                                                                      \
+	{ .stack_size = 0, .nice = 0, .cpus = NULL, .node = -1, .name = NULL, .near_node = -1,  \
+	  .spread_index = -1 }
 
 typedef void *(*ts_task_fn)(void *arg);
 
@@ -114,6 +155,54 @@ int ts_self_cpu(void);
 struct ts_task *ts_self_sched_task(void);
 /* The guard page and usable stack of a task (for tests and debuggers). */
 int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size);
+
+/* ---- NUMA ---- */
+
+/* The task's preferred node (p->numa_preferred_nid), set as sched_setnuma() does (a
+ * queued task is re-accounted on its rq). It seeds NUMA balancing: the task's first
+ * migration attempt aims there, until a placement (after a full scan of its declared
+ * memory) picks the node with most of its faults. node -1 clears it. h.id 0 = the
+ * calling task. */
+int ts_task_set_preferred_node(ts_task_handle h, int node);
+int ts_task_get_preferred_node(ts_task_handle h, int *node);
+
+/* len bytes (rounded up to pages) on `node` of the runtime's topology; NULL with errno and
+ * ts_rt_last_error() on error (-ENXIO not running, -EINVAL bad node or len, -ENOMEM).
+ * On the host topology with NUMA support (numa_available() >= 0 and the kernel answering
+ * move_pages() queries) the memory is numa_alloc_onnode()'s; otherwise (no NUMA support,
+ * a container filtering the NUMA system calls, or a virtual topology, whose nodes are no
+ * real ones) a plain anonymous mmap, and the runtime takes its pages to be on `node`.
+ * From a task the memory is also declared (ts_numa_declare). */
+void *ts_numa_alloc(size_t len, int node);
+/* Frees memory of ts_numa_alloc(); len as allocated. From a task its declarations of
+ * that memory are dropped. -EINVAL when (p, len) is no live allocation. */
+int ts_numa_free(void *p, size_t len);
+/* Declares [addr, addr + len) (widened to pages) as memory the calling task uses: NUMA
+ * balancing samples it. On the host topology with NUMA support the node of each page is asked
+ * of the kernel (move_pages() query) at every scan, so the kernel's own page placement is
+ * seen; pages never touched count as no access. Otherwise the memory's node is the one it
+ * was allocated for (ts_numa_alloc) or, for other memory, the node of the CPU the task
+ * runs on when it declares it (first touch). Tasks only (-EPERM); -EINVAL bad range;
+ * -EEXIST overlaps a declaration of this task. */
+int ts_numa_declare(void *addr, size_t len);
+/* Drops the calling task's declarations that lie within [addr, addr + len). Returns how
+ * many were dropped. */
+int ts_numa_undeclare(void *addr, size_t len);
+
+/* One NUMA migration or swap the core decided, as the runtime performed (or abandoned) it.
+ * Times: ns since ts_rt_start(); `decided` after the decision (the reservation of dst_cpu,
+ * with NUMA_RESERVE, was taken before it), `done` after the stop work and before the
+ * reservation was released. */
+struct ts_rt_numa_event {
+	uint64_t task;       /* ts_task_handle id of the task moved toward its memory */
+	uint64_t swap_with;  /* its swap partner's id, 0 for a move */
+	int src_cpu, dst_cpu;
+	bool applied;        /* the stop work moved the task(s) */
+	uint64_t decided_ns, done_ns;
+};
+/* Copies up to max events of the trace (config numa_trace) in order of completion;
+ * returns how many there are (at most the capacity; later ones are dropped). */
+size_t ts_rt_numa_trace(struct ts_rt_numa_event *out, size_t max);
 
 /* ---- channels ---- */
 

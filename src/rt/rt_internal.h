@@ -81,6 +81,37 @@ enum rt_wstate {
 };
 
 enum rt_switch_reason { RT_SW_YIELD, RT_SW_BLOCK, RT_SW_EXIT };
+
+/* ---- NUMA (numa.c) ---- */
+
+/* A range of pages a task declared (ts_numa_declare), with the node its pages are taken
+ * to be on when the kernel is not asked (a virtual topology, or no libnuma). */
+struct rt_numa_region {
+	uintptr_t start;
+	size_t pages;
+	int node;
+};
+
+/* A task's side of the runtime's NUMA balancer. Written by the task itself (declare) and
+ * by the worker scanning it while it does not run (on_cpu hands it over). */
+struct rt_numa_task {
+	struct rt_numa_region *region;
+	int nr_region, cap_region;
+	size_t nr_pages;       /* declared, in all regions */
+	size_t scan_off;       /* where the next scan starts, pages into the regions in order */
+	uint64_t node_stamp;   /* se.sum_exec_runtime at the last scan (the kernel's node_stamp) */
+	bool scanned;          /* a first scan was done (the scan delay is over) */
+};
+
+/* A swap the core decided (migrate_swap()): the stop work runs on the partner's worker,
+ * the only one that can take the partner off its CPU at a safe point (stop_two_cpus()). */
+enum rt_stop_state { RT_STOP_POSTED, RT_STOP_TAKEN, RT_STOP_DONE, RT_STOP_CANCELLED };
+struct rt_stop_work {
+	struct ts_numa_result *res;
+	struct rt_stop_work *next;
+	atomic_int state;     /* enum rt_stop_state; POSTED -> TAKEN/CANCELLED under stop_lock */
+	int rc;               /* ts_numa_migrate_apply()'s, valid once DONE */
+};
 enum rt_inbox_kind { RT_INBOX_NEW, RT_INBOX_WAKE };
 
 struct rt_worker;
@@ -112,6 +143,10 @@ struct rt_task {
 	struct rt_task *wake_next;
 	/* a task cache's free list (task.c), while the struct waits there for reuse */
 	struct rt_task *cache_next;
+	/* NUMA balancing: the declared memory and scan state; swap decisions that name this
+	 * task as the partner and are not done yet (it is not freed while there are any). */
+	struct rt_numa_task numa;
+	atomic_int numa_pins;
 	char err[TS_ERR_MSG_MAX];     /* ts_rt_last_error() for this task */
 };
 
@@ -126,6 +161,9 @@ void rt_set_this_worker(struct rt_worker *w);
 
 /* Exit bookkeeping, by the worker after the task's last switch (no lock held). */
 void rt_task_finish(struct rt_task *t, int cpu);
+/* Runs fn on the live task named by id (0 = the calling task) with the registry locked,
+ * so that it is not freed meanwhile; fn's error is prefixed with `what`. */
+int rt_task_with(uint64_t id, const char *what, int (*fn)(struct rt_task *, void *), void *arg);
 /* Frees every task still registered and empties the task caches (ts_rt_stop()). */
 void rt_tasks_free_all(void);
 
@@ -164,8 +202,17 @@ struct rt_worker {
 	struct rt_task *inbox;
 	atomic_int inbox_n;
 	struct rt_task_cache tcache;  /* only this worker's thread (its loop and its tasks) */
+	/* NUMA: stop work posted by other workers (numa.c), run at this worker's safe points */
+	pthread_mutex_t stop_lock;
+	struct rt_stop_work *stop_head;
+	atomic_int stop_n;
+	struct ts_cpumask *numa_lockset; /* rq locks a scan from this CPU holds (numa.c) */
+	void **numa_pages;            /* scratch of a scan: [numa_samples] */
+	int *numa_status, *numa_node;
 	/* counters (relaxed, this worker only) */
 	ts_counter spawned, wakeups, early_wakeups, deferred_wakeups, switches, parks, ticks;
+	ts_counter numa_scans, numa_faults, numa_faults_local, numa_decisions, numa_migrations,
+		numa_swaps, numa_migrate_failed;
 };
 
 struct rt {
@@ -184,6 +231,20 @@ struct rt {
 	atomic_uint next_inbox;       /* round robin for spawns from plain threads */
 	pthread_mutex_t stop_lock;
 	pthread_cond_t stop_cond;
+	atomic_ulong spawned_near;    /* spawns placed on their spread CPU (task.c) */
+	atomic_uint *spread_next;     /* [nr_nodes]: next spread index near each node */
+	/* NUMA balancing (numa.c) */
+	bool numa_on;                 /* feature NUMA */
+	bool numa_query;              /* host topology and libnuma: ask the kernel page nodes */
+	int *os_node;                 /* [nr_nodes]: the OS node of each topology node, or -1 */
+	int *node_of_os;              /* [nr_os_nodes]: the inverse, -1 where none */
+	int nr_os_nodes;
+	uint64_t numa_delay_ns, numa_period_ns; /* period 0: the core's numa_scan_period */
+	unsigned int numa_samples;
+	uint64_t numa_stop_delay_ns;  /* test knob */
+	pthread_mutex_t trace_lock;
+	struct ts_rt_numa_event *trace;
+	size_t trace_cap, trace_n;
 };
 
 extern struct rt rt_g;
@@ -259,6 +320,35 @@ void rt_futex_wake(atomic_int *word, int n);
 struct ts_mutex;
 bool rt_mutex_owned_by(struct ts_mutex *m, const struct rt_task *t);
 void rt_stop_notify(void);
+
+/* ---- NUMA (numa.c) ---- */
+
+/* Start/stop: the node maps, the trace, each worker's scratch and lock set. */
+int rt_numa_start(const struct ts_rt_config *cfg, bool host);
+void rt_numa_stop(void);
+/* The task's NUMA fields at spawn (the core's p->numa comes on first use); their
+ * release at join (waits out swap pins). */
+void rt_numa_task_init(struct rt_task *t);
+void rt_numa_task_release(struct rt_task *t);
+/* A scan of t is due (w's rq locked, t its curr). */
+bool rt_numa_due(struct rt_worker *w, struct rt_task *t);
+/* The scan of t at its safe point (claimed by w, w's curr, not running, no lock held):
+ * samples, faults, and the stop work of a migration the core decides. Returns true when
+ * t is no longer w's curr (moved away): w must not run it. */
+bool rt_numa_work(struct rt_worker *w, struct rt_task *t);
+/* Runs the stop work posted to w. `held` is the task whose on_cpu w holds (or NULL);
+ * it may be moved only if `movable` (runnable and switched out). Returns true when held
+ * was moved away. No lock held. */
+bool rt_stop_service(struct rt_worker *w, struct rt_task *held, bool movable);
+/* Takes / drops the rq locks of `set` in ascending order; while they are held, the host's
+ * rq_lock/rq_unlock of a CPU in the set are no-ops for this thread (worker.c). */
+void rt_rq_lock_set(const struct ts_cpumask *set);
+void rt_rq_unlock_set(const struct ts_cpumask *set);
+/* rq->curr of cpu is still t (after a claim: a stop work may have taken t away). */
+static inline bool rt_still_curr(struct rt_task *t, int cpu)
+{
+	return __atomic_load_n(&rt_g.s->rq[cpu].curr, __ATOMIC_RELAXED) == &t->ts;
+}
 
 /* ---- errors (error.c) ---- */
 

@@ -2,6 +2,7 @@
  * slot + 1) into a table of live tasks, so that a stale handle (a task already joined)
  * is recognised instead of dereferenced. */
 #include "rt/rt_internal.h"
+#include "toposched/spread.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -79,6 +80,7 @@ static void reg_release(struct slot *s)
 
 static void task_free(struct rt_task *t)
 {
+	rt_numa_task_release(t);
 	rt_ctx_destroy(&t->ctx);
 	rt_stack_free(&t->stack);
 	ts_task_destroy(&t->ts);
@@ -154,6 +156,7 @@ static void task_release(struct rt_task *t)
 		return;
 	}
 	/* What task_free() releases, except the struct and the stack. */
+	rt_numa_task_release(t);
 	rt_ctx_destroy(&t->ctx);
 	ts_task_destroy(&t->ts);
 	pthread_mutex_destroy(&t->pi_lock);
@@ -288,6 +291,67 @@ static int build_mask(const struct ts_task_attr *a, struct ts_cpumask **out)
 	return 0;
 }
 
+/* The first CPU of a task spawned near a node (attr near_node/spread_index), -1 when the
+ * core's fork placement decides; `mask` is its affinity (NULL = any). */
+static int spread_target(const struct ts_task_attr *a, const struct ts_cpumask *mask, int *cpu)
+{
+	struct ts_sched *s = rt_g.s;
+	int nr = s->topo->nr_nodes;
+	*cpu = -1;
+	if (a->near_node == -1 && a->spread_index == -1)
+		return 0;
+	if (a->near_node < -1 || a->near_node >= nr)
+		return rt_error(-EINVAL, "ts_spawn: near_node %d does not exist (%d nodes; -1 = none)",
+				a->near_node, nr);
+	if (a->spread_index < -1)
+		return rt_error(-EINVAL, "ts_spawn: spread_index %d is negative (-1 = the next one near the node)",
+				a->spread_index);
+	struct ts_cpumask *online = ts_cpumask_dup(s->dom->cpu_map);
+	if (!online)
+		return rt_error(-ENOMEM, "ts_spawn: out of memory");
+	if (mask)
+		ts_cpumask_and(online, online, mask);
+	int weight = ts_cpumask_weight(online);
+	if (!weight) {
+		ts_cpumask_free(online);
+		return rt_error(-EINVAL, "ts_spawn: no allowed CPU is scheduled");
+	}
+	unsigned int i = (unsigned int)a->spread_index;
+	if (a->spread_index < 0)
+		i = atomic_fetch_add_explicit(&rt_g.spread_next[a->near_node], 1, memory_order_relaxed);
+	*cpu = ts_cpumask_local_spread(&s->dom->numa, online, TS_SPREAD_NUMA_HOPS,
+				       (int)(i % (unsigned int)weight), a->near_node);
+	ts_cpumask_free(online);
+	return 0;
+}
+
+/* wake_up_new_task() on a given CPU, without the fork balancing: rq lock, PELT up to now,
+ * post_init_entity_util_avg() (as rq.c: half the queue's spare capacity, in proportion to
+ * the task's weight), then activation with ENQUEUE_INITIAL. Any thread may do it. */
+static void wake_up_new_task_on(struct rt_task *t, int cpu)
+{
+	struct ts_sched *s = rt_g.s;
+	struct ts_task *p = &t->ts;
+	s->ops.rq_lock(s->host, cpu);
+	struct ts_rq *rq = ts_cpu_rq(s, cpu);
+	ts_update_rq_load(s, rq, s->ops.clock(s->host));
+	struct ts_sched_avg *sa = &p->se.avg;
+	long cap = ((long)rq->cpu_capacity - (long)rq->cfs.avg.util_avg) / 2;
+	if (cap > 0) {
+		if (rq->cfs.avg.util_avg) {
+			sa->util_avg = rq->cfs.avg.util_avg * p->se.load.weight / (rq->cfs.avg.load_avg + 1);
+			if (sa->util_avg > (unsigned long)cap)
+				sa->util_avg = (unsigned long)cap;
+		} else {
+			sa->util_avg = (unsigned long)cap;
+		}
+	}
+	sa->runnable_avg = sa->util_avg;
+	ts_activate_task(s, cpu, p, TS_WF_FORK);
+	s->ops.rq_unlock(s->host, cpu);
+	atomic_fetch_add_explicit(&rt_g.spawned_near, 1, memory_order_relaxed);
+}
+
 ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *attr)
 {
 	static const struct ts_task_attr defaults = TS_TASK_ATTR_INIT;
@@ -304,8 +368,13 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	struct rt_task *self = rt_current();
 	struct rt_worker *w = rt_this_worker();
 	struct ts_cpumask *mask = NULL;
+	int target;
 	if (build_mask(a, &mask))
 		return h;
+	if (spread_target(a, mask, &target)) {
+		ts_cpumask_free(mask);
+		return h;
+	}
 	int rc;
 	struct rt_task *t = task_alloc(a->stack_size, &rc);
 	if (!t) {
@@ -323,7 +392,7 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 		home = rt_g.worker[rt_g.worker_cpus[atomic_fetch_add(&rt_g.next_inbox, 1) %
 						      (unsigned)rt_g.nr_workers]];
 	struct ts_error err = { 0 };
-	rc = ts_task_init(rt_g.s, &t->ts, a->nice, mask, home->cpu, &err);
+	rc = ts_task_init(rt_g.s, &t->ts, a->nice, mask, target >= 0 ? target : home->cpu, &err);
 	ts_cpumask_free(mask);
 	if (rc) {
 		rt_stack_free(&t->stack);
@@ -333,6 +402,7 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 		return h;
 	}
 	t->ts.host_data = t;
+	rt_numa_task_init(t);
 	t->fn = fn;
 	t->arg = arg;
 	snprintf(t->name, sizeof(t->name), "%s", a->name ? a->name : "task");
@@ -347,7 +417,9 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 		return h;
 	}
 	atomic_fetch_add(&rt_g.live, 1);
-	if (w) {
+	if (target >= 0) {
+		wake_up_new_task_on(t, target);
+	} else if (w) {
 		/* A task, or a worker's loop: this thread is the CPU's only actor. */
 		ts_wake_up_new_task(rt_g.s, &t->ts, w->cpu, self ? &self->ts : NULL);
 		rt_stat_bump(&w->spawned);
@@ -437,6 +509,28 @@ struct ts_task *ts_self_sched_task(void)
 {
 	struct rt_task *t = rt_current();
 	return t ? &t->ts : NULL;
+}
+
+int rt_task_with(uint64_t id, const char *what, int (*fn)(struct rt_task *, void *), void *arg)
+{
+	struct rt_task *self = rt_current();
+	if (!id) {
+		if (!self)
+			return rt_error(-ESRCH, "%s: handle 0 names the calling task, and this is no task", what);
+		id = self->id;
+	}
+	pthread_mutex_lock(&reg_lock);
+	struct slot *s = reg_find(id);
+	int rc = s ? fn(s->t, arg) : -ESRCH;
+	pthread_mutex_unlock(&reg_lock);
+	if (!s)
+		return rt_error(-ESRCH, "%s: handle %#llx names no task", what, (unsigned long long)id);
+	if (rc) {
+		char msg[TS_ERR_MSG_MAX];
+		snprintf(msg, sizeof(msg), "%s", ts_rt_last_error());
+		return rt_error(rc, "%s: %s", what, msg);
+	}
+	return 0;
 }
 
 int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size)

@@ -35,7 +35,14 @@
  * yielder's stack (rt_after_switch(), the kernel's finish_task_switch()), and a worker
  * that picks a task waits for its on_cpu to drop (rt_claim_cpu(), the kernel's
  * smp_cond_load_acquire(&p->on_cpu, !VAL)); the release/acquire pair on on_cpu hands
- * the saved context over. */
+ * the saved context over.
+ *
+ * NUMA stop work (numa.c). A task that switched back to the loop keeps its on_cpu until
+ * the round has done its bookkeeping (a NUMA swap must not take a task that is blocking);
+ * the round's first step, before the lock, runs stop work other workers posted (a yielded
+ * prev may be the partner of a swap). After picking a task and claiming its on_cpu the
+ * loop (and a direct yield) checks that it is still the rq's current task, since a stop
+ * work may have moved it meanwhile, and runs a due NUMA scan of it, which may move it. */
 #include "rt/rt_internal.h"
 
 #include <errno.h>
@@ -50,6 +57,8 @@ atomic_int rt_state;
 
 static _Thread_local struct rt_task *tls_current;
 static _Thread_local struct rt_worker *tls_worker;
+/* The rq locks this thread holds as a set (rt_rq_lock_set()), NULL when none. */
+static _Thread_local const struct ts_cpumask *tls_held;
 
 /* noinline + compiler barrier: a task that moved to another thread must see that
  * thread's values, so the TLS address is never kept across a switch. */
@@ -109,14 +118,32 @@ static void host_resched(void *h, int cpu)
 	if (w)
 		rt_worker_kick(w);
 }
+/* While a NUMA scan holds its lock set, the core may still lock the scanned task's rq
+ * (sched_setnuma()): that CPU is in the set, so the call is a no-op. Any other CPU would be
+ * taken out of order, which could deadlock: the core never does it, and it must not. */
+static inline bool held_in_set(int cpu)
+{
+	const struct ts_cpumask *held = tls_held;
+	if (!held)
+		return false;
+	if (!ts_cpumask_test(held, cpu)) {
+		fprintf(stderr, "toposched runtime: rq lock of CPU %d taken during a NUMA scan\n", cpu);
+		abort();
+	}
+	return true;
+}
 static void host_lock(void *h, int cpu)
 {
 	(void)h;
+	if (held_in_set(cpu))
+		return;
 	pthread_mutex_lock(&rt_g.rq_lock[cpu]);
 }
 static void host_unlock(void *h, int cpu)
 {
 	(void)h;
+	if (held_in_set(cpu))
+		return;
 	struct rt_worker *w = tls_worker;
 	if (w && w->cpu == cpu)
 		w->round_clock = false; /* the round's reading is only good while locked */
@@ -127,6 +154,22 @@ static uint64_t host_scan_time(void *h, int cpu, int nr_scanned, uint64_t t0)
 	(void)h, (void)cpu, (void)nr_scanned;
 	uint64_t now = rt_clock_ns();
 	return now > t0 ? now - t0 : 0;
+}
+
+void rt_rq_lock_set(const struct ts_cpumask *set)
+{
+	int cpu;
+	ts_for_each_cpu(cpu, set)
+		pthread_mutex_lock(&rt_g.rq_lock[cpu]);
+	tls_held = set;
+}
+
+void rt_rq_unlock_set(const struct ts_cpumask *set)
+{
+	int cpu;
+	tls_held = NULL;
+	ts_for_each_cpu(cpu, set)
+		pthread_mutex_unlock(&rt_g.rq_lock[cpu]);
 }
 
 static const struct ts_host_ops rt_ops = {
@@ -209,18 +252,18 @@ void rt_after_switch(void)
 	}
 }
 
-/* Runs t until a task switches back to the loop; returns that task (t, or another one
- * that t or its successors switched to directly). */
+/* Runs t (claimed) until a task switches back to the loop; returns that task (t, or
+ * another one that t or its successors switched to directly), whose on_cpu the loop keeps
+ * until it has done that task's bookkeeping: until then a NUMA stop work must not take it
+ * (it may be blocking, and only the loop knows). */
 static struct rt_task *run_task(struct rt_worker *w, struct rt_task *t)
 {
-	rt_claim_cpu(t);
 	t->worker = w;
 	rt_set_current(t);
 	rt_stat_bump(&w->switches);
 	rt_ctx_switch(&w->ctx, &t->ctx);
 	struct rt_task *back = rt_current();
 	rt_set_current(NULL);
-	atomic_store_explicit(&back->on_cpu, 0, memory_order_release);
 	return back;
 }
 
@@ -235,12 +278,19 @@ static void *worker_main(void *arg)
 	w->last_tick = rt_clock_ns();
 
 	for (;;) {
-		struct rt_task *deferred = NULL;
-		bool balance = false, parking = false;
+		struct rt_task *deferred = NULL, *held = prev;
+		bool balance = false, parking = false, numa = false;
 		/* Read now: once unlocked, a yielded or woken prev may run (and switch out
 		 * again) on another worker. */
 		int reason = prev ? prev->reason : -1;
 		atomic_store(&w->need_resched, 0);
+		/* A safe point: stop work of other workers' NUMA swaps. A yielded prev may be
+		 * their partner; then it is no longer ours to account. */
+		if (atomic_load_explicit(&w->stop_n, memory_order_relaxed) &&
+		    rt_stop_service(w, prev, reason == RT_SW_YIELD)) {
+			prev = NULL;
+			reason = -1;
+		}
 
 		host_lock(NULL, cpu);
 		uint64_t now = round_clock_start(w);
@@ -269,6 +319,8 @@ static void *worker_main(void *arg)
 			}
 		}
 		struct ts_task *n = ts_schedule(s, cpu);
+		if (n && rt_task_of(n)->numa.nr_pages)
+			numa = rt_numa_due(w, rt_task_of(n));
 		if (parking) {
 			int st = RT_PARKING;
 			if (!atomic_compare_exchange_strong_explicit(&prev->wstate, &st, RT_SLEEPING,
@@ -280,6 +332,8 @@ static void *worker_main(void *arg)
 			}
 		}
 		host_unlock(NULL, cpu);
+		if (held)
+			atomic_store_explicit(&held->on_cpu, 0, memory_order_release);
 
 		if (deferred) {
 			rt_do_ttwu(deferred, cpu, NULL, 0);
@@ -297,7 +351,15 @@ static void *worker_main(void *arg)
 		uint64_t next_timer = rt_timer_fire(w, now);
 
 		if (n) {
-			prev = run_task(w, rt_task_of(n));
+			struct rt_task *t = rt_task_of(n);
+			rt_claim_cpu(t);
+			/* A NUMA stop work may have moved t while the lock was dropped; a due
+			 * NUMA scan may move it now (both before it runs: its stack is not live). */
+			if (!rt_still_curr(t, cpu) || (numa && rt_numa_work(w, t))) {
+				atomic_store_explicit(&t->on_cpu, 0, memory_order_release);
+				continue;
+			}
+			prev = run_task(w, t);
 			continue;
 		}
 		if (atomic_load(&rt_g.stopping) && !ts_rq_nr_running(s, cpu) &&
@@ -333,6 +395,7 @@ static int parse_affinity(struct ts_cpumask **out)
 
 static void rt_free_all(void)
 {
+	rt_numa_stop();
 	if (rt_g.worker) {
 		for (int i = 0; i < rt_g.topo->nr_cpus; i++) {
 			struct rt_worker *w = rt_g.worker[i];
@@ -456,6 +519,8 @@ static int start(const struct ts_rt_config *cfg)
 	rt_g.nr_workers = k;
 	ts_cpumask_free(real);
 	ts_cpumask_free(map);
+	if ((rc = rt_numa_start(cfg, host)))
+		return rc;
 
 	for (int i = 0; i < rt_g.nr_workers; i++) {
 		struct rt_worker *w = rt_g.worker[rt_g.worker_cpus[i]];
@@ -551,7 +616,15 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 		out->switches += ts_stat_read(&w->switches);
 		out->parks += ts_stat_read(&w->parks);
 		out->ticks += ts_stat_read(&w->ticks);
+		out->numa_scans += ts_stat_read(&w->numa_scans);
+		out->numa_faults += ts_stat_read(&w->numa_faults);
+		out->numa_faults_local += ts_stat_read(&w->numa_faults_local);
+		out->numa_decisions += ts_stat_read(&w->numa_decisions);
+		out->numa_migrations += ts_stat_read(&w->numa_migrations);
+		out->numa_swaps += ts_stat_read(&w->numa_swaps);
+		out->numa_migrate_failed += ts_stat_read(&w->numa_migrate_failed);
 	}
+	out->spawned += atomic_load_explicit(&rt_g.spawned_near, memory_order_relaxed);
 }
 
 /* ts_yield() of task t, without the loop where it has nothing to do (see above). */
@@ -560,7 +633,8 @@ static void yield_direct(struct rt_task *t)
 	struct rt_worker *w = t->worker;
 	struct ts_sched *s = rt_g.s;
 	int cpu = w->cpu;
-	if (atomic_load_explicit(&w->inbox_n, memory_order_relaxed))
+	if (atomic_load_explicit(&w->inbox_n, memory_order_relaxed) ||
+	    atomic_load_explicit(&w->stop_n, memory_order_relaxed))
 		goto loop;
 	host_lock(NULL, cpu);
 	uint64_t now = round_clock_start(w);
@@ -580,6 +654,11 @@ static void yield_direct(struct rt_task *t)
 	if (next == t)
 		return;
 	rt_claim_cpu(next);
+	if (!rt_still_curr(next, cpu)) {
+		/* A NUMA swap took next away: t is queued again, the loop picks anew. */
+		atomic_store_explicit(&next->on_cpu, 0, memory_order_release);
+		goto loop;
+	}
 	w->switch_from = t;
 	next->worker = w;
 	rt_set_current(next);
