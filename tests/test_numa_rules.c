@@ -1467,6 +1467,37 @@ static void test_no_result_drops_reservation(void **state)
 	env_close(&e);
 }
 
+/* update_numa_stats(): a node's weight counts its scheduled CPUs only. Node 1 of a
+ * 2 x 4 grid is scheduled on CPU 4 alone, which runs q (preferring node 0, where p runs):
+ * with weight 1 the node is fully busy, not "spare" as its 4 CPUs would make it, so the
+ * search swaps p and q (each gains 1000 - 0) instead of stacking p onto CPU 4. */
+static void test_partly_scheduled_node_swaps(void **state)
+{
+	(void)state;
+	struct env e;
+	struct ts_topology *t = grid_topology(2, 4, "10 20; 20 10");
+	struct ts_cpumask *map = ts_cpumask_alloc(t->nr_cpus);
+	assert_non_null(map);
+	for (int c = 0; c <= 4; c++)
+		ts_cpumask_set(map, c);
+	const struct ts_sched_config cfg = { .cpu_map = map };
+	env_start(&e, t, "", &cfg);
+	ts_cpumask_free(map);
+	struct ts_task *p = spawn(&e, 0, NULL, NULL);
+	struct ts_task *q = spawn(&e, 4, NULL, NULL);
+	const unsigned long on0[2] = { 1000, 0 }, on1[2] = { 0, 1000 };
+	set_faults(&e, p, on1, 1);
+	set_faults(&e, q, on0, 0);
+	for (int c = 0; c <= 4; c++)
+		set_cpu_view(&e, c, c == 0 || c == 4 ? 1024 : 0, c == 0 || c == 4 ? 1024 : 0);
+	struct ts_numa_result r;
+	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	assert_int_equal(r.dst_cpu, 4);
+	assert_ptr_equal(r.swap, q);
+	ts_numa_migrate_done(e.s, &r);
+	env_close(&e);
+}
+
 /* ======== the stop work: ts_numa_migrate_apply() ======== */
 
 /* migration_cpu_stop()/migrate_swap_stop() re-check under both rq locks that the tasks are
@@ -1673,6 +1704,7 @@ int main(void)
 		cmocka_unit_test(test_find_cpu_imbalance_from_src),
 		cmocka_unit_test(test_reserved_cpus_skipped),
 		cmocka_unit_test(test_no_result_drops_reservation),
+		cmocka_unit_test(test_partly_scheduled_node_swaps),
 		cmocka_unit_test(test_apply_rechecks),
 		cmocka_unit_test(test_apply_swap),
 		cmocka_unit_test(test_counters_script),

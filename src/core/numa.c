@@ -777,7 +777,10 @@ static void update_numa_stats(struct task_numa_env *env, struct numa_stats *ns, 
 			idle_core = numa_idle_core(s, idle_core, cpu);
 		}
 	}
-	ns->weight = (unsigned int)ts_cpumask_weight(m);
+	/* cpumask_of_node() holds the node's online CPUs; ours are the scheduled ones (the
+	 * loads above are summed over the same set, so a partly scheduled node is not seen
+	 * with spare capacity it does not have). */
+	ns->weight = (unsigned int)ts_cpumask_weight_and(m, s->dom->cpu_map);
 	ns->node_type = numa_classify((unsigned)env->imbalance_pct, ns);
 	if (idle_core >= 0)
 		ns->idle_cpu = idle_core;
