@@ -184,6 +184,10 @@ struct rt {
 	atomic_uint next_inbox;       /* round robin for spawns from plain threads */
 	pthread_mutex_t stop_lock;
 	pthread_cond_t stop_cond;
+	/* task groups (group.c): the groups of this run, under group_lock */
+	pthread_mutex_t group_lock;
+	struct ts_rt_group **groups;
+	int nr_groups, cap_groups;
 };
 
 extern struct rt rt_g;
@@ -259,6 +263,13 @@ void rt_futex_wake(atomic_int *word, int n);
 struct ts_mutex;
 bool rt_mutex_owned_by(struct ts_mutex *m, const struct rt_task *t);
 void rt_stop_notify(void);
+
+/* ---- task groups (group.c) ---- */
+
+int rt_groups_init(void);
+void rt_groups_free(void);  /* the registry; the core's groups go with the sched */
+/* The core's group of g (NULL for g NULL: the root); -EINVAL if g is not of this run. */
+int rt_group_resolve(const struct ts_rt_group *g, struct ts_task_group **out);
 
 /* ---- errors (error.c) ---- */
 
