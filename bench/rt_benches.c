@@ -1552,6 +1552,12 @@ int rtbg_run(const struct rtbg_config *c, struct rtbg_result *r, char *err, size
 					row, offsetof(struct rtbg_sample, skipped_filter_per_s), false);
 				m->remote_share = row_median(row, offsetof(struct rtbg_sample, remote_share), true);
 				m->interval_s = row_median(row, offsetof(struct rtbg_sample, interval_s), false);
+				double lo = row->run[0].throughput, hi = lo;
+				for (int i = 1; i < row->nr; i++) {
+					lo = row->run[i].throughput < lo ? row->run[i].throughput : lo;
+					hi = row->run[i].throughput > hi ? row->run[i].throughput : hi;
+				}
+				row->spread = m->throughput > 0 ? (hi - lo) / m->throughput : 0;
 			}
 		double base = r->row[w][0][0].median.throughput; /* packed, ratelimit off */
 		for (int li = 0; li < RTBG_LAYOUTS; li++)
@@ -1573,11 +1579,12 @@ void rtbg_print(FILE *f, const struct rtbg_result *r)
 		r->pairs, r->hb_groups, RTBG_HB_FDS, RTBG_HB_FDS, HB_DATA);
 	fprintf(f, "  %.3g s per workload and configuration after %.3g s of warm-up; the median of "
 		   "%d run%s each (interleaved)\n"
-		   "  ld = tg->load_avg of the groups; remote = writes after one from another node; "
-		   "ratio = throughput / packed's without ratelimit\n\n",
+		   "  spread = (max - min) / median of the runs' throughput; ld = tg->load_avg of the "
+		   "groups;\n  remote = writes after one from another node; ratio = throughput / "
+		   "packed's without ratelimit\n\n",
 		r->duration_s, r->warmup_s, r->repeat, r->repeat == 1 ? "" : "s");
-	fprintf(f, "%-10s %-9s %-9s %12s %-14s %12s %12s %7s %8s\n", "workload", "layout",
-		"ratelimit", "throughput", "unit", "ld writes/s", "ld reads/s", "remote",
+	fprintf(f, "%-10s %-9s %-9s %12s %-14s %7s %12s %12s %7s %8s\n", "workload", "layout",
+		"ratelimit", "throughput", "unit", "spread", "ld writes/s", "ld reads/s", "remote",
 		"ratio");
 	for (int w = 0; w < RTBG_NR; w++)
 		for (int li = 0; li < RTBG_LAYOUTS; li++)
@@ -1589,11 +1596,13 @@ void rtbg_print(FILE *f, const struct rtbg_result *r)
 				else
 					snprintf(remote, sizeof(remote), "%.1f%%",
 						 100 * row->median.remote_share);
-				fprintf(f, "%-10s %-9s %-9s %12.4g %-14s %12.4g %12.4g %7s %7.3fx\n",
+				char spread[16];
+				snprintf(spread, sizeof(spread), "%.0f%%", 100 * row->spread);
+				fprintf(f, "%-10s %-9s %-9s %12.4g %-14s %7s %12.4g %12.4g %7s %7.3fx\n",
 					rtbg_workload_name(row->workload),
 					ts_tg_layout_name(row->layout), row->ratelimit ? "on" : "off",
 					row->median.throughput, rtbg_workload_unit(row->workload),
-					row->median.writes_per_s, row->median.reads_per_s, remote,
-					row->ratio);
+					spread, row->median.writes_per_s, row->median.reads_per_s,
+					remote, row->ratio);
 			}
 }

@@ -150,6 +150,7 @@ struct rtbg_row {
 	int nr;                     /* repeats done */
 	struct rtbg_sample run[RTBG_MAX_REPEAT];
 	struct rtbg_sample median;  /* per field; remote_share over the runs with writes */
+	double spread;              /* (max - min) / median of the throughput; 0 for one run */
 	double ratio;               /* median throughput / packed, ratelimit off's */
 };
 

@@ -246,10 +246,11 @@ static void test_groups_text(void **state)
 						const char *p = strstr(line, a ? "messages/s" : "round trips/s");
 						assert_non_null(p);
 						p += strlen(a ? "messages/s" : "round trips/s");
-						char remote[16], ratio[16];
-						assert_int_equal(sscanf(p, "%lf %lf %15s %15s", &writes, &reads,
-									remote, ratio),
-								 4);
+						char spread[16], remote[16], ratio[16];
+						assert_int_equal(sscanf(p, "%15s %lf %lf %15s %15s", spread,
+									&writes, &reads, remote, ratio),
+								 5);
+						assert_string_equal(spread, "0%"); /* one run */
 						assert_true(writes >= 0 && reads >= 0);
 						assert_true(ratio[strlen(ratio) - 1] == 'x');
 						if (b == 0 && c == 0)
@@ -307,6 +308,7 @@ static void test_groups_json(void **state)
 		p = end;
 	}
 	assert_int_equal(arrays, 12);
+	assert_int_equal(count_substr(r.out, "\"spread\": "), 12);
 	run_free(&r);
 }
 

@@ -185,7 +185,8 @@ static const char groups_help[] =
 	"Per configuration and workload: the throughput, tg->load_avg writes and reads per\n"
 	"second (summed over the groups), the share of writes that followed a write from\n"
 	"another NUMA node ('-' without writes), and the ratio of the throughput to packed's\n"
-	"without ratelimit, measured in the same run (above 1: faster). Higher is better.\n"
+	"without ratelimit, measured in the same run (above 1: faster), with the spread of\n"
+	"the runs ((max - min) / median) to judge it by. Higher is better.\n"
 	"\n"
 	"  --workers N      runtime workers (default: every CPU of the affinity mask, or of\n"
 	"                   the --topology machine): the first N\n"
@@ -289,6 +290,8 @@ static void groups_json(FILE *out, const struct rtbg_result *r)
 				json_double(&w, m->skipped_ratelimit_per_s);
 				json_key(&w, "skipped_filter_per_s");
 				json_double(&w, m->skipped_filter_per_s);
+				json_key(&w, "spread");
+				json_double(&w, row->spread);
 				json_key(&w, "ratio_to_packed_no_ratelimit");
 				json_double(&w, row->ratio);
 				json_key(&w, "runs");
