@@ -10,8 +10,10 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdalign.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -1110,4 +1112,497 @@ void rtb_print_stats(FILE *f, const struct rtb_result *r)
 		(unsigned long long)s->sis.scanned, (unsigned long long)s->sis.failed,
 		(unsigned long long)s->sis.recent_hit, (unsigned long long)s->sis.recent_miss,
 		(unsigned long long)s->sis.core_search, (unsigned long long)s->sis.core_failed);
+}
+
+/* ---- groups: task-group load tracking (see rt_benches.h) ---------------------------- */
+
+static const char *const rtbg_names[RTBG_NR] = { "pipe", "hackbench" };
+static const char *const rtbg_units[RTBG_NR] = { "round trips/s", "messages/s" };
+static const enum ts_tg_layout rtbg_layouts[RTBG_LAYOUTS] = { TS_TG_PACKED, TS_TG_ALIGNED,
+							      TS_TG_PER_NODE };
+
+const char *rtbg_workload_name(enum rtbg_workload w)
+{
+	return w >= 0 && w < RTBG_NR ? rtbg_names[w] : "?";
+}
+const char *rtbg_workload_unit(enum rtbg_workload w)
+{
+	return w >= 0 && w < RTBG_NR ? rtbg_units[w] : "?";
+}
+enum ts_tg_layout rtbg_layout(int index) { return rtbg_layouts[index]; }
+
+static bool host_spec(const char *t) { return !t || strcmp(t, "host") == 0; }
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int rtbg_prepare(const struct rtbg_config *c, struct rtbg_result *r, char *err, size_t n)
+{
+	memset(r, 0, sizeof(*r));
+	r->groups = c->groups > 0 ? c->groups : 1;
+	r->repeat = c->repeat > 0 ? c->repeat : 1;
+	r->duration_s = c->duration_s > 0 ? c->duration_s : 1.0;
+	r->warmup_s = r->duration_s / 5 < 0.5 ? r->duration_s / 5 : 0.5;
+	snprintf(r->topology, sizeof(r->topology), "%s", c->topology ? c->topology : "host");
+	if (r->repeat > RTBG_MAX_REPEAT)
+		return fail(err, n, -EINVAL, "--repeat %d: at most %d", r->repeat, RTBG_MAX_REPEAT);
+	/* The workers: on the host the first N CPUs of the affinity mask (OS numbers); on a
+	 * preset or XML the first N virtual CPUs (mapped onto the real ones). */
+	int avail;
+	if (host_spec(c->topology)) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		if (sched_getaffinity(0, sizeof(set), &set))
+			return fail(err, n, -errno, "sched_getaffinity: %s", strerror(errno));
+		avail = CPU_COUNT(&set);
+	} else {
+		struct ts_topology *t = NULL;
+		struct ts_error e = { 0 };
+		if (ts_topology_load(c->topology, &t, &e))
+			return fail(err, n, -EINVAL, "%s", e.msg);
+		avail = t->nr_cpus;
+		ts_topology_free(t);
+	}
+	r->workers = c->workers > 0 ? c->workers : avail;
+	if (r->workers > avail)
+		return fail(err, n, -EINVAL, "--workers %d: %s has only %d CPUs%s", r->workers,
+			    r->topology, avail,
+			    host_spec(c->topology) ? " in this process's affinity mask" : "");
+	size_t len = 0;
+	if (host_spec(c->topology)) {
+		for (int k = 0; k < r->workers; k++)
+			len += (size_t)snprintf(r->cpus + len, sizeof(r->cpus) - len, "%s%d",
+						k ? "," : "", affinity_cpu(k));
+	} else {
+		len = (size_t)snprintf(r->cpus, sizeof(r->cpus), "0-%d", r->workers - 1);
+	}
+	if (len >= sizeof(r->cpus))
+		return fail(err, n, -EINVAL, "--workers %d: too many CPUs to list", r->workers);
+	r->pairs = 2 * r->workers;
+	r->hb_groups = (r->workers + 3) / 4;
+	if (r->groups > r->pairs)
+		return fail(err, n, -EINVAL,
+			    "--groups %d: more groups than pipe pairs (2 x %d workers = %d)", r->groups,
+			    r->workers, r->pairs);
+	/* Start it once: the topology, the CPUs and the node count, before anything is timed. */
+	struct ts_rt_config rc = { .topology = c->topology, .cpulist = r->cpus };
+	if (ts_rt_start(&rc))
+		return fail(err, n, -EINVAL, "%s", ts_rt_last_error());
+	struct ts_sched *s = ts_rt_sched();
+	int got = ts_rt_nr_workers(), cpu, nr_nodes = s->topo->nr_nodes > 0 ? s->topo->nr_nodes : 1;
+	bool *seen = calloc((size_t)nr_nodes, sizeof(bool));
+	if (seen)
+		ts_for_each_cpu(cpu, s->dom->cpu_map) {
+			int node = s->topo->cpu[cpu].node;
+			if (node >= 0 && node < nr_nodes && !seen[node]) {
+				seen[node] = true;
+				r->nodes++;
+			}
+		}
+	free(seen);
+	ts_rt_stop();
+	if (got != r->workers)
+		return fail(err, n, -EINVAL, "--workers %d: the runtime started %d workers", r->workers,
+			    got);
+	return 0;
+}
+
+/* pipe pairs: each counter on its own line, so that the benchmark adds no false sharing
+ * of its own to what it measures */
+struct gp_pair {
+	alignas(64) atomic_long rounds;
+	struct ts_chan *ping, *pong;
+	atomic_int *stop;
+	atomic_int *errors;
+};
+
+static void *gp_main(void *p)
+{
+	struct gp_pair *a = p;
+	int v = 0;
+	while (!atomic_load_explicit(a->stop, memory_order_relaxed)) {
+		if (ts_chan_send_sync(a->ping, &v) || ts_chan_recv(a->pong, &v)) {
+			atomic_fetch_add(a->errors, 1);
+			break;
+		}
+		v++;
+		atomic_store_explicit(&a->rounds,
+				      atomic_load_explicit(&a->rounds, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	}
+	ts_chan_close(a->ping); /* the echo task ends */
+	return NULL;
+}
+
+static void *gp_echo(void *p)
+{
+	struct gp_pair *a = p;
+	int v;
+	while (ts_chan_recv(a->ping, &v) == 0)
+		if (ts_chan_send_sync(a->pong, &v))
+			break;
+	return NULL;
+}
+
+/* hackbench: receivers count what they get; the last sender of a group to stop closes
+ * the group's channels, and its receivers end once they have drained them */
+struct gh_recv {
+	alignas(64) atomic_long msgs;
+	struct ts_chan *ch;
+	atomic_int *errors;
+};
+
+struct gh_group {
+	struct ts_chan *ch[RTBG_HB_FDS];
+	atomic_int senders_left;
+	atomic_int *stop;
+	atomic_int *errors;
+};
+
+static void *gh_sender(void *p)
+{
+	struct gh_group *g = p;
+	char data[HB_DATA] = { 0 };
+	while (!atomic_load_explicit(g->stop, memory_order_relaxed)) {
+		int j;
+		for (j = 0; j < RTBG_HB_FDS; j++)
+			if (ts_chan_send(g->ch[j], data))
+				break;
+		if (j < RTBG_HB_FDS) {
+			if (!atomic_load(g->stop))
+				atomic_fetch_add(g->errors, 1);
+			break;
+		}
+	}
+	if (atomic_fetch_sub(&g->senders_left, 1) == 1)
+		for (int j = 0; j < RTBG_HB_FDS; j++)
+			ts_chan_close(g->ch[j]);
+	return NULL;
+}
+
+static void *gh_receiver(void *p)
+{
+	struct gh_recv *r = p;
+	char data[HB_DATA];
+	int rc;
+	while ((rc = ts_chan_recv(r->ch, data)) == 0)
+		atomic_store_explicit(&r->msgs, atomic_load_explicit(&r->msgs, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	if (rc != -EPIPE)
+		atomic_fetch_add(r->errors, 1);
+	return NULL;
+}
+
+struct gcount {
+	enum rtbg_workload w;
+	void *v; /* struct gp_pair[] or struct gh_recv[] */
+	long nr;
+};
+
+static long gcount_read(const struct gcount *c)
+{
+	long sum = 0;
+	for (long i = 0; i < c->nr; i++)
+		sum += c->w == RTBG_PIPE
+			       ? atomic_load_explicit(&((struct gp_pair *)c->v)[i].rounds,
+						      memory_order_relaxed)
+			       : atomic_load_explicit(&((struct gh_recv *)c->v)[i].msgs,
+						      memory_order_relaxed);
+	return sum;
+}
+
+/* Warm-up, then the throughput and the groups' load_avg rates over `duration`. */
+static int gmeasure(const struct rtbg_result *r, const struct gcount *c, struct rtbg_sample *out,
+		    char *err, size_t n)
+{
+	struct ts_rt_group_stats a, b;
+	struct ts_rt_group_rates rt;
+	sleep_s(r->warmup_s);
+	if (ts_rt_group_stats(NULL, &a))
+		return fail(err, n, -EIO, "%s", ts_rt_last_error());
+	long c0 = gcount_read(c);
+	sleep_s(r->duration_s);
+	if (ts_rt_group_stats(NULL, &b))
+		return fail(err, n, -EIO, "%s", ts_rt_last_error());
+	long c1 = gcount_read(c);
+	if (ts_rt_group_rates(&a, &b, &rt))
+		return fail(err, n, -EIO, "%s", ts_rt_last_error());
+	*out = (struct rtbg_sample){
+		.throughput = (double)(c1 - c0) / rt.interval_s,
+		.writes_per_s = rt.writes,
+		.reads_per_s = rt.reads,
+		.skipped_ratelimit_per_s = rt.skipped_ratelimit,
+		.skipped_filter_per_s = rt.skipped_filter,
+		.remote_share = rt.remote_share,
+		.interval_s = rt.interval_s,
+	};
+	return 0;
+}
+
+static int gphase_pipe(const struct rtbg_result *r, struct ts_rt_group **grp,
+		       struct rtbg_sample *out, char *err, size_t n)
+{
+	long np = r->pairs;
+	struct gp_pair *pp = aligned_alloc(64, sizeof(*pp) * (size_t)np);
+	ts_task_handle *h = calloc((size_t)np * 2, sizeof(*h));
+	atomic_int stop = 0, errors = 0;
+	int rc = 0;
+	if (!pp || !h) {
+		free(pp);
+		free(h);
+		return fail(err, n, -ENOMEM, "groups: out of memory");
+	}
+	memset(pp, 0, sizeof(*pp) * (size_t)np);
+	long i;
+	for (i = 0; i < np && !rc; i++) {
+		pp[i].stop = &stop;
+		pp[i].errors = &errors;
+		pp[i].ping = ts_chan_create(1, sizeof(int));
+		pp[i].pong = ts_chan_create(1, sizeof(int));
+		if (!pp[i].ping || !pp[i].pong) {
+			rc = fail(err, n, -ENOMEM, "groups: out of memory");
+			break;
+		}
+		struct ts_task_attr a = TS_TASK_ATTR_INIT;
+		a.group = grp[i % r->groups];
+		a.name = "pipe-echo";
+		if ((rc = spawn(&h[2 * i], gp_echo, &pp[i], &a, err, n)))
+			break;
+		a.name = "pipe";
+		if ((rc = spawn(&h[2 * i + 1], gp_main, &pp[i], &a, err, n))) {
+			ts_chan_close(pp[i].ping);
+			break;
+		}
+	}
+	struct gcount cnt = { RTBG_PIPE, pp, np };
+	if (!rc)
+		rc = gmeasure(r, &cnt, out, err, n);
+	atomic_store(&stop, 1);
+	for (long k = 0; k < 2 * np; k++)
+		if (h[k].id)
+			ts_join(h[k], NULL);
+	for (long k = 0; k < np; k++) {
+		ts_chan_destroy(pp[k].ping);
+		ts_chan_destroy(pp[k].pong);
+	}
+	free(pp);
+	free(h);
+	if (!rc && atomic_load(&errors))
+		rc = fail(err, n, -EIO, "groups: pipe: %d channel operations failed",
+			  atomic_load(&errors));
+	return rc;
+}
+
+static int gphase_hackbench(const struct rtbg_result *r, struct ts_rt_group **grp,
+			    struct rtbg_sample *out, char *err, size_t n)
+{
+	long ng = r->hb_groups, nr = ng * RTBG_HB_FDS;
+	struct gh_group *hg = calloc((size_t)ng, sizeof(*hg));
+	struct gh_recv *rv = aligned_alloc(64, sizeof(*rv) * (size_t)nr);
+	ts_task_handle *h = calloc((size_t)nr * 2, sizeof(*h));
+	atomic_int stop = 0, errors = 0;
+	int rc = 0;
+	if (!hg || !rv || !h) {
+		free(hg);
+		free(rv);
+		free(h);
+		return fail(err, n, -ENOMEM, "groups: out of memory");
+	}
+	memset(rv, 0, sizeof(*rv) * (size_t)nr);
+	for (long g = 0; g < ng; g++) {
+		hg[g].stop = &stop;
+		hg[g].errors = &errors;
+		atomic_init(&hg[g].senders_left, RTBG_HB_FDS);
+		for (int j = 0; j < RTBG_HB_FDS && !rc; j++) {
+			struct gh_recv *x = &rv[g * RTBG_HB_FDS + j];
+			x->errors = &errors;
+			if (!(x->ch = hg[g].ch[j] = ts_chan_create(HB_CHAN_CAP, HB_DATA)))
+				rc = fail(err, n, -ENOMEM, "groups: out of memory");
+		}
+	}
+	long spawned = 0;
+	for (long g = 0; g < ng && !rc; g++) {
+		struct ts_task_attr a = TS_TASK_ATTR_INIT;
+		a.group = grp[g % r->groups];
+		a.name = "hb-receiver";
+		for (int j = 0; j < RTBG_HB_FDS && !rc; j++)
+			if (!(rc = spawn(&h[spawned], gh_receiver, &rv[g * RTBG_HB_FDS + j], &a, err, n)))
+				spawned++;
+		a.name = "hb-sender";
+		for (int j = 0; j < RTBG_HB_FDS && !rc; j++)
+			if (!(rc = spawn(&h[spawned], gh_sender, &hg[g], &a, err, n)))
+				spawned++;
+	}
+	struct gcount cnt = { RTBG_HACKBENCH, rv, nr };
+	if (!rc)
+		rc = gmeasure(r, &cnt, out, err, n);
+	atomic_store(&stop, 1);
+	if (rc) /* some senders are missing: nobody else would close their channels */
+		for (long i = 0; i < nr; i++)
+			ts_chan_close(rv[i].ch);
+	for (long k = 0; k < spawned; k++)
+		ts_join(h[k], NULL);
+	for (long i = 0; i < nr; i++)
+		ts_chan_destroy(rv[i].ch);
+	free(hg);
+	free(rv);
+	free(h);
+	if (!rc && atomic_load(&errors))
+		rc = fail(err, n, -EIO, "groups: hackbench: %d channel operations failed",
+			  atomic_load(&errors));
+	return rc;
+}
+
+/* One configuration, once: start, create the groups, both workloads, stop. */
+static int groups_once(const struct rtbg_config *c, struct rtbg_result *r, int li, int rl,
+		       char *err, size_t n)
+{
+	struct ts_rt_config rc = {
+		.topology = c->topology,
+		.cpulist = r->cpus,
+		.features = rl ? "TG_LOAD_RATELIMIT" : "NO_TG_LOAD_RATELIMIT",
+		.tg_layout = rtbg_layout(li),
+	};
+	if (ts_rt_start(&rc))
+		return fail(err, n, -EIO, "%s", ts_rt_last_error());
+	struct ts_rt_group **grp = calloc((size_t)r->groups, sizeof(*grp));
+	int ret = grp ? 0 : fail(err, n, -ENOMEM, "groups: out of memory");
+	for (int g = 0; g < r->groups && !ret; g++) {
+		char name[16];
+		snprintf(name, sizeof(name), "g%d", g);
+		if (!(grp[g] = ts_rt_group_create(name, 1024, NULL)))
+			ret = fail(err, n, -EIO, "%s", ts_rt_last_error());
+	}
+	struct rtbg_sample s[RTBG_NR];
+	if (!ret)
+		ret = gphase_pipe(r, grp, &s[RTBG_PIPE], err, n);
+	if (!ret)
+		ret = gphase_hackbench(r, grp, &s[RTBG_HACKBENCH], err, n);
+	free(grp);
+	int rc2 = ts_rt_stop();
+	if (!ret && rc2)
+		ret = fail(err, n, rc2, "%s", ts_rt_last_error());
+	if (ret)
+		return ret;
+	for (int w = 0; w < RTBG_NR; w++) {
+		struct rtbg_row *row = &r->row[w][li][rl];
+		row->run[row->nr++] = s[w];
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the field at offset `off` over the row's runs; skip_negative leaves out
+ * runs where it is negative (no writes: no remote share); -1 if none is left. */
+static double row_median(const struct rtbg_row *row, size_t off, bool skip_negative)
+{
+	double v[RTBG_MAX_REPEAT];
+	int k = 0;
+	for (int i = 0; i < row->nr; i++) {
+		double x = *(const double *)((const char *)&row->run[i] + off);
+		if (!skip_negative || x >= 0)
+			v[k++] = x;
+	}
+	if (!k)
+		return -1;
+	qsort(v, (size_t)k, sizeof(double), cmp_double);
+	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+int rtbg_run(const struct rtbg_config *c, struct rtbg_result *r, char *err, size_t n)
+{
+	err[0] = '\0';
+	if (ts_rt_running())
+		return fail(err, n, -EALREADY, "the runtime is already running");
+	for (int w = 0; w < RTBG_NR; w++)
+		for (int li = 0; li < RTBG_LAYOUTS; li++)
+			for (int rl = 0; rl < 2; rl++)
+				r->row[w][li][rl] = (struct rtbg_row){ .workload = (enum rtbg_workload)w,
+								       .layout = rtbg_layout(li),
+								       .ratelimit = rl };
+	/* Interleaved: every configuration once per repeat, so that a drift of the machine
+	 * (other load, frequency) spreads over all of them alike. */
+	for (int rep = 0; rep < r->repeat; rep++)
+		for (int li = 0; li < RTBG_LAYOUTS; li++)
+			for (int rl = 0; rl < 2; rl++) {
+				int rc = groups_once(c, r, li, rl, err, n);
+				if (rc)
+					return rc;
+			}
+	for (int w = 0; w < RTBG_NR; w++) {
+		for (int li = 0; li < RTBG_LAYOUTS; li++)
+			for (int rl = 0; rl < 2; rl++) {
+				struct rtbg_row *row = &r->row[w][li][rl];
+				struct rtbg_sample *m = &row->median;
+				m->throughput = row_median(row, offsetof(struct rtbg_sample, throughput), false);
+				m->writes_per_s = row_median(row, offsetof(struct rtbg_sample, writes_per_s), false);
+				m->reads_per_s = row_median(row, offsetof(struct rtbg_sample, reads_per_s), false);
+				m->skipped_ratelimit_per_s = row_median(
+					row, offsetof(struct rtbg_sample, skipped_ratelimit_per_s), false);
+				m->skipped_filter_per_s = row_median(
+					row, offsetof(struct rtbg_sample, skipped_filter_per_s), false);
+				m->remote_share = row_median(row, offsetof(struct rtbg_sample, remote_share), true);
+				m->interval_s = row_median(row, offsetof(struct rtbg_sample, interval_s), false);
+				double lo = row->run[0].throughput, hi = lo;
+				for (int i = 1; i < row->nr; i++) {
+					lo = row->run[i].throughput < lo ? row->run[i].throughput : lo;
+					hi = row->run[i].throughput > hi ? row->run[i].throughput : hi;
+				}
+				row->spread = m->throughput > 0 ? (hi - lo) / m->throughput : 0;
+			}
+		double base = r->row[w][0][0].median.throughput; /* packed, ratelimit off */
+		for (int li = 0; li < RTBG_LAYOUTS; li++)
+			for (int rl = 0; rl < 2; rl++)
+				r->row[w][li][rl].ratio =
+					base > 0 ? r->row[w][li][rl].median.throughput / base : 0;
+	}
+	return 0;
+}
+
+void rtbg_print(FILE *f, const struct rtbg_result *r)
+{
+	fprintf(f, "toposched bench groups: %d workers (CPUs %s of %s, %d node%s), %d task group%s "
+		   "of shares 1024\n",
+		r->workers, r->cpus, r->topology, r->nodes, r->nodes == 1 ? "" : "s", r->groups,
+		r->groups == 1 ? "" : "s");
+	fprintf(f, "  pipe: %d ping-pong pairs; hackbench: %d x %d senders x %d receivers, %d-byte "
+		   "messages\n",
+		r->pairs, r->hb_groups, RTBG_HB_FDS, RTBG_HB_FDS, HB_DATA);
+	fprintf(f, "  %.3g s per workload and configuration after %.3g s of warm-up; the median of "
+		   "%d run%s each (interleaved)\n"
+		   "  spread = (max - min) / median of the runs' throughput; ld = tg->load_avg of the "
+		   "groups;\n  remote = writes after one from another node; ratio = throughput / "
+		   "packed's without ratelimit\n\n",
+		r->duration_s, r->warmup_s, r->repeat, r->repeat == 1 ? "" : "s");
+	fprintf(f, "%-10s %-9s %-9s %12s %-14s %7s %12s %12s %7s %8s\n", "workload", "layout",
+		"ratelimit", "throughput", "unit", "spread", "ld writes/s", "ld reads/s", "remote",
+		"ratio");
+	for (int w = 0; w < RTBG_NR; w++)
+		for (int li = 0; li < RTBG_LAYOUTS; li++)
+			for (int rl = 0; rl < 2; rl++) {
+				const struct rtbg_row *row = &r->row[w][li][rl];
+				char remote[16];
+				if (row->median.remote_share < 0)
+					snprintf(remote, sizeof(remote), "-");
+				else
+					snprintf(remote, sizeof(remote), "%.1f%%",
+						 100 * row->median.remote_share);
+				char spread[16];
+				snprintf(spread, sizeof(spread), "%.0f%%", 100 * row->spread);
+				fprintf(f, "%-10s %-9s %-9s %12.4g %-14s %7s %12.4g %12.4g %7s %7.3fx\n",
+					rtbg_workload_name(row->workload),
+					ts_tg_layout_name(row->layout), row->ratelimit ? "on" : "off",
+					row->median.throughput, rtbg_workload_unit(row->workload),
+					spread, row->median.writes_per_s, row->median.reads_per_s,
+					remote, row->ratio);
+			}
 }

@@ -104,4 +104,74 @@ void rtb_print_header(FILE *f);
 void rtb_print_result(FILE *f, const struct rtb_result *r);
 void rtb_print_stats(FILE *f, const struct rtb_result *r);
 
+/* ---- groups: task-group load tracking in the runtime (toposched bench groups) ----
+ * Not a comparison with the kernel: the runtime against itself, in one process, for each
+ * tg->load_avg layout (packed, aligned, per-node; group.h) x TG_LOAD_RATELIMIT off/on
+ * (TG_LOAD_FILTER at its default). Per configuration the runtime is started with that
+ * layout and feature set, `groups` sibling task groups (shares 1024) are created, and two
+ * workloads run one after the other, each for `duration` after a warm-up:
+ *   pipe       2 x workers ping-pong pairs (a 4-byte message over two channels, as the
+ *              pipe benchmark), pair i in group i mod groups: round trips per second
+ *   hackbench  ceil(workers / 4) hackbench groups of 20 senders and 20 receivers
+ *              (100-byte messages, each sender to every receiver of its group, channels
+ *              holding 655 messages), hackbench group j in task group j mod groups:
+ *              messages per second
+ * then the runtime is stopped. Over the measured interval: the throughput, tg->load_avg
+ * writes and reads per second summed over the groups, and the share of writes that came
+ * from another node than the write before (0 on a one-node machine, always for per-node).
+ * Repeats are interleaved (every configuration once, then again); each figure is the
+ * median over the repeats, and the ratio is a configuration's median throughput over
+ * packed/ratelimit-off's, measured in the same run. Higher throughput is better. */
+
+enum rtbg_workload { RTBG_PIPE, RTBG_HACKBENCH, RTBG_NR };
+#define RTBG_LAYOUTS 3 /* packed, aligned, per-node: the order of the output */
+#define RTBG_MAX_REPEAT 99
+#define RTBG_HB_FDS 20
+
+struct rtbg_config {
+	const char *topology; /* NULL = host */
+	int workers;          /* 0 = every CPU (the affinity mask; a preset's every CPU) */
+	int groups;           /* 0 = 1 */
+	double duration_s;    /* per workload and configuration; 0 = 1 s */
+	int repeat;           /* 0 = 1 */
+};
+
+struct rtbg_sample {
+	double throughput;          /* round trips/s or messages/s */
+	double writes_per_s, reads_per_s, skipped_ratelimit_per_s, skipped_filter_per_s;
+	double remote_share;        /* remote writes / writes; -1 without writes */
+	double interval_s;
+};
+
+struct rtbg_row {
+	enum rtbg_workload workload;
+	enum ts_tg_layout layout;
+	bool ratelimit;
+	int nr;                     /* repeats done */
+	struct rtbg_sample run[RTBG_MAX_REPEAT];
+	struct rtbg_sample median;  /* per field; remote_share over the runs with writes */
+	double spread;              /* (max - min) / median of the throughput; 0 for one run */
+	double ratio;               /* median throughput / packed, ratelimit off's */
+};
+
+struct rtbg_result {
+	int workers, groups, pairs, hb_groups, repeat;
+	double duration_s, warmup_s;
+	char cpus[256];             /* the runtime's cpulist */
+	char topology[96];
+	int nodes;                  /* of the scheduled CPUs' machine */
+	struct rtbg_row row[RTBG_NR][RTBG_LAYOUTS][2]; /* [workload][layout index][ratelimit] */
+};
+
+const char *rtbg_workload_name(enum rtbg_workload w); /* "pipe", "hackbench" */
+const char *rtbg_workload_unit(enum rtbg_workload w); /* "round trips/s", "messages/s" */
+enum ts_tg_layout rtbg_layout(int index);             /* packed, aligned, per-node */
+/* Checks the configuration (starts and stops the runtime once): 0, or -EINVAL with the
+ * whole message in err (naming the option). Fills out's configuration fields. */
+int rtbg_prepare(const struct rtbg_config *c, struct rtbg_result *out, char *err, size_t n);
+/* Runs every configuration after rtbg_prepare(). From a plain thread, the runtime not
+ * running. */
+int rtbg_run(const struct rtbg_config *c, struct rtbg_result *out, char *err, size_t n);
+void rtbg_print(FILE *f, const struct rtbg_result *r);
+
 #endif

@@ -1,7 +1,9 @@
 /* toposched bench as a user sees it: the JSON shape of a short pipe run (one object with
  * bench, unit, toposched, kernel, ratio and params; positive figures; the ratio is
  * kernel / toposched), the text form, --stats, and bad input (exit 2, nothing on stdout,
- * one error line naming the input). Never asserts anything about speed. */
+ * one error line naming the input); and `bench groups`: every workload x layout x
+ * ratelimit row once (text and JSON), its options and their errors. Never asserts
+ * anything about speed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -25,15 +27,16 @@ static struct run run_cli(const char *const *args)
 	return ts_run_cli(tmpdir, args, 300);
 }
 
-/* Brackets balance outside strings, and the text is one array. */
-static bool json_balanced(const char *s)
+/* Brackets balance outside strings, and the text is one array (or, with top '{', one
+ * object). */
+static bool json_balanced_top(const char *s, char top)
 {
 	char stack[64];
 	int depth = 0;
 	bool in_str = false;
 	while (*s == ' ' || *s == '\n')
 		s++;
-	if (*s != '[')
+	if (*s != top)
 		return false;
 	for (; *s; s++) {
 		if (in_str) {
@@ -52,7 +55,7 @@ static bool json_balanced(const char *s)
 		} else if (*s == ']' || *s == '}') {
 			if (!depth || stack[--depth] != *s)
 				return false;
-			if (!depth) { /* the top-level array ends: only blanks may follow */
+			if (!depth) { /* the top-level value ends: only blanks may follow */
 				for (s++; *s; s++)
 					if (*s != ' ' && *s != '\n')
 						return false;
@@ -62,6 +65,8 @@ static bool json_balanced(const char *s)
 	}
 	return false;
 }
+
+static bool json_balanced(const char *s) { return json_balanced_top(s, '['); }
 
 /* The number after "key": in s (the first occurrence); fails the test if absent. */
 static double json_number(const char *s, const char *key)
@@ -155,12 +160,14 @@ static void test_help(void **state)
 	run_free(&r);
 }
 
-/* Exit 2, empty stdout, exactly one "toposched bench: error:" line containing word. */
-static void expect_error(const char *const *args, const char *word)
+/* Exit 2, empty stdout, exactly one "toposched CMD: error:" line containing word. */
+static void expect_error_cmd(const char *const *args, const char *cmd, const char *word)
 {
 	struct run r = run_cli(args);
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "toposched %s: error: ", cmd);
 	bool ok = r.status == 2 && r.out[0] == '\0' &&
-		  strncmp(r.err, "toposched bench: error: ", 24) == 0 && count_lines(r.err) == 1 &&
+		  strncmp(r.err, prefix, strlen(prefix)) == 0 && count_lines(r.err) == 1 &&
 		  strstr(r.err, word) != NULL;
 	if (!ok) {
 		print_message("toposched");
@@ -172,6 +179,11 @@ static void expect_error(const char *const *args, const char *word)
 		fail();
 	}
 	run_free(&r);
+}
+
+static void expect_error(const char *const *args, const char *word)
+{
+	expect_error_cmd(args, "bench", word);
 }
 
 static void test_bad_options(void **state)
@@ -193,6 +205,142 @@ static void test_bad_options(void **state)
 	expect_error(ARGS("bench", "--frobnicate"), "--frobnicate");
 	expect_error(ARGS("bench", "--loops"), "needs a value");
 	expect_error(ARGS("bench", "stray"), "stray");
+}
+
+
+/* ---- bench groups ---- */
+
+/* Every workload x layout x ratelimit row exactly once, in the text output. */
+static void test_groups_text(void **state)
+{
+	(void)state;
+	struct run r = run_cli(ARGS("bench", "groups", "--duration", "10ms", "--workers", "1"));
+	if (r.status != 0 || r.err[0])
+		print_message("exit %d, stderr: %s\n", r.status, r.err);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	assert_non_null(strstr(r.out, "toposched bench groups: 1 workers"));
+	assert_non_null(strstr(r.out, "2 ping-pong pairs"));
+	assert_non_null(strstr(r.out, "1 x 20 senders x 20 receivers"));
+	const char *workloads[] = { "pipe", "hackbench" }, *layouts[] = { "packed", "aligned", "per-node" },
+		   *rl[] = { "off", "on" }, *units[] = { "round", "messages/s" };
+	int seen[2][3][2] = { { { 0 } } }, rows = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char w[32], l[32], x[32], unit[32];
+		double tput, writes, reads;
+		if (sscanf(line, "%31s %31s %31s %lf %31s", w, l, x, &tput, unit) != 5)
+			continue;
+		for (int a = 0; a < 2; a++)
+			for (int b = 0; b < 3; b++)
+				for (int c = 0; c < 2; c++)
+					if (!strcmp(w, workloads[a]) && !strcmp(l, layouts[b]) &&
+					    !strcmp(x, rl[c])) {
+						seen[a][b][c]++;
+						rows++;
+						/* >= 0: the OS may stop this process for all of
+						 * 10 ms on a loaded machine */
+						assert_true(tput >= 0);
+						assert_string_equal(unit, units[a]);
+						/* ... unit words, writes/s, reads/s, remote, ratio */
+						const char *p = strstr(line, a ? "messages/s" : "round trips/s");
+						assert_non_null(p);
+						p += strlen(a ? "messages/s" : "round trips/s");
+						char spread[16], remote[16], ratio[16];
+						assert_int_equal(sscanf(p, "%15s %lf %lf %15s %15s", spread,
+									&writes, &reads, remote, ratio),
+								 5);
+						assert_string_equal(spread, "0%"); /* one run */
+						assert_true(writes >= 0 && reads >= 0);
+						assert_true(ratio[strlen(ratio) - 1] == 'x');
+						if (b == 0 && c == 0)
+							assert_string_equal(ratio, tput > 0 ? "1.000x"
+											    : "0.000x");
+					}
+	}
+	assert_int_equal(rows, 12);
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 3; b++)
+			for (int c = 0; c < 2; c++)
+				assert_int_equal(seen[a][b][c], 1);
+	run_free(&r);
+}
+
+/* JSON: the configuration, 12 results with the layout in each, runs as repeated. */
+static void test_groups_json(void **state)
+{
+	(void)state;
+	struct run r = run_cli(ARGS("bench", "groups", "--duration", "0.01", "--repeat", "3",
+				    "--groups", "2", "--workers", "1", "--json"));
+	if (r.status != 0 || r.err[0])
+		print_message("exit %d, stderr: %s\n", r.status, r.err);
+	assert_int_equal(r.status, 0);
+	assert_true(json_balanced_top(r.out, '{'));
+	assert_int_equal((int)json_number(r.out, "repeat"), 3);
+	assert_int_equal((int)json_number(r.out, "groups"), 2);
+	assert_int_equal((int)json_number(r.out, "workers"), 1);
+	assert_int_equal((int)json_number(r.out, "pipe_pairs"), 2);
+	assert_int_equal(count_substr(r.out, "\"workload\": "), 12);
+	assert_int_equal(count_substr(r.out, "\"layout\": "), 12);
+	for (int i = 0; i < 3; i++) {
+		const char *l[] = { "packed", "aligned", "per-node" };
+		char pat[48];
+		snprintf(pat, sizeof(pat), "\"layout\": \"%s\"", l[i]);
+		assert_int_equal(count_substr(r.out, pat), 4);
+	}
+	assert_int_equal(count_substr(r.out, "\"ratelimit\": true"), 6);
+	assert_int_equal(count_substr(r.out, "\"ratelimit\": false"), 6);
+	/* the first result is the baseline itself (0 only if nothing ran in 3 x 10 ms) */
+	double base = json_number(r.out, "throughput");
+	assert_true(base >= 0);
+	assert_true(json_number(r.out, "ratio_to_packed_no_ratelimit") == (base > 0 ? 1 : 0));
+	/* three runs in each "runs" array: two commas between its numbers */
+	const char *p = r.out;
+	int arrays = 0;
+	while ((p = strstr(p, "\"runs\": ["))) {
+		const char *end = strchr(p, ']');
+		assert_non_null(end);
+		int commas = 0;
+		for (const char *q = p; q < end; q++)
+			commas += *q == ',';
+		assert_int_equal(commas, 2);
+		arrays++;
+		p = end;
+	}
+	assert_int_equal(arrays, 12);
+	assert_int_equal(count_substr(r.out, "\"spread\": "), 12);
+	run_free(&r);
+}
+
+static void test_groups_bad_options(void **state)
+{
+	(void)state;
+	expect_error_cmd(ARGS("bench", "groups", "--workers", "0"), "bench groups", "--workers");
+	expect_error_cmd(ARGS("bench", "groups", "--workers", "two"), "bench groups", "not an integer");
+	expect_error_cmd(ARGS("bench", "groups", "--workers", "4096"), "bench groups", "only");
+	expect_error_cmd(ARGS("bench", "groups", "--topology", "kunpeng920", "--workers", "129"),
+			 "bench groups", "kunpeng920 has only 128 CPUs");
+	expect_error_cmd(ARGS("bench", "groups", "--groups", "0"), "bench groups", "--groups");
+	expect_error_cmd(ARGS("bench", "groups", "--workers", "1", "--groups", "3"), "bench groups",
+			 "more groups than pipe pairs");
+	expect_error_cmd(ARGS("bench", "groups", "--duration", "0"), "bench groups", "--duration");
+	expect_error_cmd(ARGS("bench", "groups", "--duration", "-1s"), "bench groups", "--duration");
+	expect_error_cmd(ARGS("bench", "groups", "--duration", "5h"), "bench groups", "not a duration");
+	expect_error_cmd(ARGS("bench", "groups", "--duration", "7200"), "bench groups", "3600s");
+	expect_error_cmd(ARGS("bench", "groups", "--duration", "nan"), "bench groups", "--duration");
+	expect_error_cmd(ARGS("bench", "groups", "--repeat", "0"), "bench groups", "--repeat");
+	expect_error_cmd(ARGS("bench", "groups", "--repeat", "100"), "bench groups", "--repeat");
+	expect_error_cmd(ARGS("bench", "groups", "--topology", "no-such-machine"), "bench groups",
+			 "no-such-machine");
+	expect_error_cmd(ARGS("bench", "groups", "--format", "xml"), "bench groups", "--format");
+	expect_error_cmd(ARGS("bench", "groups", "--bench", "pipe"), "bench groups", "--bench");
+	expect_error_cmd(ARGS("bench", "groups", "--duration"), "bench groups", "needs a value");
+	expect_error_cmd(ARGS("bench", "groups", "stray"), "bench groups", "stray");
+	struct run r = run_cli(ARGS("bench", "groups", "--help"));
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "usage: toposched bench groups"));
+	assert_non_null(strstr(r.out, "per-node"));
+	run_free(&r);
 }
 
 static int setup(void **state)
@@ -221,6 +369,9 @@ int main(void)
 		cmocka_unit_test(test_text_and_stats),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_groups_text),
+		cmocka_unit_test(test_groups_json),
+		cmocka_unit_test(test_groups_bad_options),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -53,6 +53,7 @@ struct ts_rt_config {
 	const char *topology;
 	const char *cpulist;
 	const char *features;     /* applied on ts_features_default(); NULL = defaults */
+	enum ts_tg_layout tg_layout; /* of every task group's load_avg (group.h); 0 = aligned */
 	unsigned int hz;          /* tick frequency; 0 = TS_HZ_DEFAULT */
 	size_t stack_size;        /* default task stack; 0 = 256 KiB */
 	int idle_spin;            /* polls of the run queue before parking; 0 = 200, <0 = none */
@@ -111,6 +112,8 @@ void ts_rt_get_stats(struct ts_rt_stats *out);
 
 /* ---- tasks ---- */
 
+struct ts_rt_group;
+
 typedef struct ts_task_handle {
 	uint64_t id; /* 0 = none */
 } ts_task_handle;
@@ -129,6 +132,7 @@ struct ts_task_attr {
 	 * the core's fork placement. */
 	int near_node;
 	int spread_index;
+	struct ts_rt_group *group; /* task group (ts_rt_group_create()); NULL = the root */
 };
 #define TS_TASK_ATTR_INIT                                                                      \
 	{ .stack_size = 0, .nice = 0, .cpus = NULL, .node = -1, .name = NULL, .near_node = -1,  \
@@ -203,6 +207,76 @@ struct ts_rt_numa_event {
 /* Copies up to max events of the trace (config numa_trace) in order of completion;
  * returns how many there are (at most the capacity; later ones are dropped). */
 size_t ts_rt_numa_trace(struct ts_rt_numa_event *out, size_t max);
+
+/* ---- task groups ----
+ * Groups of tasks with CPU shares, scheduled hierarchically by the core (group.h; the
+ * kernel's cgroup v1 cpu.shares / CONFIG_FAIR_GROUP_SCHED): a group's tasks together get
+ * CPU time in proportion to the group's shares against its siblings', on every CPU.
+ * The layout of every group's load_avg is ts_rt_config.tg_layout; TG_LOAD_RATELIMIT and
+ * TG_LOAD_FILTER (ts_rt_config.features) switch update_tg_load_avg()'s limits.
+ *
+ * Serialisation. The core requires that creating a group is not concurrent with anything
+ * walking the hierarchy: the tick's and the balancer's blocked-load update walk every
+ * group's child list under one CPU's run-queue lock. ts_rt_group_create() may be called at
+ * any time while the runtime runs, from a task or a plain thread: it holds the runtime's
+ * group mutex (creations, stats and dumps among themselves) and, while the core allocates
+ * and links the group, EVERY worker's run-queue lock, taken in CPU order (the order of the
+ * core's double_rq_lock(), so it cannot deadlock with a balancer holding two). No worker
+ * is then inside a core call, and the lock's release publishes the new group to each of
+ * them. The lock-free paths (wake-up placement's task_h_load()) only walk up from the
+ * group of a task being woken, which a new group has none of yet. Creation is rare; the
+ * cost is one pause of every worker for the allocation.
+ *
+ * A group lives until ts_rt_stop(), which frees it with the scheduler (the core cannot
+ * destroy a group while tasks may use it); the pointer must not be used after that.
+ * A task joins a group at spawn (ts_task_attr.group): ts_task_set_group() of the core on
+ * the NEW task, before its first wake-up. */
+
+/* A child of parent (NULL = the root group) with `shares` (cpu.shares scale: 1024 is one
+ * nice-0 task's weight; 0 = 1024; clamped to [2, 262144] as the kernel's
+ * sched_group_set_shares()). name: 1..31 characters without blanks or '/', unique among
+ * parent's children. NULL on error with errno and ts_rt_last_error(): -ENXIO not running,
+ * -EINVAL bad name or a parent that is not a group of this run, -EEXIST name taken,
+ * -ENOMEM. */
+struct ts_rt_group *ts_rt_group_create(const char *name, unsigned long shares,
+				       struct ts_rt_group *parent);
+const char *ts_rt_group_name(const struct ts_rt_group *g);
+/* The core's group (for statistics of one CPU: ts_tg_stats_cpu()); NULL if g is not a
+ * group of this run. */
+struct ts_task_group *ts_rt_group_tg(const struct ts_rt_group *g);
+
+/* The counters of a group's tg->load_avg accesses (group.h), summed over CPUs, read with
+ * relaxed loads, and when (CLOCK_MONOTONIC ns) they were read. */
+struct ts_rt_group_stats {
+	uint64_t writes;            /* atomic adds to load_avg (update_tg_load_avg passed) */
+	uint64_t reads;             /* reads of load_avg (calc_group_shares) */
+	/* writes by a CPU of another NUMA node than the previous write's (the runtime turns
+	 * on the core's last-writer tracking); always 0 for per-node and on one node */
+	uint64_t remote_writes;
+	uint64_t skipped_ratelimit; /* update_tg_load_avg() stopped by the 1 ms limit */
+	uint64_t skipped_filter;    /* ... by the 1/64 filter (or a zero delta) */
+	uint64_t at_ns;
+	int nr_groups;              /* groups summed */
+};
+/* g's counters, or with g NULL the sum over every group created in this run (not the
+ * root: it has no load_avg). -ENXIO not running, -EINVAL g not a group of this run. */
+int ts_rt_group_stats(const struct ts_rt_group *g, struct ts_rt_group_stats *out);
+/* Per second between two readings of the same groups (after - before, over their
+ * at_ns); remote_share = remote writes / writes in the interval, -1 without writes.
+ * -EINVAL if after is not later than before or a counter went backwards. */
+struct ts_rt_group_rates {
+	double writes, reads, remote_writes, skipped_ratelimit, skipped_filter;
+	double remote_share;
+	double interval_s;
+};
+int ts_rt_group_rates(const struct ts_rt_group_stats *before,
+		      const struct ts_rt_group_stats *after, struct ts_rt_group_rates *out);
+/* The hierarchy below g (NULL = the root, "/"), one line per group, children indented by
+ * two spaces: "<name> shares=<n> parent=<name|-> layout=<layout> load_avg=<n>" (the
+ * core's ts_tg_dump()). snprintf semantics: returns the length of the whole text, writes
+ * at most len - 1 bytes and a NUL when len > 0. 0 (and "" in buf) when not running or g
+ * is not a group of this run. */
+size_t ts_rt_group_dump(const struct ts_rt_group *g, char *buf, size_t len);
 
 /* ---- channels ---- */
 

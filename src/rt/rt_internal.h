@@ -245,6 +245,10 @@ struct rt {
 	pthread_mutex_t trace_lock;
 	struct ts_rt_numa_event *trace;
 	size_t trace_cap, trace_n;
+	/* task groups (group.c): the groups of this run, under group_lock */
+	pthread_mutex_t group_lock;
+	struct ts_rt_group **groups;
+	int nr_groups, cap_groups;
 };
 
 extern struct rt rt_g;
@@ -349,6 +353,13 @@ static inline bool rt_still_curr(struct rt_task *t, int cpu)
 {
 	return __atomic_load_n(&rt_g.s->rq[cpu].curr, __ATOMIC_RELAXED) == &t->ts;
 }
+
+/* ---- task groups (group.c) ---- */
+
+int rt_groups_init(void);
+void rt_groups_free(void);  /* the registry; the core's groups go with the sched */
+/* The core's group of g (NULL for g NULL: the root); -EINVAL if g is not of this run. */
+int rt_group_resolve(const struct ts_rt_group *g, struct ts_task_group **out);
 
 /* ---- errors (error.c) ---- */
 

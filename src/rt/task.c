@@ -367,6 +367,11 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	}
 	struct rt_task *self = rt_current();
 	struct rt_worker *w = rt_this_worker();
+	struct ts_task_group *tg = NULL;
+	if (rt_group_resolve(a->group, &tg)) {
+		rt_error(-EINVAL, "ts_spawn: attr.group is not a task group of this run");
+		return h;
+	}
 	struct ts_cpumask *mask = NULL;
 	int target;
 	if (build_mask(a, &mask))
@@ -399,6 +404,14 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 		ts_task_destroy(&t->ts);
 		free(t);
 		rt_error(rc, "ts_spawn: %s", err.msg);
+		return h;
+	}
+	/* Into its group while NEW: its first enqueue (ts_wake_up_new_task()) is there. */
+	if (tg && (rc = ts_task_set_group(rt_g.s, &t->ts, tg))) {
+		rt_stack_free(&t->stack);
+		ts_task_destroy(&t->ts);
+		free(t);
+		rt_error(rc, "ts_spawn: cannot put the task into group '%s'", tg->name);
 		return h;
 	}
 	t->ts.host_data = t;

@@ -416,6 +416,7 @@ static void rt_free_all(void)
 		ts_sched_destroy(rt_g.s);
 	if (rt_g.topo)
 		ts_topology_free(rt_g.topo);
+	rt_groups_free();
 	pthread_mutex_destroy(&rt_g.stop_lock);
 	pthread_cond_destroy(&rt_g.stop_cond);
 	memset(&rt_g, 0, sizeof(rt_g));
@@ -429,6 +430,11 @@ static int start(const struct ts_rt_config *cfg)
 	memset(&rt_g, 0, sizeof(rt_g));
 	pthread_mutex_init(&rt_g.stop_lock, NULL);
 	pthread_cond_init(&rt_g.stop_cond, NULL);
+	if ((rc = rt_groups_init()))
+		return rt_error(rc, "ts_rt_start: cannot initialise the group lock");
+	if ((unsigned)cfg->tg_layout >= TS_TG_LAYOUT_NR)
+		return rt_error(-EINVAL, "ts_rt_start: tg_layout %d is not a task group layout",
+				(int)cfg->tg_layout);
 	const char *spec = cfg->topology ? cfg->topology : "host";
 	bool host = strcmp(spec, "host") == 0;
 	rt_g.stack_size = cfg->stack_size ? cfg->stack_size : 256 * 1024;
@@ -483,13 +489,17 @@ static int start(const struct ts_rt_config *cfg)
 		return rt_error(-EINVAL, "ts_rt_start: no scheduled CPU left in topology '%s'", spec);
 	}
 
-	struct ts_sched_config scfg = { .hz = cfg->hz, .cpu_map = map };
+	struct ts_sched_config scfg = { .hz = cfg->hz, .cpu_map = map, .tg_layout = cfg->tg_layout };
 	rc = ts_sched_create(rt_g.topo, feat, &rt_ops, NULL, &scfg, &rt_g.s, &err);
 	if (rc) {
 		ts_cpumask_free(real);
 		ts_cpumask_free(map);
 		return rt_error(rc, "ts_rt_start: %s", err.msg);
 	}
+	/* Count remote-node writes of load_avg (ts_rt_group_stats()): the groups inherit the
+	 * switch from the root at creation, and none exists yet. ts_sched_config has no field
+	 * for it; the root itself never writes load_avg, so it needs no writer line. */
+	rt_g.s->root_tg->track_writer_node = true;
 	rt_g.t0 = rt_clock_ns();
 	rt_g.rq_lock = calloc((size_t)nr, sizeof(*rt_g.rq_lock));
 	rt_g.worker = calloc((size_t)nr, sizeof(*rt_g.worker));

@@ -1,5 +1,7 @@
 /* toposched bench: the runtime's benchmarks against the kernel, side by side in one run
  * (the bodies are in bench/rt_benches.c). */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +46,10 @@ static const char bench_help[] =
 	"                   reasons, SIS counters, wake-ups by relationship, migrations)\n"
 	"  --format F       text (default) or json: an array, one object per benchmark:\n"
 	"                   {bench, unit, toposched, kernel, ratio, params, kernel_side}; wake\n"
-	"                   gives p50 there and p99 in a \"p99\" object; --stats adds \"stats\"\n";
+	"                   gives p50 there and p99 in a \"p99\" object; --stats adds \"stats\"\n"
+	"\n"
+	"'toposched bench groups --help': task-group load tracking in the runtime, the three\n"
+	"tg->load_avg layouts with and without TG_LOAD_RATELIMIT side by side.\n";
 
 static void json_figure(struct json_writer *w, const struct rtb_figure *f)
 {
@@ -161,8 +166,233 @@ static int check_runtime(const struct rtb_config *c, bool want_wake)
 	return 0;
 }
 
+
+/* ---- toposched bench groups ---------------------------------------------------------- */
+
+static const char groups_help[] =
+	"usage: toposched bench groups [--workers N] [--groups N] [--duration T] [--repeat N]\n"
+	"                              [--topology SPEC] [--json | --format text|json]\n"
+	"\n"
+	"Task-group load tracking in the runtime, in this one process: for each tg->load_avg\n"
+	"layout (packed: load_avg in the line of the fields every enqueue reads; aligned: in a\n"
+	"line of its own, mainline; per-node: one counter per node) with TG_LOAD_RATELIMIT off\n"
+	"and on (TG_LOAD_FILTER at its default), the runtime is started, two workloads run in\n"
+	"task groups of shares 1024, and it is stopped:\n"
+	"  pipe       2 x workers ping-pong pairs over channels, pair i in group i mod N:\n"
+	"             round trips per second\n"
+	"  hackbench  ceil(workers / 4) groups of 20 senders x 20 receivers (100-byte\n"
+	"             messages), hackbench group j in task group j mod N: messages per second\n"
+	"Per configuration and workload: the throughput, tg->load_avg writes and reads per\n"
+	"second (summed over the groups), the share of writes that followed a write from\n"
+	"another NUMA node ('-' without writes), and the ratio of the throughput to packed's\n"
+	"without ratelimit, measured in the same run (above 1: faster), with the spread of\n"
+	"the runs ((max - min) / median) to judge it by. Higher is better.\n"
+	"\n"
+	"  --workers N      runtime workers (default: every CPU of the affinity mask, or of\n"
+	"                   the --topology machine): the first N\n"
+	"  --groups N       sibling task groups the pairs are spread over (default 1; at most\n"
+	"                   the number of pairs)\n"
+	"  --duration T     measured time per workload and configuration, seconds or with a\n"
+	"                   unit (ms, s): default 1 s, after a warm-up of T/5 (at most 0.5 s)\n"
+	"  --repeat N       runs of every configuration, interleaved; the median is reported\n"
+	"                   (default 1, at most 99)\n"
+	"  --topology SPEC  the runtime's topology (default host; a preset, XML or synthetic\n"
+	"                   string is mapped onto the real CPUs)\n"
+	"  --json           JSON: one object with the configuration and \"results\", one entry\n"
+	"                   per workload x layout x ratelimit (the same as --format json)\n";
+
+/* "1.5", "1.5s", "200ms": seconds in *out, within [1 ms, 1 h]. */
+static int parse_seconds(const char *option, const char *text, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	double mult = 1;
+	if (end != text && strcmp(end, "ms") == 0)
+		mult = 1e-3;
+	else if (end != text && (strcmp(end, "s") == 0 || *end == '\0'))
+		mult = 1;
+	else
+		return cli_error("bench groups",
+				 "%s '%s': not a duration (seconds, or a number with ms or s)", option,
+				 text);
+	v *= mult;
+	if (errno || !isfinite(v) || v < 1e-3 || v > 3600)
+		return cli_error("bench groups", "%s '%s': must be between 1ms and 3600s", option, text);
+	*out = v;
+	return 0;
+}
+
+static void json_rate(struct json_writer *w, const char *key, double v)
+{
+	json_key(w, key);
+	if (v < 0)
+		json_null(w);
+	else
+		json_double(w, v);
+}
+
+static void groups_json(FILE *out, const struct rtbg_result *r)
+{
+	struct json_writer w;
+	json_init(&w, out);
+	json_begin_object(&w);
+	json_key(&w, "bench");
+	json_string(&w, "groups");
+	json_key(&w, "workers");
+	json_int(&w, r->workers);
+	json_key(&w, "runtime_cpus");
+	json_string(&w, r->cpus);
+	json_key(&w, "topology");
+	json_string(&w, r->topology);
+	json_key(&w, "nodes");
+	json_int(&w, r->nodes);
+	json_key(&w, "groups");
+	json_int(&w, r->groups);
+	json_key(&w, "pipe_pairs");
+	json_int(&w, r->pairs);
+	json_key(&w, "hackbench_groups");
+	json_int(&w, r->hb_groups);
+	json_key(&w, "hackbench_senders");
+	json_int(&w, RTBG_HB_FDS);
+	json_key(&w, "hackbench_receivers");
+	json_int(&w, RTBG_HB_FDS);
+	json_key(&w, "duration_s");
+	json_double(&w, r->duration_s);
+	json_key(&w, "warmup_s");
+	json_double(&w, r->warmup_s);
+	json_key(&w, "repeat");
+	json_int(&w, r->repeat);
+	json_key(&w, "results");
+	json_begin_array(&w);
+	for (int wl = 0; wl < RTBG_NR; wl++)
+		for (int li = 0; li < RTBG_LAYOUTS; li++)
+			for (int rl = 0; rl < 2; rl++) {
+				const struct rtbg_row *row = &r->row[wl][li][rl];
+				const struct rtbg_sample *m = &row->median;
+				json_begin_object(&w);
+				json_key(&w, "workload");
+				json_string(&w, rtbg_workload_name(row->workload));
+				json_key(&w, "layout");
+				json_string(&w, ts_tg_layout_name(row->layout));
+				json_key(&w, "ratelimit");
+				json_bool(&w, row->ratelimit);
+				json_key(&w, "unit");
+				json_string(&w, rtbg_workload_unit(row->workload));
+				json_key(&w, "throughput");
+				json_double(&w, m->throughput);
+				json_key(&w, "load_avg_writes_per_s");
+				json_double(&w, m->writes_per_s);
+				json_key(&w, "load_avg_reads_per_s");
+				json_double(&w, m->reads_per_s);
+				json_rate(&w, "remote_write_share", m->remote_share);
+				json_key(&w, "skipped_ratelimit_per_s");
+				json_double(&w, m->skipped_ratelimit_per_s);
+				json_key(&w, "skipped_filter_per_s");
+				json_double(&w, m->skipped_filter_per_s);
+				json_key(&w, "spread");
+				json_double(&w, row->spread);
+				json_key(&w, "ratio_to_packed_no_ratelimit");
+				json_double(&w, row->ratio);
+				json_key(&w, "runs");
+				json_begin_array(&w);
+				for (int i = 0; i < row->nr; i++)
+					json_double(&w, row->run[i].throughput);
+				json_end_array(&w);
+				json_end_object(&w);
+			}
+	json_end_array(&w);
+	json_end_object(&w);
+	fputc('\n', out);
+}
+
+static int cmd_bench_groups(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "workers", required_argument, NULL, 'w' },
+		{ "groups", required_argument, NULL, 'g' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "topology", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd = "bench groups";
+	struct rtbg_config cfg = { 0 };
+	enum cli_format format = CLI_FORMAT_TEXT;
+	long v;
+	opterr = 0;
+	optind = 0;
+	int opt;
+	while ((opt = getopt_long(argc, argv, ":w:g:d:r:t:jf:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'w':
+			if (cli_parse_int(cmd, "--workers", optarg, 1, 4096, &v))
+				return CLI_EXIT_USAGE;
+			cfg.workers = (int)v;
+			break;
+		case 'g':
+			if (cli_parse_int(cmd, "--groups", optarg, 1, 8192, &v))
+				return CLI_EXIT_USAGE;
+			cfg.groups = (int)v;
+			break;
+		case 'd':
+			if (parse_seconds("--duration", optarg, &cfg.duration_s))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'r':
+			if (cli_parse_int(cmd, "--repeat", optarg, 1, RTBG_MAX_REPEAT, &v))
+				return CLI_EXIT_USAGE;
+			cfg.repeat = (int)v;
+			break;
+		case 't':
+			cfg.topology = optarg;
+			break;
+		case 'j':
+			format = CLI_FORMAT_JSON;
+			break;
+		case 'f':
+			if (cli_parse_format(cmd, optarg, &format))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(groups_help, stdout);
+			return 0;
+		default:
+			return cli_getopt_error(cmd, opt, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (cfg.topology && strcmp(cfg.topology, "host") != 0) {
+		struct ts_topology *t = NULL;
+		if (cli_load_topology(cmd, cfg.topology, NULL, &t))
+			return CLI_EXIT_USAGE; /* the loader's whole message */
+		ts_topology_free(t);
+	}
+	static struct rtbg_result res; /* large: 12 rows of up to 99 runs */
+	char err[256];
+	if (rtbg_prepare(&cfg, &res, err, sizeof(err)))
+		return cli_error(cmd, "%s", err);
+	if (rtbg_run(&cfg, &res, err, sizeof(err))) {
+		fprintf(stderr, "toposched bench groups: error: %s\n", err);
+		return 1;
+	}
+	if (format == CLI_FORMAT_JSON)
+		groups_json(stdout, &res);
+	else
+		rtbg_print(stdout, &res);
+	if (fflush(stdout) || ferror(stdout))
+		return cli_error(cmd, "writing the output failed");
+	return 0;
+}
+
 int cmd_bench(int argc, char **argv)
 {
+	if (argc >= 2 && strcmp(argv[1], "groups") == 0)
+		return cmd_bench_groups(argc - 1, argv + 1);
 	static const struct option longopts[] = {
 		{ "bench", required_argument, NULL, 'b' },
 		{ "loops", required_argument, NULL, 'l' },
