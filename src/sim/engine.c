@@ -132,6 +132,7 @@
 
 #include "sim/channel.h"
 #include "sim/event_queue.h"
+#include "sim/groups_run.h"
 #include "sim/latency_hist.h"
 #include "sim/rng.h"
 #include "toposched/sched.h"
@@ -174,6 +175,7 @@ struct sim_cpu {
 	bool need_resched;        /* set by resched_cpu() while this CPU's event is handled */
 	bool resched_posted;      /* a RESCHED event is on its way */
 	bool locked;
+	double tg_stall_ns;       /* task groups: line stalls not yet charged (tg_settle) */
 };
 
 struct stat_snap {
@@ -221,6 +223,9 @@ struct sim {
 	struct sim_hist *lat;
 	int error;
 	struct ts_error *err;
+	/* ---- task groups (cfg->groups; NULL without) ---- */
+	struct sim_groups *groups;
+	uint64_t *tg_exec; /* [groups->nr_top + 1] scratch for CPU time by top-level group */
 };
 
 static inline struct sim_task *sim_task_of(struct ts_task *p) { return p->host_data; }
@@ -353,6 +358,38 @@ static const struct ts_host_ops sim_ops = {
 	.scan_time = host_scan_time,
 };
 
+/* ---- task groups: the stalls of the core's accesses to group cache lines ----
+ *
+ * The core reports each access to a group's shared lines (tg_line_access) with the CPU
+ * of the run queue it works on; in the simulator every core call executes on the CPU whose
+ * event is being handled (a waker enqueues on a remote run queue itself, as
+ * try_to_wake_up() without TTWU_QUEUE; a balancing CPU detaches from the busiest one), so
+ * that CPU is the one that fetches the line and stalls. The line model (sim/line_model.h)
+ * prices the access; the stall is CPU time of that CPU, collected while the handler runs
+ * and charged like the other costs, as work of the task that runs on the CPU: the task
+ * switched in next (set_curr), the current task when its program goes on (step_task) or
+ * keeps running (finish_cpu); a CPU that ends the handler idle absorbs it. */
+static void host_tg_line_access(void *h, int cpu, const void *line, bool write)
+{
+	struct sim *m = h;
+	if (!m->groups)
+		return; /* not set up yet */
+	int by = m->cur_cpu >= 0 ? m->cur_cpu : cpu;
+	double ns = sim_groups_access(m->groups, by, line, write);
+	if (m->groups->oom)
+		fail(m, -ENOMEM, "sim: out of memory for the cache-line model");
+	m->cpu[by].tg_stall_ns += ns;
+}
+
+static const struct ts_host_ops sim_ops_groups = {
+	.clock = host_clock,
+	.resched_cpu = host_resched,
+	.rq_lock = host_lock,
+	.rq_unlock = host_unlock,
+	.scan_time = host_scan_time,
+	.tg_line_access = host_tg_line_access,
+};
+
 static inline void lock(struct sim *m, int cpu) { host_lock(m, cpu); }
 static inline void unlock(struct sim *m, int cpu) { host_unlock(m, cpu); }
 
@@ -404,6 +441,10 @@ static void set_curr(struct sim *m, int cpu, struct sim_task *next)
 		  cpu, next->t.cpu);
 	next->on_cpu = cpu;
 	c->busy_since = m->now;
+	if (c->tg_stall_ns > 0) { /* task groups: stalls of the switch (see tg_settle) */
+		add_work(next, c->tg_stall_ns);
+		c->tg_stall_ns = 0;
+	}
 	if (next != prev) {
 		add_work(next, (double)m->ctx_switch_ns);
 		if (next->last_cpu >= 0 && next->last_cpu != cpu)
@@ -495,6 +536,10 @@ static void advance(struct sim_task *t)
 static enum step step_task(struct sim *m, int cpu, struct sim_task *t)
 {
 	for (long n = 0;; n++) {
+		if (m->cpu[cpu].tg_stall_ns > 0) { /* task groups: its wake-ups' stalls */
+			add_work(t, m->cpu[cpu].tg_stall_ns);
+			m->cpu[cpu].tg_stall_ns = 0;
+		}
 		if (t->work > 0) {
 			start_segment(m, cpu);
 			return STEP_SEGMENT;
@@ -624,10 +669,28 @@ static void do_resched(struct sim *m, int cpu)
 }
 
 /* End of a handler on cpu: honour the resched requests made for it meanwhile. */
+static void tg_settle(struct sim *m, int cpu);
+
 static void finish_cpu(struct sim *m, int cpu)
 {
 	while (m->cpu[cpu].need_resched && !m->error)
 		do_resched(m, cpu);
+	if (m->cpu[cpu].tg_stall_ns > 0)
+		tg_settle(m, cpu);
+}
+
+/* Task groups: stalls left at the end of a handler go to the running segment; an idle
+ * CPU absorbs them. */
+static void tg_settle(struct sim *m, int cpu)
+{
+	struct sim_cpu *c = &m->cpu[cpu];
+	double ns = c->tg_stall_ns;
+	c->tg_stall_ns = 0;
+	if (!c->curr || m->error)
+		return;
+	stop_segment(m, cpu);
+	add_work(c->curr, ns);
+	start_segment(m, cpu);
 }
 
 /* Charges ns of CPU time to whatever runs on cpu (a timer wake-up's scan). */
@@ -748,11 +811,28 @@ static void on_timer(struct sim *m, int cpu, struct sim_task *t, uint64_t expire
 	charge_cpu(m, cpu, cost);
 }
 
+/* Task groups: the tasks' CPU time so far by top-level group, into m->tg_exec. */
+static void tg_exec_by_top(struct sim *m)
+{
+	memset(m->tg_exec, 0, ((size_t)m->groups->nr_top + 1) * sizeof(*m->tg_exec));
+	for (int i = 0; i < m->nr_tasks_inited; i++) {
+		const struct sim_task *t = &m->tasks[i];
+		uint64_t ns = t->t.se.sum_exec_runtime;
+		if (t->on_cpu >= 0 && m->now > t->t.se.exec_start)
+			ns += m->now - t->t.se.exec_start;
+		sim_groups_add_exec(m->groups, m->tg_exec, i, ns);
+	}
+}
+
 static void window_open(struct sim *m)
 {
 	m->in_window = true;
 	m->win_start = m->now;
 	snapshot(m, &m->snap0);
+	if (m->groups) {
+		tg_exec_by_top(m);
+		sim_groups_window_open(m->groups, m->now, m->tg_exec);
+	}
 }
 
 /* ---- validation ---- */
@@ -895,6 +975,10 @@ static int validate(const struct ts_sim_config *cfg, struct ts_error *err)
 			       wn);
 	if ((int64_t)w->channels_per_instance * cfg->load > INT32_MAX)
 		return invalid(err, "workload '%s': too many channels", wn);
+	if ((unsigned)cfg->tg_layout >= TS_TG_LAYOUT_NR)
+		return invalid(err, "unknown task-group layout %d", (int)cfg->tg_layout);
+	if (cfg->groups && (cfg->groups->nr_entries <= 0 || cfg->groups->nr_nodes <= 0))
+		return invalid(err, "the groups spec has no groups");
 	if (cfg->pin) {
 		if (cfg->pin->nr_cpus <= 0)
 			return invalid(err, "the pin mask is empty");
@@ -923,6 +1007,8 @@ static void sim_free(struct sim *m)
 	free(m->cpu);
 	free(m->lat);
 	ts_cpumask_free(m->allowed);
+	sim_groups_free(m->groups); /* before the sched, which owns the groups */
+	free(m->tg_exec);
 	ts_sched_destroy(m->s);
 	ts_eq_destroy(&m->q);
 }
@@ -983,10 +1069,20 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 	} else {
 		m->nr_allowed = m->nr_cpus;
 	}
-	struct ts_sched_config scfg = { .hz = hz, .cpu_map = NULL };
-	rc = ts_sched_create(m->topo, cfg->features, &sim_ops, m, &scfg, &m->s, err);
+	struct ts_sched_config scfg = { .hz = hz, .cpu_map = NULL, .tg_layout = cfg->tg_layout };
+	rc = ts_sched_create(m->topo, cfg->features, cfg->groups ? &sim_ops_groups : &sim_ops, m,
+			     &scfg, &m->s, err);
 	if (rc)
 		return rc;
+	if (cfg->groups) { /* task groups: created before the tasks join them */
+		rc = sim_groups_create(m->s, cfg->groups, w, cfg->load, m->nr_tasks, m->topo,
+				       m->costs, &m->groups, err);
+		if (rc)
+			return rc;
+		m->tg_exec = calloc((size_t)m->groups->nr_top + 1, sizeof(*m->tg_exec));
+		if (!m->tg_exec)
+			return ts_error_set(err, -ENOMEM, "sim: out of memory");
+	}
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
 		post(m, m->t0 + m->tick_ns, EV_TICK, cpu, NULL, 0);
 	if (w->metric == TS_METRIC_TIME_S) {
@@ -1021,6 +1117,12 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 				t->limit = class_limit(cfg, c);
 				if (t->limit)
 					m->limited_tasks++;
+				if (m->groups) {
+					struct ts_task_group *tg = sim_groups_place(m->groups, id, ci, inst);
+					if (tg && (rc = ts_task_set_group(m->s, &t->t, tg)))
+						return ts_error_set(err, rc, "sim: task %d cannot join group '%s'",
+								    id, tg->name);
+				}
 			}
 		}
 	}
@@ -1028,6 +1130,8 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 	 * CPU 0 (see the header). */
 	for (int i = 0; i < m->nr_tasks; i++)
 		post(m, m->t0 + ts_rng_below(&m->rng, m->tick_ns), EV_START, 0, &m->tasks[i], 0);
+	for (int cpu = 0; m->groups && cpu < m->nr_cpus; cpu++)
+		m->cpu[cpu].tg_stall_ns = 0; /* joining groups is set-up, not run time */
 	return m->error;
 }
 
@@ -1092,6 +1196,10 @@ static void fill_result(struct sim *m, struct ts_sim_result *out)
 	case TS_METRIC_US_PER_MARK:
 		out->metric = m->marks ? (double)win / 1e3 / (double)m->marks : -1;
 		break;
+	}
+	if (m->groups) {
+		tg_exec_by_top(m);
+		sim_groups_result(m->groups, m->now, m->tg_exec, &out->tg);
 	}
 }
 
