@@ -15,7 +15,8 @@
  *  - all: every task of the workload; class:CLASS: the tasks of that task class; instance:
  *    every task, one group per instance (pair, client, hackbench group): the last GROUP of
  *    the path is a template, instance i goes to NAME<i> (NAME0, NAME1, ...), each with the
- *    template's shares; such a group has no children.
+ *    template's shares; such a group has no children (and, selecting every task, its
+ *    entry is the only one).
  *  - Entries naming the same path prefix share those groups; shares given twice for one
  *    group must agree. A task is selected by at most one entry; tasks no entry selects stay
  *    in the root group. NAME: 1 to 31 letters, digits or "_-." (a template at most 26, to
@@ -73,14 +74,11 @@ struct ts_groups_spec {
 int ts_groups_spec_parse(const char *text, const struct ts_workload *w,
 			 struct ts_groups_spec *out, struct ts_error *err);
 
-/* Checks that spec can be built for up to max_load instances: a per-instance group's
- * names NAME0 .. NAME<max_load - 1> must not be a sibling's name. -EINVAL naming both. */
-int ts_groups_spec_check(const struct ts_groups_spec *spec, int max_load, struct ts_error *err);
-
 /* Takes every "tg_layout=LAYOUT" token (blank- or comma-separated, as feature names are)
- * out of a --compare FEATURES string: rest receives the other tokens (separated by single
- * blanks), *layout the last layout given and *given whether there was one. -EINVAL for a
- * bad layout (naming it) or a rest longer than rest_size. */
+ * out of a --compare FEATURES string: rest receives the string with those tokens blanked
+ * (so the other tokens keep their offsets for the feature parser's messages), *layout the
+ * last layout given and *given whether there was one. -EINVAL for a bad layout (naming
+ * it) or features that do not fit rest_size. */
 int ts_tg_layout_take(const char *features, char *rest, size_t rest_size,
 		      enum ts_tg_layout *layout, bool *given, struct ts_error *err);
 

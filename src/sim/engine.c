@@ -361,24 +361,37 @@ static const struct ts_host_ops sim_ops = {
 /* ---- task groups: the stalls of the core's accesses to group cache lines ----
  *
  * The core reports each access to a group's shared lines (tg_line_access) with the CPU
- * of the run queue it works on; in the simulator every core call executes on the CPU whose
- * event is being handled (a waker enqueues on a remote run queue itself, as
- * try_to_wake_up() without TTWU_QUEUE; a balancing CPU detaches from the busiest one), so
- * that CPU is the one that fetches the line and stalls. The line model (sim/line_model.h)
- * prices the access; the stall is CPU time of that CPU, collected while the handler runs
- * and charged like the other costs, as work of the task that runs on the CPU: the task
- * switched in next (set_curr), the current task when its program goes on (step_task) or
- * keeps running (finish_cpu); a CPU that ends the handler idle absorbs it. */
+ * making it: the CPU of the run queue it works on, which is the kernel's for a wake-up
+ * across LLCs (TTWU_QUEUE: the target CPU enqueues the task itself) and a simplification
+ * within one LLC, where the kernel's waker enqueues on the remote queue (the transfer tier
+ * is the same, the line ends in the target's cache instead of the waker's). The line model
+ * (sim/line_model.h) prices the access; the stall is CPU time of that CPU, charged like
+ * the other costs as work of the task running there: at once when another CPU is busy
+ * (its running segment is extended); for the CPU whose event is being handled, collected
+ * while the handler runs and charged to the task switched in next (set_curr), to the
+ * current task when its program goes on (step_task) or keeps running (finish_cpu); an idle
+ * CPU that stays idle absorbs it (an idle CPU that is woken pays it in the woken task). */
+static void start_segment(struct sim *m, int cpu);
+static void stop_segment(struct sim *m, int cpu);
+
 static void host_tg_line_access(void *h, int cpu, const void *line, bool write)
 {
 	struct sim *m = h;
 	if (!m->groups)
 		return; /* not set up yet */
-	int by = m->cur_cpu >= 0 ? m->cur_cpu : cpu;
-	double ns = sim_groups_access(m->groups, by, line, write);
+	double ns = sim_groups_access(m->groups, cpu, line, write);
 	if (m->groups->oom)
 		fail(m, -ENOMEM, "sim: out of memory for the cache-line model");
-	m->cpu[by].tg_stall_ns += ns;
+	if (ns <= 0)
+		return;
+	struct sim_cpu *c = &m->cpu[cpu];
+	if (cpu != m->cur_cpu && c->curr && c->seg_active) {
+		stop_segment(m, cpu);
+		add_work(c->curr, ns);
+		start_segment(m, cpu);
+	} else {
+		c->tg_stall_ns += ns;
+	}
 }
 
 static const struct ts_host_ops sim_ops_groups = {

@@ -169,7 +169,7 @@ static int parse_entry(struct ts_groups_spec *s, const char *entry, const struct
 	}
 	/* the path, group by group */
 	int parent = -1, depth = 0;
-	for (const char *p = entry; p < eq;) {
+	for (const char *p = entry;;) {
 		const char *slash = memchr(p, '/', (size_t)(eq - p));
 		const char *end = slash ? slash : eq;
 		if (end == p)
@@ -182,7 +182,9 @@ static int parse_entry(struct ts_groups_spec *s, const char *entry, const struct
 				     e->who == TS_GROUPS_INSTANCE, &parent, err);
 		if (rc)
 			return rc;
-		p = last ? eq : end + 1;
+		if (last)
+			break;
+		p = end + 1;
 	}
 	struct ts_groups_node *leaf = &s->node[parent];
 	if (e->who == TS_GROUPS_INSTANCE) {
@@ -244,71 +246,32 @@ int ts_groups_spec_parse(const char *text, const struct ts_workload *w,
 	return 0;
 }
 
-int ts_groups_spec_check(const struct ts_groups_spec *spec, int max_load, struct ts_error *err)
-{
-	for (int i = 0; i < spec->nr_nodes; i++) {
-		const struct ts_groups_node *t = &spec->node[i];
-		if (!t->per_instance)
-			continue;
-		size_t len = strlen(t->name);
-		for (int j = 0; j < spec->nr_nodes; j++) {
-			const struct ts_groups_node *o = &spec->node[j];
-			if (j == i || o->parent != t->parent || strncmp(o->name, t->name, len) != 0)
-				continue;
-			const char *num = o->name + len;
-			bool digits = *num != '\0' && (num[0] != '0' || num[1] == '\0');
-			for (const char *c = num; digits && *c; c++)
-				digits = *c >= '0' && *c <= '9';
-			if (digits && strlen(num) <= 5 && atoi(num) < max_load) {
-				char path[256];
-				node_path(spec, j, path, sizeof(path));
-				return SPEC_ERR(err,
-						"group '%s' is also the name of an instance of the "
-						"per-instance group '%s' (%d instances)",
-						path, t->name, max_load);
-			}
-		}
-	}
-	return 0;
-}
-
 /* ---- tg_layout= in a --compare string ---- */
 
 int ts_tg_layout_take(const char *features, char *rest, size_t rest_size,
 		      enum ts_tg_layout *layout, bool *given, struct ts_error *err)
 {
 	static const char key[] = "tg_layout=";
+	const size_t klen = sizeof(key) - 1;
+	const char *f = features ? features : "";
 	*given = false;
-	if (!rest_size)
-		return SPEC_ERR(err, "no room for the features");
-	rest[0] = '\0';
-	size_t len = 0;
-	const char *p = features ? features : "";
-	while (*p) {
-		size_t skip = strspn(p, " \t,");
-		p += skip;
-		size_t n = strcspn(p, " \t,");
-		if (!n)
-			break;
-		if (n > sizeof(key) - 1 && strncmp(p, key, sizeof(key) - 1) == 0) {
+	size_t len = strlen(f);
+	if (len >= rest_size)
+		return SPEC_ERR(err, "the features are too long");
+	memcpy(rest, f, len + 1);
+	for (size_t i = 0; i < len;) {
+		size_t n = strcspn(rest + i, " \t,");
+		if (n >= klen && strncmp(rest + i, key, klen) == 0) {
+			if (n == klen)
+				return SPEC_ERR(err, "'tg_layout=': expected packed, aligned or per-node");
 			char value[64];
-			snprintf(value, sizeof(value), "%.*s", (int)(n - (sizeof(key) - 1)),
-				 p + sizeof(key) - 1);
+			snprintf(value, sizeof(value), "%.*s", (int)(n - klen), rest + i + klen);
 			if (ts_tg_layout_parse(value, layout, err))
 				return -EINVAL;
 			*given = true;
-		} else if (n == sizeof(key) - 1 && strncmp(p, key, n) == 0) {
-			return SPEC_ERR(err, "'tg_layout=': expected packed, aligned or per-node");
-		} else {
-			if (len + (len ? 1 : 0) + n >= rest_size)
-				return SPEC_ERR(err, "the features are too long");
-			if (len)
-				rest[len++] = ' ';
-			memcpy(rest + len, p, n);
-			len += n;
-			rest[len] = '\0';
+			memset(rest + i, ' ', n); /* blanked: the other tokens keep their offsets */
 		}
-		p += n;
+		i += n ? n : 1;
 	}
 	return 0;
 }

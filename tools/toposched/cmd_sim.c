@@ -978,7 +978,7 @@ static int take_base_layout(const struct sim_opts *o, char *rest, size_t size,
 }
 
 /* Every configuration without its own tg_layout= gets the base layout; the spec is parsed
- * against the workload and checked for the largest load. */
+ * against the workload. */
 static int build_groups(const struct sim_opts *o, struct sim_setup *s,
 			enum ts_tg_layout base_layout, bool base_given)
 {
@@ -1003,8 +1003,7 @@ static int build_groups(const struct sim_opts *o, struct sim_setup *s,
 		return 0;
 	}
 	struct ts_error err = {0};
-	if (ts_groups_spec_parse(o->groups_spec, s->workload, &s->groups, &err) ||
-	    ts_groups_spec_check(&s->groups, s->loads[s->nr_loads - 1], &err))
+	if (ts_groups_spec_parse(o->groups_spec, s->workload, &s->groups, &err))
 		return sim_error("--groups-spec '%s': %s", o->groups_spec, err.msg);
 	s->has_groups = true;
 	return 0;
