@@ -23,6 +23,7 @@
 struct lm_world {
 	struct machine m;
 	struct sim_line_model lm;
+	double now; /* ns; expect() advances it 1 us per access: no transfer is still busy */
 };
 
 static void world(struct lm_world *w, const char *preset)
@@ -53,12 +54,12 @@ static double c2c(const struct lm_world *w, enum ts_cpu_relation rel)
 }
 
 /* One access; checks its cost and the relation of its transfer (-1 = none). */
-static void expect(struct lm_world *w, int cpu, uintptr_t line, bool write, double cost,
-		   int rel)
+static void expect(struct lm_world *w, int cpu, uintptr_t line, bool write, double cost, int rel)
 {
 	int got_rel = -2;
 	bool oom = false;
-	double got = sim_line_access(&w->lm, cpu, line, write, &got_rel, &oom);
+	double got = sim_line_access(&w->lm, cpu, line, write, w->now, &got_rel, &oom);
+	w->now += 1000;
 	assert_false(oom);
 	if (got != cost || got_rel != rel)
 		fail_msg("CPU %d %s line %#lx: cost %.3f relation %d, want %.3f relation %d", cpu,
@@ -72,8 +73,9 @@ static void test_reads_are_free_once_held(void **state)
 	world(&w, "icelake-2s");
 	int a = 0, r = cpu_with(w.m.topo, a, TS_REL_REMOTE, 0);
 	assert_true(r > 0);
-	expect(&w, a, LINE_A, false, 0, -1); /* first touch: the cold miss is not modelled */
-	expect(&w, a, LINE_A, false, 0, -1); /* read-read on one CPU */
+	w.now = 0;
+	expect(&w, a, LINE_A, false, 0, -1);	 /* first touch: the cold miss is not modelled */
+	expect(&w, a, LINE_A, false, 0, -1);	 /* read-read on one CPU */
 	expect(&w, a, LINE_A + 8, false, 0, -1); /* another word of the same line */
 	/* another CPU fetches the clean line from its nearest holder, once */
 	expect(&w, r, LINE_A, false, c2c(&w, TS_REL_REMOTE), TS_REL_REMOTE);
@@ -100,12 +102,12 @@ static void test_write_after_remote_read(void **state)
 	double smt = c2c(&w, TS_REL_SMT), llc = c2c(&w, TS_REL_LLC), rem = c2c(&w, TS_REL_REMOTE);
 	assert_float_equal(smt, 8.3, 1e-9);
 	assert_float_equal(llc, 51.1, 1e-9);
-	expect(&w, a, LINE_A, true, 0, -1);	    /* first touch, a owns it modified */
-	expect(&w, a, LINE_A, true, 0, -1);	    /* the owner writes again: free */
+	expect(&w, a, LINE_A, true, 0, -1); /* first touch, a owns it modified */
+	expect(&w, a, LINE_A, true, 0, -1); /* the owner writes again: free */
 	assert_int_equal(sim_line_owner(&w.lm, LINE_A), a);
 	expect(&w, r, LINE_A, false, rem, TS_REL_REMOTE); /* from the modified owner */
 	assert_int_equal(sim_line_owner(&w.lm, LINE_A), -1);
-	expect(&w, a, LINE_A, false, 0, -1);	    /* a kept a shared copy */
+	expect(&w, a, LINE_A, false, 0, -1);		 /* a kept a shared copy */
 	expect(&w, a, LINE_A, true, rem, TS_REL_REMOTE); /* invalidates r's copy */
 	assert_false(sim_line_held(&w.lm, LINE_A, r));
 	expect(&w, r, LINE_A, true, rem, TS_REL_REMOTE); /* RFO from the owner a */
@@ -205,6 +207,43 @@ static void test_remote_by_distance(void **state)
 	world_free(&w);
 }
 
+/* Misses on one line at one moment queue: each transfer starts when the one before it
+ * ends; a hit never waits; a line that went quiet is free of its past. */
+static void test_transfers_queue(void **state)
+{
+	(void)state;
+	struct lm_world w;
+	world(&w, "icelake-2s");
+	const struct ts_topology *t = w.m.topo;
+	int a = 0, s = cpu_with(t, a, TS_REL_SMT, 0), l = cpu_with(t, a, TS_REL_LLC, 0),
+	    r = cpu_with(t, a, TS_REL_REMOTE, 0);
+	double smt = c2c(&w, TS_REL_SMT), llc = c2c(&w, TS_REL_LLC), rem = c2c(&w, TS_REL_REMOTE);
+	w.now = 5000;
+	expect(&w, a, LINE_A, true, 0, -1);
+	/* three writers at t = 10000: r takes it from a, then l from r, then s from l */
+	double t0 = 10000;
+	int rel;
+	assert_float_equal(sim_line_access(&w.lm, r, LINE_A, true, t0, &rel, NULL), rem, 1e-6);
+	assert_float_equal(sim_line_access(&w.lm, l, LINE_A, true, t0, &rel, NULL), rem + rem,
+			   1e-6);
+	assert_int_equal(rel, TS_REL_REMOTE);
+	assert_float_equal(sim_line_access(&w.lm, s, LINE_A, true, t0, &rel, NULL), 2 * rem + llc,
+			   1e-6);
+	assert_int_equal(rel, TS_REL_LLC);
+	/* s holds it: a hit at the same moment does not wait */
+	assert_float_equal(sim_line_access(&w.lm, s, LINE_A, false, t0, &rel, NULL), 0, 1e-6);
+	/* a reader half-way through the queue waits for its end */
+	assert_float_equal(sim_line_access(&w.lm, a, LINE_A, false, t0 + rem, &rel, NULL),
+			   rem + llc + smt, 1e-6);
+	assert_float_equal(w.lm.st.wait_ns, rem + (2 * rem) + (rem + llc), 1e-9);
+	/* long after: no wait */
+	assert_float_equal(sim_line_access(&w.lm, r, LINE_A, true, t0 + 1e6, &rel, NULL), rem,
+			   1e-6);
+	assert_float_equal(w.lm.st.stall_ns,
+			   rem + 2 * rem + (2 * rem + llc) + (rem + llc + smt) + rem, 1e-9);
+	world_free(&w);
+}
+
 /* Many lines: the table grows and keeps every line's state. */
 static void test_growth_keeps_state(void **state)
 {
@@ -235,7 +274,7 @@ static void run_pattern(struct lm_world *w, uintptr_t base, struct sim_line_stat
 		x ^= x << 17;
 		int cpu = (int)(x % (uint64_t)w->m.topo->nr_cpus);
 		uintptr_t line = base + (uintptr_t)((x >> 20) % 37) * 64;
-		sim_line_access(&w->lm, cpu, line, (x >> 40) % 4 == 0, NULL, NULL);
+		sim_line_access(&w->lm, cpu, line, (x >> 40) % 4 == 0, 10.0 * i, NULL, NULL);
 	}
 	*out = w->lm.st;
 }
@@ -257,6 +296,7 @@ static void test_independent_of_addresses(void **state)
 		assert_int_equal(a.misses[r], b.misses[r]);
 	assert_int_equal(a.remote_node_writes, b.remote_node_writes);
 	assert_true(a.stall_ns == b.stall_ns);
+	assert_true(a.wait_ns == b.wait_ns && a.wait_ns > 0);
 	assert_true(a.misses[TS_REL_REMOTE] > 0 && a.misses[TS_REL_LLC] > 0);
 }
 
@@ -267,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_write_after_remote_read),
 		cmocka_unit_test(test_relations_map_to_tiers),
 		cmocka_unit_test(test_remote_by_distance),
+		cmocka_unit_test(test_transfers_queue),
 		cmocka_unit_test(test_growth_keeps_state),
 		cmocka_unit_test(test_independent_of_addresses),
 	};

@@ -105,7 +105,8 @@ static void test_parse_errors(void **state)
 	parse_bad("", NULL, "empty (expected PATH=WHO, e.g. app:1024=all)");
 	parse_bad("app", NULL, "'app': expected PATH=WHO (e.g. app:1024=all)");
 	parse_bad("=all", NULL, "'=all': expected PATH=WHO (e.g. app:1024=all)");
-	parse_bad("app=everyone", NULL, "'app=everyone': 'everyone' is not all, instance or class:NAME");
+	parse_bad("app=everyone", NULL,
+		  "'app=everyone': 'everyone' is not all, instance or class:NAME");
 	parse_bad("app=class:", NULL, "'app=class:': 'class:' is not all, instance or class:NAME");
 	parse_bad("app:0=all", NULL,
 		  "shares '0' of group 'app' in 'app:0=all': not an integer from 2 to 262144");
@@ -116,8 +117,10 @@ static void test_parse_errors(void **state)
 		  "262144");
 	parse_bad("app:=all", NULL,
 		  "shares '' of group 'app' in 'app:=all': not an integer from 2 to 262144");
-	parse_bad("a b=all", NULL, "group name 'a b' in 'a b=all': 1 to 31 letters, digits or '_-.'");
-	parse_bad(":100=all", NULL, "group name '' in ':100=all': 1 to 31 letters, digits or '_-.'");
+	parse_bad("a b=all", NULL,
+		  "group name 'a b' in 'a b=all': 1 to 31 letters, digits or '_-.'");
+	parse_bad(":100=all", NULL,
+		  "group name '' in ':100=all': 1 to 31 letters, digits or '_-.'");
 	parse_bad("abcdefghijklmnopqrstuvwxyz012345=all", NULL,
 		  "group name 'abcdefghijklmnopqrstuvwxyz012345' in "
 		  "'abcdefghijklmnopqrstuvwxyz012345=all': 1 to 31 letters, digits or '_-.'");
@@ -163,27 +166,28 @@ static void test_layout_token(void **state)
 	assert_string_equal(rest, "SIS_PROP                 ,NO_SIS_UTIL");
 	assert_int_equal(l, TS_TG_PACKED);
 	assert_true(given);
-	assert_int_equal(ts_tg_layout_take("tg_layout=per-node", rest, sizeof(rest), &l, &given,
-					   &err),
-			 0);
+	assert_int_equal(
+		ts_tg_layout_take("tg_layout=per-node", rest, sizeof(rest), &l, &given, &err), 0);
 	assert_string_equal(rest, "                  ");
 	assert_int_equal(l, TS_TG_PER_NODE);
 	l = TS_TG_PACKED;
-	assert_int_equal(ts_tg_layout_take("  NO_TG_LOAD_RATELIMIT ", rest, sizeof(rest), &l,
-					   &given, &err),
-			 0);
+	assert_int_equal(
+		ts_tg_layout_take("  NO_TG_LOAD_RATELIMIT ", rest, sizeof(rest), &l, &given, &err),
+		0);
 	assert_false(given);
 	assert_int_equal(l, TS_TG_PACKED); /* untouched */
 	assert_string_equal(rest, "  NO_TG_LOAD_RATELIMIT ");
 	assert_int_equal(ts_tg_layout_take("tg_layout=foo", rest, sizeof(rest), &l, &given, &err),
 			 -EINVAL);
-	assert_string_equal(err.msg, "task group layout 'foo': expected packed, aligned or per-node");
+	assert_string_equal(err.msg,
+			    "task group layout 'foo': expected packed, aligned or per-node");
 	ts_error_clear(&err);
 	assert_int_equal(ts_tg_layout_take("A tg_layout=", rest, sizeof(rest), &l, &given, &err),
 			 -EINVAL);
 	assert_string_equal(err.msg, "'tg_layout=': expected packed, aligned or per-node");
 	ts_error_clear(&err);
-	assert_int_equal(ts_tg_layout_take("SIS_PROP SIS_UTIL", rest, 8, &l, &given, &err), -EINVAL);
+	assert_int_equal(ts_tg_layout_take("SIS_PROP SIS_UTIL", rest, 8, &l, &given, &err),
+			 -EINVAL);
 	assert_string_equal(err.msg, "the features are too long");
 }
 
@@ -215,9 +219,9 @@ static void test_shares_split_one_cpu(void **state)
 	struct ts_error err = {0};
 	assert_int_equal(ts_topology_load("synthetic:pack:1 core:1 pu:1", &t, &err), 0);
 	struct ts_groups_spec spec;
-	assert_int_equal(ts_groups_spec_parse("lo:1024=class:lo,hi:2048=class:hi", &spinners, &spec,
-					      &err),
-			 0);
+	assert_int_equal(
+		ts_groups_spec_parse("lo:1024=class:lo,hi:2048=class:hi", &spinners, &spec, &err),
+		0);
 	struct ts_sim_config cfg = {
 		.topo = t,
 		.features = ts_features_default(),
@@ -345,7 +349,8 @@ static void test_no_groups_no_block(void **state)
 	assert_int_equal(ts_groups_spec_parse("g=class:zz", NULL, &spec, &err), 0);
 	cfg.groups = &spec;
 	assert_int_equal(ts_sim_run(&cfg, &r, &err), -EINVAL);
-	assert_string_equal(err.msg, "sim: groups spec 'g=class:zz': workload 'pipe' has no class 'zz'");
+	assert_string_equal(err.msg,
+			    "sim: groups spec 'g=class:zz': workload 'pipe' has no class 'zz'");
 	ts_error_clear(&err);
 	cfg.groups = NULL;
 	cfg.tg_layout = TS_TG_LAYOUT_NR;
@@ -402,7 +407,8 @@ static void test_json_deterministic(void **state)
 		char *j = json_of(&e);
 		if (!ref) {
 			ref = j;
-			assert_int_equal(count_substr(j, "\"groups_spec\": \"net:2048/p=instance\""), 1);
+			assert_int_equal(
+				count_substr(j, "\"groups_spec\": \"net:2048/p=instance\""), 1);
 			assert_int_equal(count_substr(j, "\"tg_layout\": \"packed\""), 1);
 			assert_int_equal(count_substr(j, "\"tg_layout\": \"aligned\""), 1);
 			assert_int_equal(count_substr(j, "\"task_groups\": {"), 4);
@@ -508,7 +514,8 @@ static void test_cli_bad_input(void **state)
 	cli_bad(ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--compare", "p=tg_layout=bogus"),
 		"--compare 'p=tg_layout=bogus': task group layout 'bogus': expected packed, "
 		"aligned or per-node");
-	cli_bad(ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--compare", "p=tg_layout=packed SIS_PRO"),
+	cli_bad(ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--compare",
+		     "p=tg_layout=packed SIS_PRO"),
 		"--compare 'p=tg_layout=packed SIS_PRO': unknown feature 'SIS_PRO' at offset 17 "
 		"(see 'toposched features')");
 	cli_bad(ARGS(PIPE_ARGS, "--tg-layout", "packed"),
@@ -526,9 +533,8 @@ static void test_cli_bad_input(void **state)
 static void test_cli_good(void **state)
 {
 	(void)state;
-	struct run r = ts_run_cli(tmpdir,
-				  ARGS(PIPE_ARGS, "--groups-spec", "g:512=instance", "--dump-groups"),
-				  120);
+	struct run r = ts_run_cli(
+		tmpdir, ARGS(PIPE_ARGS, "--groups-spec", "g:512=instance", "--dump-groups"), 120);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
 	assert_non_null(strstr(r.out, "  g0 shares=512 parent=/ layout=aligned load_avg=0\n"));

@@ -36,13 +36,13 @@
 
 struct ts_workload;
 
-#define TS_GROUPS_SPEC_MAX    512 /* text, NUL included */
-#define TS_GROUPS_MAX_NODES   64  /* named groups (a template counts once) */
-#define TS_GROUPS_MAX_ENTRIES 32
-#define TS_GROUPS_MAX_DEPTH   8
-#define TS_GROUPS_CLASS_MAX   64 /* class name, NUL included */
-#define TS_GROUPS_SHARES_MIN  2
-#define TS_GROUPS_SHARES_MAX  262144
+#define TS_GROUPS_SPEC_MAX     512 /* text, NUL included */
+#define TS_GROUPS_MAX_NODES    64  /* named groups (a template counts once) */
+#define TS_GROUPS_MAX_ENTRIES  32
+#define TS_GROUPS_MAX_DEPTH    8
+#define TS_GROUPS_CLASS_MAX    64 /* class name, NUL included */
+#define TS_GROUPS_SHARES_MIN   2
+#define TS_GROUPS_SHARES_MAX   262144
 #define TS_GROUPS_TEMPLATE_MAX (TS_TG_NAME_MAX - 1 - 5) /* + up to 5 digits (65535) */
 
 enum ts_groups_who { TS_GROUPS_ALL, TS_GROUPS_CLASS, TS_GROUPS_INSTANCE };
@@ -52,7 +52,7 @@ struct ts_groups_node {
 	int parent;	      /* index of the parent node; -1 = the root group */
 	unsigned long shares; /* 1024 unless given */
 	bool shares_given;
-	bool per_instance;    /* a template: one group per instance, NAME<i> */
+	bool per_instance; /* a template: one group per instance, NAME<i> */
 };
 
 struct ts_groups_entry {
@@ -71,23 +71,23 @@ struct ts_groups_spec {
 
 /* Parses text into *out (the text is kept). With a workload, class names are checked
  * against its classes. Errors (-EINVAL) name the offending token; *out is then unusable. */
-int ts_groups_spec_parse(const char *text, const struct ts_workload *w,
-			 struct ts_groups_spec *out, struct ts_error *err);
+int ts_groups_spec_parse(const char *text, const struct ts_workload *w, struct ts_groups_spec *out,
+			 struct ts_error *err);
 
 /* Takes every "tg_layout=LAYOUT" token (blank- or comma-separated, as feature names are)
  * out of a --compare FEATURES string: rest receives the string with those tokens blanked
  * (so the other tokens keep their offsets for the feature parser's messages), *layout the
  * last layout given and *given whether there was one. -EINVAL for a bad layout (naming
  * it) or features that do not fit rest_size. */
-int ts_tg_layout_take(const char *features, char *rest, size_t rest_size,
-		      enum ts_tg_layout *layout, bool *given, struct ts_error *err);
+int ts_tg_layout_take(const char *features, char *rest, size_t rest_size, enum ts_tg_layout *layout,
+		      bool *given, struct ts_error *err);
 
 /* ---- per-run results (struct ts_sim_result.tg; zero when the run has no groups) ---- */
 
 #define TS_SIM_TG_TOP_MAX 8 /* top-level groups reported by name */
 
 struct ts_sim_tg_result {
-	bool enabled; /* the run had a groups spec */
+	bool enabled;	    /* the run had a groups spec */
 	uint64_t window_ns; /* the measured window the counters cover */
 	/* The core's counters (struct ts_tg_cpu), summed over every group below the root. */
 	uint64_t load_avg_writes, load_avg_reads, skipped_ratelimit, skipped_filter;
@@ -96,6 +96,7 @@ struct ts_sim_tg_result {
 	uint64_t line_misses[TS_REL_NR]; /* transfers by relation of the supplying CPU */
 	uint64_t remote_node_writes;	 /* writes to a line last written from another node */
 	double stall_ns;		 /* total CPU time stalled on those transfers */
+	double wait_ns;			 /* the part waiting for a line busy with others */
 	/* CPU time of the tasks, by top-level group (children of the root, creation order),
 	 * in the window: the first TS_SIM_TG_TOP_MAX by name, the rest summed. */
 	int nr_top;

@@ -379,7 +379,7 @@ static void host_tg_line_access(void *h, int cpu, const void *line, bool write)
 	struct sim *m = h;
 	if (!m->groups)
 		return; /* not set up yet */
-	double ns = sim_groups_access(m->groups, cpu, line, write);
+	double ns = sim_groups_access(m->groups, cpu, line, write, m->now);
 	if (m->groups->oom)
 		fail(m, -ENOMEM, "sim: out of memory for the cache-line model");
 	if (ns <= 0)

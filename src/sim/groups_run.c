@@ -168,6 +168,7 @@ void sim_groups_result(const struct sim_groups *g, uint64_t now, const uint64_t 
 		out->line_misses[r] = b->misses[r] - a->misses[r];
 	out->remote_node_writes = b->remote_node_writes - a->remote_node_writes;
 	out->stall_ns = b->stall_ns - a->stall_ns;
+	out->wait_ns = b->wait_ns - a->wait_ns;
 	out->nr_top = g->nr_top;
 	for (int t = 0; t < g->nr_top; t++) {
 		uint64_t ns = exec[t] - g->exec0[t];
@@ -223,7 +224,8 @@ int ts_groups_spec_dump(const struct ts_groups_spec *spec, const struct ts_topol
 		.rq_unlock = dump_lock,
 	};
 	if (!spec || !t || !w || load < 1)
-		return ts_error_set(err, -EINVAL, "groups dump: no spec, machine, workload or load");
+		return ts_error_set(err, -EINVAL,
+				    "groups dump: no spec, machine, workload or load");
 	struct ts_sched_config cfg = {.tg_layout = layout};
 	struct ts_sched *s = NULL;
 	int rc = ts_sched_create(t, f, &ops, NULL, &cfg, &s, err);

@@ -24,7 +24,7 @@ struct sim_groups {
 	int *node_first; /* [spec nodes] index in tg of the node's (first) group */
 	int *top_of;	 /* [nr_tg] index of the group's top-level ancestor among the tops */
 	int nr_top;
-	int *top_tg;	 /* [nr_top] index in tg of each top-level group */
+	int *top_tg;				/* [nr_top] index in tg of each top-level group */
 	int entry_class[TS_GROUPS_MAX_ENTRIES]; /* TS_GROUPS_CLASS: the class index */
 	int nr_tasks;
 	int *task_slot; /* [nr_tasks] the task's top-level group, nr_top = the root */
@@ -48,11 +48,11 @@ void sim_groups_free(struct sim_groups *g);
  * task's top-level group. */
 struct ts_task_group *sim_groups_place(struct sim_groups *g, int index, int ci, int inst);
 
-/* The line model's verdict on one access: stall ns. */
-static inline double sim_groups_access(struct sim_groups *g, int cpu, const void *line,
-				       bool write)
+/* The line model's verdict on one access at now: stall ns. */
+static inline double sim_groups_access(struct sim_groups *g, int cpu, const void *line, bool write,
+				       uint64_t now)
 {
-	return sim_line_access(&g->lines, cpu, (uintptr_t)line, write, NULL, &g->oom);
+	return sim_line_access(&g->lines, cpu, (uintptr_t)line, write, (double)now, NULL, &g->oom);
 }
 
 /* exec[slot] += ns for task `index` (slots as task_slot; the caller sums its tasks). */

@@ -73,10 +73,11 @@ static int parse_group(struct ts_groups_spec *s, const char *entry, const char *
 	for (size_t i = 0; ok && i < nlen; i++)
 		ok = name_char(text[i]);
 	if (!ok)
-		return SPEC_ERR(err,
-				"group name '%s' in '%s': 1 to %zu letters, digits or '_-.'%s",
+		return SPEC_ERR(err, "group name '%s' in '%s': 1 to %zu letters, digits or '_-.'%s",
 				text, entry, max,
-				last && instance ? " (a per-instance name leaves room for the number)" : "");
+				last && instance
+					? " (a per-instance name leaves room for the number)"
+					: "");
 	unsigned long shares = 1024;
 	if (shares_text) {
 		char *end;
@@ -84,10 +85,11 @@ static int parse_group(struct ts_groups_spec *s, const char *entry, const char *
 		unsigned long long v = digits ? strtoull(shares_text, &end, 10) : 0;
 		if (!digits || *end || strlen(shares_text) > 7 || v < TS_GROUPS_SHARES_MIN ||
 		    v > TS_GROUPS_SHARES_MAX)
-			return SPEC_ERR(err,
-					"shares '%s' of group '%s' in '%s': not an integer from %d to %d",
-					shares_text, text, entry, TS_GROUPS_SHARES_MIN,
-					TS_GROUPS_SHARES_MAX);
+			return SPEC_ERR(
+				err,
+				"shares '%s' of group '%s' in '%s': not an integer from %d to %d",
+				shares_text, text, entry, TS_GROUPS_SHARES_MIN,
+				TS_GROUPS_SHARES_MAX);
 		shares = (unsigned long)v;
 	}
 	int i = find_node(s, parent, text);
@@ -99,10 +101,11 @@ static int parse_group(struct ts_groups_spec *s, const char *entry, const char *
 			return SPEC_ERR(err, "group '%s' in '%s': shares %lu, but %lu before", path,
 					entry, shares, n->shares);
 		if (n->per_instance)
-			return SPEC_ERR(err,
-					"group '%s' in '%s': a per-instance group (=instance) cannot "
-					"be named again or have children",
-					path, entry);
+			return SPEC_ERR(
+				err,
+				"group '%s' in '%s': a per-instance group (=instance) cannot "
+				"be named again or have children",
+				path, entry);
 		if (shares_text) {
 			n->shares = shares;
 			n->shares_given = true;
@@ -159,9 +162,10 @@ static int parse_entry(struct ts_groups_spec *s, const char *entry, const struct
 			if (!found) {
 				char names[256];
 				class_list(w, names, sizeof(names));
-				return SPEC_ERR(err,
-						"'%s': workload '%s' has no class '%s' (its classes: %s)",
-						entry, w->name ? w->name : "?", cls, names);
+				return SPEC_ERR(
+					err,
+					"'%s': workload '%s' has no class '%s' (its classes: %s)",
+					entry, w->name ? w->name : "?", cls, names);
 			}
 		}
 	} else {
@@ -203,9 +207,10 @@ static int parse_entry(struct ts_groups_spec *s, const char *entry, const struct
 	e->node = parent;
 	for (int i = 0; i < s->nr_entries; i++)
 		if (overlap(e, &s->entry[i])) {
-			const char *what = e->who == TS_GROUPS_CLASS && s->entry[i].who == TS_GROUPS_CLASS
-						   ? "the tasks of one class"
-						   : "the same tasks";
+			const char *what =
+				e->who == TS_GROUPS_CLASS && s->entry[i].who == TS_GROUPS_CLASS
+					? "the tasks of one class"
+					: "the same tasks";
 			return SPEC_ERR(err, "'%s' and '%s' both select %s", entry_text[i], entry,
 					what);
 		}
@@ -213,8 +218,8 @@ static int parse_entry(struct ts_groups_spec *s, const char *entry, const struct
 	return 0;
 }
 
-int ts_groups_spec_parse(const char *text, const struct ts_workload *w,
-			 struct ts_groups_spec *out, struct ts_error *err)
+int ts_groups_spec_parse(const char *text, const struct ts_workload *w, struct ts_groups_spec *out,
+			 struct ts_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (!text || !text[0])
@@ -232,7 +237,8 @@ int ts_groups_spec_parse(const char *text, const struct ts_workload *w,
 		if (comma)
 			*comma = '\0';
 		if (!*p)
-			return SPEC_ERR(err, "empty entry %d (entries are separated by single commas)",
+			return SPEC_ERR(err,
+					"empty entry %d (entries are separated by single commas)",
 					n + 1);
 		if (n <= TS_GROUPS_MAX_ENTRIES)
 			entry_text[n] = p;
@@ -248,8 +254,8 @@ int ts_groups_spec_parse(const char *text, const struct ts_workload *w,
 
 /* ---- tg_layout= in a --compare string ---- */
 
-int ts_tg_layout_take(const char *features, char *rest, size_t rest_size,
-		      enum ts_tg_layout *layout, bool *given, struct ts_error *err)
+int ts_tg_layout_take(const char *features, char *rest, size_t rest_size, enum ts_tg_layout *layout,
+		      bool *given, struct ts_error *err)
 {
 	static const char key[] = "tg_layout=";
 	const size_t klen = sizeof(key) - 1;
@@ -263,7 +269,8 @@ int ts_tg_layout_take(const char *features, char *rest, size_t rest_size,
 		size_t n = strcspn(rest + i, " \t,");
 		if (n >= klen && strncmp(rest + i, key, klen) == 0) {
 			if (n == klen)
-				return SPEC_ERR(err, "'tg_layout=': expected packed, aligned or per-node");
+				return SPEC_ERR(
+					err, "'tg_layout=': expected packed, aligned or per-node");
 			char value[64];
 			snprintf(value, sizeof(value), "%.*s", (int)(n - klen), rest + i + klen);
 			if (ts_tg_layout_parse(value, layout, err))
@@ -298,6 +305,7 @@ void ts_sim_tg_result_add(struct ts_sim_tg_result *a, const struct ts_sim_tg_res
 		a->line_misses[r] += b->line_misses[r];
 	a->remote_node_writes += b->remote_node_writes;
 	a->stall_ns += b->stall_ns;
+	a->wait_ns += b->wait_ns;
 	for (int i = 0; i < TS_SIM_TG_TOP_MAX; i++)
 		a->top_exec_ns[i] += b->top_exec_ns[i];
 	a->other_top_exec_ns += b->other_top_exec_ns;

@@ -17,6 +17,7 @@ struct sim_line {
 	int owner;	 /* the CPU holding it modified; -1 = clean */
 	int last_writer; /* -1 = never written */
 	int nr_sharers;
+	double busy_until; /* ns: the end of the last transfer of the line */
 };
 
 #define LINE_SHIFT 6
@@ -69,12 +70,13 @@ int sim_line_model_init(struct sim_line_model *lm, const struct ts_topology *t,
 	lm->words = ts_cpumask_words(t->nr_cpus);
 	for (int lv = 0; lv < LV_NR; lv++) {
 		int n = level_count(t, lv);
-		lm->level_mask[lv] = calloc((size_t)(n > 0 ? n : 1) * (size_t)lm->words,
-					    sizeof(uint64_t));
+		lm->level_mask[lv] =
+			calloc((size_t)(n > 0 ? n : 1) * (size_t)lm->words, sizeof(uint64_t));
 		if (!lm->level_mask[lv])
 			goto oom;
 		for (int c = 0; c < t->nr_cpus; c++) {
-			uint64_t *m = lm->level_mask[lv] + (size_t)level_id(t, lv, c) * (size_t)lm->words;
+			uint64_t *m =
+				lm->level_mask[lv] + (size_t)level_id(t, lv, c) * (size_t)lm->words;
 			m[c >> 6] |= UINT64_C(1) << (c & 63);
 		}
 	}
@@ -181,8 +183,7 @@ static bool any(const uint64_t *s, const uint64_t *in, const uint64_t *out, int 
 
 /* Transfer cost to cpu from the nearest (far = false) or farthest sharer in another
  * package; there is one. */
-static double other_package(const struct sim_line_model *lm, const uint64_t *s, int cpu,
-			    bool far)
+static double other_package(const struct sim_line_model *lm, const uint64_t *s, int cpu, bool far)
 {
 	const struct ts_topology *t = lm->topo;
 	const uint64_t *pkg = mask_of(lm, LV_PACKAGE, cpu);
@@ -243,8 +244,8 @@ static double transfer(const struct sim_line_model *lm, int from, int to, int *r
 
 /* ---- accesses ---- */
 
-double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool write, int *rel,
-		       bool *oom)
+double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool write, double now,
+		       int *rel, bool *oom)
 {
 	int r = -1;
 	double cost = 0;
@@ -288,9 +289,13 @@ double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool 
 		s[w] |= bit;
 		l->nr_sharers++;
 	}
-	if (r >= 0) {
+	if (r >= 0) { /* one transfer, after those still in flight */
+		double wait = l->busy_until > now ? l->busy_until - now : 0;
+		l->busy_until = now + wait + cost;
+		cost += wait;
 		lm->st.misses[r]++;
 		lm->st.stall_ns += cost;
+		lm->st.wait_ns += wait;
 	}
 	if (rel)
 		*rel = r;

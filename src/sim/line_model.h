@@ -14,9 +14,13 @@
  *    either way the writer then holds the line modified, alone.
  * A transfer between CPUs a and b costs ts_cost_between(costs, topo, a, b), the cost
  * model's c2c tier for their relation (same core / cluster / LLC / node / package, other
- * package scaled by the SLIT distance). A line nobody has touched yet is free to read or
- * write (its first fetch from memory is a cold miss the model leaves out), and lines are
- * never evicted (no capacity misses): the model counts coherence traffic only.
+ * package scaled by the SLIT distance). A line moves to one CPU at a time: a transfer
+ * that is requested while the line is still travelling to another CPU starts when that
+ * one ends (the line is busy until then), so CPUs that miss on one line at the same moment
+ * queue behind each other, each waiting for the transfers before it. A line nobody has
+ * touched yet is free to read or write (its first fetch from memory is a cold miss the
+ * model leaves out), and lines are never evicted (no capacity misses): the model counts
+ * coherence traffic only.
  *
  * Deterministic: a hash table maps addresses to line states, but nothing is iterated
  * from it, so results never depend on where lines lie; ties between equally near sharers
@@ -34,10 +38,11 @@
 
 struct sim_line_stats {
 	uint64_t reads, writes;
-	uint64_t misses[TS_REL_NR]; /* transfers, by the relation of the supplying CPU (for an
-				       invalidating write: of the farthest sharer) */
+	uint64_t misses[TS_REL_NR];  /* transfers, by the relation of the supplying CPU (for an
+					invalidating write: of the farthest sharer) */
 	uint64_t remote_node_writes; /* writes to a line last written from another node */
-	double stall_ns;	     /* sum of the transfer costs */
+	double stall_ns;	     /* sum of the stalls: transfers and waits */
+	double wait_ns;		     /* the part spent waiting for a busy line */
 };
 
 struct sim_line; /* one line's state (line_model.c) */
@@ -59,12 +64,13 @@ int sim_line_model_init(struct sim_line_model *lm, const struct ts_topology *t,
 			const struct ts_cost_model *costs, struct ts_error *err);
 void sim_line_model_free(struct sim_line_model *lm);
 
-/* One access by cpu to the line at `line` (any address inside it). Returns the stall in
- * ns (0 for a hit) and, when rel is not NULL, the relation of the transfer (-1: none).
- * Never fails: when the table cannot grow (out of memory) the access is counted and
- * treated as a hit, and *oom is set. */
-double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool write, int *rel,
-		       bool *oom);
+/* One access by cpu to the line at `line` (any address inside it) at time now (ns).
+ * Returns the stall in ns (0 for a hit; else the wait for a busy line plus the transfer)
+ * and, when rel is not NULL, the relation of the transfer (-1: none). Never fails: when
+ * the table cannot grow (out of memory) the access is counted and treated as a hit, and
+ * *oom is set. */
+double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool write, double now,
+		       int *rel, bool *oom);
 
 /* The state of a line, for tests: its modified owner (-1: clean or unknown) and whether
  * cpu holds a copy. */

@@ -52,7 +52,7 @@ static void csv_tg_header(FILE *out)
 	      out);
 	for (int r = 0; r < TS_REL_NR; r++)
 		fprintf(out, ",tg_line_misses_%s", ts_cpu_relation_name((enum ts_cpu_relation)r));
-	fputs(",tg_stall_ns,tg_cpu_share", out);
+	fputs(",tg_stall_ns,tg_wait_ns,tg_cpu_share", out);
 }
 
 static void csv_tg_row(const struct ts_experiment *e, int c, const struct ts_exp_stats *st,
@@ -65,7 +65,7 @@ static void csv_tg_row(const struct ts_experiment *e, int c, const struct ts_exp
 	if (e->base.groups)
 		csv_text(out, e->base.groups->text);
 	if (!g->enabled) {
-		for (int i = 0; i < 8 + TS_REL_NR + 2; i++)
+		for (int i = 0; i < 8 + TS_REL_NR + 3; i++)
 			fputc(',', out);
 		return;
 	}
@@ -80,6 +80,7 @@ static void csv_tg_row(const struct ts_experiment *e, int c, const struct ts_exp
 	for (int r = 0; r < TS_REL_NR; r++)
 		csv_u64(out, g->line_misses[r]);
 	csv_num(out, g->stall_ns);
+	csv_num(out, g->wait_ns);
 	/* "name=share;..." with shares 0..1 (one text field: the groups vary with the load) */
 	char share[TS_SIM_TG_TOP_MAX * (TS_TG_NAME_MAX + 24) + 64];
 	size_t len = 0;

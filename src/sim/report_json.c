@@ -145,6 +145,7 @@ static void write_task_groups(struct jw *w, const struct ts_exp_stats *st)
 	jw_close(w, '}');
 	jw_u64(w, "line_misses_total", ts_sim_tg_line_misses(g));
 	jw_num(w, "stall_ns", g->stall_ns);
+	jw_num(w, "wait_ns", g->wait_ns);
 	jw_metric(w, "stall_share", st->busy_ns ? g->stall_ns / (double)st->busy_ns : -1);
 	uint64_t total = ts_sim_tg_exec_ns(g);
 	jw_open(w, "cpu_share", '[');

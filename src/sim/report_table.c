@@ -286,6 +286,11 @@ static double tg_stall_ms(const struct ts_exp_stats *s, int i)
 	(void)i;
 	return tg_of(s)->stall_ns / 1e6;
 }
+static double tg_wait_ms(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return tg_of(s)->wait_ns / 1e6;
+}
 static double tg_stall_pct(const struct ts_exp_stats *s, int i)
 {
 	(void)i;
@@ -313,7 +318,7 @@ static void groups_header(const struct ts_experiment *e, FILE *out)
 
 /* Appends the group rows of configuration c to rows (room for TG_ROWS_MAX); labels
  * live in lab. Returns the number added. */
-#define TG_ROWS_MAX (12 + TS_REL_NR + TS_SIM_TG_TOP_MAX + 2)
+#define TG_ROWS_MAX (13 + TS_REL_NR + TS_SIM_TG_TOP_MAX + 2)
 struct tg_labels {
 	char miss[TS_REL_NR][48];
 	char share[TS_SIM_TG_TOP_MAX][TS_TG_NAME_MAX + 32];
@@ -343,6 +348,7 @@ static int groups_rows(const struct ts_experiment *e, int c, struct row *rows,
 		rows[nr++] = (struct row){lab->miss[r], ROW_COUNT, r, tg_miss};
 	}
 	rows[nr++] = (struct row){"tg line stall ms", ROW_RATIO, 0, tg_stall_ms};
+	rows[nr++] = (struct row){"tg line stall: waiting ms", ROW_RATIO, 0, tg_wait_ms};
 	rows[nr++] = (struct row){"tg line stall % of busy time", ROW_PCT, 0, tg_stall_pct};
 	/* CPU share by top-level group: names from the point with the most groups */
 	const struct ts_sim_tg_result *names = NULL;
