@@ -17,6 +17,14 @@
 #include "sim/line_model.h"
 #include "sim_machine.h"
 
+/* doubles compared as doubles (cmocka's assert_float_equal converts to float) */
+#define assert_near(a, b, eps) near_((double)(a), (double)(b), (eps), #a, __LINE__)
+static void near_(double a, double b, double eps, const char *what, int line)
+{
+	if (!(a - b <= eps && b - a <= eps))
+		fail_msg("line %d: %s = %.9f, want %.9f", line, what, a, b);
+}
+
 #define LINE_A ((uintptr_t)0x10000)
 #define LINE_B ((uintptr_t)0x10040)
 
@@ -86,7 +94,7 @@ static void test_reads_are_free_once_held(void **state)
 	assert_int_equal(w.lm.st.reads, 6);
 	assert_int_equal(w.lm.st.writes, 0);
 	assert_int_equal(w.lm.st.misses[TS_REL_REMOTE], 1);
-	assert_float_equal(w.lm.st.stall_ns, 110.9, 1e-9); /* icelake-2s c2c.remote */
+	assert_near(w.lm.st.stall_ns, 110.9, 1e-9); /* icelake-2s c2c.remote */
 	world_free(&w);
 }
 
@@ -100,8 +108,8 @@ static void test_write_after_remote_read(void **state)
 	    r = cpu_with(t, a, TS_REL_REMOTE, 0);
 	assert_true(s > 0 && l > 0 && r > 0);
 	double smt = c2c(&w, TS_REL_SMT), llc = c2c(&w, TS_REL_LLC), rem = c2c(&w, TS_REL_REMOTE);
-	assert_float_equal(smt, 8.3, 1e-9);
-	assert_float_equal(llc, 51.1, 1e-9);
+	assert_near(smt, 8.3, 1e-9);
+	assert_near(llc, 51.1, 1e-9);
 	expect(&w, a, LINE_A, true, 0, -1); /* first touch, a owns it modified */
 	expect(&w, a, LINE_A, true, 0, -1); /* the owner writes again: free */
 	assert_int_equal(sim_line_owner(&w.lm, LINE_A), a);
@@ -126,7 +134,7 @@ static void test_write_after_remote_read(void **state)
 	assert_int_equal(w.lm.st.misses[TS_REL_REMOTE], 5);
 	assert_int_equal(w.lm.st.misses[TS_REL_SMT], 3);
 	assert_int_equal(w.lm.st.misses[TS_REL_LLC], 1);
-	assert_float_equal(w.lm.st.stall_ns, 5 * rem + 3 * smt + llc, 1e-9);
+	assert_near(w.lm.st.stall_ns, 5 * rem + 3 * smt + llc, 1e-9);
 	/* writes by a, a, a, r, a, s, s on LINE_A and r on LINE_B: LINE_A's writer moved
 	 * between the sockets at a -> r and r -> a */
 	assert_int_equal(w.lm.st.writes, 8);
@@ -207,8 +215,9 @@ static void test_remote_by_distance(void **state)
 	world_free(&w);
 }
 
-/* Misses on one line at one moment queue: each transfer starts when the one before it
- * ends; a hit never waits; a line that went quiet is free of its past. */
+/* Ownership changes of one line at one moment queue: each starts when the one before it
+ * ends; clean copies wait for those but not for each other; a hit never waits; a line
+ * that went quiet is free of its past. */
 static void test_transfers_queue(void **state)
 {
 	(void)state;
@@ -223,24 +232,31 @@ static void test_transfers_queue(void **state)
 	/* three writers at t = 10000: r takes it from a, then l from r, then s from l */
 	double t0 = 10000;
 	int rel;
-	assert_float_equal(sim_line_access(&w.lm, r, LINE_A, true, t0, &rel, NULL), rem, 1e-6);
-	assert_float_equal(sim_line_access(&w.lm, l, LINE_A, true, t0, &rel, NULL), rem + rem,
-			   1e-6);
+	assert_near(sim_line_access(&w.lm, r, LINE_A, true, t0, &rel, NULL), rem, 1e-6);
+	assert_near(sim_line_access(&w.lm, l, LINE_A, true, t0, &rel, NULL), rem + rem, 1e-6);
 	assert_int_equal(rel, TS_REL_REMOTE);
-	assert_float_equal(sim_line_access(&w.lm, s, LINE_A, true, t0, &rel, NULL), 2 * rem + llc,
-			   1e-6);
+	assert_near(sim_line_access(&w.lm, s, LINE_A, true, t0, &rel, NULL), 2 * rem + llc, 1e-6);
 	assert_int_equal(rel, TS_REL_LLC);
 	/* s holds it: a hit at the same moment does not wait */
-	assert_float_equal(sim_line_access(&w.lm, s, LINE_A, false, t0, &rel, NULL), 0, 1e-6);
-	/* a reader half-way through the queue waits for its end */
-	assert_float_equal(sim_line_access(&w.lm, a, LINE_A, false, t0 + rem, &rel, NULL),
-			   rem + llc + smt, 1e-6);
-	assert_float_equal(w.lm.st.wait_ns, rem + (2 * rem) + (rem + llc), 1e-9);
-	/* long after: no wait */
-	assert_float_equal(sim_line_access(&w.lm, r, LINE_A, true, t0 + 1e6, &rel, NULL), rem,
-			   1e-6);
-	assert_float_equal(w.lm.st.stall_ns,
-			   rem + 2 * rem + (2 * rem + llc) + (rem + llc + smt) + rem, 1e-9);
+	assert_near(sim_line_access(&w.lm, s, LINE_A, false, t0, &rel, NULL), 0, 1e-6);
+	/* a reader half-way through the queue waits for its end; its read from the owner is
+	 * an ownership change (s downgrades), so the reads after it wait for it too */
+	double t1 = t0 + rem;
+	assert_near(sim_line_access(&w.lm, a, LINE_A, false, t1, &rel, NULL), rem + llc + smt,
+		    1e-6);
+	/* copies of the now clean line, at one moment: each waits for a's transfer only */
+	double busy = t0 + 2 * rem + llc + smt; /* the end of a's transfer */
+	assert_near(sim_line_access(&w.lm, r, LINE_A, false, t1, &rel, NULL), busy - t1 + rem,
+		    1e-6);
+	assert_near(sim_line_access(&w.lm, l, LINE_A, false, t1, &rel, NULL), busy - t1 + llc,
+		    1e-6);
+	assert_near(w.lm.st.wait_ns, rem + (2 * rem) + (rem + llc) + 2 * (busy - t1), 1e-6);
+	/* long after: no wait; the write invalidates l, a and s, the farthest is remote */
+	assert_near(sim_line_access(&w.lm, r, LINE_A, true, t0 + 1e6, &rel, NULL), rem, 1e-6);
+	assert_near(w.lm.st.stall_ns,
+		    rem + 2 * rem + (2 * rem + llc) + (rem + llc + smt) + (busy - t1 + rem) +
+			    (busy - t1 + llc) + rem,
+		    1e-6);
 	world_free(&w);
 }
 

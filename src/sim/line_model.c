@@ -266,6 +266,9 @@ double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool 
 	int w = cpu >> 6;
 	uint64_t bit = UINT64_C(1) << (cpu & 63);
 	bool held = l->owner == cpu || (l->owner < 0 && (s[w] & bit));
+	/* a write, or a read from a modified owner, changes who owns the line: such transfers
+	 * serialise; copies of a clean line are handed out in parallel */
+	bool owned = write || l->owner >= 0;
 	if (write) {
 		if (l->owner >= 0 && l->owner != cpu)
 			cost = transfer(lm, l->owner, cpu, &r);
@@ -289,9 +292,10 @@ double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool 
 		s[w] |= bit;
 		l->nr_sharers++;
 	}
-	if (r >= 0) { /* one transfer, after those still in flight */
+	if (r >= 0) { /* one transfer, after the ownership changes still in flight */
 		double wait = l->busy_until > now ? l->busy_until - now : 0;
-		l->busy_until = now + wait + cost;
+		if (owned)
+			l->busy_until = now + wait + cost;
 		cost += wait;
 		lm->st.misses[r]++;
 		lm->st.stall_ns += cost;

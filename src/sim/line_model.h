@@ -14,10 +14,12 @@
  *    either way the writer then holds the line modified, alone.
  * A transfer between CPUs a and b costs ts_cost_between(costs, topo, a, b), the cost
  * model's c2c tier for their relation (same core / cluster / LLC / node / package, other
- * package scaled by the SLIT distance). A line moves to one CPU at a time: a transfer
- * that is requested while the line is still travelling to another CPU starts when that
- * one ends (the line is busy until then), so CPUs that miss on one line at the same moment
- * queue behind each other, each waiting for the transfers before it. A line nobody has
+ * package scaled by the SLIT distance). Ownership moves to one CPU at a time: a miss
+ * requested while an earlier write or read-from-the-owner of the line is still in flight
+ * waits until it ends, and the ownership changes queue behind each other (N CPUs writing
+ * one line at one moment: the last waits N - 1 transfers); copies of a clean line are
+ * handed out in parallel (a read of a shared line waits only for ownership changes still
+ * in flight, and delays no one). A line nobody has
  * touched yet is free to read or write (its first fetch from memory is a cold miss the
  * model leaves out), and lines are never evicted (no capacity misses): the model counts
  * coherence traffic only.
