@@ -560,7 +560,8 @@ static void test_cli_good(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "task groups: app=all (layout per configuration below)\n"));
 	assert_int_equal(count_substr(r.out, "task-group layout: packed\n"), 2);
-	assert_int_equal(count_substr(r.out, "tg load_avg writes/s"), 2);
+	assert_int_equal(count_substr(r.out, "tg load_avg writes/s  "), 2);
+	assert_int_equal(count_substr(r.out, "tg load_avg writes/s per CPU"), 2);
 	assert_int_equal(count_substr(r.out, "tg CPU share app %"), 2);
 	run_free(&r);
 }

@@ -89,6 +89,7 @@ int ts_tg_layout_take(const char *features, char *rest, size_t rest_size, enum t
 struct ts_sim_tg_result {
 	bool enabled;	    /* the run had a groups spec */
 	uint64_t window_ns; /* the measured window the counters cover */
+	int nr_cpus;	    /* the CPUs the tasks may use (for per-CPU rates) */
 	/* The core's counters (struct ts_tg_cpu), summed over every group below the root. */
 	uint64_t load_avg_writes, load_avg_reads, skipped_ratelimit, skipped_filter;
 	/* The line model (src/sim/line_model.h), over every group line the core touched. */

@@ -1212,7 +1212,7 @@ static void fill_result(struct sim *m, struct ts_sim_result *out)
 	}
 	if (m->groups) {
 		tg_exec_by_top(m);
-		sim_groups_result(m->groups, m->now, m->tg_exec, &out->tg);
+		sim_groups_result(m->groups, m->now, m->tg_exec, m->nr_allowed, &out->tg);
 	}
 }
 

@@ -150,10 +150,11 @@ void sim_groups_window_open(struct sim_groups *g, uint64_t now, const uint64_t *
 }
 
 void sim_groups_result(const struct sim_groups *g, uint64_t now, const uint64_t *exec,
-		       struct ts_sim_tg_result *out)
+		       int nr_cpus, struct ts_sim_tg_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->enabled = true;
+	out->nr_cpus = nr_cpus;
 	out->window_ns = now - g->win_start;
 	struct ts_tg_stats c;
 	core_stats(g, &c);

@@ -292,6 +292,7 @@ void ts_sim_tg_result_add(struct ts_sim_tg_result *a, const struct ts_sim_tg_res
 	if (!a->enabled) {
 		a->enabled = true;
 		a->nr_top = b->nr_top;
+		a->nr_cpus = b->nr_cpus;
 		memcpy(a->top_name, b->top_name, sizeof(a->top_name));
 	}
 	a->window_ns += b->window_ns;

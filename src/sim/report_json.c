@@ -128,6 +128,7 @@ static void write_task_groups(struct jw *w, const struct ts_exp_stats *st)
 	}
 	jw_open(w, "task_groups", '{');
 	jw_u64(w, "window_ns", g->window_ns);
+	jw_u64(w, "cpus", (uint64_t)g->nr_cpus);
 	jw_u64(w, "load_avg_writes", g->load_avg_writes);
 	jw_u64(w, "load_avg_reads", g->load_avg_reads);
 	jw_metric(w, "load_avg_writes_per_s", ts_tg_per_sec(g->load_avg_writes, g->window_ns));

@@ -251,6 +251,16 @@ static double tg_reads_ps(const struct ts_exp_stats *s, int i)
 	(void)i;
 	return ts_tg_per_sec(tg_of(s)->load_avg_reads, tg_of(s)->window_ns);
 }
+static double tg_writes_ps_cpu(const struct ts_exp_stats *s, int i)
+{
+	double v = tg_writes_ps(s, i);
+	return v >= 0 && tg_of(s)->nr_cpus > 0 ? v / tg_of(s)->nr_cpus : -1;
+}
+static double tg_reads_ps_cpu(const struct ts_exp_stats *s, int i)
+{
+	double v = tg_reads_ps(s, i);
+	return v >= 0 && tg_of(s)->nr_cpus > 0 ? v / tg_of(s)->nr_cpus : -1;
+}
 static double tg_remote_pct(const struct ts_exp_stats *s, int i)
 {
 	(void)i;
@@ -318,7 +328,7 @@ static void groups_header(const struct ts_experiment *e, FILE *out)
 
 /* Appends the group rows of configuration c to rows (room for TG_ROWS_MAX); labels
  * live in lab. Returns the number added. */
-#define TG_ROWS_MAX (13 + TS_REL_NR + TS_SIM_TG_TOP_MAX + 2)
+#define TG_ROWS_MAX (15 + TS_REL_NR + TS_SIM_TG_TOP_MAX + 2)
 struct tg_labels {
 	char miss[TS_REL_NR][48];
 	char share[TS_SIM_TG_TOP_MAX][TS_TG_NAME_MAX + 32];
@@ -332,6 +342,8 @@ static int groups_rows(const struct ts_experiment *e, int c, struct row *rows,
 	int nr = 0;
 	rows[nr++] = (struct row){"tg load_avg writes/s", ROW_RATIO, 0, tg_writes_ps};
 	rows[nr++] = (struct row){"tg load_avg reads/s", ROW_RATIO, 0, tg_reads_ps};
+	rows[nr++] = (struct row){"tg load_avg writes/s per CPU", ROW_RATIO, 0, tg_writes_ps_cpu};
+	rows[nr++] = (struct row){"tg load_avg reads/s per CPU", ROW_RATIO, 0, tg_reads_ps_cpu};
 	rows[nr++] = (struct row){"tg writes after another node %", ROW_PCT, 0, tg_remote_pct};
 	rows[nr++] = (struct row){"tg skipped by ratelimit", ROW_COUNT, 0, tg_skip_rl};
 	rows[nr++] = (struct row){"tg skipped by filter", ROW_COUNT, 0, tg_skip_filter};
