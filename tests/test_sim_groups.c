@@ -1,8 +1,9 @@
 /* Task groups in the simulator: the --groups-spec parser (good specs and every error with
  * its exact message), the tg_layout= token of a --compare string, runs with groups (a
  * 1024:2048 pair of groups of CPU-bound tasks on one CPU splits it 1:2; packed load_avg
- * shows more line transfers than aligned in the same run; per-node counters are never
- * written from another node; without the rate limit nothing is skipped by it), byte-
+ * shows more line transfers than aligned in the same run (free transfers, so that the
+ * layout cannot change the schedule); per-node counters are never written from another
+ * node; without the rate limit nothing is skipped by it), byte-
  * identical JSON for the same seed whatever the number of jobs, the hierarchy dump, and
  * the CLI's bad-input cases (exit 2, one error line, nothing on stdout). */
 #include <errno.h>
@@ -258,25 +259,33 @@ static void test_shares_split_one_cpu(void **state)
 	ts_topology_free(t);
 }
 
-/* pipe pairs in one group on a two-socket machine */
-static void pipe_run(enum ts_tg_layout layout, const char *features, struct ts_sim_result *r)
+/* A workload in one group on a two-socket machine. free_lines: every c2c tier 0, so
+ * that line stalls cost nothing and the layout cannot change the schedule: the runs of
+ * two layouts are then the same run, access for access. */
+static void group_run(const char *workload, int load, enum ts_tg_layout layout,
+		      const char *features, bool free_lines, struct ts_sim_result *r)
 {
 	struct machine m;
 	machine_load(&m, "icelake-2s");
 	struct ts_groups_spec spec;
 	struct ts_error err = {0};
-	const struct ts_workload *w = ts_workload_find("pipe");
+	const struct ts_workload *w = ts_workload_find(workload);
 	assert_non_null(w);
 	assert_int_equal(ts_groups_spec_parse("app=all", w, &spec, &err), 0);
 	struct ts_features f = ts_features_default();
 	if (features)
 		assert_int_equal(ts_features_parse(features, &f, &err), 0);
+	static const char *const zero[] = {"c2c.smt=0",	 "c2c.cluster=0", "c2c.llc=0",
+					   "c2c.node=0", "c2c.package=0", "c2c.remote=0"};
+	for (size_t i = 0; free_lines && i < sizeof(zero) / sizeof(zero[0]); i++)
+		assert_int_equal(ts_cost_model_set(&m.costs, zero[i], &err), 0);
 	struct ts_sim_config cfg = {
 		.topo = m.topo,
 		.costs = &m.costs,
 		.features = f,
 		.workload = w,
-		.load = 24,
+		.load = load,
+		.iterations = 20, /* hackbench loops */
 		.duration_ns = 3 * MS,
 		.warmup_ns = 1 * MS,
 		.seed = 11,
@@ -288,26 +297,47 @@ static void pipe_run(enum ts_tg_layout layout, const char *features, struct ts_s
 	machine_free(&m);
 }
 
+/* The same run under both layouts: packed puts load_avg in the line that set_task_rq(),
+ * h_load and the blocked-load walk read, so every such read after a write elsewhere is
+ * one more transfer; aligned keeps that line clean. */
+static void test_packed_more_transfers_same_run(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *workload;
+		int load;
+	} runs[] = {{"pipe", 24}, {"hackbench", 2}, {"netperf-udp-rr", 24}};
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct ts_sim_result packed, aligned;
+		group_run(runs[i].workload, runs[i].load, TS_TG_PACKED, NULL, true, &packed);
+		group_run(runs[i].workload, runs[i].load, TS_TG_ALIGNED, NULL, true, &aligned);
+		uint64_t mp = ts_sim_tg_line_misses(&packed.tg),
+			 ma = ts_sim_tg_line_misses(&aligned.tg);
+		print_message("%s: line transfers packed %llu, aligned %llu\n", runs[i].workload,
+			      (unsigned long long)mp, (unsigned long long)ma);
+		/* the same run: same events, same accesses */
+		assert_int_equal(packed.events, aligned.events);
+		assert_int_equal(packed.tg.line_reads, aligned.tg.line_reads);
+		assert_int_equal(packed.tg.line_writes, aligned.tg.line_writes);
+		assert_true(packed.tg.stall_ns == 0 && aligned.tg.stall_ns == 0);
+		assert_true(mp > ma);
+	}
+}
+
 static void test_layouts(void **state)
 {
 	(void)state;
 	struct ts_sim_result packed, aligned, per_node, no_rl;
-	pipe_run(TS_TG_PACKED, NULL, &packed);
-	pipe_run(TS_TG_ALIGNED, NULL, &aligned);
-	pipe_run(TS_TG_PER_NODE, NULL, &per_node);
-	pipe_run(TS_TG_ALIGNED, "NO_TG_LOAD_RATELIMIT", &no_rl);
-	uint64_t mp = ts_sim_tg_line_misses(&packed.tg), ma = ts_sim_tg_line_misses(&aligned.tg);
-	print_message("line misses: packed %llu, aligned %llu, per-node %llu\n",
-		      (unsigned long long)mp, (unsigned long long)ma,
-		      (unsigned long long)ts_sim_tg_line_misses(&per_node.tg));
-	assert_true(ma > 0);
-	assert_true(mp > ma);
-	assert_true(packed.tg.stall_ns > aligned.tg.stall_ns);
+	group_run("pipe", 24, TS_TG_PACKED, NULL, false, &packed);
+	group_run("pipe", 24, TS_TG_ALIGNED, NULL, false, &aligned);
+	group_run("pipe", 24, TS_TG_PER_NODE, NULL, false, &per_node);
+	group_run("pipe", 24, TS_TG_ALIGNED, "NO_TG_LOAD_RATELIMIT", false, &no_rl);
+	assert_true(ts_sim_tg_line_misses(&aligned.tg) > 0);
+	assert_true(packed.tg.stall_ns > 0 && aligned.tg.stall_ns > 0);
 	/* every access is a line read or the one write of a load_avg update */
 	assert_int_equal(aligned.tg.line_writes, aligned.tg.load_avg_writes);
 	assert_true(aligned.tg.line_reads >= aligned.tg.load_avg_reads);
-	/* aligned: reads of the read-mostly line never miss after the first touch, so its
-	 * misses are at most the load_avg reads and writes that follow a write elsewhere */
+	/* one load_avg line written from both sockets */
 	assert_true(aligned.tg.remote_node_writes > 0);
 	/* per-node: each node's counter is written by its own CPUs only */
 	assert_true(per_node.tg.load_avg_writes > 0);
@@ -318,9 +348,9 @@ static void test_layouts(void **state)
 	assert_int_equal(no_rl.tg.skipped_ratelimit, 0);
 	/* the same run twice: the same figures */
 	struct ts_sim_result again;
-	pipe_run(TS_TG_PACKED, NULL, &again);
+	group_run("pipe", 24, TS_TG_PACKED, NULL, false, &again);
 	assert_int_equal(again.events, packed.events);
-	assert_int_equal(ts_sim_tg_line_misses(&again.tg), mp);
+	assert_int_equal(ts_sim_tg_line_misses(&again.tg), ts_sim_tg_line_misses(&packed.tg));
 	assert_true(again.tg.stall_ns == packed.tg.stall_ns);
 	assert_true(again.metric == packed.metric);
 }
@@ -573,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_layout_token),
 		cmocka_unit_test(test_shares_split_one_cpu),
+		cmocka_unit_test(test_packed_more_transfers_same_run),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_no_groups_no_block),
 		cmocka_unit_test(test_json_deterministic),
