@@ -175,7 +175,6 @@ struct sim_cpu {
 	bool need_resched;        /* set by resched_cpu() while this CPU's event is handled */
 	bool resched_posted;      /* a RESCHED event is on its way */
 	bool locked;
-	double tg_stall_ns;       /* task groups: line stalls not yet charged (tg_settle) */
 };
 
 struct stat_snap {
@@ -226,6 +225,7 @@ struct sim {
 	/* ---- task groups (cfg->groups; NULL without) ---- */
 	struct sim_groups *groups;
 	uint64_t *tg_exec; /* [groups->nr_top + 1] scratch for CPU time by top-level group */
+	double *tg_stall;  /* [nr_cpus] line stalls not charged yet (see host_tg_line_access) */
 };
 
 static inline struct sim_task *sim_task_of(struct ts_task *p) { return p->host_data; }
@@ -369,8 +369,9 @@ static const struct ts_host_ops sim_ops = {
  * the other costs as work of the task running there: at once when another CPU is busy
  * (its running segment is extended); for the CPU whose event is being handled, collected
  * while the handler runs and charged to the task switched in next (set_curr), to the
- * current task when its program goes on (step_task) or keeps running (finish_cpu); an idle
- * CPU that stays idle absorbs it (an idle CPU that is woken pays it in the woken task). */
+ * waker with its wake-up's scan time (wake), or to the current task when it keeps running
+ * after a tick or a fork (tg_settle); an idle CPU that stays idle absorbs it (an idle CPU
+ * that is woken pays it in the woken task). */
 static void start_segment(struct sim *m, int cpu);
 static void stop_segment(struct sim *m, int cpu);
 
@@ -390,7 +391,7 @@ static void host_tg_line_access(void *h, int cpu, const void *line, bool write)
 		add_work(c->curr, ns);
 		start_segment(m, cpu);
 	} else {
-		c->tg_stall_ns += ns;
+		m->tg_stall[cpu] += ns;
 	}
 }
 
@@ -454,9 +455,9 @@ static void set_curr(struct sim *m, int cpu, struct sim_task *next)
 		  cpu, next->t.cpu);
 	next->on_cpu = cpu;
 	c->busy_since = m->now;
-	if (c->tg_stall_ns > 0) { /* task groups: stalls of the switch (see tg_settle) */
-		add_work(next, c->tg_stall_ns);
-		c->tg_stall_ns = 0;
+	if (m->groups && m->tg_stall[cpu] > 0) { /* task groups: stalls of the switch */
+		add_work(next, m->tg_stall[cpu]);
+		m->tg_stall[cpu] = 0;
 	}
 	if (next != prev) {
 		add_work(next, (double)m->ctx_switch_ns);
@@ -529,6 +530,10 @@ static double wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *
 	}
 	if (n)
 		m->scan_mix_per_cpu = cost / n;
+	if (m->groups) { /* task groups: the line stalls of the wake-up, paid by the waker */
+		cost += m->tg_stall[cpu];
+		m->tg_stall[cpu] = 0;
+	}
 	return cost;
 }
 
@@ -549,10 +554,6 @@ static void advance(struct sim_task *t)
 static enum step step_task(struct sim *m, int cpu, struct sim_task *t)
 {
 	for (long n = 0;; n++) {
-		if (m->cpu[cpu].tg_stall_ns > 0) { /* task groups: its wake-ups' stalls */
-			add_work(t, m->cpu[cpu].tg_stall_ns);
-			m->cpu[cpu].tg_stall_ns = 0;
-		}
 		if (t->work > 0) {
 			start_segment(m, cpu);
 			return STEP_SEGMENT;
@@ -682,23 +683,22 @@ static void do_resched(struct sim *m, int cpu)
 }
 
 /* End of a handler on cpu: honour the resched requests made for it meanwhile. */
-static void tg_settle(struct sim *m, int cpu);
-
 static void finish_cpu(struct sim *m, int cpu)
 {
 	while (m->cpu[cpu].need_resched && !m->error)
 		do_resched(m, cpu);
-	if (m->cpu[cpu].tg_stall_ns > 0)
-		tg_settle(m, cpu);
 }
 
-/* Task groups: stalls left at the end of a handler go to the running segment; an idle
- * CPU absorbs them. */
+/* Task groups: stalls left by a tick or a fork on cpu go to its running segment; an idle
+ * CPU absorbs them (and, ticking every 1/hz, whatever an idle CPU collected that no task
+ * switched in to pay). */
 static void tg_settle(struct sim *m, int cpu)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
-	double ns = c->tg_stall_ns;
-	c->tg_stall_ns = 0;
+	double ns = m->tg_stall[cpu];
+	if (ns <= 0)
+		return;
+	m->tg_stall[cpu] = 0;
 	if (!c->curr || m->error)
 		return;
 	stop_segment(m, cpu);
@@ -800,6 +800,8 @@ static void on_tick(struct sim *m, int cpu)
 		SIM_CHECK(m->nr_locked == 0, "ts_balance_tick() called with an rq lock held");
 		ts_balance_tick(m->s, cpu);
 	}
+	if (m->groups)
+		tg_settle(m, cpu);
 	post(m, m->now + m->tick_ns, EV_TICK, cpu, NULL, 0);
 #ifndef NDEBUG
 	if (cpu == 0)
@@ -814,6 +816,8 @@ static void on_start(struct sim *m, struct sim_task *t)
 	SIM_CHECK(t->t.state == TS_TASK_NEW, "task %d started twice", t->t.id);
 	m->nr_runnable++;
 	ts_wake_up_new_task(m->s, &t->t, 0, NULL);
+	if (m->groups)
+		tg_settle(m, 0);
 }
 
 /* expired: when the timer expired (the wake-up latency counts from there) */
@@ -1022,6 +1026,7 @@ static void sim_free(struct sim *m)
 	ts_cpumask_free(m->allowed);
 	sim_groups_free(m->groups); /* before the sched, which owns the groups */
 	free(m->tg_exec);
+	free(m->tg_stall);
 	ts_sched_destroy(m->s);
 	ts_eq_destroy(&m->q);
 }
@@ -1093,7 +1098,8 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 		if (rc)
 			return rc;
 		m->tg_exec = calloc((size_t)m->groups->nr_top + 1, sizeof(*m->tg_exec));
-		if (!m->tg_exec)
+		m->tg_stall = calloc((size_t)m->nr_cpus, sizeof(*m->tg_stall));
+		if (!m->tg_exec || !m->tg_stall)
 			return ts_error_set(err, -ENOMEM, "sim: out of memory");
 	}
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
@@ -1144,7 +1150,7 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 	for (int i = 0; i < m->nr_tasks; i++)
 		post(m, m->t0 + ts_rng_below(&m->rng, m->tick_ns), EV_START, 0, &m->tasks[i], 0);
 	for (int cpu = 0; m->groups && cpu < m->nr_cpus; cpu++)
-		m->cpu[cpu].tg_stall_ns = 0; /* joining groups is set-up, not run time */
+		m->tg_stall[cpu] = 0; /* joining groups is set-up, not run time */
 	return m->error;
 }
 
