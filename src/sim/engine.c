@@ -76,6 +76,8 @@
  *    (copying a payload that is hot in the CPU's own caches);
  *  - the scan time of every wake-up the task issues (above); the scan time of a TIMER
  *    wake-up is charged to the task running on the timer's CPU (nobody when idle);
+ *  - with task groups (cfg->groups), the stall of every access the core makes to a group's
+ *    shared cache lines, priced by the line model (see host_tg_line_access below);
  *  - wake-up signalling: a task woken onto another CPU starts no earlier than that CPU
  *    handles the RESCHED event (c2c + idle_exit when it was idle), unless that CPU
  *    reschedules earlier for its own reasons (its task blocks): the core enqueued the
