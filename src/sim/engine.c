@@ -694,7 +694,7 @@ static void finish_cpu(struct sim *m, int cpu)
 /* Task groups: stalls left by a tick or a fork on cpu go to its running segment; an idle
  * CPU absorbs them (and, ticking every 1/hz, whatever an idle CPU collected that no task
  * switched in to pay). */
-static void tg_settle(struct sim *m, int cpu)
+__attribute__((noinline, cold)) static void tg_settle(struct sim *m, int cpu)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
 	double ns = m->tg_stall[cpu];
@@ -830,7 +830,8 @@ static void on_timer(struct sim *m, int cpu, struct sim_task *t, uint64_t expire
 	charge_cpu(m, cpu, cost);
 }
 
-/* Task groups: the tasks' CPU time so far by top-level group, into m->tg_exec. */
+/* Task groups (kept out of line, off the event loop's code): the tasks' CPU time so far by
+ * top-level group, into m->tg_exec; the window's start; the run's group result. */
 static void tg_exec_by_top(struct sim *m)
 {
 	memset(m->tg_exec, 0, ((size_t)m->groups->nr_top + 1) * sizeof(*m->tg_exec));
@@ -843,15 +844,25 @@ static void tg_exec_by_top(struct sim *m)
 	}
 }
 
+__attribute__((noinline)) static void tg_window_open(struct sim *m)
+{
+	tg_exec_by_top(m);
+	sim_groups_window_open(m->groups, m->now, m->tg_exec);
+}
+
+__attribute__((noinline)) static void tg_result(struct sim *m, struct ts_sim_result *out)
+{
+	tg_exec_by_top(m);
+	sim_groups_result(m->groups, m->now, m->tg_exec, m->nr_allowed, &out->tg);
+}
+
 static void window_open(struct sim *m)
 {
 	m->in_window = true;
 	m->win_start = m->now;
 	snapshot(m, &m->snap0);
-	if (m->groups) {
-		tg_exec_by_top(m);
-		sim_groups_window_open(m->groups, m->now, m->tg_exec);
-	}
+	if (m->groups)
+		tg_window_open(m);
 }
 
 /* ---- validation ---- */
@@ -1033,6 +1044,32 @@ static void sim_free(struct sim *m)
 	ts_eq_destroy(&m->q);
 }
 
+/* Task groups: the spec's groups in the run's sched, and a task joining its group. */
+__attribute__((noinline)) static int tg_setup(struct sim *m, struct ts_error *err)
+{
+	const struct ts_sim_config *cfg = m->cfg;
+	int rc = sim_groups_create(m->s, cfg->groups, m->w, cfg->load, m->nr_tasks, m->topo,
+				   m->costs, &m->groups, err);
+	if (rc)
+		return rc;
+	m->tg_exec = calloc((size_t)m->groups->nr_top + 1, sizeof(*m->tg_exec));
+	m->tg_stall = calloc((size_t)m->nr_cpus, sizeof(*m->tg_stall));
+	if (!m->tg_exec || !m->tg_stall)
+		return ts_error_set(err, -ENOMEM, "sim: out of memory");
+	return 0;
+}
+
+__attribute__((noinline)) static int tg_join(struct sim *m, struct sim_task *t, int ci, int inst,
+					     struct ts_error *err)
+{
+	struct ts_task_group *tg = sim_groups_place(m->groups, t->t.id, ci, inst);
+	int rc = tg ? ts_task_set_group(m->s, &t->t, tg) : 0;
+	if (rc)
+		return ts_error_set(err, rc, "sim: task %d cannot join group '%s'", t->t.id,
+				    tg->name);
+	return 0;
+}
+
 static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *err)
 {
 	const struct ts_workload *w = cfg->workload;
@@ -1094,16 +1131,8 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 			     &scfg, &m->s, err);
 	if (rc)
 		return rc;
-	if (cfg->groups) { /* task groups: created before the tasks join them */
-		rc = sim_groups_create(m->s, cfg->groups, w, cfg->load, m->nr_tasks, m->topo,
-				       m->costs, &m->groups, err);
-		if (rc)
-			return rc;
-		m->tg_exec = calloc((size_t)m->groups->nr_top + 1, sizeof(*m->tg_exec));
-		m->tg_stall = calloc((size_t)m->nr_cpus, sizeof(*m->tg_stall));
-		if (!m->tg_exec || !m->tg_stall)
-			return ts_error_set(err, -ENOMEM, "sim: out of memory");
-	}
+	if (cfg->groups && (rc = tg_setup(m, err))) /* before the tasks join them */
+		return rc;
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
 		post(m, m->t0 + m->tick_ns, EV_TICK, cpu, NULL, 0);
 	if (w->metric == TS_METRIC_TIME_S) {
@@ -1138,12 +1167,8 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 				t->limit = class_limit(cfg, c);
 				if (t->limit)
 					m->limited_tasks++;
-				if (m->groups) {
-					struct ts_task_group *tg = sim_groups_place(m->groups, id, ci, inst);
-					if (tg && (rc = ts_task_set_group(m->s, &t->t, tg)))
-						return ts_error_set(err, rc, "sim: task %d cannot join group '%s'",
-								    id, tg->name);
-				}
+				if (m->groups && (rc = tg_join(m, t, ci, inst, err)))
+					return rc;
 			}
 		}
 	}
@@ -1218,10 +1243,8 @@ static void fill_result(struct sim *m, struct ts_sim_result *out)
 		out->metric = m->marks ? (double)win / 1e3 / (double)m->marks : -1;
 		break;
 	}
-	if (m->groups) {
-		tg_exec_by_top(m);
-		sim_groups_result(m->groups, m->now, m->tg_exec, m->nr_allowed, &out->tg);
-	}
+	if (m->groups)
+		tg_result(m, out);
 }
 
 static double wall_now(void)
