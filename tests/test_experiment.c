@@ -472,7 +472,8 @@ static void test_json_report(void **state)
 				   "\"configs\": [",
 				   "\"name\": \"base\"",
 				   "\"features\": \"SIS_PROP\"",
-				   "\"pin\": null"};
+				   "\"pin\": null",
+				   "\"groups_spec\": null"};
 	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
 		if (!strstr(j, top[i]))
 			fail_msg("JSON lacks %s", top[i]);
@@ -498,6 +499,9 @@ static void test_json_report(void **state)
 		if (count(j, per_point[i]) != 9)
 			fail_msg("JSON has %d x %s, want 9", count(j, per_point[i]), per_point[i]);
 	assert_int_equal(count(j, "\"points\": ["), 3);
+	/* task groups: the layout per configuration, no group block without a spec */
+	assert_int_equal(count(j, "\"tg_layout\": \"aligned\""), 3);
+	assert_int_equal(count(j, "\"task_groups\": null"), 9);
 	int marked = 0;
 	for (int p = 0; p < 9; p++)
 		marked += e.points[p].significant;
@@ -684,7 +688,7 @@ static void test_numa_reports(void **state)
 	assert_int_equal(count(t, " \n"), 0);
 	char *c = report(&e, ts_exp_write_csv);
 	assert_non_null(strstr(c, ",numa_hint_faults,numa_hint_faults_local,"));
-	assert_non_null(strstr(c, ",numa_system_ns,numa_preferred_pct\n"));
+	assert_non_null(strstr(c, ",numa_system_ns,numa_preferred_pct,tg_layout,"));
 	int header_fields = 1;
 	for (const char *q = c; *q != '\n'; q++)
 		header_fields += *q == ',';

@@ -301,7 +301,8 @@ static void test_json_end_to_end(void **state)
 				    "\"name\": \"baseline\"",
 				    "\"features\": \"NO_SIS_CLUSTER\"",
 				    "\"name\": \"cluster\"",
-				    "\"cpus\": \"0-31\""};
+				    "\"cpus\": \"0-31\"",
+				    "\"groups_spec\": null"};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strstr(a.out, keys[i]))
 			fail_msg("JSON lacks %s", keys[i]);
@@ -321,7 +322,8 @@ static void test_json_end_to_end(void **state)
 					 "\"scanned_per_wakeup\":",
 					 "\"reasons\": {",
 					 "\"wakeups_by_relation\": {",
-					 "\"migrations\":"};
+					 "\"migrations\":",
+					 "\"task_groups\": null"};
 	for (size_t i = 0; i < sizeof(per_point) / sizeof(per_point[0]); i++)
 		if (count_substr(a.out, per_point[i]) != 4)
 			fail_msg("JSON has %d x %s, want 4", count_substr(a.out, per_point[i]),

@@ -599,7 +599,7 @@ static void test_cli_json_deterministic_and_numa_block(void **state)
 	assert_int_equal(c.status, 0);
 	assert_non_null(strstr(c.out, ",numa_hint_faults,"));
 	assert_non_null(strstr(c.out, ",numa_double_migrations,"));
-	assert_non_null(strstr(c.out, ",numa_preferred_pct\n"));
+	assert_non_null(strstr(c.out, ",numa_preferred_pct,tg_layout,"));
 	run_free(&a);
 	run_free(&b);
 	run_free(&t);

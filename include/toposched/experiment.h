@@ -34,6 +34,8 @@ struct ts_exp_config {
 	char name[TS_EXP_NAME_MAX];
 	char features_text[TS_FEATURES_STR_MAX]; /* as the user wrote it (reports only) */
 	struct ts_features features;		 /* what the runs use */
+	/* ---- task groups ---- */
+	enum ts_tg_layout tg_layout; /* of the groups' load_avg in this configuration's runs */
 };
 
 /* What the runs of one point add up to. Counters are summed over the iterations;
@@ -56,6 +58,8 @@ struct ts_exp_stats {
 	double wall_s;	   /* host time of the runs, summed (never in deterministic output) */
 	bool all_finished; /* every run's `finished` */
 	struct ts_sim_numa numa; /* every field summed (tasks_* too: their ratio is the share) */
+	/* ---- task groups: the runs' group results summed (ts_sim_tg_result_add) ---- */
+	struct ts_sim_tg_result tg;
 };
 
 /* One (configuration, load). mean is hmean when the metric is higher-is-better, else
@@ -78,7 +82,8 @@ struct ts_experiment {
 	const char *pin_text; /* the --pin nodes as written, reports only (NULL: none) */
 	/* Everything a run needs except features, load and seed, which each run sets:
 	 * topo, costs, workload, iterations (per-task, e.g. hackbench loops), pin,
-	 * duration_ns, warmup_ns, hz, max_events. Shared read-only by every worker. */
+	 * duration_ns, warmup_ns, hz, max_events, groups (the tg_layout of each run is its
+	 * configuration's). Shared read-only by every worker. */
 	struct ts_sim_config base;
 	uint64_t seed;
 	const struct ts_exp_config *configs;

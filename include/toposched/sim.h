@@ -18,6 +18,8 @@
 #include "toposched/cpumask.h"
 #include "toposched/error.h"
 #include "toposched/features.h"
+#include "toposched/group.h"
+#include "toposched/sim_groups.h"
 #include "toposched/stats.h"
 #include "toposched/topology.h"
 
@@ -222,6 +224,9 @@ struct ts_sim_config {
 	unsigned int hz;               /* tick (0 = 1000) */
 	uint64_t max_events;           /* safety bound (0 = no bound) */
 	enum ts_sim_bind bind;
+	/* ---- task groups (sim_groups.h) ---- */
+	const struct ts_groups_spec *groups; /* NULL = every task in the root group */
+	enum ts_tg_layout tg_layout;   /* of the groups' load_avg (0 = aligned, mainline) */
 };
 
 #define TS_SIM_MAX_TASKS 65536 /* a sane bound on load x tasks per instance */
@@ -285,6 +290,8 @@ struct ts_sim_result {
 	uint64_t exec_ns;              /* CPU time the core accounted (sum_exec_runtime) in
 	                                  the window; equals busy_ns */
 	struct ts_sim_numa numa;
+	/* ---- task groups: zero (enabled = false) without cfg->groups ---- */
+	struct ts_sim_tg_result tg;
 };
 
 int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struct ts_error *err);

@@ -78,6 +78,8 @@
  *    (copying a payload that is hot in the CPU's own caches);
  *  - the scan time of every wake-up the task issues (above); the scan time of a TIMER
  *    wake-up is charged to the task running on the timer's CPU (nobody when idle);
+ *  - with task groups (cfg->groups), the stall of every access the core makes to a group's
+ *    shared cache lines, priced by the line model (see host_tg_line_access below);
  *  - wake-up signalling: a task woken onto another CPU starts no earlier than that CPU
  *    handles the RESCHED event (c2c + idle_exit when it was idle), unless that CPU
  *    reschedules earlier for its own reasons (its task blocks): the core enqueued the
@@ -183,6 +185,7 @@
 
 #include "sim/channel.h"
 #include "sim/event_queue.h"
+#include "sim/groups_run.h"
 #include "sim/latency_hist.h"
 #include "sim/numa_memory.h"
 #include "sim/rng.h"
@@ -319,6 +322,10 @@ struct sim {
 	struct ts_sim_numa numa;    /* the engine's NUMA counters (measured window) */
 	double numa_sys_ns;
 	uint64_t ticks0;
+	/* ---- task groups (cfg->groups; NULL without) ---- */
+	struct sim_groups *groups;
+	uint64_t *tg_exec; /* [groups->nr_top + 1] scratch for CPU time by top-level group */
+	double *tg_stall;  /* [nr_cpus] line stalls not charged yet (see host_tg_line_access) */
 };
 
 static inline struct sim_task *sim_task_of(struct ts_task *p) { return p->host_data; }
@@ -451,6 +458,52 @@ static const struct ts_host_ops sim_ops = {
 	.scan_time = host_scan_time,
 };
 
+/* ---- task groups: the stalls of the core's accesses to group cache lines ----
+ *
+ * The core reports each access to a group's shared lines (tg_line_access) with the CPU
+ * making it: the CPU of the run queue it works on, which is the kernel's for a wake-up
+ * across LLCs (TTWU_QUEUE: the target CPU enqueues the task itself) and a simplification
+ * within one LLC, where the kernel's waker enqueues on the remote queue (the transfer tier
+ * is the same, the line ends in the target's cache instead of the waker's). The line model
+ * (sim/line_model.h) prices the access; the stall is CPU time of that CPU, charged like
+ * the other costs as work of the task running there: at once when another CPU is busy
+ * (its running segment is extended); for the CPU whose event is being handled, collected
+ * while the handler runs and charged to the task switched in next (set_curr), to the
+ * waker with its wake-up's scan time (wake), or to the current task when it keeps running
+ * after a tick or a fork (tg_settle); an idle CPU that stays idle absorbs it (an idle CPU
+ * that is woken pays it in the woken task). */
+static void start_segment(struct sim *m, int cpu);
+static void stop_segment(struct sim *m, int cpu);
+
+static void host_tg_line_access(void *h, int cpu, const void *line, bool write)
+{
+	struct sim *m = h;
+	if (!m->groups)
+		return; /* not set up yet */
+	double ns = sim_groups_access(m->groups, cpu, line, write, m->now);
+	if (m->groups->oom)
+		fail(m, -ENOMEM, "sim: out of memory for the cache-line model");
+	if (ns <= 0)
+		return;
+	struct sim_cpu *c = &m->cpu[cpu];
+	if (cpu != m->cur_cpu && c->curr && c->seg_active) {
+		stop_segment(m, cpu);
+		add_work(c->curr, ns);
+		start_segment(m, cpu);
+	} else {
+		m->tg_stall[cpu] += ns;
+	}
+}
+
+static const struct ts_host_ops sim_ops_groups = {
+	.clock = host_clock,
+	.resched_cpu = host_resched,
+	.rq_lock = host_lock,
+	.rq_unlock = host_unlock,
+	.scan_time = host_scan_time,
+	.tg_line_access = host_tg_line_access,
+};
+
 static inline void lock(struct sim *m, int cpu) { host_lock(m, cpu); }
 static inline void unlock(struct sim *m, int cpu) { host_unlock(m, cpu); }
 
@@ -529,6 +582,10 @@ static void set_curr(struct sim *m, int cpu, struct sim_task *next)
 		  cpu, next->t.cpu);
 	next->on_cpu = cpu;
 	c->busy_since = m->now;
+	if (m->groups && m->tg_stall[cpu] > 0) { /* task groups: stalls of the switch */
+		add_work(next, m->tg_stall[cpu]);
+		m->tg_stall[cpu] = 0;
+	}
 	if (next != prev) {
 		add_work(next, (double)m->ctx_switch_ns);
 		if (next->last_cpu >= 0 && next->last_cpu != cpu)
@@ -600,6 +657,10 @@ static double wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *
 	}
 	if (n)
 		m->scan_mix_per_cpu = cost / n;
+	if (m->groups) { /* task groups: the line stalls of the wake-up, paid by the waker */
+		cost += m->tg_stall[cpu];
+		m->tg_stall[cpu] = 0;
+	}
 	return cost;
 }
 
@@ -954,6 +1015,23 @@ static void finish_cpu(struct sim *m, int cpu)
 		do_resched(m, cpu);
 }
 
+/* Task groups: stalls left by a tick or a fork on cpu go to its running segment; an idle
+ * CPU absorbs them (and, ticking every 1/hz, whatever an idle CPU collected that no task
+ * switched in to pay). */
+__attribute__((noinline, cold)) static void tg_settle(struct sim *m, int cpu)
+{
+	struct sim_cpu *c = &m->cpu[cpu];
+	double ns = m->tg_stall[cpu];
+	if (ns <= 0)
+		return;
+	m->tg_stall[cpu] = 0;
+	if (!c->curr || m->error)
+		return;
+	stop_segment(m, cpu);
+	add_work(c->curr, ns);
+	start_segment(m, cpu);
+}
+
 /* Charges ns of CPU time to whatever runs on cpu (a timer wake-up's scan). */
 static void charge_cpu(struct sim *m, int cpu, double ns)
 {
@@ -1074,6 +1152,8 @@ static void on_tick(struct sim *m, int cpu)
 	}
 	if (m->numa_scan)
 		numa_tick(m, cpu);
+	if (m->groups)
+		tg_settle(m, cpu);
 	post(m, m->now + m->tick_ns, EV_TICK, cpu, NULL, 0);
 #ifndef NDEBUG
 	if (cpu == 0)
@@ -1088,6 +1168,8 @@ static void on_start(struct sim *m, struct sim_task *t)
 	SIM_CHECK(t->t.state == TS_TASK_NEW, "task %d started twice", t->t.id);
 	m->nr_runnable++;
 	ts_wake_up_new_task(m->s, &t->t, 0, NULL);
+	if (m->groups)
+		tg_settle(m, 0);
 }
 
 /* expired: when the timer expired (the wake-up latency counts from there) */
@@ -1230,11 +1312,39 @@ static void on_numa_stop(struct sim *m, struct sim_numa_stop *st)
 	}
 }
 
+/* Task groups (kept out of line, off the event loop's code): the tasks' CPU time so far by
+ * top-level group, into m->tg_exec; the window's start; the run's group result. */
+static void tg_exec_by_top(struct sim *m)
+{
+	memset(m->tg_exec, 0, ((size_t)m->groups->nr_top + 1) * sizeof(*m->tg_exec));
+	for (int i = 0; i < m->nr_tasks_inited; i++) {
+		const struct sim_task *t = &m->tasks[i];
+		uint64_t ns = t->t.se.sum_exec_runtime;
+		if (t->on_cpu >= 0 && m->now > t->t.se.exec_start)
+			ns += m->now - t->t.se.exec_start;
+		sim_groups_add_exec(m->groups, m->tg_exec, i, ns);
+	}
+}
+
+__attribute__((noinline)) static void tg_window_open(struct sim *m)
+{
+	tg_exec_by_top(m);
+	sim_groups_window_open(m->groups, m->now, m->tg_exec);
+}
+
+__attribute__((noinline)) static void tg_result(struct sim *m, struct ts_sim_result *out)
+{
+	tg_exec_by_top(m);
+	sim_groups_result(m->groups, m->now, m->tg_exec, m->nr_allowed, &out->tg);
+}
+
 static void window_open(struct sim *m)
 {
 	m->in_window = true;
 	m->win_start = m->now;
 	snapshot(m, &m->snap0);
+	if (m->groups)
+		tg_window_open(m);
 }
 
 /* ---- validation ---- */
@@ -1494,6 +1604,10 @@ static int validate(const struct ts_sim_config *cfg, struct ts_error *err)
 			       wn);
 	if ((int64_t)w->channels_per_instance * instances > INT32_MAX)
 		return invalid(err, "workload '%s': too many channels", wn);
+	if ((unsigned)cfg->tg_layout >= TS_TG_LAYOUT_NR)
+		return invalid(err, "unknown task-group layout %d", (int)cfg->tg_layout);
+	if (cfg->groups && (cfg->groups->nr_entries <= 0 || cfg->groups->nr_nodes <= 0))
+		return invalid(err, "the groups spec has no groups");
 	if (cfg->bind != TS_BIND_NONE && w->nr_regions == 0)
 		return invalid(err, "workload '%s' has no memory regions: --bind needs a NUMA workload",
 			       wn);
@@ -1530,6 +1644,9 @@ static void sim_free(struct sim *m)
 	free(m->cpu);
 	free(m->lat);
 	ts_cpumask_free(m->allowed);
+	sim_groups_free(m->groups); /* before the sched, which owns the groups */
+	free(m->tg_exec);
+	free(m->tg_stall);
 	ts_sched_destroy(m->s);
 	ts_eq_destroy(&m->q);
 }
@@ -1639,6 +1756,32 @@ static int bind_task(struct sim *m, struct sim_task *t, struct ts_cpumask *cpus,
 	return 0;
 }
 
+/* Task groups: the spec's groups in the run's sched, and a task joining its group. */
+__attribute__((noinline)) static int tg_setup(struct sim *m, struct ts_error *err)
+{
+	const struct ts_sim_config *cfg = m->cfg;
+	int rc = sim_groups_create(m->s, cfg->groups, m->w, m->nr_instances, m->nr_tasks, m->topo,
+				   m->costs, &m->groups, err);
+	if (rc)
+		return rc;
+	m->tg_exec = calloc((size_t)m->groups->nr_top + 1, sizeof(*m->tg_exec));
+	m->tg_stall = calloc((size_t)m->nr_cpus, sizeof(*m->tg_stall));
+	if (!m->tg_exec || !m->tg_stall)
+		return ts_error_set(err, -ENOMEM, "sim: out of memory");
+	return 0;
+}
+
+__attribute__((noinline)) static int tg_join(struct sim *m, struct sim_task *t, int ci, int inst,
+					     struct ts_error *err)
+{
+	struct ts_task_group *tg = sim_groups_place(m->groups, t->t.id, ci, inst);
+	int rc = tg ? ts_task_set_group(m->s, &t->t, tg) : 0;
+	if (rc)
+		return ts_error_set(err, rc, "sim: task %d cannot join group '%s'", t->t.id,
+				    tg->name);
+	return 0;
+}
+
 static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *err)
 {
 	const struct ts_workload *w = cfg->workload;
@@ -1700,9 +1843,12 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 		return ts_error_set(err, -ENOMEM, "sim: out of memory for %d tasks", m->nr_tasks);
 	if (w->nr_regions > 0 && (rc = setup_memory(m, cfg, err)))
 		return rc;
-	struct ts_sched_config scfg = { .hz = hz, .cpu_map = NULL };
-	rc = ts_sched_create(m->topo, cfg->features, &sim_ops, m, &scfg, &m->s, err);
+	struct ts_sched_config scfg = { .hz = hz, .cpu_map = NULL, .tg_layout = cfg->tg_layout };
+	rc = ts_sched_create(m->topo, cfg->features, cfg->groups ? &sim_ops_groups : &sim_ops, m,
+			     &scfg, &m->s, err);
 	if (rc)
+		return rc;
+	if (cfg->groups && (rc = tg_setup(m, err))) /* before the tasks join them */
 		return rc;
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
 		post(m, m->t0 + m->tick_ns, EV_TICK, cpu, NULL, 0);
@@ -1765,6 +1911,8 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 					if (rc)
 						break;
 				}
+				if (m->groups && (rc = tg_join(m, t, ci, inst, err)))
+					break;
 			}
 			if (rc)
 				break;
@@ -1781,6 +1929,8 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 	 * CPU 0 (see the header). */
 	for (int i = 0; i < m->nr_tasks; i++)
 		post(m, m->t0 + ts_rng_below(&m->rng, m->tick_ns), EV_START, 0, &m->tasks[i], 0);
+	for (int cpu = 0; m->groups && cpu < m->nr_cpus; cpu++)
+		m->tg_stall[cpu] = 0; /* joining groups is set-up, not run time */
 	return m->error;
 }
 
@@ -1849,6 +1999,8 @@ static void fill_result(struct sim *m, struct ts_sim_result *out)
 		out->metric = win ? (double)m->marks / win_s : 0;
 		break;
 	}
+	if (m->groups)
+		tg_result(m, out);
 	if (!m->nr_mms)
 		return;
 	/* NUMA balancing: the core's counters over the window, the engine's own */

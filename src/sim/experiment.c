@@ -125,6 +125,7 @@ static void *worker(void *arg)
 		run_coords(e, idx, &c, &l, &it);
 		struct ts_sim_config cfg = e->base;
 		cfg.features = e->configs[c].features;
+		cfg.tg_layout = e->configs[c].tg_layout; /* task groups */
 		cfg.load = e->loads[l];
 		cfg.seed = ts_experiment_seed(e->seed, c, e->loads[l], it);
 		struct ts_error err = {0};
@@ -305,6 +306,7 @@ static void add_result(struct ts_exp_stats *st, const struct ts_sim_result *r)
 		st->all_finished = false;
 	for (int i = 0; i < ts_report_numa_nr; i++)
 		*ts_report_numa_ptr(&st->numa, i) += ts_report_numa_value(&r->numa, i);
+	ts_sim_tg_result_add(&st->tg, &r->tg); /* task groups */
 }
 
 static void summarise(struct ts_experiment *e, const struct ts_sim_result *results)

@@ -42,6 +42,64 @@ static void csv_u64(FILE *out, uint64_t v)
 	fprintf(out, ",%" PRIu64, v);
 }
 
+/* ---- task groups: the last columns (empty counters without a groups spec) ---- */
+
+static void csv_tg_header(FILE *out)
+{
+	fputs(",tg_layout,groups_spec,tg_window_ns,tg_load_avg_writes,tg_load_avg_reads,"
+	      "tg_remote_node_writes,tg_skipped_ratelimit,tg_skipped_filter,tg_line_reads,"
+	      "tg_line_writes",
+	      out);
+	for (int r = 0; r < TS_REL_NR; r++)
+		fprintf(out, ",tg_line_misses_%s", ts_cpu_relation_name((enum ts_cpu_relation)r));
+	fputs(",tg_stall_ns,tg_wait_ns,tg_cpu_share", out);
+}
+
+static void csv_tg_row(const struct ts_experiment *e, int c, const struct ts_exp_stats *st,
+		       FILE *out)
+{
+	const struct ts_sim_tg_result *g = &st->tg;
+	fputc(',', out);
+	csv_text(out, ts_tg_layout_name(e->configs[c].tg_layout));
+	fputc(',', out);
+	if (e->base.groups)
+		csv_text(out, e->base.groups->text);
+	if (!g->enabled) {
+		for (int i = 0; i < 8 + TS_REL_NR + 3; i++)
+			fputc(',', out);
+		return;
+	}
+	csv_u64(out, g->window_ns);
+	csv_u64(out, g->load_avg_writes);
+	csv_u64(out, g->load_avg_reads);
+	csv_u64(out, g->remote_node_writes);
+	csv_u64(out, g->skipped_ratelimit);
+	csv_u64(out, g->skipped_filter);
+	csv_u64(out, g->line_reads);
+	csv_u64(out, g->line_writes);
+	for (int r = 0; r < TS_REL_NR; r++)
+		csv_u64(out, g->line_misses[r]);
+	csv_num(out, g->stall_ns);
+	csv_num(out, g->wait_ns);
+	/* "name=share;..." with shares 0..1 (one text field: the groups vary with the load) */
+	char share[TS_SIM_TG_TOP_MAX * (TS_TG_NAME_MAX + 24) + 64];
+	size_t len = 0;
+	uint64_t total = ts_sim_tg_exec_ns(g);
+	share[0] = '\0';
+	for (int t = 0; t < g->nr_top && t < TS_SIM_TG_TOP_MAX + 2; t++) {
+		const char *name = t < TS_SIM_TG_TOP_MAX ? g->top_name[t] : "(other groups)";
+		uint64_t ns = t < TS_SIM_TG_TOP_MAX ? g->top_exec_ns[t] : g->other_top_exec_ns;
+		len += (size_t)snprintf(share + len, sizeof(share) - len, "%s%s=%.6g",
+					len ? ";" : "", name, total ? (double)ns / (double)total : 0);
+		if (t == TS_SIM_TG_TOP_MAX)
+			break;
+	}
+	snprintf(share + len, sizeof(share) - len, "%s(root)=%.6g", len ? ";" : "",
+		 total ? (double)g->root_exec_ns / (double)total : 0);
+	fputc(',', out);
+	csv_text(out, share);
+}
+
 int ts_exp_write_csv(const struct ts_experiment *e, FILE *out)
 {
 	fputs("config,features,", out);
@@ -60,7 +118,9 @@ int ts_exp_write_csv(const struct ts_experiment *e, FILE *out)
 	fputs(",wakeup_p50_us,wakeup_p90_us,wakeup_p99_us,wakeup_p99.9_us", out);
 	for (int i = 0; i < ts_report_numa_nr; i++)
 		fprintf(out, ",numa_%s", ts_report_numa_fields[i].key);
-	fputs(",numa_preferred_pct\n", out);
+	fputs(",numa_preferred_pct", out);
+	csv_tg_header(out); /* task groups */
+	fputc('\n', out);
 	for (int c = 0; c < e->nr_configs; c++)
 		for (int l = 0; l < e->nr_loads; l++) {
 			const struct ts_exp_point *p = ts_experiment_point(e, c, l);
@@ -100,6 +160,7 @@ int ts_exp_write_csv(const struct ts_experiment *e, FILE *out)
 			for (int i = 0; i < ts_report_numa_nr; i++)
 				csv_u64(out, ts_report_numa_value(&st->numa, i));
 			csv_metric(out, ts_report_numa_preferred_pct(&st->numa));
+			csv_tg_row(e, c, st, out); /* task groups */
 			fputc('\n', out);
 		}
 	return ts_report_finish(out);

@@ -109,6 +109,56 @@ static void jw_metric(struct jw *w, const char *key, double v)
 		jw_num(w, key, v);
 }
 
+/* ---- task groups: "task_groups" of a point's stats (null without a groups spec) ---- */
+
+static void write_tg_share(struct jw *w, const char *group, uint64_t ns, uint64_t total)
+{
+	jw_open(w, NULL, '{');
+	jw_str(w, "group", group);
+	jw_num(w, "share", total ? (double)ns / (double)total : 0);
+	jw_close(w, '}');
+}
+
+static void write_task_groups(struct jw *w, const struct ts_exp_stats *st)
+{
+	const struct ts_sim_tg_result *g = &st->tg;
+	if (!g->enabled) {
+		jw_null(w, "task_groups");
+		return;
+	}
+	jw_open(w, "task_groups", '{');
+	jw_u64(w, "window_ns", g->window_ns);
+	jw_u64(w, "cpus", (uint64_t)g->nr_cpus);
+	jw_u64(w, "load_avg_writes", g->load_avg_writes);
+	jw_u64(w, "load_avg_reads", g->load_avg_reads);
+	jw_metric(w, "load_avg_writes_per_s", ts_tg_per_sec(g->load_avg_writes, g->window_ns));
+	jw_metric(w, "load_avg_reads_per_s", ts_tg_per_sec(g->load_avg_reads, g->window_ns));
+	jw_u64(w, "remote_node_writes", g->remote_node_writes);
+	jw_metric(w, "remote_node_write_share",
+		  g->line_writes ? (double)g->remote_node_writes / (double)g->line_writes : -1);
+	jw_u64(w, "skipped_ratelimit", g->skipped_ratelimit);
+	jw_u64(w, "skipped_filter", g->skipped_filter);
+	jw_u64(w, "line_reads", g->line_reads);
+	jw_u64(w, "line_writes", g->line_writes);
+	jw_open(w, "line_misses", '{');
+	for (int i = 0; i < TS_REL_NR; i++)
+		jw_u64(w, ts_cpu_relation_name((enum ts_cpu_relation)i), g->line_misses[i]);
+	jw_close(w, '}');
+	jw_u64(w, "line_misses_total", ts_sim_tg_line_misses(g));
+	jw_num(w, "stall_ns", g->stall_ns);
+	jw_num(w, "wait_ns", g->wait_ns);
+	jw_metric(w, "stall_share", st->busy_ns ? g->stall_ns / (double)st->busy_ns : -1);
+	uint64_t total = ts_sim_tg_exec_ns(g);
+	jw_open(w, "cpu_share", '[');
+	for (int t = 0; t < g->nr_top && t < TS_SIM_TG_TOP_MAX; t++)
+		write_tg_share(w, g->top_name[t], g->top_exec_ns[t], total);
+	if (g->nr_top > TS_SIM_TG_TOP_MAX)
+		write_tg_share(w, "(other groups)", g->other_top_exec_ns, total);
+	write_tg_share(w, "(root)", g->root_exec_ns, total);
+	jw_close(w, ']');
+	jw_close(w, '}');
+}
+
 static void write_stats(struct jw *w, const struct ts_exp_stats *st)
 {
 	const struct ts_sis_metrics *m = &st->sis_metrics;
@@ -162,6 +212,7 @@ static void write_stats(struct jw *w, const struct ts_exp_stats *st)
 		jw_u64(w, ts_report_numa_fields[i].key, ts_report_numa_value(&st->numa, i));
 	jw_metric(w, "preferred_pct", ts_report_numa_preferred_pct(&st->numa));
 	jw_close(w, '}');
+	write_task_groups(w, st); /* task groups */
 	jw_close(w, '}');
 }
 
@@ -198,6 +249,10 @@ int ts_exp_write_json(const struct ts_experiment *e, FILE *out)
 		jw_null(&w, "pin");
 	}
 	jw_str(&w, "bind", ts_report_bind_name(e->base.bind));
+	if (e->base.groups) /* task groups */
+		jw_str(&w, "groups_spec", e->base.groups->text);
+	else
+		jw_null(&w, "groups_spec");
 	jw_open(&w, "configs", '[');
 	for (int c = 0; c < e->nr_configs; c++) {
 		const struct ts_exp_config *cfg = &e->configs[c];
@@ -207,6 +262,7 @@ int ts_exp_write_json(const struct ts_experiment *e, FILE *out)
 		ts_features_format(cfg->features, buf, sizeof(buf));
 		jw_str(&w, "features_effective", buf);
 		jw_bool(&w, "baseline", c == 0);
+		jw_str(&w, "tg_layout", ts_tg_layout_name(cfg->tg_layout)); /* task groups */
 		jw_open(&w, "points", '[');
 		for (int l = 0; l < e->nr_loads; l++) {
 			const struct ts_exp_point *p = ts_experiment_point(e, c, l);

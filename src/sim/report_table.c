@@ -251,13 +251,165 @@ static const struct row sis_rows[] = {
 	{"SIS scanned per wake-up", ROW_RATIO, 0, m_scanned_pw},
 };
 
+/* ---- task groups: the spec in the header, the layout and a block per configuration ---- */
+
+static const struct ts_sim_tg_result *tg_of(const struct ts_exp_stats *s)
+{
+	return &s->tg;
+}
+static double tg_writes_ps(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return ts_tg_per_sec(tg_of(s)->load_avg_writes, tg_of(s)->window_ns);
+}
+static double tg_reads_ps(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return ts_tg_per_sec(tg_of(s)->load_avg_reads, tg_of(s)->window_ns);
+}
+static double tg_writes_ps_cpu(const struct ts_exp_stats *s, int i)
+{
+	double v = tg_writes_ps(s, i);
+	return v >= 0 && tg_of(s)->nr_cpus > 0 ? v / tg_of(s)->nr_cpus : -1;
+}
+static double tg_reads_ps_cpu(const struct ts_exp_stats *s, int i)
+{
+	double v = tg_reads_ps(s, i);
+	return v >= 0 && tg_of(s)->nr_cpus > 0 ? v / tg_of(s)->nr_cpus : -1;
+}
+static double tg_remote_pct(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	const struct ts_sim_tg_result *g = tg_of(s);
+	return g->line_writes ? 100.0 * (double)g->remote_node_writes / (double)g->line_writes : -1;
+}
+static double tg_skip_rl(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)tg_of(s)->skipped_ratelimit;
+}
+static double tg_skip_filter(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)tg_of(s)->skipped_filter;
+}
+static double tg_accesses(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)(tg_of(s)->line_reads + tg_of(s)->line_writes);
+}
+static double tg_miss(const struct ts_exp_stats *s, int i)
+{
+	return (double)tg_of(s)->line_misses[i];
+}
+static double tg_misses(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)ts_sim_tg_line_misses(tg_of(s));
+}
+static double tg_stall_ms(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return tg_of(s)->stall_ns / 1e6;
+}
+static double tg_wait_ms(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return tg_of(s)->wait_ns / 1e6;
+}
+static double tg_stall_pct(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return s->busy_ns ? 100.0 * tg_of(s)->stall_ns / (double)s->busy_ns : -1;
+}
+/* index: a top-level group, TS_SIM_TG_TOP_MAX = the others, TS_SIM_TG_TOP_MAX + 1 = root */
+static double tg_share(const struct ts_exp_stats *s, int i)
+{
+	const struct ts_sim_tg_result *g = tg_of(s);
+	uint64_t total = ts_sim_tg_exec_ns(g);
+	if (!total || (i < TS_SIM_TG_TOP_MAX && i >= g->nr_top))
+		return -1;
+	uint64_t ns = i < TS_SIM_TG_TOP_MAX	  ? g->top_exec_ns[i]
+		      : i == TS_SIM_TG_TOP_MAX ? g->other_top_exec_ns
+					       : g->root_exec_ns;
+	return 100.0 * (double)ns / (double)total;
+}
+
+static void groups_header(const struct ts_experiment *e, FILE *out)
+{
+	if (e->base.groups)
+		fprintf(out, "task groups: %s (layout per configuration below)\n",
+			e->base.groups->text);
+}
+
+/* Appends the group rows of configuration c to rows (room for TG_ROWS_MAX); labels
+ * live in lab. Returns the number added. */
+#define TG_ROWS_MAX (15 + TS_REL_NR + TS_SIM_TG_TOP_MAX + 2)
+struct tg_labels {
+	char miss[TS_REL_NR][48];
+	char share[TS_SIM_TG_TOP_MAX][TS_TG_NAME_MAX + 32];
+};
+
+static int groups_rows(const struct ts_experiment *e, int c, struct row *rows,
+		       struct tg_labels *lab)
+{
+	if (!e->base.groups)
+		return 0;
+	int nr = 0;
+	rows[nr++] = (struct row){"tg load_avg writes/s", ROW_RATIO, 0, tg_writes_ps};
+	rows[nr++] = (struct row){"tg load_avg reads/s", ROW_RATIO, 0, tg_reads_ps};
+	rows[nr++] = (struct row){"tg load_avg writes/s per CPU", ROW_RATIO, 0, tg_writes_ps_cpu};
+	rows[nr++] = (struct row){"tg load_avg reads/s per CPU", ROW_RATIO, 0, tg_reads_ps_cpu};
+	rows[nr++] = (struct row){"tg writes after another node %", ROW_PCT, 0, tg_remote_pct};
+	rows[nr++] = (struct row){"tg skipped by ratelimit", ROW_COUNT, 0, tg_skip_rl};
+	rows[nr++] = (struct row){"tg skipped by filter", ROW_COUNT, 0, tg_skip_filter};
+	rows[nr++] = (struct row){"tg line accesses", ROW_COUNT, 0, tg_accesses};
+	rows[nr++] = (struct row){"tg line misses", ROW_COUNT, 0, tg_misses};
+	for (int r = 0; r < TS_REL_NR; r++) {
+		bool any = false;
+		for (int l = 0; l < e->nr_loads; l++)
+			any |= ts_experiment_point(e, c, l)->stats.tg.line_misses[r] != 0;
+		if (!any)
+			continue;
+		snprintf(lab->miss[r], sizeof(lab->miss[r]), "tg line misses from %s",
+			 ts_cpu_relation_name((enum ts_cpu_relation)r));
+		rows[nr++] = (struct row){lab->miss[r], ROW_COUNT, r, tg_miss};
+	}
+	rows[nr++] = (struct row){"tg line stall ms", ROW_RATIO, 0, tg_stall_ms};
+	rows[nr++] = (struct row){"tg line stall: waiting ms", ROW_RATIO, 0, tg_wait_ms};
+	rows[nr++] = (struct row){"tg line stall % of busy time", ROW_PCT, 0, tg_stall_pct};
+	/* CPU share by top-level group: names from the point with the most groups */
+	const struct ts_sim_tg_result *names = NULL;
+	bool others = false, root = false;
+	for (int l = 0; l < e->nr_loads; l++) {
+		const struct ts_sim_tg_result *g = &ts_experiment_point(e, c, l)->stats.tg;
+		if (!names || g->nr_top > names->nr_top)
+			names = g;
+		others |= g->other_top_exec_ns > 0 || g->nr_top > TS_SIM_TG_TOP_MAX;
+		root |= g->root_exec_ns > 0;
+	}
+	for (int t = 0; names && t < names->nr_top && t < TS_SIM_TG_TOP_MAX; t++) {
+		snprintf(lab->share[t], sizeof(lab->share[t]), "tg CPU share %s %%",
+			 names->top_name[t]);
+		rows[nr++] = (struct row){lab->share[t], ROW_PCT, t, tg_share};
+	}
+	if (others)
+		rows[nr++] = (struct row){"tg CPU share other groups %", ROW_PCT,
+					  TS_SIM_TG_TOP_MAX, tg_share};
+	if (root)
+		rows[nr++] = (struct row){"tg CPU share root %", ROW_PCT, TS_SIM_TG_TOP_MAX + 1,
+					  tg_share};
+	return nr;
+}
+
 static void config_block(const struct ts_experiment *e, int c, FILE *out)
 {
 	const struct ts_exp_config *cfg = &e->configs[c];
 	/* the rows this configuration shows: SIS block, non-zero placement reasons, every
 	 * relation, totals */
-	struct row rows[128];
-	int nr = 0, first_reason, first_rel, first_tail, first_numa;
+	struct row rows[128 + TG_ROWS_MAX];
+	struct tg_labels tg_lab;
+	int nr = 0, first_reason, first_rel, first_tail, first_numa, first_tg;
 	for (size_t i = 0; i < sizeof(sis_rows) / sizeof(sis_rows[0]); i++)
 		rows[nr++] = sis_rows[i];
 	char reason_labels[TS_PLACE_NR][48], rel_labels[TS_REL_NR][48];
@@ -310,6 +462,8 @@ static void config_block(const struct ts_experiment *e, int c, FILE *out)
 					  numa_preferred};
 		rows[nr++] = (struct row){"NUMA system time s", ROW_RATIO, 0, numa_system_s};
 	}
+	first_tg = nr;
+	nr += groups_rows(e, c, rows + nr, &tg_lab); /* task groups */
 
 	int label_w = 0;
 	for (int i = 0; i < nr; i++)
@@ -323,6 +477,8 @@ static void config_block(const struct ts_experiment *e, int c, FILE *out)
 	fprintf(out, "\n%s: %s (counters summed over %d iteration%s)\n", cfg->name,
 		cfg->features_text[0] ? cfg->features_text : "default features", e->iterations,
 		e->iterations == 1 ? "" : "s");
+	if (e->base.groups) /* task groups */
+		fprintf(out, "task-group layout: %s\n", ts_tg_layout_name(cfg->tg_layout));
 	fprintf(out, "%-*s", label_w, ts_report_load_name(e));
 	for (int l = 0; l < e->nr_loads; l++)
 		fprintf(out, " %*d", col_w, e->loads[l]);
@@ -331,7 +487,8 @@ static void config_block(const struct ts_experiment *e, int c, FILE *out)
 	print_rows(e, c, rows + first_reason, first_rel - first_reason, label_w, col_w, out);
 	print_rows(e, c, rows + first_rel, first_tail - first_rel, label_w, col_w, out);
 	print_rows(e, c, rows + first_tail, first_numa - first_tail, label_w, col_w, out);
-	print_rows(e, c, rows + first_numa, nr - first_numa, label_w, col_w, out);
+	print_rows(e, c, rows + first_numa, first_tg - first_numa, label_w, col_w, out);
+	print_rows(e, c, rows + first_tg, nr - first_tg, label_w, col_w, out);
 }
 
 int ts_exp_write_table(const struct ts_experiment *e, FILE *out)
@@ -358,8 +515,10 @@ int ts_exp_write_table(const struct ts_experiment *e, FILE *out)
 		ts_report_duration(e->base.warmup_ns, w, sizeof(w));
 		fprintf(out, " of %s after %s warm-up", d, w);
 	}
+	fputc('\n', out);
+	groups_header(e, out); /* task groups */
 	fprintf(out,
-		"\n%% change against '%s'; '*' where |mean - baseline| > max(stddev, "
+		"%% change against '%s'; '*' where |mean - baseline| > max(stddev, "
 		"baseline stddev)\n\n",
 		e->configs[0].name);
 	comparison(e, out);

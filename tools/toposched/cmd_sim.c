@@ -25,6 +25,7 @@
 #include "toposched/experiment.h"
 #include "toposched/features.h"
 #include "toposched/sim.h"
+#include "toposched/sim_groups.h"
 #include "toposched/topology.h"
 
 /* The built-in default experiment (README's main command): tbench on Kunpeng 920's
@@ -86,6 +87,15 @@ static const char sim_help[] =
 	"                      none for the NUMA workloads\n"
 	"  --cost NAME=VALUE   override a cost-model term (toposched machines --costs);\n"
 	"                      repeatable\n"
+	"  --groups-spec SPEC  put the tasks in task groups: ENTRY[,ENTRY...], ENTRY =\n"
+	"                      NAME[:SHARES][/NAME[:SHARES]...]=all|class:CLASS|instance\n"
+	"                      (docs/workloads.md, \"Task groups\"; e.g. app:1024=all)\n"
+	"  --tg-layout L       the groups' load_avg layout: aligned (default, mainline),\n"
+	"                      packed (before the 2023 re-layout) or per-node (the RFC);\n"
+	"                      a --compare FEATURES token tg_layout=L sets it per\n"
+	"                      configuration\n"
+	"  --dump-groups       print the group hierarchy of --groups-spec for the first\n"
+	"                      load and exit\n"
 	"  --iterations N      samples per point (default " SIM_XSTR(
 		SIM_DEFAULT_ITERATIONS) ")\n"
 					"  --duration T        measured virtual time per run, T "
@@ -351,8 +361,9 @@ static bool valid_name(const char *s, size_t len)
 	return true;
 }
 
-/* NAME=FEATURES, FEATURES applied on base. */
-static int parse_compare(const char *spec, struct ts_features base, struct ts_exp_config *out)
+/* NAME=FEATURES, FEATURES applied on base; *layout_given: FEATURES had tg_layout=. */
+static int parse_compare(const char *spec, struct ts_features base, struct ts_exp_config *out,
+			 bool *layout_given)
 {
 	const char *eq = strchr(spec, '=');
 	if (!eq)
@@ -370,7 +381,12 @@ static int parse_compare(const char *spec, struct ts_features base, struct ts_ex
 	snprintf(out->features_text, sizeof(out->features_text), "%s", eq + 1);
 	struct ts_error err = {0};
 	out->features = base;
-	if (ts_features_parse(eq + 1, &out->features, &err))
+	/* task groups: tg_layout=L is the configuration's layout, not a feature */
+	char features[TS_FEATURES_STR_MAX];
+	if (ts_tg_layout_take(eq + 1, features, sizeof(features), &out->tg_layout, layout_given,
+			      &err))
+		return sim_error("--compare '%s': %s", spec, err.msg);
+	if (ts_features_parse(features, &out->features, &err))
 		return sim_error("--compare '%s': %s (see 'toposched features')", spec, err.msg);
 	return 0;
 }
@@ -633,6 +649,9 @@ struct sim_opts {
 	bool format_given;
 	const char *output, *plot;
 	bool quiet, list_workloads;
+	/* task groups */
+	const char *groups_spec, *tg_layout;
+	bool dump_groups;
 };
 
 static void list_workloads(void)
@@ -705,6 +724,9 @@ enum {
 	OPT_LIST,
 	OPT_LOOPS,
 	OPT_BIND,
+	OPT_GROUPS_SPEC,
+	OPT_TG_LAYOUT,
+	OPT_DUMP_GROUPS,
 };
 
 static int parse_bind(const char *text, enum ts_sim_bind *out)
@@ -747,6 +769,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		{"list-workloads", no_argument, NULL, OPT_LIST},
 		{"loops", required_argument, NULL, OPT_LOOPS},
 		{"bind", required_argument, NULL, OPT_BIND},
+		{"groups-spec", required_argument, NULL, OPT_GROUPS_SPEC},
+		{"tg-layout", required_argument, NULL, OPT_TG_LAYOUT},
+		{"dump-groups", no_argument, NULL, OPT_DUMP_GROUPS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -851,6 +876,15 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		case OPT_LIST:
 			o->list_workloads = true;
 			break;
+		case OPT_GROUPS_SPEC:
+			o->groups_spec = optarg;
+			break;
+		case OPT_TG_LAYOUT:
+			o->tg_layout = optarg;
+			break;
+		case OPT_DUMP_GROUPS:
+			o->dump_groups = true;
+			break;
 		case 'h':
 			*help = true;
 			return 0;
@@ -874,6 +908,10 @@ struct sim_setup {
 	int nr_loads;
 	struct ts_exp_config configs[TS_EXP_MAX_CONFIGS];
 	int nr_configs;
+	/* task groups */
+	bool layout_given[TS_EXP_MAX_CONFIGS]; /* by a tg_layout= token of the configuration */
+	bool has_groups;
+	struct ts_groups_spec groups;
 };
 
 /* A node list: N or A-B items, comma-separated, each a node of t. */
@@ -943,6 +981,61 @@ static int build_pin(const struct sim_opts *o, struct sim_setup *s)
 	return rc;
 }
 
+/* ---- task groups: --groups-spec, --tg-layout, tg_layout= tokens ---- */
+
+/* The base layout: --tg-layout, overridden by a tg_layout= token of --features (taken out
+ * of the features, into rest). */
+static int take_base_layout(const struct sim_opts *o, char *rest, size_t size,
+			    enum ts_tg_layout *layout, bool *given)
+{
+	struct ts_error err = {0};
+	*given = false;
+	rest[0] = '\0';
+	if (o->tg_layout) {
+		if (ts_tg_layout_parse(o->tg_layout, layout, &err))
+			return sim_error("--tg-layout '%s': expected packed, aligned or per-node",
+					 o->tg_layout);
+		*given = true;
+	}
+	bool in_features = false;
+	if (o->features && ts_tg_layout_take(o->features, rest, size, layout, &in_features, &err))
+		return sim_error("--features '%s': %s", o->features, err.msg);
+	*given |= in_features;
+	return 0;
+}
+
+/* Every configuration without its own tg_layout= gets the base layout; the spec is parsed
+ * against the workload. */
+static int build_groups(const struct sim_opts *o, struct sim_setup *s,
+			enum ts_tg_layout base_layout, bool base_given)
+{
+	bool any_given = base_given;
+	const char *given_by = o->tg_layout ? "--tg-layout" : "--features";
+	for (int i = 0; i < s->nr_configs; i++) {
+		if (s->layout_given[i]) {
+			if (!any_given)
+				given_by = "--compare";
+			any_given = true;
+		} else {
+			s->configs[i].tg_layout = base_layout;
+		}
+	}
+	if (!o->groups_spec) {
+		if (any_given)
+			return sim_error("%s: a task-group layout needs --groups-spec (without it "
+					 "every task is in the root group)",
+					 given_by);
+		if (o->dump_groups)
+			return sim_error("--dump-groups needs --groups-spec");
+		return 0;
+	}
+	struct ts_error err = {0};
+	if (ts_groups_spec_parse(o->groups_spec, s->workload, &s->groups, &err))
+		return sim_error("--groups-spec '%s': %s", o->groups_spec, err.msg);
+	s->has_groups = true;
+	return 0;
+}
+
 static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 {
 	struct ts_error err = {0};
@@ -969,12 +1062,19 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 				 s->workload->name);
 
 	struct ts_features base = ts_features_default();
-	if (o->features && ts_features_parse(o->features, &base, &err))
+	enum ts_tg_layout base_layout = TS_TG_ALIGNED;
+	bool base_layout_given = false;
+	char base_features[TS_FEATURES_STR_MAX];
+	if (take_base_layout(o, base_features, sizeof(base_features), &base_layout,
+			     &base_layout_given))
+		return CLI_EXIT_USAGE;
+	if (o->features && ts_features_parse(base_features, &base, &err))
 		return sim_error("--features '%s': %s (see 'toposched features')", o->features,
 				 err.msg);
 	if (o->nr_compare > 0) {
 		for (int i = 0; i < o->nr_compare; i++) {
-			if (parse_compare(o->compare[i], base, &s->configs[i]))
+			if (parse_compare(o->compare[i], base, &s->configs[i],
+					  &s->layout_given[i]))
 				return CLI_EXIT_USAGE;
 			for (int k = 0; k < i; k++)
 				if (strcmp(s->configs[k].name, s->configs[i].name) == 0)
@@ -1004,10 +1104,13 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 	} else {
 		for (size_t i = 0; i < sizeof(sim_default_compare) / sizeof(sim_default_compare[0]);
 		     i++)
-			if (parse_compare(sim_default_compare[i], base, &s->configs[i]))
+			if (parse_compare(sim_default_compare[i], base, &s->configs[i],
+					  &s->layout_given[i]))
 				return CLI_EXIT_USAGE;
 		s->nr_configs = (int)(sizeof(sim_default_compare) / sizeof(sim_default_compare[0]));
 	}
+	if (build_groups(o, s, base_layout, base_layout_given))
+		return CLI_EXIT_USAGE;
 	if ((long long)s->nr_configs * s->nr_loads * o->iterations > TS_EXP_MAX_RUNS)
 		return sim_error("%d configurations x %d loads x %ld iterations: more than %d runs",
 				 s->nr_configs, s->nr_loads, o->iterations, TS_EXP_MAX_RUNS);
@@ -1048,6 +1151,18 @@ static void free_setup(struct sim_setup *s)
 	free(s->loads);
 	ts_cpumask_free(s->pin);
 	ts_topology_free(s->topo);
+}
+
+/* --dump-groups: the hierarchy for the first load under the first configuration. */
+static int dump_groups(const struct sim_setup *s)
+{
+	struct ts_error err = {0};
+	if (ts_groups_spec_dump(&s->groups, s->topo, s->configs[0].features,
+				s->configs[0].tg_layout, s->workload, s->loads[0], stdout, &err)) {
+		fprintf(stderr, "toposched sim: error: --dump-groups: %s\n", err.msg);
+		return 1;
+	}
+	return fflush(stdout) || ferror(stdout) ? 1 : 0;
 }
 
 static int write_report(const struct ts_experiment *e, enum sim_format f, FILE *out)
@@ -1119,6 +1234,10 @@ int cmd_sim(int argc, char **argv)
 	struct out_file out = {.fd = -1}, plot = {.fd = -1};
 	if (rc)
 		goto done;
+	if (o.dump_groups) { /* task groups: the hierarchy only, nothing run */
+		rc = dump_groups(&s);
+		goto done;
+	}
 	install_signal_cleanup();
 	if (o.output && out_file_open(&out, "--output", o.output)) {
 		rc = CLI_EXIT_USAGE;
@@ -1143,6 +1262,7 @@ int cmd_sim(int argc, char **argv)
 				.warmup_ns = o.warmup_ns,
 				.hz = (unsigned)o.hz,
 				.bind = o.bind,
+				.groups = s.has_groups ? &s.groups : NULL,
 			},
 		.seed = o.seed,
 		.configs = s.configs,
