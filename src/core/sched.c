@@ -171,7 +171,7 @@ int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct t
 	p->cpu = cpu;
 	p->recent_used_cpu = cpu;
 	/* init_entity_runnable_average(): a new task looks heavy until it has history. */
-	p->se.avg.load_avg = p->se.load.weight;
+	ts_sa_set_load_avg(&p->se.avg, p->se.load.weight);
 	return 0;
 }
 
