@@ -134,6 +134,11 @@ struct ts_sched_config {
 	unsigned int hz;               /* tick frequency (TS_HZ_DEFAULT when 0) */
 	const struct ts_cpumask *cpu_map; /* CPUs to schedule on (NULL = all) */
 	enum ts_tg_layout tg_layout;   /* of every task group's load_avg (0 = aligned) */
+	/* Keep the node of tg->load_avg's last writer in every task group, for the
+	 * remote-write counter (ts_tg_stats.remote_writes): the root group's
+	 * track_writer_node (ts_tg_root_params), which the groups created under it inherit.
+	 * Off: no writer line, remote_writes stays 0. */
+	bool tg_track_writer_node;
 };
 
 struct ts_sched {
