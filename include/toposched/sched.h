@@ -290,9 +290,20 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
  * rq lock held (it takes the target's through ops->rq_lock). */
 struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int waker_cpu,
 				      struct ts_task *waker, int wake_flags);
-/* wake_up_new_task(): first wake-up, with fork balancing (WF_FORK). */
+/* wake_up_new_task(): first wake-up of a NEW task, with fork balancing (WF_FORK): select,
+ * then as ts_wake_up_new_task_on() on the chosen CPU. Called with no rq lock held. */
 struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, int parent_cpu,
 					struct ts_task *parent);
+/* wake_up_new_task() on a CPU the host has already chosen (no fork balancing, no
+ * placement statistics): takes cpu's lock through ops->rq_lock (so it is called with no rq
+ * lock held, from any thread), moves p there (__set_task_cpu(): no migration is counted, a
+ * new task has no load to move), brings the cfs_rq p joins (its group's) up to date,
+ * gives p post_init_entity_util_avg()'s start (half the spare capacity of that cfs_rq, in
+ * proportion to p's weight), enqueues it with ENQUEUE_INITIAL and runs wake-up preemption
+ * as a fork (WF_FORK). The same code as ts_wake_up_new_task() after its select. cpu must be
+ * a scheduled CPU p is allowed on (not checked). Returns true when cpu was asked to
+ * reschedule. */
+bool ts_wake_up_new_task_on(struct ts_sched *s, struct ts_task *p, int cpu);
 
 /* curr on cpu stops being runnable (rq locked): block (sleep) or exit. */
 void ts_deactivate_curr(struct ts_sched *s, int cpu, enum ts_task_state new_state);

@@ -697,25 +697,39 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 	return pl;
 }
 
+/* wake_up_new_task() once the CPU is chosen: under cpu's lock (taken here),
+ * __set_task_cpu(), the PELT start of post_init_entity_util_avg() on the queue p joins,
+ * activate_task(ENQUEUE_INITIAL) and wakeup_preempt(). */
+static bool wake_up_new_task_at(struct ts_sched *s, struct ts_task *p, int cpu)
+{
+	struct ts_rq *rq = &s->rq[cpu];
+	s->ops.rq_lock(s->host, cpu);
+	if (p->cpu != cpu) { /* __set_task_cpu(): a new task has no load to move */
+		set_task_cpu(p, cpu);
+		p->recent_used_cpu = cpu;
+	}
+	set_task_rq(s, p, cpu);
+	uint64_t now = rq_clock(s, rq);
+	update_cfs_rq_load_avg(p->se.cfs_rq, now);
+	post_init_entity_util_avg(s, p, cpu);
+	enqueue_task_fair(s, rq, p, now, TS_ENQUEUE_INITIAL);
+	bool resched = preempt_on(s, rq, p, now, TS_WF_FORK);
+	ts_rq_publish(s, rq);
+	s->ops.rq_unlock(s->host, cpu);
+	return resched;
+}
+
 struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, int parent_cpu,
 					struct ts_task *parent)
 {
 	struct ts_placement pl = ts_select_task_rq(s, p, parent_cpu, parent, TS_WF_FORK);
-	struct ts_rq *rq = &s->rq[pl.cpu];
-	s->ops.rq_lock(s->host, pl.cpu);
-	if (p->cpu != pl.cpu) { /* __set_task_cpu(): a new task has no load to move */
-		set_task_cpu(p, pl.cpu);
-		p->recent_used_cpu = pl.cpu;
-	}
-	set_task_rq(s, p, pl.cpu);
-	uint64_t now = rq_clock(s, rq);
-	update_cfs_rq_load_avg(p->se.cfs_rq, now);
-	post_init_entity_util_avg(s, p, pl.cpu);
-	enqueue_task_fair(s, rq, p, now, TS_ENQUEUE_INITIAL);
-	preempt_on(s, rq, p, now, TS_WF_FORK);
-	ts_rq_publish(s, rq);
-	s->ops.rq_unlock(s->host, pl.cpu);
+	wake_up_new_task_at(s, p, pl.cpu);
 	return pl;
+}
+
+bool ts_wake_up_new_task_on(struct ts_sched *s, struct ts_task *p, int cpu)
+{
+	return wake_up_new_task_at(s, p, cpu);
 }
 
 void ts_deactivate_curr(struct ts_sched *s, int cpu, enum ts_task_state new_state)
