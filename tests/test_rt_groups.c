@@ -21,29 +21,6 @@
 #include "test_support.h"
 #include "toposched/runtime.h"
 
-/* ThreadSanitizer: the core's task_h_load() (wake_affine_weight() of a task in a group)
- * reads another CPU's group averages (its group entity's and group cfs_rq's
- * avg.load_avg, src/core/group.c cfs_load_of() and ts_tg_update_h_load()) with plain
- * loads while that CPU's owner updates them under its rq lock (pelt.c). group.h documents
- * it ("read as the kernel reads them, no synchronisation"), but in C it is a data race:
- * it needs relaxed atomic accesses in the core (src/core is not this test's to change).
- * Only those two readers are suppressed, and only in this test, so that every other race
- * of the runtime's group code is still reported. Remove when the core is fixed. */
-#if defined(__SANITIZE_THREAD__)
-#define TS_TSAN_TEST 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TS_TSAN_TEST 1
-#endif
-#endif
-#ifdef TS_TSAN_TEST
-const char *__tsan_default_suppressions(void);
-const char *__tsan_default_suppressions(void)
-{
-	return "race:cfs_load_of\nrace:ts_tg_update_h_load\n";
-}
-#endif
-
 static void start(const struct ts_rt_config *cfg)
 {
 	int rc = ts_rt_start(cfg);

@@ -28,11 +28,23 @@
  * Concurrency, as in the kernel: a CPU's group cfs_rq, group entity and their
  * tg_load_avg_contrib / last_update_tg_load_avg are written only under that CPU's
  * run-queue lock (the caller's job); tg->load_avg (or the node counters) are atomic and
- * updated with relaxed atomic adds by any CPU; the h_load cache is accessed with relaxed
- * atomics (task_h_load() runs lock-free in wake-up placement, as in the kernel); the
- * counters of struct ts_tg_cpu are written by their CPU only (ts_stat_inc). Creating and
- * destroying groups is not concurrent with anything else touching the hierarchy (the
- * caller serialises it).
+ * updated with relaxed atomic adds by any CPU; the counters of struct ts_tg_cpu are
+ * written by their CPU only (ts_stat_inc). Creating and destroying groups is not
+ * concurrent with anything else touching the hierarchy (the caller serialises it).
+ *
+ * Read lock-free: task_h_load() runs without the CPU's lock (wake-up placement, NUMA
+ * balancing), as in the kernel, and touches
+ *  - the avg.load_avg of the CPU's group cfs_rqs and group entities: PELT stores it with
+ *    relaxed atomic stores, h_load reads it with relaxed atomic loads (pelt.h,
+ *    ts_sa_set_load_avg() / ts_sa_load_avg_lockfree()); the root's load is the rq's
+ *    published copy (rq->ro.load_avg, root_load);
+ *  - the h_load cache of struct ts_tg_cpu (h_load, last_h_load_update, h_load_next):
+ *    written by every caller, lock-free ones included (the kernel's plain stores, benign:
+ *    callers in one jiffy compute the same values from the same inputs), so only accessed
+ *    with relaxed atomic loads and stores;
+ *  - se->parent, se->my_q, se->cfs_rq of group entities and cfs_rq->tg: set at creation,
+ *    constant afterwards.
+ * Nothing else of a group's per-CPU state is read without the lock.
  *
  * What differs from the kernel (v6.12, CONFIG_FAIR_GROUP_SCHED):
  *  - no bandwidth control (cpu.max): throttled_hierarchy() is always false, no
@@ -55,9 +67,9 @@
  *    did: a task alone in its groups is then scheduled exactly like a root task;
  *  - the cfs_rq's 64-bit load/runnable sums are kept in 64 bits where the kernel clamps
  *    them with max_t(u32, ...);
- *  - h_load(root) and its denominator come from the rq's published load (rq->ro), which a
- *    lock-free reader can load safely; below the root the group averages are read as the
- *    kernel reads them (no synchronisation);
+ *  - h_load(root) and its denominator come from the rq's published load (rq->ro); below
+ *    the root the group averages are relaxed atomic loads of what PELT stores atomically,
+ *    where the kernel tolerates a data race (plain loads and stores);
  *  - PICK_BUDDY is not a separate switch: the group buddy that dequeue_entities() sets
  *    when a task sleeps is honoured only with NEXT_BUDDY. */
 #ifndef TOPOSCHED_GROUP_H
@@ -114,7 +126,7 @@ struct ts_tg_cpu {
 	unsigned long tg_load_avg_contrib; /* cfs_rq->tg_load_avg_contrib */
 	uint64_t last_update_tg_load_avg;  /* cfs_rq->last_update_tg_load_avg (ns) */
 	/* h_load cache: written by whoever computes task_h_load(), lock-free callers
-	 * included (as the kernel's WRITE_ONCE), so only accessed with relaxed atomics. */
+	 * included (the kernel's plain stores), so only accessed with relaxed atomics. */
 	unsigned long h_load;		   /* cfs_rq->h_load */
 	uint64_t last_h_load_update;	   /* cfs_rq->last_h_load_update (jiffies); ~0 = never */
 	struct ts_task_group *h_load_next; /* cfs_rq->h_load_next: the child group on the way */
@@ -320,9 +332,10 @@ void ts_tg_note_ro_read(const struct ts_task_group *tg, int cpu);
  * = root cfs_rq's avg.load_avg, h_load(child) = h_load(parent) * ge.avg.load_avg /
  * (parent cfs_rq avg.load_avg + 1), each cfs_rq recomputed at most once per jiffy (the
  * walk up stops at the first level already computed in this jiffy). Returns the h_load.
- * The root's load is the published copy when the root has one (root_load). Lock-free
- * callers (wake-up placement) accept staleness like the kernel's; below the root the
- * group averages of `cpu` are read without synchronisation, as the kernel's. */
+ * The root's load is the published copy when the root has one (root_load). Needs no lock
+ * of `cpu`: the averages it reads are relaxed atomic loads and the cache is written with
+ * relaxed atomic stores (see Concurrency above); lock-free callers (wake-up placement,
+ * NUMA balancing) accept staleness like the kernel's. */
 unsigned long ts_tg_update_h_load(struct ts_task_group *tg, int cpu, uint64_t jiffies);
 /* task_h_load(p) for a task of group tg on cpu with p->se.avg.load_avg = task_load_avg:
  * task_load_avg * h_load / (cfs_rq avg.load_avg + 1). */

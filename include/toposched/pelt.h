@@ -23,17 +23,42 @@
 #define TS_SCHED_CAPACITY_SHIFT 10
 #define TS_SCHED_CAPACITY_SCALE (1L << TS_SCHED_CAPACITY_SHIFT)
 
-/* struct sched_avg, same field types (64-bit kernel: unsigned long is 64 bits). */
+/* struct sched_avg, same field types (64-bit kernel: unsigned long is 64 bits).
+ *
+ * Lock-free readers: every field is written under the rq lock of the queue the average
+ * belongs to (or, for a task that is not queued, by whoever holds the task: its waker or
+ * its creator), except that `load_avg` is also READ without that lock by other CPUs:
+ * task_h_load() (group.c ts_tg_update_h_load() / ts_task_h_load(), rq.c
+ * ts_task_h_load_of()) reads the load_avg of a CPU's group cfs_rqs, of its group entities
+ * and of the task it runs, from wake_affine_weight() (select.c) and task_numa_compare()
+ * (numa.c). The kernel does that with plain loads, a data race it tolerates; here every
+ * STORE to load_avg is a relaxed atomic store (ts_sa_set_load_avg()) and every lock-free
+ * LOAD a relaxed atomic load (ts_sa_load_avg_lockfree()). Both are a plain mov on x86-64
+ * and AArch64. The lock holder reads load_avg plainly: no store can run concurrently with
+ * it, and a plain read never races with another thread's read. No other field is read
+ * lock-free (other CPUs' loads and utilisation come from the rq's published copies,
+ * sched.h struct ts_rq_ro). */
 struct ts_sched_avg {
 	uint64_t last_update_time; /* ns, advanced in whole 1024 ns units */
 	uint64_t load_sum;	   /* se: unweighted; cfs_rq: sum of weight * time */
 	uint64_t runnable_sum;	   /* time * nr runnable, << SCHED_CAPACITY_SHIFT */
 	uint32_t util_sum;	   /* running time << SCHED_CAPACITY_SHIFT */
 	uint32_t period_contrib;   /* units already spent in the current period */
-	unsigned long load_avg;
+	unsigned long load_avg;	   /* stored atomically, read lock-free: see above */
 	unsigned long runnable_avg;
 	unsigned long util_avg;
 };
+
+/* The one way to store load_avg (WRITE_ONCE): a relaxed atomic store. */
+static inline void ts_sa_set_load_avg(struct ts_sched_avg *sa, unsigned long v)
+{
+	__atomic_store_n(&sa->load_avg, v, __ATOMIC_RELAXED);
+}
+/* load_avg read without the owner's rq lock (READ_ONCE): a relaxed atomic load. */
+static inline unsigned long ts_sa_load_avg_lockfree(const struct ts_sched_avg *sa)
+{
+	return __atomic_load_n(&sa->load_avg, __ATOMIC_RELAXED);
+}
 
 /* decay_load(): val * y^n with the 32-entry runnable_avg_yN_inv table; 0 for
  * n > LOAD_AVG_PERIOD * 63. The table's y^0 is 0xffffffff / 2^32, so for n = 0, 32, 64, ...

@@ -6,7 +6,10 @@
  * Functions documented "rq locked" are called with that CPU's lock held; they change only
  * that run queue (and the task being moved). Reads of other CPUs' state (idle, nr_running,
  * load/util) go through the rq's `ro` block: relaxed atomics the owner stores under its
- * lock, like the kernel's READ_ONCE. Placement decisions may be stale, never unsafe. */
+ * lock, like the kernel's READ_ONCE. Placement decisions may be stale, never unsafe.
+ * task_h_load() (ts_task_h_load_of()) goes further, as the kernel's: it reads another CPU's
+ * group cfs_rq and group entity averages and the task it runs (load_avg, p->cpu, p->tg)
+ * and writes that CPU's h_load cache, all with relaxed atomics (pelt.h, group.h). */
 #ifndef TOPOSCHED_SCHED_H
 #define TOPOSCHED_SCHED_H
 
@@ -69,7 +72,8 @@ struct ts_task {
 	struct ts_sched_entity se;     /* first: container_of-free conversion */
 	struct ts_list_head cfs_node;  /* rq->cfs_tasks, most recently picked first */
 	enum ts_task_state state;
-	int cpu;                       /* task_cpu(): the rq it is queued on or last ran on */
+	int cpu;                       /* task_cpu(): the rq it is queued on or last ran on;
+	                                * stored atomically (read by ts_task_h_load_of()) */
 	int recent_used_cpu;
 	int nice;
 	unsigned int wakee_flips;
@@ -84,7 +88,8 @@ struct ts_task {
 	void *host_data;               /* the host's own task object */
 	int id;
 	struct ts_numa_task *numa;     /* NUMA balancing state (numa.h), NULL = none */
-	struct ts_task_group *tg;      /* task group; NULL (or s->root_tg) = the root */
+	struct ts_task_group *tg;      /* task group; NULL (or s->root_tg) = the root; stored
+	                                * atomically (read by ts_task_h_load_of()) */
 };
 
 /* The part of a run queue other CPUs read without its lock. */
@@ -129,6 +134,11 @@ struct ts_sched_config {
 	unsigned int hz;               /* tick frequency (TS_HZ_DEFAULT when 0) */
 	const struct ts_cpumask *cpu_map; /* CPUs to schedule on (NULL = all) */
 	enum ts_tg_layout tg_layout;   /* of every task group's load_avg (0 = aligned) */
+	/* Keep the node of tg->load_avg's last writer in every task group, for the
+	 * remote-write counter (ts_tg_stats.remote_writes): the root group's
+	 * track_writer_node (ts_tg_root_params), which the groups created under it inherit.
+	 * Off: no writer line, remote_writes stays 0. */
+	bool tg_track_writer_node;
 };
 
 struct ts_sched {
@@ -228,8 +238,9 @@ int ts_sched_group_create(struct ts_sched *s, struct ts_task_group *parent, cons
 int ts_task_set_group(struct ts_sched *s, struct ts_task *p, struct ts_task_group *tg);
 /* task_h_load(p) on p's CPU: p->se.avg.load_avg scaled by its cfs_rq's share of the CPU's
  * load (update_cfs_rq_h_load(), once per jiffy per cfs_rq); for a root task
- * load_avg * root_load / (root_load + 1), root_load = the published rq load. Lock-free
- * callers accept staleness, like the kernel's. */
+ * load_avg * root_load / (root_load + 1), root_load = the published rq load. Needs no rq
+ * lock: p->cpu, p->tg and p->se.avg.load_avg are relaxed atomic loads, the group averages
+ * too (ts_tg_update_h_load()). Lock-free callers accept staleness, like the kernel's. */
 unsigned long ts_task_h_load_of(struct ts_sched *s, struct ts_task *p);
 /* rq->curr is written under the rq lock and read lock-free by NUMA balancing's search. */
 static inline void ts_rq_set_curr(struct ts_rq *rq, struct ts_task *p)
@@ -279,9 +290,20 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
  * rq lock held (it takes the target's through ops->rq_lock). */
 struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int waker_cpu,
 				      struct ts_task *waker, int wake_flags);
-/* wake_up_new_task(): first wake-up, with fork balancing (WF_FORK). */
+/* wake_up_new_task(): first wake-up of a NEW task, with fork balancing (WF_FORK): select,
+ * then as ts_wake_up_new_task_on() on the chosen CPU. Called with no rq lock held. */
 struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, int parent_cpu,
 					struct ts_task *parent);
+/* wake_up_new_task() on a CPU the host has already chosen (no fork balancing, no
+ * placement statistics): takes cpu's lock through ops->rq_lock (so it is called with no rq
+ * lock held, from any thread), moves p there (__set_task_cpu(): no migration is counted, a
+ * new task has no load to move), brings the cfs_rq p joins (its group's) up to date,
+ * gives p post_init_entity_util_avg()'s start (half the spare capacity of that cfs_rq, in
+ * proportion to p's weight), enqueues it with ENQUEUE_INITIAL and runs wake-up preemption
+ * as a fork (WF_FORK). The same code as ts_wake_up_new_task() after its select. cpu must be
+ * a scheduled CPU p is allowed on (not checked). Returns true when cpu was asked to
+ * reschedule. */
+bool ts_wake_up_new_task_on(struct ts_sched *s, struct ts_task *p, int cpu);
 
 /* curr on cpu stops being runnable (rq locked): block (sleep) or exit. */
 void ts_deactivate_curr(struct ts_sched *s, int cpu, enum ts_task_state new_state);

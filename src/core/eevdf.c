@@ -983,7 +983,9 @@ void ts_reweight_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, unsig
 
 	se->load.weight = weight; /* update_load_set() */
 	se->load.inv_weight = 0;
-	se->avg.load_avg = (unsigned long)(weight * se->avg.load_sum / ts_pelt_divider(&se->avg));
+	/* read lock-free by task_h_load() on other CPUs: the atomic store of pelt.h */
+	ts_sa_set_load_avg(&se->avg,
+			   (unsigned long)(weight * se->avg.load_sum / ts_pelt_divider(&se->avg)));
 
 	ts_enqueue_load_avg(&cfs->avg, &se->avg, weight);
 	if (se->on_rq) {

@@ -520,15 +520,17 @@ void ts_tg_set_task_rq(struct ts_task_group *tg, int cpu, struct ts_sched_entity
 /* ---- h_load ----------------------------------------------------------------------------- */
 
 /* cfs_rq_load_avg() of tg's queue on cpu: the root's from the host's published copy when
- * there is one (lock-free readers), else the queue's own average. */
+ * there is one, else the queue's own average. The caller may not hold cpu's lock, so it is
+ * a relaxed atomic load of what PELT stores atomically (pelt.h), the kernel's plain load
+ * made race-free. */
 static unsigned long cfs_load_of(const struct ts_task_group *tg, int cpu)
 {
 	if (tg->depth == 0) {
 		if (tg->root_load)
 			return atomic_load_explicit(tg->root_load[cpu], memory_order_relaxed);
-		return tg->hot.ro.cfs_rq[cpu]->avg.load_avg;
+		return ts_sa_load_avg_lockfree(&tg->hot.ro.cfs_rq[cpu]->avg);
 	}
-	return tg->cpu[cpu].cfs.avg.load_avg;
+	return ts_sa_load_avg_lockfree(&tg->cpu[cpu].cfs.avg);
 }
 
 #define HL_LOAD(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
@@ -562,7 +564,7 @@ unsigned long ts_tg_update_h_load(struct ts_task_group *tg, int cpu, uint64_t ji
 	while ((child = HL_LOAD(&tc->h_load_next)) != NULL) {
 		uint64_t load = HL_LOAD(&tc->h_load);
 		const struct ts_sched_entity *gse = &child->cpu[cpu].se;
-		load = load * gse->avg.load_avg / (cfs_load_of(g, cpu) + 1);
+		load = load * ts_sa_load_avg_lockfree(&gse->avg) / (cfs_load_of(g, cpu) + 1);
 		g = child;
 		tc = &g->cpu[cpu];
 		HL_STORE(&tc->h_load, (unsigned long)load);

@@ -59,12 +59,14 @@ static inline bool node_has_cpus(struct ts_sched *s, int nid)
 {
 	return ts_cpumask_test(s->dom->numa.node_has_cpu, nid);
 }
-/* rq->curr read without the lock (rcu_dereference(rq->curr) in the kernel). toposched:
- * rq.c stores curr plainly under the lock; a racing host needs it published atomically. */
+/* rq->curr read without the lock (rcu_dereference(rq->curr) in the kernel): rq.c stores it
+ * with a relaxed atomic store (ts_rq_set_curr()). */
 static inline struct ts_task *rq_curr(struct ts_sched *s, int cpu)
 {
 	return __atomic_load_n(&s->rq[cpu].curr, __ATOMIC_RELAXED);
 }
+/* Of env->p or of another CPU's running task, without that CPU's lock: every field it
+ * reads is a relaxed atomic load (ts_task_h_load_of(), pelt.h, group.h). */
 static inline unsigned long task_h_load(struct ts_sched *s, struct ts_task *p)
 {
 	return ts_task_h_load_of(s, p);

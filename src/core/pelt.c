@@ -2,7 +2,11 @@
  * __accumulate_pelt_segments, accumulate_sum, ___update_load_sum, ___update_load_avg and
  * the se/cfs_rq flavours), pelt.h (get_pelt_divider) and fair.c (attach/detach_entity_load_avg,
  * enqueue/dequeue_load_avg, add_positive, __update_sa). Results must be bit-identical to the
- * kernel's for the same inputs, so the truncations below are deliberate. */
+ * kernel's for the same inputs, so the truncations below are deliberate.
+ *
+ * load_avg is read lock-free by other CPUs (pelt.h): every store to it below goes through
+ * ts_sa_set_load_avg(), computed in a local first so that the relaxed atomic store is the
+ * only access that changes. */
 #include "toposched/pelt.h"
 
 /* runnable_avg_yN_inv[n] = floor(y^n * 2^32), y^32 = 1/2 (kernel/sched/sched-pelt.h). */
@@ -126,7 +130,7 @@ void ts_update_load_avg(struct ts_sched_avg *sa, unsigned long load)
 
 	/* The divider follows period_contrib so that the unelapsed rest of the current period
 	 * is not counted as idle (which would make a busy entity oscillate in [1002, 1024)). */
-	sa->load_avg = (unsigned long)((load * sa->load_sum) / divider);
+	ts_sa_set_load_avg(sa, (unsigned long)((load * sa->load_sum) / divider));
 	sa->runnable_avg = (unsigned long)(sa->runnable_sum / divider);
 	sa->util_avg = sa->util_sum / divider;
 }
@@ -160,14 +164,19 @@ int ts_update_load_avg_cfs_rq(uint64_t now, struct ts_sched_avg *sa, unsigned lo
 	return 0;
 }
 
-/* add_positive() (fair.c): signed delta on an unsigned field, clamped at 0 on underflow. */
-static void add_positive_ul(unsigned long *ptr, long val)
+/* add_positive() (fair.c): signed delta on an unsigned value, clamped at 0 on underflow. */
+static unsigned long add_positive_val(unsigned long var, long val)
 {
-	unsigned long var = *ptr, res = var + (unsigned long)val;
+	unsigned long res = var + (unsigned long)val;
 
 	if (val < 0 && res > var)
 		res = 0;
-	*ptr = res;
+	return res;
+}
+
+static void add_positive_ul(unsigned long *ptr, long val)
+{
+	*ptr = add_positive_val(*ptr, val);
 }
 
 static void add_positive_u64(uint64_t *ptr, int64_t val)
@@ -204,6 +213,19 @@ static void update_sa_u64(unsigned long *avg, uint64_t *sum, long delta_avg, int
 		*sum = floor;
 }
 
+/* __update_sa(cfs_rq, load, ...): the same for load_avg, stored atomically. */
+static void update_sa_load(struct ts_sched_avg *sa, long delta_avg, int64_t delta_sum)
+{
+	unsigned long avg = add_positive_val(sa->load_avg, delta_avg);
+	uint64_t floor;
+
+	ts_sa_set_load_avg(sa, avg);
+	add_positive_u64(&sa->load_sum, delta_sum);
+	floor = (uint64_t)(avg * TS_PELT_MIN_DIVIDER);
+	if (sa->load_sum < floor)
+		sa->load_sum = floor;
+}
+
 static void update_sa_u32(unsigned long *avg, uint32_t *sum, long delta_avg, int32_t delta_sum)
 {
 	uint32_t floor;
@@ -220,16 +242,14 @@ static void update_sa_u32(unsigned long *avg, uint32_t *sum, long delta_avg, int
 void ts_enqueue_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
 			 unsigned long se_weight)
 {
-	update_sa_u64(&cfs_sa->load_avg, &cfs_sa->load_sum, (long)se_sa->load_avg,
-		      (int64_t)(se_weight * se_sa->load_sum));
+	update_sa_load(cfs_sa, (long)se_sa->load_avg, (int64_t)(se_weight * se_sa->load_sum));
 }
 
 void ts_dequeue_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg *se_sa,
 			 unsigned long se_weight)
 {
 	/* se_weight(se) * -se->avg.load_sum: negate in unsigned arithmetic, as the kernel. */
-	update_sa_u64(&cfs_sa->load_avg, &cfs_sa->load_sum, -(long)se_sa->load_avg,
-		      (int64_t)(se_weight * (0 - se_sa->load_sum)));
+	update_sa_load(cfs_sa, -(long)se_sa->load_avg, (int64_t)(se_weight * (0 - se_sa->load_sum)));
 }
 
 void ts_attach_entity_load_avg(struct ts_sched_avg *cfs_sa, struct ts_sched_avg *se_sa,
@@ -299,11 +319,12 @@ int ts_apply_removed_load(struct ts_sched_avg *sa, struct ts_removed_load *r,
 	uint32_t divider = ts_pelt_divider(sa);
 	uint64_t d;
 
-	sub_positive_ul(&sa->load_avg, r_load);
+	unsigned long load = sa->load_avg > r_load ? sa->load_avg - r_load : 0;
+	ts_sa_set_load_avg(sa, load);
 	d = (uint64_t)r_load * divider;
 	sa->load_sum = sa->load_sum > d ? sa->load_sum - d : 0;
-	if (sa->load_sum < (uint64_t)sa->load_avg * TS_PELT_MIN_DIVIDER)
-		sa->load_sum = (uint64_t)sa->load_avg * TS_PELT_MIN_DIVIDER;
+	if (sa->load_sum < (uint64_t)load * TS_PELT_MIN_DIVIDER)
+		sa->load_sum = (uint64_t)load * TS_PELT_MIN_DIVIDER;
 
 	sub_positive_ul(&sa->util_avg, r_util);
 	d = (uint64_t)r_util * divider;
@@ -400,9 +421,10 @@ void ts_update_tg_cfs_load(struct ts_sched_avg *cfs, struct ts_sched_avg *se,
 		return;
 	int64_t delta_sum = (int64_t)load_sum - (int64_t)(se_weight * se->load_sum);
 	se->load_sum = (uint64_t)runnable_sum;
-	se->load_avg = load_avg;
-	add_positive_ul(&cfs->load_avg, delta_avg);
+	ts_sa_set_load_avg(se, load_avg);
+	unsigned long cfs_load = add_positive_val(cfs->load_avg, delta_avg);
+	ts_sa_set_load_avg(cfs, cfs_load);
 	add_positive_u64(&cfs->load_sum, delta_sum);
-	if (cfs->load_sum < (uint64_t)cfs->load_avg * TS_PELT_MIN_DIVIDER)
-		cfs->load_sum = (uint64_t)cfs->load_avg * TS_PELT_MIN_DIVIDER;
+	if (cfs->load_sum < (uint64_t)cfs_load * TS_PELT_MIN_DIVIDER)
+		cfs->load_sum = (uint64_t)cfs_load * TS_PELT_MIN_DIVIDER;
 }

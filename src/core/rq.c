@@ -45,6 +45,18 @@ static inline struct ts_task_group *task_group_of(struct ts_sched *s, const stru
 	return p->tg ? p->tg : s->root_tg;
 }
 
+/* p->cpu and p->tg are read lock-free by ts_task_h_load_of() (task_h_load() of another
+ * CPU's running task in task_numa_compare()), so they are stored with relaxed atomics; the
+ * lock holders read them plainly (sched.h, struct ts_task). */
+static inline void set_task_cpu(struct ts_task *p, int cpu)
+{
+	__atomic_store_n(&p->cpu, cpu, __ATOMIC_RELAXED);
+}
+static inline void set_task_tg(struct ts_task *p, struct ts_task_group *tg)
+{
+	__atomic_store_n(&p->tg, tg, __ATOMIC_RELAXED);
+}
+
 /* resched_curr(rq) from any level: a group cfs_rq's request becomes the CPU's (the root
  * cfs_rq's flag, which the tick and __schedule() read and clear). */
 static inline void fold_resched(struct ts_rq *rq, struct ts_cfs_rq *cfs)
@@ -588,7 +600,7 @@ static void migrate_task_rq(struct ts_sched *s, struct ts_task *p, int new_cpu, 
 	}
 	se->avg.last_update_time = 0; /* attach on the new queue */
 	se->exec_start = 0;           /* no longer cache hot */
-	p->cpu = new_cpu;
+	set_task_cpu(p, new_cpu);
 	p->nr_migrations++;
 	ts_stat_inc(&s->rq[new_cpu].stats.migrations);
 }
@@ -685,25 +697,39 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 	return pl;
 }
 
+/* wake_up_new_task() once the CPU is chosen: under cpu's lock (taken here),
+ * __set_task_cpu(), the PELT start of post_init_entity_util_avg() on the queue p joins,
+ * activate_task(ENQUEUE_INITIAL) and wakeup_preempt(). */
+static bool wake_up_new_task_at(struct ts_sched *s, struct ts_task *p, int cpu)
+{
+	struct ts_rq *rq = &s->rq[cpu];
+	s->ops.rq_lock(s->host, cpu);
+	if (p->cpu != cpu) { /* __set_task_cpu(): a new task has no load to move */
+		set_task_cpu(p, cpu);
+		p->recent_used_cpu = cpu;
+	}
+	set_task_rq(s, p, cpu);
+	uint64_t now = rq_clock(s, rq);
+	update_cfs_rq_load_avg(p->se.cfs_rq, now);
+	post_init_entity_util_avg(s, p, cpu);
+	enqueue_task_fair(s, rq, p, now, TS_ENQUEUE_INITIAL);
+	bool resched = preempt_on(s, rq, p, now, TS_WF_FORK);
+	ts_rq_publish(s, rq);
+	s->ops.rq_unlock(s->host, cpu);
+	return resched;
+}
+
 struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, int parent_cpu,
 					struct ts_task *parent)
 {
 	struct ts_placement pl = ts_select_task_rq(s, p, parent_cpu, parent, TS_WF_FORK);
-	struct ts_rq *rq = &s->rq[pl.cpu];
-	s->ops.rq_lock(s->host, pl.cpu);
-	if (p->cpu != pl.cpu) { /* __set_task_cpu(): a new task has no load to move */
-		p->cpu = pl.cpu;
-		p->recent_used_cpu = pl.cpu;
-	}
-	set_task_rq(s, p, pl.cpu);
-	uint64_t now = rq_clock(s, rq);
-	update_cfs_rq_load_avg(p->se.cfs_rq, now);
-	post_init_entity_util_avg(s, p, pl.cpu);
-	enqueue_task_fair(s, rq, p, now, TS_ENQUEUE_INITIAL);
-	preempt_on(s, rq, p, now, TS_WF_FORK);
-	ts_rq_publish(s, rq);
-	s->ops.rq_unlock(s->host, pl.cpu);
+	wake_up_new_task_at(s, p, pl.cpu);
 	return pl;
+}
+
+bool ts_wake_up_new_task_on(struct ts_sched *s, struct ts_task *p, int cpu)
+{
+	return wake_up_new_task_at(s, p, cpu);
 }
 
 void ts_deactivate_curr(struct ts_sched *s, int cpu, enum ts_task_state new_state)
@@ -855,7 +881,7 @@ void ts_move_queued_task(struct ts_sched *s, struct ts_task *p, int src_cpu, int
 	dequeue_task_fair(s, src, p, now, 0, true);
 	p->se.avg.last_update_time = 0;
 	p->se.exec_start = 0;
-	p->cpu = dst_cpu;
+	set_task_cpu(p, dst_cpu);
 	p->nr_migrations++;
 	ts_stat_inc(&dst->stats.migrations);
 	ts_rq_publish(s, src);
@@ -878,12 +904,12 @@ int ts_task_set_group(struct ts_sched *s, struct ts_task *p, struct ts_task_grou
 		return -EBUSY;
 	struct ts_task_group *want = tg == s->root_tg ? NULL : tg;
 	if (task_group_of(s, p) == tg) {
-		p->tg = want;
+		set_task_tg(p, want);
 		return 0;
 	}
 	if (p->state == TS_TASK_NEW) {
 		/* Not attached anywhere yet: set_task_rq() happens at its first enqueue. */
-		p->tg = want;
+		set_task_tg(p, want);
 		return 0;
 	}
 	/* task_change_group_fair() of a sleeping task, under its rq's lock. */
@@ -902,7 +928,7 @@ int ts_task_set_group(struct ts_sched *s, struct ts_task *p, struct ts_task_grou
 		propagate_entity_cfs_rq(s, se, now);
 	}
 	/* set_task_rq() on the new group, as if migrated, then attach_task_cfs_rq() */
-	p->tg = want;
+	set_task_tg(p, want);
 	se->avg.last_update_time = 0;
 	set_task_rq(s, p, cpu);
 	struct ts_cfs_rq *cfs = se->cfs_rq;
@@ -915,8 +941,13 @@ int ts_task_set_group(struct ts_sched *s, struct ts_task *p, struct ts_task_grou
 	return 0;
 }
 
+/* Lock-free (wake_affine_weight(), task_numa_compare()) or with some rq lock held (load
+ * balancing): every field of p read here is loaded with a relaxed atomic (READ_ONCE). */
 unsigned long ts_task_h_load_of(struct ts_sched *s, struct ts_task *p)
 {
 	uint64_t jiffies = s->ops.clock(s->host) / s->tick_nsec;
-	return ts_task_h_load(task_group_of(s, p), p->cpu, p->se.avg.load_avg, jiffies);
+	int cpu = __atomic_load_n(&p->cpu, __ATOMIC_RELAXED);
+	struct ts_task_group *tg = __atomic_load_n(&p->tg, __ATOMIC_RELAXED);
+	return ts_task_h_load(tg ? tg : s->root_tg, cpu, ts_sa_load_avg_lockfree(&p->se.avg),
+			      jiffies);
 }

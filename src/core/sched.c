@@ -34,6 +34,7 @@ static int create_root_group(struct ts_sched *s, const struct ts_sched_config *c
 		.nr_nodes = s->topo->nr_nodes > 0 ? s->topo->nr_nodes : 1,
 		.cpu_node = node,
 		.layout = s->tg_layout,
+		.track_writer_node = cfg && cfg->tg_track_writer_node,
 		.root_cfs_rq = cfs,
 		.base_slice = s->base_slice,
 		.tick_nsec = s->tick_nsec,
@@ -171,7 +172,7 @@ int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct t
 	p->cpu = cpu;
 	p->recent_used_cpu = cpu;
 	/* init_entity_runnable_average(): a new task looks heavy until it has history. */
-	p->se.avg.load_avg = p->se.load.weight;
+	ts_sa_set_load_avg(&p->se.avg, p->se.load.weight);
 	return 0;
 }
 

@@ -21,7 +21,9 @@
  *    PELT util_avg (no util_est, no uclamp, no thermal pressure); it never returns -1.
  *  - cpu_smt_mask(c) is the span of c's SMT domain (c alone when it has none): the same
  *    set unless the scheduled CPU map splits a core.
- *  - task_h_load(p) = ts_task_h_load_of() (the task-group hierarchy of rq.c).
+ *  - task_h_load(p) = ts_task_h_load_of() (the task-group hierarchy of rq.c), lock-free:
+ *    the waker's and the wakee's load and their groups' averages on their CPUs are relaxed
+ *    atomic loads (pelt.h, group.h) where the kernel reads them with plain loads.
  *  - wake_affine_idle()'s "waker alone" test uses nr_running (no delayed-dequeue count).
  *  - a wake-up from no task (waker == NULL, e.g. a timer) records no wakee flips, counts
  *    as wakee_flips 0 for wake_wide() and is never sync.

@@ -325,33 +325,6 @@ static int spread_target(const struct ts_task_attr *a, const struct ts_cpumask *
 	return 0;
 }
 
-/* wake_up_new_task() on a given CPU, without the fork balancing: rq lock, PELT up to now,
- * post_init_entity_util_avg() (as rq.c: half the queue's spare capacity, in proportion to
- * the task's weight), then activation with ENQUEUE_INITIAL. Any thread may do it. */
-static void wake_up_new_task_on(struct rt_task *t, int cpu)
-{
-	struct ts_sched *s = rt_g.s;
-	struct ts_task *p = &t->ts;
-	s->ops.rq_lock(s->host, cpu);
-	struct ts_rq *rq = ts_cpu_rq(s, cpu);
-	ts_update_rq_load(s, rq, s->ops.clock(s->host));
-	struct ts_sched_avg *sa = &p->se.avg;
-	long cap = ((long)rq->cpu_capacity - (long)rq->cfs.avg.util_avg) / 2;
-	if (cap > 0) {
-		if (rq->cfs.avg.util_avg) {
-			sa->util_avg = rq->cfs.avg.util_avg * p->se.load.weight / (rq->cfs.avg.load_avg + 1);
-			if (sa->util_avg > (unsigned long)cap)
-				sa->util_avg = (unsigned long)cap;
-		} else {
-			sa->util_avg = (unsigned long)cap;
-		}
-	}
-	sa->runnable_avg = sa->util_avg;
-	ts_activate_task(s, cpu, p, TS_WF_FORK);
-	s->ops.rq_unlock(s->host, cpu);
-	atomic_fetch_add_explicit(&rt_g.spawned_near, 1, memory_order_relaxed);
-}
-
 ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *attr)
 {
 	static const struct ts_task_attr defaults = TS_TASK_ATTR_INIT;
@@ -431,7 +404,10 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	}
 	atomic_fetch_add(&rt_g.live, 1);
 	if (target >= 0) {
-		wake_up_new_task_on(t, target);
+		/* Placed near its node: the core's wake_up_new_task() without fork balancing
+		 * (it takes the target's rq lock; any thread may call it). */
+		ts_wake_up_new_task_on(rt_g.s, &t->ts, target);
+		atomic_fetch_add_explicit(&rt_g.spawned_near, 1, memory_order_relaxed);
 	} else if (w) {
 		/* A task, or a worker's loop: this thread is the CPU's only actor. */
 		ts_wake_up_new_task(rt_g.s, &t->ts, w->cpu, self ? &self->ts : NULL);

@@ -489,17 +489,18 @@ static int start(const struct ts_rt_config *cfg)
 		return rt_error(-EINVAL, "ts_rt_start: no scheduled CPU left in topology '%s'", spec);
 	}
 
-	struct ts_sched_config scfg = { .hz = cfg->hz, .cpu_map = map, .tg_layout = cfg->tg_layout };
+	/* Count remote-node writes of load_avg (ts_rt_group_stats()): every group inherits
+	 * the switch from the root. */
+	struct ts_sched_config scfg = { .hz = cfg->hz,
+					.cpu_map = map,
+					.tg_layout = cfg->tg_layout,
+					.tg_track_writer_node = true };
 	rc = ts_sched_create(rt_g.topo, feat, &rt_ops, NULL, &scfg, &rt_g.s, &err);
 	if (rc) {
 		ts_cpumask_free(real);
 		ts_cpumask_free(map);
 		return rt_error(rc, "ts_rt_start: %s", err.msg);
 	}
-	/* Count remote-node writes of load_avg (ts_rt_group_stats()): the groups inherit the
-	 * switch from the root at creation, and none exists yet. ts_sched_config has no field
-	 * for it; the root itself never writes load_avg, so it needs no writer line. */
-	rt_g.s->root_tg->track_writer_node = true;
 	rt_g.t0 = rt_clock_ns();
 	rt_g.rq_lock = calloc((size_t)nr, sizeof(*rt_g.rq_lock));
 	rt_g.worker = calloc((size_t)nr, sizeof(*rt_g.worker));
