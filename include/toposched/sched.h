@@ -248,6 +248,17 @@ static inline void ts_rq_set_curr(struct ts_rq *rq, struct ts_task *p)
 	__atomic_store_n(&rq->curr, p, __ATOMIC_RELAXED);
 }
 
+/* p->state is written under p's rq lock and read lock-free by NUMA balancing's search
+ * (is the destination's running task exiting?): relaxed atomics on both sides. */
+static inline void ts_task_set_state(struct ts_task *p, enum ts_task_state st)
+{
+	__atomic_store_n(&p->state, st, __ATOMIC_RELAXED);
+}
+static inline enum ts_task_state ts_task_state_lockfree(const struct ts_task *p)
+{
+	return __atomic_load_n(&p->state, __ATOMIC_RELAXED);
+}
+
 /* idle_stamp is written under the rq lock and read lock-free by the fork slow path. */
 static inline void ts_rq_set_idle_stamp(struct ts_rq *rq, uint64_t v)
 {

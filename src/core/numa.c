@@ -852,7 +852,7 @@ static bool task_numa_compare(struct task_numa_env *env, long taskimp, long grou
 		return false;
 	}
 	struct ts_task *cur = rq_curr(s, env->dst_cpu);
-	if (cur && cur->state != TS_TASK_RUNNABLE)
+	if (cur && ts_task_state_lockfree(cur) != TS_TASK_RUNNABLE)
 		cur = NULL; /* PF_EXITING */
 	if (cur == env->p)
 		return true;

@@ -404,7 +404,7 @@ static void enqueue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_ta
 	ts_list_add(&p->cfs_node, &rq->cfs_tasks);
 	add_nr_running(s, rq);
 	ts_numa_account_enqueue(s, p, rq->cpu); /* account_entity_enqueue() */
-	p->state = TS_TASK_RUNNABLE;
+	ts_task_set_state(p, TS_TASK_RUNNABLE);
 }
 
 /* dequeue_entities() above the task's level (se: the task's entity, just dequeued from
@@ -740,7 +740,7 @@ void ts_deactivate_curr(struct ts_sched *s, int cpu, enum ts_task_state new_stat
 		return;
 	uint64_t now = rq_clock(s, rq);
 	dequeue_task_fair(s, rq, p, now, TS_DEQUEUE_SLEEP, false);
-	p->state = new_state;
+	ts_task_set_state(p, new_state);
 	ts_rq_publish(s, rq);
 }
 
