@@ -492,33 +492,12 @@ static void test_dump(void **state)
 
 /* ---- the CLI ---- */
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_sim_groups.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char path[300];
-	snprintf(path, sizeof(path), "%s/stdout", tmpdir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
-	unlink(path);
-	rmdir(tmpdir);
-	return 0;
-}
-
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define PIPE_ARGS "sim", "--machine", "icelake-2s", "--workload", "pipe", "--pairs", "2"
 
 static void cli_bad(const char *const *args, const char *msg)
 {
-	struct run r = ts_run_cli(tmpdir, args, 120);
+	struct run r = ts_run_cli(ts_tmpdir, args, 120);
 	char want[600];
 	snprintf(want, sizeof(want), "toposched sim: error: %s\n", msg);
 	if (r.status != 2 || r.out[0] || strcmp(r.err, want) != 0) {
@@ -564,7 +543,8 @@ static void test_cli_good(void **state)
 {
 	(void)state;
 	struct run r = ts_run_cli(
-		tmpdir, ARGS(PIPE_ARGS, "--groups-spec", "g:512=instance", "--dump-groups"), 120);
+		ts_tmpdir, ARGS(PIPE_ARGS, "--groups-spec", "g:512=instance", "--dump-groups"),
+		120);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
 	assert_non_null(strstr(r.out, "  g0 shares=512 parent=/ layout=aligned load_avg=0\n"));
@@ -575,7 +555,7 @@ static void test_cli_good(void **state)
 		ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--compare", "p=tg_layout=packed",
 		     "n=tg_layout=per-node NO_TG_LOAD_RATELIMIT", "--iterations", "1", "--duration",
 		     "1ms", "--warmup", "1ms", "--quiet", "--format", "csv");
-	r = ts_run_cli(tmpdir, args, 120);
+	r = ts_run_cli(ts_tmpdir, args, 120);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
 	assert_non_null(strstr(r.out, ",tg_layout,groups_spec,tg_window_ns,"));
@@ -583,7 +563,7 @@ static void test_cli_good(void **state)
 	assert_non_null(strstr(r.out, ",per-node,app=all,1000000,"));
 	assert_non_null(strstr(r.out, ",app=1;(root)=0\n"));
 	run_free(&r);
-	r = ts_run_cli(tmpdir,
+	r = ts_run_cli(ts_tmpdir,
 		       ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--tg-layout", "packed",
 			    "--iterations", "1", "--duration", "1ms", "--warmup", "1ms", "--quiet"),
 		       120);
@@ -611,5 +591,5 @@ int main(void)
 		cmocka_unit_test(test_cli_bad_input),
 		cmocka_unit_test(test_cli_good),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
 }

@@ -604,12 +604,7 @@ static void test_cli_json_deterministic_and_numa_block(void **state)
 	run_free(&b);
 	run_free(&t);
 	run_free(&c);
-	char path[300];
-	snprintf(path, sizeof(path), "%s/stdout", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", dir);
-	unlink(path);
-	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(ts_tmpdir_remove(dir), 0);
 }
 
 /* ---- bad input ---------------------------------------------------------------------------- */
@@ -707,12 +702,7 @@ static void test_cli_bad_input(void **state)
 			 "more than the limit");
 	expect_cli_error(dir, A("--workload", "numa03"), "numa02");
 #undef A
-	char path[300];
-	snprintf(path, sizeof(path), "%s/stdout", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", dir);
-	unlink(path);
-	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(ts_tmpdir_remove(dir), 0);
 }
 
 /* ---- the workload figures (ref §1.7, §1.8) ---------------------------------------------- */

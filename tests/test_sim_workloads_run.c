@@ -406,12 +406,7 @@ static void test_cli_json_deterministic(void **state)
 	run_free(&a);
 	run_free(&b);
 	run_free(&c);
-	char path[300];
-	snprintf(path, sizeof(path), "%s/stdout", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", dir);
-	unlink(path);
-	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(ts_tmpdir_remove(dir), 0);
 }
 
 int main(void)
