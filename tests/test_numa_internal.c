@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "fake_host.h"
+#include "numa_env.h"
 
 /* 4 nodes x 4 CPUs, distance 20 (NUMA_DIRECT); CPU i on node i / 4. */
 struct wb {
@@ -32,15 +32,7 @@ static void wb_open(struct wb *w, const char *features)
 {
 	memset(w, 0, sizeof(*w));
 	struct ts_error err = { 0 };
-	w->t = ts_topology_alloc(16, 4, &err);
-	assert_non_null(w->t);
-	for (int i = 0; i < 16; i++) {
-		w->t->cpu[i].core = w->t->cpu[i].cluster = i;
-		w->t->cpu[i].node = w->t->cpu[i].llc = w->t->cpu[i].package = i / 4;
-	}
-	assert_int_equal(ts_topology_parse_distance(w->t, "10 20 20 20; 20 10 20 20; 20 20 10 20; 20 20 20 10",
-						    &err), 0);
-	assert_int_equal(ts_topology_finish(w->t, &err), 0);
+	w->t = grid_topology(4, 4, "10 20 20 20; 20 10 20 20; 20 20 10 20; 20 20 20 10");
 	w->s = fake_sched(&w->f, w->t, features);
 	assert_non_null(w->s);
 	/* p on CPU 0; `busy` makes CPU 6 non-idle */
