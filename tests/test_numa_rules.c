@@ -102,6 +102,19 @@ static void placement(struct env *e, struct ts_task *p)
 	ts_task_numa_placement(e->s, p);
 }
 
+/* A search by p that must decide (ts_task_numa_migrate() 0): the decision as it stood
+ * before ts_numa_migrate_done() released it; the env is closed (the decision's task
+ * pointers still compare equal to the env's tasks). */
+static struct ts_numa_result search_and_close(struct env *e, struct ts_task *p)
+{
+	struct ts_numa_result r;
+	assert_int_equal(ts_task_numa_migrate(e->s, p, &r), 0);
+	const struct ts_numa_result decided = r;
+	ts_numa_migrate_done(e->s, &r);
+	env_close(e);
+	return decided;
+}
+
 /* A counter of struct ts_numa_cpu_stats summed over the CPUs. */
 static uint64_t stat_sum(struct env *e, size_t offset)
 {
@@ -758,10 +771,8 @@ static void test_search_order(void **state)
 	env_grid(&e, 4, 4, DIRECT4, "");
 	struct ts_task *p = spawn(&e, 0, NULL, NULL);
 	set_faults(&e, p, pf, 1);
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_int_equal(r.dst_cpu, 4);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 
 	/* node 1 taken by tasks that may not leave it (no swap: src_cpu not in their
 	 * cpus_ptr): nodes 2 and 3 are searched, node 2 although taskimp = 50 - 100 < 0; the
@@ -991,12 +1002,10 @@ static void test_compare_move_or_swap(void **state)
 		.maymove = true,
 	};
 	struct ts_task *p = compare_env(&e, &lose, q);
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_null(r.swap);
 	assert_int_equal(r.dst_cpu, 4);
 	assert_int_equal(r.imp, 400);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 
 	const struct compare_setup gain = {
 		.qf = { Q_HOME, Q_STAYS, Q_STAYS, Q_STAYS },
@@ -1004,11 +1013,9 @@ static void test_compare_move_or_swap(void **state)
 		.maymove = true,
 	};
 	p = compare_env(&e, &gain, q);
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_ptr_equal(r.swap, q[0]);
 	assert_int_equal(r.imp, 1400);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 }
 
 /* "Moving to an idle CPU": a move decided in task_numa_compare() (cur NULL) goes to the
@@ -1031,12 +1038,10 @@ static void test_compare_move_to_idle(void **state)
 	};
 	struct ts_task *p = compare_env(&e, &idle7, q);
 	assert_true(ts_idle_cpu(e.s, 7));
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_null(r.swap);
 	assert_int_equal(r.dst_cpu, 7);
 	assert_int_equal(r.imp, 400);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 
 	const struct compare_setup exiting = {
 		.qf = { Q_HOME, Q_STAYS, Q_STAYS, Q_STAYS },
@@ -1063,13 +1068,9 @@ static long swap_imp_with_pref(int qpref)
 	struct env e;
 	struct ts_task *q[4];
 	struct ts_task *p = compare_env(&e, &cs, q);
-	struct ts_numa_result r;
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	struct ts_numa_result r = search_and_close(&e, p);
 	assert_ptr_equal(r.swap, q[0]);
-	long imp = r.imp;
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
-	return imp;
+	return r.imp;
 }
 
 static void test_compare_partner_preferred_node(void **state)
@@ -1095,11 +1096,9 @@ static void test_compare_partner_going_home(void **state)
 		.qpref = { TS_NUMA_NO_NODE, 0, 0, 0 },
 	};
 	struct ts_task *p = compare_env(&e, &stop, q);
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_ptr_equal(r.swap, q[1]);
 	assert_int_equal(r.imp, 450);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 
 	const struct compare_setup skip = {
 		.qf = { Q_EVEN, Q_HOME, NULL, NULL },
@@ -1108,11 +1107,9 @@ static void test_compare_partner_going_home(void **state)
 		.maymove = true,
 	};
 	p = compare_env(&e, &skip, q);
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_ptr_equal(r.swap, q[0]);
 	assert_int_equal(r.imp, 450);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 }
 
 /* Group against task improvements (q5..q7 pinned out of the way):
@@ -1142,13 +1139,9 @@ static long swap_imp_grouped(enum grouping gr)
 		make_group(&p, 1, pg, NULL, NULL);
 	if (gr == BOTH_DIFFERENT || gr == Q_ONLY)
 		make_group(&q[0], 1, qg, NULL, NULL);
-	struct ts_numa_result r;
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	struct ts_numa_result r = search_and_close(&e, p);
 	assert_ptr_equal(r.swap, q[0]);
-	long imp = r.imp;
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
-	return imp;
+	return r.imp;
 }
 
 static void test_compare_group_weights(void **state)
@@ -1176,11 +1169,9 @@ static void test_compare_partner_not_allowed(void **state)
 		.pinned = { true, false, true, true },
 	};
 	struct ts_task *p = compare_env(&e, &pinned, q);
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_ptr_equal(r.swap, q[1]);
 	assert_int_equal(r.imp, 400);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 
 	const struct compare_setup kthread = {
 		.qf = { NULL, Q_STAYS, Q_STAYS, Q_STAYS },
@@ -1189,11 +1180,9 @@ static void test_compare_partner_not_allowed(void **state)
 	};
 	p = compare_env(&e, &kthread, q);
 	q[0]->percpu_kthread = true;
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_null(r.swap);
 	assert_int_equal(r.dst_cpu, 5);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 }
 
 /* load_too_imbalanced(src_load, dst_load): with capacities Cs, Cd,
@@ -1364,12 +1353,9 @@ static void test_partly_scheduled_node_swaps(void **state)
 	set_faults(&e, q, on0, 0);
 	for (int c = 0; c <= 4; c++)
 		set_cpu_view(&e, c, c == 0 || c == 4 ? 1024 : 0, c == 0 || c == 4 ? 1024 : 0);
-	struct ts_numa_result r;
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	struct ts_numa_result r = search_and_close(&e, p);
 	assert_int_equal(r.dst_cpu, 4);
 	assert_ptr_equal(r.swap, q);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 }
 
 /* ======== the stop work: ts_numa_migrate_apply() ======== */
