@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "exp_report.h"
 #include "sim_machine.h"
 #include "test_support.h"
 #include "toposched/experiment.h"
@@ -389,18 +390,6 @@ static void test_no_groups_no_block(void **state)
 	machine_free(&m);
 }
 
-/* noinline: see test_experiment.c (-Wdangling-pointer false positive) */
-static __attribute__((noinline)) char *json_of(const struct ts_experiment *e)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(ts_exp_write_json(e, f), 0);
-	fclose(f);
-	return buf;
-}
-
 static void test_json_deterministic(void **state)
 {
 	(void)state;
@@ -434,7 +423,7 @@ static void test_json_deterministic(void **state)
 			.jobs = jobs,
 		};
 		assert_int_equal(ts_experiment_run(&e, &err), 0);
-		char *j = json_of(&e);
+		char *j = exp_report(&e, ts_exp_write_json);
 		if (!ref) {
 			ref = j;
 			assert_int_equal(
