@@ -111,22 +111,6 @@ static const struct ts_workload hackbench = {
 
 /* ---- helpers ---- */
 
-
-static struct ts_sim_config config(const struct machine *m, const struct ts_workload *w, int load)
-{
-	return (struct ts_sim_config){
-		.topo = m->topo,
-		.costs = &m->costs,
-		.features = ts_features_default(),
-		.workload = w,
-		.load = load,
-		.duration_ns = 5 * MS,
-		.warmup_ns = 1 * MS,
-		.seed = 1,
-		.max_events = 50000000,
-	};
-}
-
 static uint64_t sum_rel(const struct ts_sim_result *r)
 {
 	uint64_t n = 0;
@@ -151,7 +135,7 @@ static void test_same_seed_identical(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "jacobsville");
-	struct ts_sim_config cfg = config(&m, &pingpong, 6);
+	struct ts_sim_config cfg = sim_config(&m, &pingpong, 6);
 	struct ts_sim_result a = sim_run_ok(&cfg), b = sim_run_ok(&cfg);
 	a.wall_s = b.wall_s = 0;
 	assert_memory_equal(&a, &b, sizeof(a));
@@ -171,7 +155,7 @@ static void test_conservation_pingpong(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "kunpeng920");
-	struct ts_sim_config cfg = config(&m, &pingpong, 8);
+	struct ts_sim_config cfg = sim_config(&m, &pingpong, 8);
 	cfg.pin = m.node0;
 	/* Past the first LLC balance (~32 ms): before it SIS_UTIL's budget is 0, and the
 	 * staggered forks from an idle CPU 0 leave pairs sharing CPUs (p50 wake-up 0). */
@@ -197,7 +181,7 @@ static void test_conservation_many_to_many(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "jacobsville");
-	struct ts_sim_config cfg = config(&m, &hackbench, 3);
+	struct ts_sim_config cfg = sim_config(&m, &hackbench, 3);
 	cfg.duration_ns = 0; /* the default cap */
 	struct ts_sim_result r = sim_run_ok(&cfg);
 	assert_true(r.finished);
@@ -214,7 +198,7 @@ static void test_time_s_cap_not_finished(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "jacobsville");
-	struct ts_sim_config cfg = config(&m, &hackbench, 3);
+	struct ts_sim_config cfg = sim_config(&m, &hackbench, 3);
 	cfg.duration_ns = 50 * US; /* far too short */
 	struct ts_sim_result r = sim_run_ok(&cfg);
 	assert_false(r.finished);
@@ -248,7 +232,7 @@ static void test_sleep_timers(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "jacobsville");
-	struct ts_sim_config cfg = config(&m, &sleepers, 1);
+	struct ts_sim_config cfg = sim_config(&m, &sleepers, 1);
 	struct ts_sim_result r = sim_run_ok(&cfg);
 	/* every iteration takes at least 110 us: at most 5 ms / 110 us (+1 in flight) each */
 	assert_true(r.marks > 4 * 30 && r.marks <= 4 * (5 * MS / (110 * US) + 1));
@@ -270,7 +254,7 @@ static void test_pipe_pair_stays_local(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "kunpeng920");
-	struct ts_sim_config cfg = config(&m, &pipe, 1);
+	struct ts_sim_config cfg = sim_config(&m, &pipe, 1);
 	cfg.pin = m.node0;
 	/* SIS_UTIL scans nothing until the first LLC-level periodic balance sets
 	 * nr_idle_scan (the MC domain's interval is its weight in ms: 32 ms here). */
@@ -294,7 +278,7 @@ static void test_throughput_grows_with_pairs(void **state)
 	double last = 0;
 	const int pairs[] = { 1, 2, 4, 8, 12 };
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		struct ts_sim_config cfg = config(&m, &pingpong, pairs[i]);
+		struct ts_sim_config cfg = sim_config(&m, &pingpong, pairs[i]);
 		struct ts_sim_result r = sim_run_ok(&cfg);
 		double total = r.metric * pairs[i];
 		print_message("pairs %2d: %.0f trans/s, util %.2f\n", pairs[i], total, r.cpu_util);
@@ -313,7 +297,7 @@ static void test_time_grows_with_groups(void **state)
 	double last = 0;
 	const int groups[] = { 4, 8, 16 };
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
-		struct ts_sim_config cfg = config(&m, &hackbench, groups[i]);
+		struct ts_sim_config cfg = sim_config(&m, &hackbench, groups[i]);
 		cfg.duration_ns = 0;
 		struct ts_sim_result r = sim_run_ok(&cfg);
 		assert_true(r.finished);
@@ -359,7 +343,7 @@ static double examined_per_llc_scan(const struct ts_sim_result *r)
 
 static struct ts_sim_result busy_run(const struct machine *m, int pairs, const char *features)
 {
-	struct ts_sim_config cfg = config(m, &busy_pairs, pairs);
+	struct ts_sim_config cfg = sim_config(m, &busy_pairs, pairs);
 	cfg.pin = m->node0; /* one 32-CPU LLC */
 	cfg.warmup_ns = 40 * MS; /* PELT util and nr_idle_scan settle (see above) */
 	cfg.duration_ns = 10 * MS;
@@ -421,7 +405,7 @@ static void test_validation(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "jacobsville");
-	struct ts_sim_config cfg = config(&m, &pingpong, 2);
+	struct ts_sim_config cfg = sim_config(&m, &pingpong, 2);
 
 	expect_invalid(NULL, "no configuration");
 	struct ts_sim_config c = cfg;

@@ -45,19 +45,10 @@ static bool time_to_finish(const struct ts_workload *w) { return w->metric == TS
 /* Loops per task for time-to-finish workloads: few, to keep hackbench runs short. */
 #define FEW_LOOPS 5
 
+/* sim_config(), but a time-to-finish workload runs its few loops to the end. */
 static struct ts_sim_config config(const struct machine *m, const struct ts_workload *w, int load)
 {
-	struct ts_sim_config cfg = {
-		.topo = m->topo,
-		.costs = &m->costs,
-		.features = ts_features_default(),
-		.workload = w,
-		.load = load,
-		.duration_ns = 5 * MS,
-		.warmup_ns = 1 * MS,
-		.seed = 1,
-		.max_events = 50000000,
-	};
+	struct ts_sim_config cfg = sim_config(m, w, load);
 	if (time_to_finish(w)) {
 		cfg.iterations = FEW_LOOPS;
 		cfg.duration_ns = 0; /* run to the end (the engine's cap) */
