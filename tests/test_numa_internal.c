@@ -67,6 +67,14 @@ static struct task_numa_env wb_env(struct wb *w)
 	};
 }
 
+/* A candidate as task_numa_compare() offers it: dst_cpu, then task_numa_assign() with the
+ * task to swap with (NULL: a move) and the improvement. */
+static void offer(struct task_numa_env *env, int cpu, struct ts_task *task, long imp)
+{
+	env->dst_cpu = cpu;
+	task_numa_assign(env, task, imp);
+}
+
 static int flag(struct wb *w, int cpu)
 {
 	return atomic_load(&w->s->rq[cpu].ro.numa_migrate_on);
@@ -86,20 +94,17 @@ static void test_assign_takes_and_releases(void **state)
 	struct wb w;
 	wb_open(&w, "");
 	struct task_numa_env env = wb_env(&w);
-	env.dst_cpu = 4;
-	task_numa_assign(&env, NULL, 10);
+	offer(&env, 4, NULL, 10);
 	assert_int_equal(env.best_cpu, 4);
 	assert_int_equal(env.best_imp, 10);
 	assert_int_equal(flag(&w, 4), 1);
-	env.dst_cpu = 5;
-	task_numa_assign(&env, &w.busy, 50);
+	offer(&env, 5, &w.busy, 50);
 	assert_int_equal(env.best_cpu, 5);
 	assert_ptr_equal(env.best_task, &w.busy);
 	assert_int_equal(flag(&w, 4), 0);
 	assert_int_equal(flag(&w, 5), 1);
 	/* the best again, with a better task: no xchg (the flag is ours), no conflict */
-	env.dst_cpu = 5;
-	task_numa_assign(&env, NULL, 60);
+	offer(&env, 5, NULL, 60);
 	assert_int_equal(env.best_cpu, 5);
 	assert_null(env.best_task);
 	assert_int_equal(flag(&w, 5), 1);
@@ -119,11 +124,9 @@ static void test_assign_conflict_alternative(void **state)
 	struct wb w;
 	wb_open(&w, "");
 	struct task_numa_env env = wb_env(&w);
-	env.dst_cpu = 4;
-	task_numa_assign(&env, NULL, 10); /* our best so far: CPU 4 */
+	offer(&env, 4, NULL, 10);	  /* our best so far: CPU 4 */
 	set_flag(&w, 5, 1);               /* another search's */
-	env.dst_cpu = 5;
-	task_numa_assign(&env, NULL, 20);
+	offer(&env, 5, NULL, 20);
 	assert_int_equal(env.best_cpu, 7);
 	assert_int_equal(env.dst_cpu, 7);
 	assert_int_equal(env.best_imp, 20);
@@ -138,8 +141,7 @@ static void test_assign_conflict_alternative(void **state)
 	set_flag(&w, 7, 0);
 	env = wb_env(&w);
 	set_flag(&w, 7, 1);
-	env.dst_cpu = 7;
-	task_numa_assign(&env, NULL, 20);
+	offer(&env, 7, NULL, 20);
 	assert_int_equal(env.best_cpu, 4);
 	assert_int_equal(flag(&w, 4), 1);
 	assert_int_equal(ts_stat_read(&env.st->reserve_conflict_alt), 2);
@@ -157,12 +159,10 @@ static void test_assign_conflict_keeps_best(void **state)
 	struct wb w;
 	wb_open(&w, "");
 	struct task_numa_env env = wb_env(&w);
-	env.dst_cpu = 4;
-	task_numa_assign(&env, NULL, 10);
+	offer(&env, 4, NULL, 10);
 	set_flag(&w, 5, 1);
 	set_flag(&w, 7, 1);
-	env.dst_cpu = 5;
-	task_numa_assign(&env, &w.busy, 99);
+	offer(&env, 5, &w.busy, 99);
 	assert_int_equal(env.best_cpu, 4);
 	assert_int_equal(env.best_imp, 10);
 	assert_null(env.best_task);
@@ -174,8 +174,7 @@ static void test_assign_conflict_keeps_best(void **state)
 	struct ts_cpumask *m = ts_cpumask_alloc(16);
 	ts_cpumask_set_range(m, 0, 6);
 	w.p.cpus_allowed = m;
-	env.dst_cpu = 5;
-	task_numa_assign(&env, NULL, 99);
+	offer(&env, 5, NULL, 99);
 	assert_int_equal(env.best_cpu, 4);
 	assert_int_equal(flag(&w, 7), 0);
 	assert_int_equal(ts_stat_read(&env.st->reserve_conflict_noalt), 2);
@@ -195,11 +194,9 @@ static void test_assign_without_reservation(void **state)
 	struct task_numa_env env = wb_env(&w);
 	assert_false(env.reserve);
 	set_flag(&w, 5, 1);
-	env.dst_cpu = 5;
-	task_numa_assign(&env, NULL, 10);
+	offer(&env, 5, NULL, 10);
 	assert_int_equal(env.best_cpu, 5);
-	env.dst_cpu = 4;
-	task_numa_assign(&env, NULL, 20);
+	offer(&env, 4, NULL, 20);
 	assert_int_equal(env.best_cpu, 4);
 	assert_int_equal(flag(&w, 4), 0);
 	assert_int_equal(flag(&w, 5), 1); /* not released either: never ours */
