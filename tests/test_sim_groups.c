@@ -260,6 +260,17 @@ static void test_shares_split_one_cpu(void **state)
 	ts_topology_free(t);
 }
 
+/* icelake-2s and the named workload, with the groups spec text parsed for it. */
+static const struct ts_workload *icelake_with_groups(struct machine *m, const char *workload,
+						     const char *text, struct ts_groups_spec *spec)
+{
+	machine_load(m, "icelake-2s");
+	const struct ts_workload *w = ts_workload_find(workload);
+	struct ts_error err = {0};
+	assert_int_equal(ts_groups_spec_parse(text, w, spec, &err), 0);
+	return w;
+}
+
 /* A workload in one group on a two-socket machine. free_lines: every c2c tier 0, so
  * that line stalls cost nothing and the layout cannot change the schedule: the runs of
  * two layouts are then the same run, access for access. */
@@ -267,12 +278,10 @@ static void group_run(const char *workload, int load, enum ts_tg_layout layout,
 		      const char *features, bool free_lines, struct ts_sim_result *r)
 {
 	struct machine m;
-	machine_load(&m, "icelake-2s");
 	struct ts_groups_spec spec;
-	struct ts_error err = {0};
-	const struct ts_workload *w = ts_workload_find(workload);
+	const struct ts_workload *w = icelake_with_groups(&m, workload, "app=all", &spec);
 	assert_non_null(w);
-	assert_int_equal(ts_groups_spec_parse("app=all", w, &spec, &err), 0);
+	struct ts_error err = {0};
 	struct ts_features f = ts_features_default();
 	if (features)
 		assert_int_equal(ts_features_parse(features, &f, &err), 0);
@@ -394,11 +403,10 @@ static void test_json_deterministic(void **state)
 {
 	(void)state;
 	struct machine m;
-	machine_load(&m, "icelake-2s");
 	struct ts_groups_spec spec;
+	const struct ts_workload *w =
+		icelake_with_groups(&m, "netperf-udp-rr", "net:2048/p=instance", &spec);
 	struct ts_error err = {0};
-	const struct ts_workload *w = ts_workload_find("netperf-udp-rr");
-	assert_int_equal(ts_groups_spec_parse("net:2048/p=instance", w, &spec, &err), 0);
 	struct ts_exp_config configs[2] = {
 		{.name = "packed", .features_text = "tg_layout=packed", .tg_layout = TS_TG_PACKED},
 		{.name = "aligned", .features_text = "", .tg_layout = TS_TG_ALIGNED},
@@ -453,11 +461,10 @@ static void test_dump(void **state)
 {
 	(void)state;
 	struct machine m;
-	machine_load(&m, "icelake-2s");
 	struct ts_groups_spec spec;
+	const struct ts_workload *w =
+		icelake_with_groups(&m, "netperf-udp-rr", "app:2048/cl:512=class:netperf", &spec);
 	struct ts_error err = {0};
-	const struct ts_workload *w = ts_workload_find("netperf-udp-rr");
-	assert_int_equal(ts_groups_spec_parse("app:2048/cl:512=class:netperf", w, &spec, &err), 0);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
