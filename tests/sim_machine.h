@@ -1,4 +1,5 @@
-/* A modelled machine for simulator tests: a preset, its cost model and node 0's CPUs. */
+/* Simulator tests' common ground: a modelled machine (a preset, its cost model and node 0's
+ * CPUs), a short run's configuration and a run of the simulator that must succeed. */
 #ifndef TOPOSCHED_TEST_SIM_MACHINE_H
 #define TOPOSCHED_TEST_SIM_MACHINE_H
 
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 
 #include "toposched/cost_model.h"
+#include "toposched/sim.h"
 #include "toposched/topology.h"
 
 struct machine {
@@ -32,6 +34,36 @@ static inline void machine_free(struct machine *m)
 {
 	ts_cpumask_free(m->node0);
 	ts_topology_free(m->topo);
+}
+
+/* A short run of w on m: a 5 ms window after 1 ms of warm-up, the default features, seed 1,
+ * at most 50 million events. */
+static inline struct ts_sim_config sim_config(const struct machine *m, const struct ts_workload *w,
+					      int load)
+{
+	return (struct ts_sim_config){
+		.topo = m->topo,
+		.costs = &m->costs,
+		.features = ts_features_default(),
+		.workload = w,
+		.load = load,
+		.duration_ns = 5000000,
+		.warmup_ns = 1000000,
+		.seed = 1,
+		.max_events = 50000000,
+	};
+}
+
+/* ts_sim_run() that must succeed; its error, naming the workload, is printed when not. */
+static inline struct ts_sim_result sim_run_ok(const struct ts_sim_config *cfg)
+{
+	struct ts_sim_result r;
+	struct ts_error err = { 0 };
+	int rc = ts_sim_run(cfg, &r, &err);
+	if (rc)
+		print_error("ts_sim_run(%s): %s\n", cfg->workload->name, err.msg);
+	assert_int_equal(rc, 0);
+	return r;
 }
 
 #endif

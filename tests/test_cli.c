@@ -24,12 +24,10 @@
 
 #include "test_support.h"
 
-static char tmpdir[256];
-
-/* The shared runner (tests/test_support.h), its output files in tmpdir. */
+/* The shared runner (tests/test_support.h), its output files in ts_tmpdir. */
 static struct run run_cli_limit(const char *const *args, unsigned limit)
 {
-	return ts_run_cli(tmpdir, args, limit);
+	return ts_run_cli(ts_tmpdir, args, limit);
 }
 
 static struct run run_cli(const char *const *args) { return run_cli_limit(args, 120); }
@@ -443,20 +441,20 @@ static void test_error_topology_specs(void **state)
 	EXPECT_ERROR(ARGS("topo", "--topology", ""), "empty spec");
 
 	char path[400];
-	snprintf(path, sizeof(path), "%s/does-not-exist.xml", tmpdir);
+	snprintf(path, sizeof(path), "%s/does-not-exist.xml", ts_tmpdir);
 	EXPECT_ERROR(ARGS("topo", "--topology", path), path, "cannot read");
 	char xml_path[420];
 	snprintf(xml_path, sizeof(xml_path), "xml:%s", path);
 	EXPECT_ERROR(ARGS("topo", "--topology", xml_path), path, "cannot read");
 
-	snprintf(path, sizeof(path), "%s/garbage.xml", tmpdir);
+	snprintf(path, sizeof(path), "%s/garbage.xml", ts_tmpdir);
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	fputs("<?xml version=\"1.0\"?>\n<topology><object type=\"Machine\" <<< not xml\n", f);
 	fclose(f);
 	EXPECT_ERROR(ARGS("topo", "--topology", path), path, "not a valid hwloc XML");
 
-	snprintf(path, sizeof(path), "%s/empty.xml", tmpdir);
+	snprintf(path, sizeof(path), "%s/empty.xml", ts_tmpdir);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fclose(f);
@@ -560,24 +558,18 @@ static void test_error_values(void **state)
 	EXPECT_ERROR(ARGS("topo", "--cpus", "5-2"), "--cpus", "'5-2'", "decreasing");
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/toposched-cli-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
+/* The shared group fixture's directory, less the XML files test_error_topology_specs()
+ * writes there; rmdir()'s result, so that anything else left behind fails the group. */
 static int teardown(void **state)
 {
 	(void)state;
-	const char *names[] = { "stdout", "stderr", "garbage.xml", "empty.xml" };
+	const char *names[] = {"garbage.xml", "empty.xml"};
 	char path[400];
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
+		snprintf(path, sizeof(path), "%s/%s", ts_tmpdir, names[i]);
 		unlink(path);
 	}
-	return rmdir(tmpdir);
+	return ts_tmpdir_remove(ts_tmpdir);
 }
 
 int main(void)
@@ -596,5 +588,5 @@ int main(void)
 		cmocka_unit_test(test_error_distance),
 		cmocka_unit_test(test_error_values),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, ts_tmpdir_setup, teardown);
 }

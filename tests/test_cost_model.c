@@ -558,14 +558,12 @@ static void test_override_errors(void **state)
 
 /* ---- the CLI ---------------------------------------------------------------------------- */
 
-static char tmpdir[256];
-
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 static void test_cli_costs(void **state)
 {
 	(void)state;
-	struct run r = ts_run_cli(tmpdir, ARGS("machines", "--costs", "kunpeng920"), 60);
+	struct run r = ts_run_cli(ts_tmpdir, ARGS("machines", "--costs", "kunpeng920"), 60);
 	if (r.status != 0 || r.err[0])
 		print_message("exit %d: %s\n", r.status, r.err);
 	assert_int_equal(r.status, 0);
@@ -592,7 +590,8 @@ static void test_cli_costs(void **state)
 	assert_non_null(strstr(r.out, "ns/KiB"));
 	run_free(&r);
 
-	r = ts_run_cli(tmpdir, ARGS("machines", "--costs", "kunpeng920", "--format", "json"), 60);
+	r = ts_run_cli(ts_tmpdir, ARGS("machines", "--costs", "kunpeng920", "--format", "json"),
+		       60);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
 	assert_int_equal(count_substr(r.out, "\"name\": "), ts_cost_term_count());
@@ -603,28 +602,30 @@ static void test_cli_costs(void **state)
 	run_free(&r);
 
 	/* overrides show up with their source */
-	r = ts_run_cli(tmpdir, ARGS("machines", "--costs", "kunpeng920", "--cost", "c2c.llc=40",
-				    "--cost", "idle_exit=500"), 60);
+	r = ts_run_cli(ts_tmpdir,
+		       ARGS("machines", "--costs", "kunpeng920", "--cost", "c2c.llc=40", "--cost",
+			    "idle_exit=500"),
+		       60);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "override: --cost c2c.llc=40"));
 	assert_non_null(strstr(r.out, "override: --cost idle_exit=500"));
 	run_free(&r);
 
 	/* any topology spec: the generic model */
-	r = ts_run_cli(tmpdir, ARGS("machines", "--costs", "pack:2 core:2 pu:2", "--format",
-				    "json"), 60);
+	r = ts_run_cli(ts_tmpdir,
+		       ARGS("machines", "--costs", "pack:2 core:2 pu:2", "--format", "json"), 60);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "\"model\": \"generic\""));
 	run_free(&r);
 
 	/* without --costs: the preset list, as before; --format json lists them too */
-	r = ts_run_cli(tmpdir, ARGS("machines"), 60);
+	r = ts_run_cli(ts_tmpdir, ARGS("machines"), 60);
 	assert_int_equal(r.status, 0);
 	int count;
 	ts_preset_list(&count);
 	assert_int_equal(count_lines(r.out), count);
 	run_free(&r);
-	r = ts_run_cli(tmpdir, ARGS("machines", "--format", "json"), 60);
+	r = ts_run_cli(ts_tmpdir, ARGS("machines", "--format", "json"), 60);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(count_substr(r.out, "\"description\": "), count);
 	run_free(&r);
@@ -632,7 +633,7 @@ static void test_cli_costs(void **state)
 
 static void expect_cli_error(const char *const *args, const char *words)
 {
-	struct run r = ts_run_cli(tmpdir, args, 60);
+	struct run r = ts_run_cli(ts_tmpdir, args, 60);
 	bool ok = r.status == 2 && r.out[0] == '\0' && strncmp(r.err, "toposched machines: error: ",
 							       27) == 0 &&
 		  strstr(r.err, words) && count_lines(r.err) == 1;
@@ -660,25 +661,6 @@ static void test_cli_costs_errors(void **state)
 			 "--format 'yaml'");
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ts-test-cost-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char path[300];
-	snprintf(path, sizeof(path), "%s/stdout", tmpdir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
-	unlink(path);
-	rmdir(tmpdir);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -695,5 +677,5 @@ int main(void)
 		cmocka_unit_test(test_cli_costs),
 		cmocka_unit_test(test_cli_costs_errors),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
 }

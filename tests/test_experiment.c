@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "exp_report.h"
 #include "toposched/experiment.h"
 
 /* ---- statistics on hand-computed samples ---- */
@@ -168,20 +169,6 @@ static struct ts_experiment fake_experiment(int jobs, ts_sim_run_fn run)
 	};
 }
 
-/* noinline: gcc -O2 otherwise takes the returned buffer for the local pointer that
- * open_memstream() filled (-Wdangling-pointer false positive) */
-static __attribute__((noinline)) char *report(const struct ts_experiment *e,
-					      int (*fn)(const struct ts_experiment *, FILE *))
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(fn(e, f), 0);
-	fclose(f);
-	return buf;
-}
-
 static void test_points_and_aggregates(void **state)
 {
 	(void)state;
@@ -252,8 +239,9 @@ static void test_deterministic_regardless_of_jobs(void **state)
 		struct ts_error err = {0};
 		assert_int_equal(ts_experiment_run(&e, &err), 0);
 		assert_true(e.jobs_used >= 1 && e.jobs_used <= 36);
-		char *json = report(&e, ts_exp_write_json), *csv = report(&e, ts_exp_write_csv);
-		char *table = report(&e, ts_exp_write_table);
+		char *json = exp_report(&e, ts_exp_write_json),
+		     *csv = exp_report(&e, ts_exp_write_csv);
+		char *table = exp_report(&e, ts_exp_write_table);
 		if (!ref_json) {
 			ref_json = json;
 			ref_csv = csv;
@@ -461,7 +449,7 @@ static void test_json_report(void **state)
 	struct ts_experiment e = fake_experiment(2, fake_run);
 	struct ts_error err = {0};
 	assert_int_equal(ts_experiment_run(&e, &err), 0);
-	char *j = report(&e, ts_exp_write_json);
+	char *j = exp_report(&e, ts_exp_write_json);
 	assert_json(j);
 	const char *const top[] = {"\"machine\": \"fakebox\"",
 				   "\"workload\": \"fake\"",
@@ -533,7 +521,7 @@ static void test_table_report(void **state)
 	struct ts_experiment e = fake_experiment(2, fake_run);
 	struct ts_error err = {0};
 	assert_int_equal(ts_experiment_run(&e, &err), 0);
-	char *t = report(&e, ts_exp_write_table);
+	char *t = exp_report(&e, ts_exp_write_table);
 	assert_non_null(strstr(t, "fake on fakebox"));
 	assert_non_null(strstr(t, "Hmean of 4 iterations of 5ms after 1ms warm-up"));
 	assert_non_null(strstr(t, "max(stddev, baseline stddev)"));
@@ -575,7 +563,7 @@ static void test_csv_report(void **state)
 	snprintf(configs[0].features_text, sizeof(configs[0].features_text), "NO_SIS_PROP, \"x\"");
 	struct ts_error err = {0};
 	assert_int_equal(ts_experiment_run(&e, &err), 0);
-	char *c = report(&e, ts_exp_write_csv);
+	char *c = exp_report(&e, ts_exp_write_csv);
 	assert_int_equal(count(c, "\n"), 1 + 9);
 	assert_int_equal(
 		strncmp(c,
@@ -660,7 +648,7 @@ static void test_numa_reports(void **state)
 	assert_int_equal(p->stats.numa.double_migrations, 4 * 8);
 	assert_int_equal(p->stats.numa.tasks_numa, 16);
 	assert_int_equal(ts_experiment_point(&e, 0, 2)->stats.numa.hint_faults, 0);
-	char *j = report(&e, ts_exp_write_json);
+	char *j = exp_report(&e, ts_exp_write_json);
 	assert_json(j);
 	assert_int_equal(count(j, "\"numa\": {"), 9);
 	assert_int_equal(count(j, "\"bind\": \"none\""), 1);
@@ -680,13 +668,13 @@ static void test_numa_reports(void **state)
 		assert_true(k > at);
 		at = k;
 	}
-	char *t = report(&e, ts_exp_write_table);
+	char *t = exp_report(&e, ts_exp_write_table);
 	assert_int_equal(count(t, "NUMA hint faults (pages)"), 1);
 	assert_int_equal(count(t, "NUMA double migrations"), 1);
 	assert_int_equal(count(t, "NUMA tasks on preferred node %"), 1);
 	assert_non_null(strstr(t, "75.00"));
 	assert_int_equal(count(t, " \n"), 0);
-	char *c = report(&e, ts_exp_write_csv);
+	char *c = exp_report(&e, ts_exp_write_csv);
 	assert_non_null(strstr(c, ",numa_hint_faults,numa_hint_faults_local,"));
 	assert_non_null(strstr(c, ",numa_system_ns,numa_preferred_pct,tg_layout,"));
 	int header_fields = 1;

@@ -361,12 +361,7 @@ static void run_cli(struct run *r, const char *const *args)
 	}
 	argv[argc] = NULL;
 	*r = ts_run_cli(dir, argv, 120);
-	char path[64];
-	snprintf(path, sizeof(path), "%s/stdout", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", dir);
-	unlink(path);
-	rmdir(dir);
+	ts_tmpdir_remove(dir);
 	assert_true(r->out_len < 16384 - 1); /* the whole output fitted */
 	assert_true(r->err_len < 4096 - 1);
 }

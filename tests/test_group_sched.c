@@ -89,6 +89,14 @@ static struct ts_task_group *group(struct world *w, struct ts_task_group *parent
 	return tg;
 }
 
+/* p becomes runnable on cpu (a fork or a wake-up there), not scheduled yet. */
+static void activate(struct world *w, struct ts_task *p, int cpu)
+{
+	fake_lock(&w->f, cpu);
+	ts_activate_task(w->s, cpu, p, 0);
+	fake_unlock(&w->f, cpu);
+}
+
 /* A new nice-0 task of group tg, made runnable on cpu (not scheduled yet). */
 static struct ts_task *spawn(struct world *w, struct ts_task_group *tg, int nice, int cpu)
 {
@@ -98,9 +106,7 @@ static struct ts_task *spawn(struct world *w, struct ts_task_group *tg, int nice
 	assert_int_equal(ts_task_init(w->s, p, nice, NULL, cpu, &err), 0);
 	p->id = w->nr_tasks - 1;
 	assert_int_equal(ts_task_set_group(w->s, p, tg), 0);
-	fake_lock(&w->f, cpu);
-	ts_activate_task(w->s, cpu, p, 0);
-	fake_unlock(&w->f, cpu);
+	activate(w, p, cpu);
 	return p;
 }
 
@@ -136,31 +142,61 @@ static void check_world(struct world *w)
 	}
 }
 
+/* cpu picks its next task, under its rq lock. */
+static void schedule_cpu(struct world *w, int cpu)
+{
+	fake_lock(&w->f, cpu);
+	ts_schedule(w->s, cpu);
+	fake_unlock(&w->f, cpu);
+}
+
+/* A tick of cpu, rescheduling when the core asks or the CPU is idle. */
+static void tick(struct world *w, int cpu)
+{
+	unsigned before = w->f.resched[cpu];
+	fake_lock(&w->f, cpu);
+	ts_sched_tick(w->s, cpu);
+	if (w->f.resched[cpu] != before || !w->s->rq[cpu].curr)
+		ts_schedule(w->s, cpu);
+	fake_unlock(&w->f, cpu);
+}
+
+/* cpu's current task leaves the rq (state: sleeping or dead) and cpu schedules. */
+static void deactivate_curr(struct world *w, int cpu, enum ts_task_state state)
+{
+	fake_lock(&w->f, cpu);
+	ts_deactivate_curr(w->s, cpu, state);
+	ts_schedule(w->s, cpu);
+	fake_unlock(&w->f, cpu);
+}
+
+/* p, queued but not running, moves to dst; both rq locks taken in CPU order. */
+static void move_queued(struct world *w, struct ts_task *p, int dst)
+{
+	int src = p->cpu, a = src < dst ? src : dst, b = src < dst ? dst : src;
+	fake_lock(&w->f, a);
+	fake_lock(&w->f, b);
+	ts_move_queued_task(w->s, p, src, dst);
+	fake_unlock(&w->f, b);
+	fake_unlock(&w->f, a);
+}
+
 /* Runs every CPU in 1-ms ticks for ns, rescheduling when the core asks, checking every
  * level after every step. Returns nothing; tasks' sum_exec_runtime is the measure. */
 static void run(struct world *w, uint64_t ns)
 {
 	for (uint64_t t = 0; t < ns; t += MS) {
 		w->f.now += MS;
-		for (int c = 0; c < w->t->nr_cpus; c++) {
-			unsigned before = w->f.resched[c];
-			fake_lock(&w->f, c);
-			ts_sched_tick(w->s, c);
-			if (w->f.resched[c] != before || !w->s->rq[c].curr)
-				ts_schedule(w->s, c);
-			fake_unlock(&w->f, c);
-		}
+		for (int c = 0; c < w->t->nr_cpus; c++)
+			tick(w, c);
 		check_world(w);
 	}
 }
 
 static void schedule_all(struct world *w)
 {
-	for (int c = 0; c < w->t->nr_cpus; c++) {
-		fake_lock(&w->f, c);
-		ts_schedule(w->s, c);
-		fake_unlock(&w->f, c);
-	}
+	for (int c = 0; c < w->t->nr_cpus; c++)
+		schedule_cpu(w, c);
 	check_world(w);
 }
 
@@ -342,10 +378,7 @@ static void test_task_set_group_errors(void **state)
 	assert_ptr_equal(p->tg, a);
 	/* sleeping: moves, its blocked load with it */
 	run(&w, 20 * MS);
-	fake_lock(&w.f, 0);
-	ts_deactivate_curr(w.s, 0, TS_TASK_SLEEPING);
-	ts_schedule(w.s, 0);
-	fake_unlock(&w.f, 0);
+	deactivate_curr(&w, 0, TS_TASK_SLEEPING);
 	unsigned long blocked = ts_tg_cfs_rq(a, 0)->avg.load_avg;
 	assert_true(blocked > 0);
 	assert_int_equal(ts_task_set_group(w.s, p, foreign), -EINVAL);
@@ -361,16 +394,11 @@ static void test_task_set_group_errors(void **state)
 	assert_ptr_equal(p->se.cfs_rq, &w.s->rq[0].cfs);
 	assert_ptr_equal(p->se.parent, NULL);
 	/* it wakes and runs in the root */
-	fake_lock(&w.f, 0);
-	ts_activate_task(w.s, 0, p, 0);
-	fake_unlock(&w.f, 0);
+	activate(&w, p, 0);
 	run(&w, 5 * MS);
 	assert_ptr_equal(w.s->rq[0].curr, p);
 	/* a dead task */
-	fake_lock(&w.f, 0);
-	ts_deactivate_curr(w.s, 0, TS_TASK_DEAD);
-	ts_schedule(w.s, 0);
-	fake_unlock(&w.f, 0);
+	deactivate_curr(&w, 0, TS_TASK_DEAD);
 	assert_int_equal(ts_task_set_group(w.s, p, a), -EBUSY);
 	world_free(&other);
 	world_free(&w);
@@ -516,33 +544,21 @@ static void test_stress_walks(void **state)
 			break;
 		}
 		case 1: /* curr sleeps */
-			if (w.s->rq[cpu].curr) {
-				fake_lock(&w.f, cpu);
-				ts_deactivate_curr(w.s, cpu, TS_TASK_SLEEPING);
-				ts_schedule(w.s, cpu);
-				fake_unlock(&w.f, cpu);
-			}
+			if (w.s->rq[cpu].curr)
+				deactivate_curr(&w, cpu, TS_TASK_SLEEPING);
 			break;
 		case 2: /* a sleeper is woken from some CPU (placement may move it) */
 			if (p->state == TS_TASK_SLEEPING) {
 				ts_try_to_wake_up(w.s, p, cpu, NULL, (rng() & 1) ? TS_WF_SYNC : 0);
 				int c = p->cpu;
-				if (!w.s->rq[c].curr || (rng() & 1)) {
-					fake_lock(&w.f, c);
-					ts_schedule(w.s, c);
-					fake_unlock(&w.f, c);
-				}
+				if (!w.s->rq[c].curr || (rng() & 1))
+					schedule_cpu(&w, c);
 			}
 			break;
 		case 3: /* a queued, not running task moves */
-			if (p->state == TS_TASK_RUNNABLE && w.s->rq[p->cpu].curr != p && p->cpu != cpu) {
-				int src = p->cpu, a = src < cpu ? src : cpu, b = src < cpu ? cpu : src;
-				fake_lock(&w.f, a);
-				fake_lock(&w.f, b);
-				ts_move_queued_task(w.s, p, src, cpu);
-				fake_unlock(&w.f, b);
-				fake_unlock(&w.f, a);
-			}
+			if (p->state == TS_TASK_RUNNABLE && w.s->rq[p->cpu].curr != p &&
+			    p->cpu != cpu)
+				move_queued(&w, p, cpu);
 			break;
 		case 4: /* yield */
 			fake_lock(&w.f, cpu);
@@ -826,22 +842,12 @@ static uint64_t rules_timeline(const char *features, struct ts_tg_switches sw)
 		struct ts_task *p = &w.task[rng() % (uint64_t)w.nr_tasks];
 		snap_take(&w, g, 3, &sn);
 		switch (rng() % 4) {
-		case 0: {
-			unsigned before = w.f.resched[cpu];
-			fake_lock(&w.f, cpu);
-			ts_sched_tick(w.s, cpu);
-			if (w.f.resched[cpu] != before || !w.s->rq[cpu].curr)
-				ts_schedule(w.s, cpu);
-			fake_unlock(&w.f, cpu);
+		case 0:
+			tick(&w, cpu);
 			break;
-		}
 		case 1:
-			if (w.s->rq[cpu].curr) {
-				fake_lock(&w.f, cpu);
-				ts_deactivate_curr(w.s, cpu, TS_TASK_SLEEPING);
-				ts_schedule(w.s, cpu);
-				fake_unlock(&w.f, cpu);
-			}
+			if (w.s->rq[cpu].curr)
+				deactivate_curr(&w, cpu, TS_TASK_SLEEPING);
 			break;
 		case 2:
 			if (p->state == TS_TASK_SLEEPING) {
@@ -853,13 +859,8 @@ static uint64_t rules_timeline(const char *features, struct ts_tg_switches sw)
 			}
 			break;
 		default:
-			if (p->state == TS_TASK_RUNNABLE && w.s->rq[p->cpu].curr != p) {
-				fake_lock(&w.f, 0);
-				fake_lock(&w.f, 1);
-				ts_move_queued_task(w.s, p, p->cpu, 1 - p->cpu);
-				fake_unlock(&w.f, 1);
-				fake_unlock(&w.f, 0);
-			}
+			if (p->state == TS_TASK_RUNNABLE && w.s->rq[p->cpu].curr != p)
+				move_queued(&w, p, 1 - p->cpu);
 			break;
 		}
 		writes += snap_check(&w, g, 3, &sn, sw);
@@ -926,21 +927,13 @@ static void scripted_counts(bool ratelimit)
 		assert_int_equal(ts_tg_load_avg_read(g), 2 * 9548);
 	}
 	/* q moves to CPU 1 after 2 ms: an attach there (written), p keeps CPU 0 */
-	fake_lock(&w.f, 0);
-	ts_schedule(w.s, 0);
-	fake_unlock(&w.f, 0);
+	schedule_cpu(&w, 0);
 	struct ts_task *other = w.s->rq[0].curr == p ? q : p;
 	w.f.now += 2 * MS;
-	fake_lock(&w.f, 0);
-	fake_lock(&w.f, 1);
-	ts_move_queued_task(w.s, other, 0, 1);
-	fake_unlock(&w.f, 1);
-	fake_unlock(&w.f, 0);
+	move_queued(&w, other, 1);
 	assert_int_equal(stats_of(g, 1).writes, 1);
 	/* steady state on both CPUs: 200 ticks, nothing written (filter) after the ramp */
-	fake_lock(&w.f, 1);
-	ts_schedule(w.s, 1);
-	fake_unlock(&w.f, 1);
+	schedule_cpu(&w, 1);
 	run(&w, 300 * MS);
 	uint64_t w0 = stats_of(g, 0).writes + stats_of(g, 1).writes;
 	uint64_t f0 = stats_of(g, 0).skipped_filter + stats_of(g, 1).skipped_filter;
@@ -953,15 +946,10 @@ static void scripted_counts(bool ratelimit)
 	unsigned long contrib = ts_tg_pcpu(g, 1)->tg_load_avg_contrib;
 	assert_true(contrib > 9000);
 	w.f.now += 2 * MS;
-	fake_lock(&w.f, 1);
 	struct ts_task *t1 = w.s->rq[1].curr;
-	ts_deactivate_curr(w.s, 1, TS_TASK_SLEEPING);
-	ts_schedule(w.s, 1);
-	fake_unlock(&w.f, 1);
+	deactivate_curr(&w, 1, TS_TASK_SLEEPING);
 	/* woken on CPU 0: its blocked load leaves CPU 1 through the removed accumulator */
-	fake_lock(&w.f, 0);
-	ts_activate_task(w.s, 0, t1, 0);
-	fake_unlock(&w.f, 0);
+	activate(&w, t1, 0);
 	uint64_t before = stats_of(g, 1).writes;
 	w.f.now += 1 * MS;
 	fake_lock(&w.f, 1);
@@ -1098,14 +1086,9 @@ static void test_line_access_hook(void **state)
 	struct ts_task *p = spawn(w, g, 0, 0);
 	schedule_all(w);
 	run(w, 5 * MS);
-	fake_lock(&w->f, 0);
-	ts_deactivate_curr(w->s, 0, TS_TASK_SLEEPING);
-	ts_schedule(w->s, 0);
-	fake_unlock(&w->f, 0);
+	deactivate_curr(w, 0, TS_TASK_SLEEPING);
 	r.n = 0;
-	fake_lock(&w->f, 1);
-	ts_activate_task(w->s, 1, p, 0); /* woken on the other CPU */
-	fake_unlock(&w->f, 1);
+	activate(w, p, 1); /* woken on the other CPU */
 	/* set_task_rq() and calc_group_shares() of the enqueue */
 	assert_int_equal(count_of(&r, ts_tg_ro_line(g), 0, 1), 2);
 	assert_int_equal(count_of(&r, ts_tg_ro_line(g), -1, 0), 0);

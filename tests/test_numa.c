@@ -16,49 +16,15 @@
 
 #include <cmocka.h>
 
-#include "fake_host.h"
-#include "toposched/sched.h"
+#define ENV_MAX_TASKS 160
+#include "numa_env.h"
 
-#define MAX_TASKS 160
-
-struct env {
-	struct fake_host f;
-	struct ts_topology *t;
-	struct ts_sched *s;
-	struct ts_task task[MAX_TASKS];
-	int nr_tasks;
-};
-
-static void env_open(struct env *e, const char *preset, const char *features)
-{
-	memset(e, 0, sizeof(*e));
-	struct ts_error err = { 0 };
-	const struct ts_preset *pr = ts_preset_find(preset);
-	assert_non_null(pr);
-	e->t = pr->build(&err);
-	assert_non_null(e->t);
-	e->s = fake_sched(&e->f, e->t, features);
-	assert_non_null(e->s);
-}
-
-/* Per CPU, the rq's NUMA counts equal a recount from the queued tasks. */
+/* Per CPU, the rq's NUMA counts equal a recount from the queued tasks, and their sums are
+ * the machine-wide counts ts_numa_preferred_share() reports. */
 static void check_counts(struct env *e)
 {
-	unsigned total_numa = 0, total_pref = 0;
-	for (int c = 0; c < e->t->nr_cpus; c++) {
-		unsigned numa = 0, pref = 0;
-		for (int i = 0; i < e->nr_tasks; i++) {
-			const struct ts_task *p = &e->task[i];
-			if (p->state != TS_TASK_RUNNABLE || p->cpu != c || !p->numa)
-				continue;
-			numa += p->numa->numa_preferred_nid != TS_NUMA_NO_NODE;
-			pref += p->numa->numa_preferred_nid == e->t->cpu[c].node;
-		}
-		assert_int_equal(atomic_load(&e->s->rq[c].ro.nr_numa_running), numa);
-		assert_int_equal(atomic_load(&e->s->rq[c].ro.nr_preferred_running), pref);
-		total_numa += numa;
-		total_pref += pref;
-	}
+	unsigned total_numa, total_pref;
+	check_rq_counts(e, &total_numa, &total_pref);
 	unsigned pr, nu;
 	ts_numa_preferred_share(e->s, &pr, &nu);
 	assert_int_equal(pr, total_pref);
@@ -69,25 +35,14 @@ static void env_close(struct env *e)
 {
 	assert_int_equal(e->f.lock_errors, 0);
 	check_counts(e);
-	for (int i = 0; i < e->nr_tasks; i++) {
-		ts_numa_task_free(e->s, &e->task[i]);
-		ts_task_destroy(&e->task[i]);
-	}
-	ts_sched_destroy(e->s);
-	ts_topology_free(e->t);
+	env_destroy(e);
 }
 
 /* A task with NUMA state running on cpu (allowed: NULL = all). */
 static struct ts_task *spawn(struct env *e, int cpu, const struct ts_cpumask *allowed,
 			     struct ts_numa_mm *mm)
 {
-	struct ts_error err = { 0 };
-	assert_true(e->nr_tasks < MAX_TASKS);
-	struct ts_task *p = &e->task[e->nr_tasks];
-	assert_int_equal(ts_task_init(e->s, p, 0, allowed, cpu, &err), 0);
-	p->id = e->nr_tasks++;
-	assert_int_equal(ts_numa_task_init(e->s, p, mm, &err), 0);
-	fake_run_on(e->s, &e->f, p, cpu);
+	struct ts_task *p = env_spawn(e, cpu, allowed, mm);
 	assert_ptr_equal(e->s->rq[cpu].curr, p);
 	return p;
 }
@@ -96,40 +51,7 @@ static struct ts_task *spawn(struct env *e, int cpu, const struct ts_cpumask *al
  * activated runs when the CPU was idle). */
 static struct ts_task *spawn_queued(struct env *e, int cpu)
 {
-	struct ts_error err = { 0 };
-	assert_true(e->nr_tasks < MAX_TASKS);
-	struct ts_task *p = &e->task[e->nr_tasks];
-	assert_int_equal(ts_task_init(e->s, p, 0, NULL, cpu, &err), 0);
-	p->id = e->nr_tasks++;
-	assert_int_equal(ts_numa_task_init(e->s, p, NULL, &err), 0);
-	fake_run_on(e->s, &e->f, p, cpu);
-	return p;
-}
-
-/* Constructed fault state: MEM private faults per node, and a preferred node (set as
- * sched_setnuma() does: a queued task is re-accounted under its rq lock). */
-static void set_faults(struct env *e, struct ts_task *p, const unsigned long *mem, int pref)
-{
-	struct ts_numa_task *n = p->numa;
-	if (!n->numa_faults)
-		n->numa_faults = calloc((size_t)(TS_NUMA_BUCKETS * 2 * n->nr_nodes), sizeof(unsigned long));
-	assert_non_null(n->numa_faults);
-	n->total_numa_faults = 0;
-	for (int nid = 0; nid < n->nr_nodes; nid++) {
-		n->numa_faults[ts_numa_faults_idx(n->nr_nodes, TS_NUMA_MEM, nid, 1)] = mem[nid];
-		n->total_numa_faults += mem[nid];
-	}
-	fake_lock(&e->f, p->cpu);
-	ts_numa_account_dequeue(e->s, p);
-	n->numa_preferred_nid = pref;
-	if (p->state == TS_TASK_RUNNABLE)
-		ts_numa_account_enqueue(e->s, p, p->cpu);
-	fake_unlock(&e->f, p->cpu);
-}
-
-static int reserved(struct env *e, int cpu)
-{
-	return atomic_load(&e->s->rq[cpu].ro.numa_migrate_on);
+	return env_spawn(e, cpu, NULL, NULL);
 }
 
 static int first_cpu_of_node(struct env *e, int nid)
@@ -157,7 +79,7 @@ static void test_placement_by_fault_share(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "kunpeng920", "");
+	env_preset(&e, "kunpeng920", "");
 	struct ts_task *p = spawn(&e, 0, NULL, NULL);
 	struct ts_numa_result r;
 	/* Window 1: 10 pages on node 2, 4 on node 1 (first touch: private). */
@@ -201,7 +123,7 @@ static void test_placement_tie_lowest_node(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "kunpeng920", "");
+	env_preset(&e, "kunpeng920", "");
 	struct ts_task *p = spawn(&e, 0, NULL, NULL);
 	struct ts_numa_result r;
 	ts_task_numa_fault(e.s, p, NULL, 3, 8, 0, &r);
@@ -216,7 +138,7 @@ static void test_scan_period_bounds(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "kunpeng920", "");
+	env_preset(&e, "kunpeng920", "");
 	struct ts_task *p = spawn(&e, 0, NULL, NULL);
 	/* scan_size 256 MB < 2560: floor 1000/10 = 100 ms; one window for rss 0 */
 	assert_int_equal(ts_numa_task_scan_min(p), 1000);
@@ -243,7 +165,7 @@ static void test_group_join_same_mm(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "kunpeng920", "");
+	env_preset(&e, "kunpeng920", "");
 	struct ts_numa_mm mm = { .id = 1 };
 	struct ts_task *a = spawn(&e, 0, NULL, &mm), *b = spawn(&e, 40, NULL, &mm);
 	struct ts_numa_result r;
@@ -276,7 +198,7 @@ static void test_move_to_idle_and_reservation(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "kunpeng920", "");
+	env_preset(&e, "kunpeng920", "");
 	const unsigned long to_node1[4] = { 0, 100, 0, 0 };
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
 	set_faults(&e, p, to_node1, 1);
@@ -329,7 +251,7 @@ static void test_no_reserve_same_cpu(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "kunpeng920", "NO_NUMA_RESERVE");
+	env_preset(&e, "kunpeng920", "NO_NUMA_RESERVE");
 	const unsigned long to_node1[4] = { 0, 100, 0, 0 };
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
 	set_faults(&e, p, to_node1, 1);
@@ -354,7 +276,7 @@ static void test_epyc_reservation_smt(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "epyc-7601", "");
+	env_preset(&e, "epyc-7601", "");
 	int n0 = first_cpu_of_node(&e, 0);
 	unsigned long mem[8] = { 0 };
 	mem[3] = 50;
@@ -387,7 +309,7 @@ static void test_epyc_reservation_smt(void **state)
 static void imbalance_case(int nr_src, int nr_on_dst, int expect_ret)
 {
 	struct env e;
-	env_open(&e, "kunpeng920", "");
+	env_preset(&e, "kunpeng920", "");
 	struct ts_sched_domain *sd = e.s->dom->cpu[0].sd_numa;
 	assert_non_null(sd);
 	struct ts_cpumask *m = ts_cpumask_alloc(e.t->nr_cpus);
@@ -421,7 +343,7 @@ static void test_imbalance_limits(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "kunpeng920", "");
+	env_preset(&e, "kunpeng920", "");
 	int imb = (int)e.s->dom->cpu[0].sd_numa->imb_numa_nr;
 	assert_int_equal(e.s->dom->cpu[0].sd_numa->imbalance_pct, 117); /* env: 108 */
 	env_close(&e);
@@ -441,7 +363,7 @@ static void test_swap_both_gain(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "kunpeng920", "");
+	env_preset(&e, "kunpeng920", "");
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 40, NULL, NULL);
 	fill_busy(&e, 0, 40);
 	const unsigned long to1[4] = { 0, 100, 0, 0 }, to0[4] = { 100, 0, 0, 0 };
@@ -482,7 +404,7 @@ static void test_no_swap_small_gain(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "kunpeng920", "");
+	env_preset(&e, "kunpeng920", "");
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 40, NULL, NULL);
 	fill_busy(&e, 0, 40);
 	const unsigned long pf[4] = { 490, 510, 0, 0 }, qf[4] = { 500, 500, 0, 0 };
@@ -515,7 +437,7 @@ static void test_fault_path_migrates(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "kunpeng920", "");
+	env_preset(&e, "kunpeng920", "");
 	struct ts_task *p = spawn(&e, 0, NULL, NULL);
 	struct ts_numa_result r;
 	assert_int_equal(ts_task_numa_fault(e.s, p, NULL, 2, 50, TS_TNF_MIGRATED, &r), 1);
@@ -576,7 +498,7 @@ static void test_counts_exact(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "kunpeng920", "");
+	env_preset(&e, "kunpeng920", "");
 	e.f.now = 1000 * MS;
 	const unsigned long on0[4] = { 100, 0, 0, 0 }, on1[4] = { 0, 100, 0, 0 };
 	struct ts_task *a = spawn(&e, 0, NULL, NULL);
@@ -673,7 +595,7 @@ static void put_tasks(struct env *e, int cpu, int n, const unsigned long *mem, i
 static void fbq_case(const char *features, bool remote, bool expect_cpu0_kept)
 {
 	struct env e;
-	env_open(&e, "kunpeng920", features);
+	env_preset(&e, "kunpeng920", features);
 	e.f.now = 1000 * MS;
 	const unsigned long on0[4] = { 100, 0, 0, 0 }, on1[4] = { 0, 100, 0, 0 };
 	put_tasks(&e, 0, 8, on0, 0);
@@ -712,7 +634,7 @@ static void test_balance_to_preferred_ignores_hotness(void **state)
 	(void)state;
 	for (int numa = 0; numa < 2; numa++) {
 		struct env e;
-		env_open(&e, "kunpeng920", numa ? "" : "NO_NUMA");
+		env_preset(&e, "kunpeng920", numa ? "" : "NO_NUMA");
 		e.f.now = 1000 * MS;
 		const unsigned long on1[4] = { 0, 100, 0, 0 };
 		put_tasks(&e, 1, 6, on1, 1);
@@ -734,7 +656,7 @@ static void test_migrate_degrades_locality(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, "kunpeng920", "");
+	env_preset(&e, "kunpeng920", "");
 	struct ts_sched_domain *numa = e.s->dom->cpu[32].sd_numa, *llc = e.s->dom->cpu[32].sd_llc;
 	assert_non_null(numa);
 	assert_non_null(llc);

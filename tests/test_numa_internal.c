@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "fake_host.h"
+#include "numa_env.h"
 
 /* 4 nodes x 4 CPUs, distance 20 (NUMA_DIRECT); CPU i on node i / 4. */
 struct wb {
@@ -32,15 +32,7 @@ static void wb_open(struct wb *w, const char *features)
 {
 	memset(w, 0, sizeof(*w));
 	struct ts_error err = { 0 };
-	w->t = ts_topology_alloc(16, 4, &err);
-	assert_non_null(w->t);
-	for (int i = 0; i < 16; i++) {
-		w->t->cpu[i].core = w->t->cpu[i].cluster = i;
-		w->t->cpu[i].node = w->t->cpu[i].llc = w->t->cpu[i].package = i / 4;
-	}
-	assert_int_equal(ts_topology_parse_distance(w->t, "10 20 20 20; 20 10 20 20; 20 20 10 20; 20 20 20 10",
-						    &err), 0);
-	assert_int_equal(ts_topology_finish(w->t, &err), 0);
+	w->t = grid_topology(4, 4, "10 20 20 20; 20 10 20 20; 20 20 10 20; 20 20 20 10");
 	w->s = fake_sched(&w->f, w->t, features);
 	assert_non_null(w->s);
 	/* p on CPU 0; `busy` makes CPU 6 non-idle */
@@ -75,6 +67,14 @@ static struct task_numa_env wb_env(struct wb *w)
 	};
 }
 
+/* A candidate as task_numa_compare() offers it: dst_cpu, then task_numa_assign() with the
+ * task to swap with (NULL: a move) and the improvement. */
+static void offer(struct task_numa_env *env, int cpu, struct ts_task *task, long imp)
+{
+	env->dst_cpu = cpu;
+	task_numa_assign(env, task, imp);
+}
+
 static int flag(struct wb *w, int cpu)
 {
 	return atomic_load(&w->s->rq[cpu].ro.numa_migrate_on);
@@ -94,20 +94,17 @@ static void test_assign_takes_and_releases(void **state)
 	struct wb w;
 	wb_open(&w, "");
 	struct task_numa_env env = wb_env(&w);
-	env.dst_cpu = 4;
-	task_numa_assign(&env, NULL, 10);
+	offer(&env, 4, NULL, 10);
 	assert_int_equal(env.best_cpu, 4);
 	assert_int_equal(env.best_imp, 10);
 	assert_int_equal(flag(&w, 4), 1);
-	env.dst_cpu = 5;
-	task_numa_assign(&env, &w.busy, 50);
+	offer(&env, 5, &w.busy, 50);
 	assert_int_equal(env.best_cpu, 5);
 	assert_ptr_equal(env.best_task, &w.busy);
 	assert_int_equal(flag(&w, 4), 0);
 	assert_int_equal(flag(&w, 5), 1);
 	/* the best again, with a better task: no xchg (the flag is ours), no conflict */
-	env.dst_cpu = 5;
-	task_numa_assign(&env, NULL, 60);
+	offer(&env, 5, NULL, 60);
 	assert_int_equal(env.best_cpu, 5);
 	assert_null(env.best_task);
 	assert_int_equal(flag(&w, 5), 1);
@@ -127,11 +124,9 @@ static void test_assign_conflict_alternative(void **state)
 	struct wb w;
 	wb_open(&w, "");
 	struct task_numa_env env = wb_env(&w);
-	env.dst_cpu = 4;
-	task_numa_assign(&env, NULL, 10); /* our best so far: CPU 4 */
+	offer(&env, 4, NULL, 10);	  /* our best so far: CPU 4 */
 	set_flag(&w, 5, 1);               /* another search's */
-	env.dst_cpu = 5;
-	task_numa_assign(&env, NULL, 20);
+	offer(&env, 5, NULL, 20);
 	assert_int_equal(env.best_cpu, 7);
 	assert_int_equal(env.dst_cpu, 7);
 	assert_int_equal(env.best_imp, 20);
@@ -146,8 +141,7 @@ static void test_assign_conflict_alternative(void **state)
 	set_flag(&w, 7, 0);
 	env = wb_env(&w);
 	set_flag(&w, 7, 1);
-	env.dst_cpu = 7;
-	task_numa_assign(&env, NULL, 20);
+	offer(&env, 7, NULL, 20);
 	assert_int_equal(env.best_cpu, 4);
 	assert_int_equal(flag(&w, 4), 1);
 	assert_int_equal(ts_stat_read(&env.st->reserve_conflict_alt), 2);
@@ -165,12 +159,10 @@ static void test_assign_conflict_keeps_best(void **state)
 	struct wb w;
 	wb_open(&w, "");
 	struct task_numa_env env = wb_env(&w);
-	env.dst_cpu = 4;
-	task_numa_assign(&env, NULL, 10);
+	offer(&env, 4, NULL, 10);
 	set_flag(&w, 5, 1);
 	set_flag(&w, 7, 1);
-	env.dst_cpu = 5;
-	task_numa_assign(&env, &w.busy, 99);
+	offer(&env, 5, &w.busy, 99);
 	assert_int_equal(env.best_cpu, 4);
 	assert_int_equal(env.best_imp, 10);
 	assert_null(env.best_task);
@@ -182,8 +174,7 @@ static void test_assign_conflict_keeps_best(void **state)
 	struct ts_cpumask *m = ts_cpumask_alloc(16);
 	ts_cpumask_set_range(m, 0, 6);
 	w.p.cpus_allowed = m;
-	env.dst_cpu = 5;
-	task_numa_assign(&env, NULL, 99);
+	offer(&env, 5, NULL, 99);
 	assert_int_equal(env.best_cpu, 4);
 	assert_int_equal(flag(&w, 7), 0);
 	assert_int_equal(ts_stat_read(&env.st->reserve_conflict_noalt), 2);
@@ -203,11 +194,9 @@ static void test_assign_without_reservation(void **state)
 	struct task_numa_env env = wb_env(&w);
 	assert_false(env.reserve);
 	set_flag(&w, 5, 1);
-	env.dst_cpu = 5;
-	task_numa_assign(&env, NULL, 10);
+	offer(&env, 5, NULL, 10);
 	assert_int_equal(env.best_cpu, 5);
-	env.dst_cpu = 4;
-	task_numa_assign(&env, NULL, 20);
+	offer(&env, 4, NULL, 20);
 	assert_int_equal(env.best_cpu, 4);
 	assert_int_equal(flag(&w, 4), 0);
 	assert_int_equal(flag(&w, 5), 1); /* not released either: never ours */

@@ -19,10 +19,8 @@
 
 #include <cmocka.h>
 
-#include "fake_host.h"
-#include "toposched/sched.h"
+#include "numa_env.h"
 
-#define MAX_TASKS 64
 #define MS 1000000ULL
 
 /* 4 nodes x 4 CPUs, every remote distance 20: NUMA_DIRECT. imb_numa_nr of the NUMA domain
@@ -30,106 +28,20 @@
  * degeneration), one LLC: imb = max(1, 4 >> 3) = 1; at the NUMA level x 16 / 16 -> 1. */
 #define DIRECT4 "10 20 20 20; 20 10 20 20; 20 20 10 20; 20 20 20 10"
 
-struct env {
-	struct fake_host f;
-	struct ts_topology *t;
-	struct ts_sched *s;
-	struct ts_task task[MAX_TASKS];
-	int nr_tasks;
-};
-
-/* fake_sched() with a configuration (hz, cpu_map). */
-static void env_start(struct env *e, struct ts_topology *t, const char *features,
-		      const struct ts_sched_config *cfg)
-{
-	memset(e, 0, sizeof(*e));
-	e->t = t;
-	e->f.now = 1 * MS;
-	e->f.nr_cpus = t->nr_cpus;
-	struct ts_features feat = ts_features_default();
-	struct ts_error err = { 0 };
-	assert_int_equal(ts_features_parse(features, &feat, &err), 0);
-	assert_int_equal(ts_sched_create(t, feat, &fake_ops, &e->f, cfg, &e->s, &err), 0);
-}
-
-static void env_preset(struct env *e, const char *preset, const char *features)
-{
-	struct ts_error err = { 0 };
-	const struct ts_preset *pr = ts_preset_find(preset);
-	assert_non_null(pr);
-	struct ts_topology *t = pr->build(&err);
-	assert_non_null(t);
-	env_start(e, t, features, NULL);
-}
-
-/* nr_nodes x per_node CPUs (CPU i on node i / per_node), an LLC and a package per node,
- * the given distance matrix (rows separated by ';'). */
-static struct ts_topology *grid_topology(int nr_nodes, int per_node, const char *distance)
-{
-	struct ts_error err = { 0 };
-	struct ts_topology *t = ts_topology_alloc(nr_nodes * per_node, nr_nodes, &err);
-	assert_non_null(t);
-	for (int i = 0; i < t->nr_cpus; i++) {
-		t->cpu[i].core = i;
-		t->cpu[i].cluster = i;
-		t->cpu[i].node = i / per_node;
-		t->cpu[i].llc = i / per_node;
-		t->cpu[i].package = i / per_node;
-	}
-	assert_int_equal(ts_topology_parse_distance(t, distance, &err), 0);
-	assert_int_equal(ts_topology_finish(t, &err), 0);
-	return t;
-}
-
-static void env_grid(struct env *e, int nr_nodes, int per_node, const char *distance,
-		     const char *features)
-{
-	env_start(e, grid_topology(nr_nodes, per_node, distance), features, NULL);
-}
-
-/* Per CPU, the rq's NUMA counts equal a recount from the queued tasks. */
-static void check_counts(struct env *e)
-{
-	for (int c = 0; c < e->t->nr_cpus; c++) {
-		unsigned numa = 0, pref = 0;
-		for (int i = 0; i < e->nr_tasks; i++) {
-			const struct ts_task *p = &e->task[i];
-			if (p->state != TS_TASK_RUNNABLE || p->cpu != c || !p->numa)
-				continue;
-			numa += p->numa->numa_preferred_nid != TS_NUMA_NO_NODE;
-			pref += p->numa->numa_preferred_nid == e->t->cpu[c].node;
-		}
-		assert_int_equal(atomic_load(&e->s->rq[c].ro.nr_numa_running), numa);
-		assert_int_equal(atomic_load(&e->s->rq[c].ro.nr_preferred_running), pref);
-	}
-}
-
 static void env_close(struct env *e)
 {
 	assert_int_equal(e->f.lock_errors, 0);
-	check_counts(e);
-	for (int i = 0; i < e->nr_tasks; i++) {
-		ts_numa_task_free(e->s, &e->task[i]);
-		ts_task_destroy(&e->task[i]);
-	}
-	ts_sched_destroy(e->s);
-	ts_topology_free(e->t);
+	check_rq_counts(e, NULL, NULL);
+	env_destroy(e);
 }
 
-/* A task with NUMA state (mm NULL: a process of its own), made runnable on cpu and
- * scheduled there: it runs when the CPU was idle. Placement stays manual (the fault path
- * runs placement only after numa_migrate_retry). */
+/* env_spawn() with placement kept manual (the fault path runs placement only after
+ * numa_migrate_retry, which nothing but a fault reads). */
 static struct ts_task *spawn(struct env *e, int cpu, const struct ts_cpumask *allowed,
 			     struct ts_numa_mm *mm)
 {
-	struct ts_error err = { 0 };
-	assert_true(e->nr_tasks < MAX_TASKS);
-	struct ts_task *p = &e->task[e->nr_tasks];
-	assert_int_equal(ts_task_init(e->s, p, 0, allowed, cpu, &err), 0);
-	p->id = e->nr_tasks++;
-	assert_int_equal(ts_numa_task_init(e->s, p, mm, &err), 0);
+	struct ts_task *p = env_spawn(e, cpu, allowed, mm);
 	p->numa->numa_migrate_retry = UINT64_MAX;
-	fake_run_on(e->s, &e->f, p, cpu);
 	return p;
 }
 
@@ -152,42 +64,9 @@ static void sleep_curr(struct env *e, int cpu)
 	fake_unlock(&e->f, cpu);
 }
 
-static unsigned long *faults_of(struct ts_task *p)
-{
-	struct ts_numa_task *n = p->numa;
-	if (!n->numa_faults)
-		n->numa_faults = calloc((size_t)(TS_NUMA_BUCKETS * 2 * n->nr_nodes), sizeof(unsigned long));
-	assert_non_null(n->numa_faults);
-	return n->numa_faults;
-}
-
 static unsigned long fault_at(struct ts_task *p, int bucket, int nid, int priv)
 {
 	return faults_of(p)[ts_numa_faults_idx(p->numa->nr_nodes, bucket, nid, priv)];
-}
-
-/* sched_setnuma() as the core does it: a queued task is re-accounted under its rq lock. */
-static void set_pref(struct env *e, struct ts_task *p, int pref)
-{
-	fake_lock(&e->f, p->cpu);
-	ts_numa_account_dequeue(e->s, p);
-	p->numa->numa_preferred_nid = pref;
-	if (p->state == TS_TASK_RUNNABLE)
-		ts_numa_account_enqueue(e->s, p, p->cpu);
-	fake_unlock(&e->f, p->cpu);
-}
-
-/* Averaged private MEM faults per node (mem[nr_nodes]) and a preferred node. */
-static void set_faults(struct env *e, struct ts_task *p, const unsigned long *mem, int pref)
-{
-	unsigned long *f = faults_of(p);
-	struct ts_numa_task *n = p->numa;
-	n->total_numa_faults = 0;
-	for (int nid = 0; nid < n->nr_nodes; nid++) {
-		f[ts_numa_faults_idx(n->nr_nodes, TS_NUMA_MEM, nid, 1)] = mem[nid];
-		n->total_numa_faults += mem[nid];
-	}
-	set_pref(e, p, pref);
 }
 
 /* A numa_group of the n tasks with the given MEM faults per node (private, shared; NULL =
@@ -223,9 +102,17 @@ static void placement(struct env *e, struct ts_task *p)
 	ts_task_numa_placement(e->s, p);
 }
 
-static int reserved(struct env *e, int cpu)
+/* A search by p that must decide (ts_task_numa_migrate() 0): the decision as it stood
+ * before ts_numa_migrate_done() released it; the env is closed (the decision's task
+ * pointers still compare equal to the env's tasks). */
+static struct ts_numa_result search_and_close(struct env *e, struct ts_task *p)
 {
-	return atomic_load(&e->s->rq[cpu].ro.numa_migrate_on);
+	struct ts_numa_result r;
+	assert_int_equal(ts_task_numa_migrate(e->s, p, &r), 0);
+	const struct ts_numa_result decided = r;
+	ts_numa_migrate_done(e->s, &r);
+	env_close(e);
+	return decided;
 }
 
 /* A counter of struct ts_numa_cpu_stats summed over the CPUs. */
@@ -884,10 +771,8 @@ static void test_search_order(void **state)
 	env_grid(&e, 4, 4, DIRECT4, "");
 	struct ts_task *p = spawn(&e, 0, NULL, NULL);
 	set_faults(&e, p, pf, 1);
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_int_equal(r.dst_cpu, 4);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 
 	/* node 1 taken by tasks that may not leave it (no swap: src_cpu not in their
 	 * cpus_ptr): nodes 2 and 3 are searched, node 2 although taskimp = 50 - 100 < 0; the
@@ -1117,12 +1002,10 @@ static void test_compare_move_or_swap(void **state)
 		.maymove = true,
 	};
 	struct ts_task *p = compare_env(&e, &lose, q);
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_null(r.swap);
 	assert_int_equal(r.dst_cpu, 4);
 	assert_int_equal(r.imp, 400);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 
 	const struct compare_setup gain = {
 		.qf = { Q_HOME, Q_STAYS, Q_STAYS, Q_STAYS },
@@ -1130,11 +1013,9 @@ static void test_compare_move_or_swap(void **state)
 		.maymove = true,
 	};
 	p = compare_env(&e, &gain, q);
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_ptr_equal(r.swap, q[0]);
 	assert_int_equal(r.imp, 1400);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 }
 
 /* "Moving to an idle CPU": a move decided in task_numa_compare() (cur NULL) goes to the
@@ -1157,12 +1038,10 @@ static void test_compare_move_to_idle(void **state)
 	};
 	struct ts_task *p = compare_env(&e, &idle7, q);
 	assert_true(ts_idle_cpu(e.s, 7));
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_null(r.swap);
 	assert_int_equal(r.dst_cpu, 7);
 	assert_int_equal(r.imp, 400);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 
 	const struct compare_setup exiting = {
 		.qf = { Q_HOME, Q_STAYS, Q_STAYS, Q_STAYS },
@@ -1189,13 +1068,9 @@ static long swap_imp_with_pref(int qpref)
 	struct env e;
 	struct ts_task *q[4];
 	struct ts_task *p = compare_env(&e, &cs, q);
-	struct ts_numa_result r;
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	struct ts_numa_result r = search_and_close(&e, p);
 	assert_ptr_equal(r.swap, q[0]);
-	long imp = r.imp;
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
-	return imp;
+	return r.imp;
 }
 
 static void test_compare_partner_preferred_node(void **state)
@@ -1221,11 +1096,9 @@ static void test_compare_partner_going_home(void **state)
 		.qpref = { TS_NUMA_NO_NODE, 0, 0, 0 },
 	};
 	struct ts_task *p = compare_env(&e, &stop, q);
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_ptr_equal(r.swap, q[1]);
 	assert_int_equal(r.imp, 450);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 
 	const struct compare_setup skip = {
 		.qf = { Q_EVEN, Q_HOME, NULL, NULL },
@@ -1234,11 +1107,9 @@ static void test_compare_partner_going_home(void **state)
 		.maymove = true,
 	};
 	p = compare_env(&e, &skip, q);
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_ptr_equal(r.swap, q[0]);
 	assert_int_equal(r.imp, 450);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 }
 
 /* Group against task improvements (q5..q7 pinned out of the way):
@@ -1268,13 +1139,9 @@ static long swap_imp_grouped(enum grouping gr)
 		make_group(&p, 1, pg, NULL, NULL);
 	if (gr == BOTH_DIFFERENT || gr == Q_ONLY)
 		make_group(&q[0], 1, qg, NULL, NULL);
-	struct ts_numa_result r;
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	struct ts_numa_result r = search_and_close(&e, p);
 	assert_ptr_equal(r.swap, q[0]);
-	long imp = r.imp;
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
-	return imp;
+	return r.imp;
 }
 
 static void test_compare_group_weights(void **state)
@@ -1302,11 +1169,9 @@ static void test_compare_partner_not_allowed(void **state)
 		.pinned = { true, false, true, true },
 	};
 	struct ts_task *p = compare_env(&e, &pinned, q);
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_ptr_equal(r.swap, q[1]);
 	assert_int_equal(r.imp, 400);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 
 	const struct compare_setup kthread = {
 		.qf = { NULL, Q_STAYS, Q_STAYS, Q_STAYS },
@@ -1315,11 +1180,9 @@ static void test_compare_partner_not_allowed(void **state)
 	};
 	p = compare_env(&e, &kthread, q);
 	q[0]->percpu_kthread = true;
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	r = search_and_close(&e, p);
 	assert_null(r.swap);
 	assert_int_equal(r.dst_cpu, 5);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 }
 
 /* load_too_imbalanced(src_load, dst_load): with capacities Cs, Cd,
@@ -1490,12 +1353,9 @@ static void test_partly_scheduled_node_swaps(void **state)
 	set_faults(&e, q, on0, 0);
 	for (int c = 0; c <= 4; c++)
 		set_cpu_view(&e, c, c == 0 || c == 4 ? 1024 : 0, c == 0 || c == 4 ? 1024 : 0);
-	struct ts_numa_result r;
-	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
+	struct ts_numa_result r = search_and_close(&e, p);
 	assert_int_equal(r.dst_cpu, 4);
 	assert_ptr_equal(r.swap, q);
-	ts_numa_migrate_done(e.s, &r);
-	env_close(&e);
 }
 
 /* ======== the stop work: ts_numa_migrate_apply() ======== */

@@ -18,13 +18,11 @@
 
 #include "test_support.h"
 
-static char tmpdir[256];
-
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 static struct run run_cli(const char *const *args)
 {
-	return ts_run_cli(tmpdir, args, 300);
+	return ts_run_cli(ts_tmpdir, args, 300);
 }
 
 /* Brackets balance outside strings, and the text is one array (or, with top '{', one
@@ -343,25 +341,6 @@ static void test_groups_bad_options(void **state)
 	run_free(&r);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_rt_bench_cli.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char path[300];
-	snprintf(path, sizeof(path), "%s/stdout", tmpdir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
-	unlink(path);
-	rmdir(tmpdir);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,5 +352,5 @@ int main(void)
 		cmocka_unit_test(test_groups_json),
 		cmocka_unit_test(test_groups_bad_options),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
 }

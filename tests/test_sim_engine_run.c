@@ -111,33 +111,6 @@ static const struct ts_workload hackbench = {
 
 /* ---- helpers ---- */
 
-
-static struct ts_sim_config config(const struct machine *m, const struct ts_workload *w, int load)
-{
-	return (struct ts_sim_config){
-		.topo = m->topo,
-		.costs = &m->costs,
-		.features = ts_features_default(),
-		.workload = w,
-		.load = load,
-		.duration_ns = 5 * MS,
-		.warmup_ns = 1 * MS,
-		.seed = 1,
-		.max_events = 50000000,
-	};
-}
-
-static struct ts_sim_result run_ok(const struct ts_sim_config *cfg)
-{
-	struct ts_sim_result r;
-	struct ts_error err = { 0 };
-	int rc = ts_sim_run(cfg, &r, &err);
-	if (rc)
-		print_error("ts_sim_run: %s\n", err.msg);
-	assert_int_equal(rc, 0);
-	return r;
-}
-
 static uint64_t sum_rel(const struct ts_sim_result *r)
 {
 	uint64_t n = 0;
@@ -162,15 +135,15 @@ static void test_same_seed_identical(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "jacobsville");
-	struct ts_sim_config cfg = config(&m, &pingpong, 6);
-	struct ts_sim_result a = run_ok(&cfg), b = run_ok(&cfg);
+	struct ts_sim_config cfg = sim_config(&m, &pingpong, 6);
+	struct ts_sim_result a = sim_run_ok(&cfg), b = sim_run_ok(&cfg);
 	a.wall_s = b.wall_s = 0;
 	assert_memory_equal(&a, &b, sizeof(a));
 	assert_true(a.marks > 0);
 	assert_true(a.events > 0);
 
 	cfg.seed = 2;
-	struct ts_sim_result c = run_ok(&cfg);
+	struct ts_sim_result c = sim_run_ok(&cfg);
 	assert_true(c.marks != a.marks || c.metric != a.metric || c.events != a.events);
 	machine_free(&m);
 }
@@ -182,12 +155,12 @@ static void test_conservation_pingpong(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "kunpeng920");
-	struct ts_sim_config cfg = config(&m, &pingpong, 8);
+	struct ts_sim_config cfg = sim_config(&m, &pingpong, 8);
 	cfg.pin = m.node0;
 	/* Past the first LLC balance (~32 ms): before it SIS_UTIL's budget is 0, and the
 	 * staggered forks from an idle CPU 0 leave pairs sharing CPUs (p50 wake-up 0). */
 	cfg.warmup_ns = 40 * MS;
-	struct ts_sim_result r = run_ok(&cfg);
+	struct ts_sim_result r = sim_run_ok(&cfg);
 	assert_conserved(&r);
 	assert_true(r.finished);
 	/* one request in flight per pair: at most one message queued per pair */
@@ -208,9 +181,9 @@ static void test_conservation_many_to_many(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "jacobsville");
-	struct ts_sim_config cfg = config(&m, &hackbench, 3);
+	struct ts_sim_config cfg = sim_config(&m, &hackbench, 3);
 	cfg.duration_ns = 0; /* the default cap */
-	struct ts_sim_result r = run_ok(&cfg);
+	struct ts_sim_result r = sim_run_ok(&cfg);
 	assert_true(r.finished);
 	assert_conserved(&r);
 	assert_int_equal(r.messages_queued, 0);
@@ -225,14 +198,14 @@ static void test_time_s_cap_not_finished(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "jacobsville");
-	struct ts_sim_config cfg = config(&m, &hackbench, 3);
+	struct ts_sim_config cfg = sim_config(&m, &hackbench, 3);
 	cfg.duration_ns = 50 * US; /* far too short */
-	struct ts_sim_result r = run_ok(&cfg);
+	struct ts_sim_result r = sim_run_ok(&cfg);
 	assert_false(r.finished);
 	assert_int_equal(r.messages_sent, r.messages_received + r.messages_queued);
 	cfg.duration_ns = 0;
 	cfg.max_events = 100;
-	r = run_ok(&cfg);
+	r = sim_run_ok(&cfg);
 	assert_false(r.finished);
 	assert_int_equal(r.events, 100);
 	machine_free(&m);
@@ -259,8 +232,8 @@ static void test_sleep_timers(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "jacobsville");
-	struct ts_sim_config cfg = config(&m, &sleepers, 1);
-	struct ts_sim_result r = run_ok(&cfg);
+	struct ts_sim_config cfg = sim_config(&m, &sleepers, 1);
+	struct ts_sim_result r = sim_run_ok(&cfg);
 	/* every iteration takes at least 110 us: at most 5 ms / 110 us (+1 in flight) each */
 	assert_true(r.marks > 4 * 30 && r.marks <= 4 * (5 * MS / (110 * US) + 1));
 	assert_true(r.wakeups >= r.marks - 4);
@@ -281,12 +254,12 @@ static void test_pipe_pair_stays_local(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "kunpeng920");
-	struct ts_sim_config cfg = config(&m, &pipe, 1);
+	struct ts_sim_config cfg = sim_config(&m, &pipe, 1);
 	cfg.pin = m.node0;
 	/* SIS_UTIL scans nothing until the first LLC-level periodic balance sets
 	 * nr_idle_scan (the MC domain's interval is its weight in ms: 32 ms here). */
 	cfg.warmup_ns = 40 * MS;
-	struct ts_sim_result r = run_ok(&cfg);
+	struct ts_sim_result r = sim_run_ok(&cfg);
 	assert_true(r.wakeups > 100);
 	uint64_t local = r.wakeups_by_relation[TS_REL_SAME_CPU] + r.wakeups_by_relation[TS_REL_SMT] +
 			 r.wakeups_by_relation[TS_REL_CLUSTER];
@@ -305,8 +278,8 @@ static void test_throughput_grows_with_pairs(void **state)
 	double last = 0;
 	const int pairs[] = { 1, 2, 4, 8, 12 };
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		struct ts_sim_config cfg = config(&m, &pingpong, pairs[i]);
-		struct ts_sim_result r = run_ok(&cfg);
+		struct ts_sim_config cfg = sim_config(&m, &pingpong, pairs[i]);
+		struct ts_sim_result r = sim_run_ok(&cfg);
 		double total = r.metric * pairs[i];
 		print_message("pairs %2d: %.0f trans/s, util %.2f\n", pairs[i], total, r.cpu_util);
 		assert_true(total > last);
@@ -324,9 +297,9 @@ static void test_time_grows_with_groups(void **state)
 	double last = 0;
 	const int groups[] = { 4, 8, 16 };
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
-		struct ts_sim_config cfg = config(&m, &hackbench, groups[i]);
+		struct ts_sim_config cfg = sim_config(&m, &hackbench, groups[i]);
 		cfg.duration_ns = 0;
-		struct ts_sim_result r = run_ok(&cfg);
+		struct ts_sim_result r = sim_run_ok(&cfg);
 		assert_true(r.finished);
 		print_message("groups %2d: %.6f s\n", groups[i], r.metric);
 		assert_true(r.metric > last);
@@ -370,13 +343,13 @@ static double examined_per_llc_scan(const struct ts_sim_result *r)
 
 static struct ts_sim_result busy_run(const struct machine *m, int pairs, const char *features)
 {
-	struct ts_sim_config cfg = config(m, &busy_pairs, pairs);
+	struct ts_sim_config cfg = sim_config(m, &busy_pairs, pairs);
 	cfg.pin = m->node0; /* one 32-CPU LLC */
 	cfg.warmup_ns = 40 * MS; /* PELT util and nr_idle_scan settle (see above) */
 	cfg.duration_ns = 10 * MS;
 	struct ts_error err = { 0 };
 	assert_int_equal(ts_features_parse(features, &cfg.features, &err), 0);
-	return run_ok(&cfg);
+	return sim_run_ok(&cfg);
 }
 
 /* Below ~70 % utilisation the wakee's prev CPU is mostly idle and few LLC scans run; the
@@ -432,7 +405,7 @@ static void test_validation(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "jacobsville");
-	struct ts_sim_config cfg = config(&m, &pingpong, 2);
+	struct ts_sim_config cfg = sim_config(&m, &pingpong, 2);
 
 	expect_invalid(NULL, "no configuration");
 	struct ts_sim_config c = cfg;

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "exp_report.h"
 #include "sim_machine.h"
 #include "test_support.h"
 #include "toposched/experiment.h"
@@ -259,6 +260,17 @@ static void test_shares_split_one_cpu(void **state)
 	ts_topology_free(t);
 }
 
+/* icelake-2s and the named workload, with the groups spec text parsed for it. */
+static const struct ts_workload *icelake_with_groups(struct machine *m, const char *workload,
+						     const char *text, struct ts_groups_spec *spec)
+{
+	machine_load(m, "icelake-2s");
+	const struct ts_workload *w = ts_workload_find(workload);
+	struct ts_error err = {0};
+	assert_int_equal(ts_groups_spec_parse(text, w, spec, &err), 0);
+	return w;
+}
+
 /* A workload in one group on a two-socket machine. free_lines: every c2c tier 0, so
  * that line stalls cost nothing and the layout cannot change the schedule: the runs of
  * two layouts are then the same run, access for access. */
@@ -266,12 +278,10 @@ static void group_run(const char *workload, int load, enum ts_tg_layout layout,
 		      const char *features, bool free_lines, struct ts_sim_result *r)
 {
 	struct machine m;
-	machine_load(&m, "icelake-2s");
 	struct ts_groups_spec spec;
-	struct ts_error err = {0};
-	const struct ts_workload *w = ts_workload_find(workload);
+	const struct ts_workload *w = icelake_with_groups(&m, workload, "app=all", &spec);
 	assert_non_null(w);
-	assert_int_equal(ts_groups_spec_parse("app=all", w, &spec, &err), 0);
+	struct ts_error err = {0};
 	struct ts_features f = ts_features_default();
 	if (features)
 		assert_int_equal(ts_features_parse(features, &f, &err), 0);
@@ -389,27 +399,14 @@ static void test_no_groups_no_block(void **state)
 	machine_free(&m);
 }
 
-/* noinline: see test_experiment.c (-Wdangling-pointer false positive) */
-static __attribute__((noinline)) char *json_of(const struct ts_experiment *e)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(ts_exp_write_json(e, f), 0);
-	fclose(f);
-	return buf;
-}
-
 static void test_json_deterministic(void **state)
 {
 	(void)state;
 	struct machine m;
-	machine_load(&m, "icelake-2s");
 	struct ts_groups_spec spec;
+	const struct ts_workload *w =
+		icelake_with_groups(&m, "netperf-udp-rr", "net:2048/p=instance", &spec);
 	struct ts_error err = {0};
-	const struct ts_workload *w = ts_workload_find("netperf-udp-rr");
-	assert_int_equal(ts_groups_spec_parse("net:2048/p=instance", w, &spec, &err), 0);
 	struct ts_exp_config configs[2] = {
 		{.name = "packed", .features_text = "tg_layout=packed", .tg_layout = TS_TG_PACKED},
 		{.name = "aligned", .features_text = "", .tg_layout = TS_TG_ALIGNED},
@@ -434,7 +431,7 @@ static void test_json_deterministic(void **state)
 			.jobs = jobs,
 		};
 		assert_int_equal(ts_experiment_run(&e, &err), 0);
-		char *j = json_of(&e);
+		char *j = exp_report(&e, ts_exp_write_json);
 		if (!ref) {
 			ref = j;
 			assert_int_equal(
@@ -464,11 +461,10 @@ static void test_dump(void **state)
 {
 	(void)state;
 	struct machine m;
-	machine_load(&m, "icelake-2s");
 	struct ts_groups_spec spec;
+	const struct ts_workload *w =
+		icelake_with_groups(&m, "netperf-udp-rr", "app:2048/cl:512=class:netperf", &spec);
 	struct ts_error err = {0};
-	const struct ts_workload *w = ts_workload_find("netperf-udp-rr");
-	assert_int_equal(ts_groups_spec_parse("app:2048/cl:512=class:netperf", w, &spec, &err), 0);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -492,33 +488,12 @@ static void test_dump(void **state)
 
 /* ---- the CLI ---- */
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_sim_groups.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char path[300];
-	snprintf(path, sizeof(path), "%s/stdout", tmpdir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
-	unlink(path);
-	rmdir(tmpdir);
-	return 0;
-}
-
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define PIPE_ARGS "sim", "--machine", "icelake-2s", "--workload", "pipe", "--pairs", "2"
 
 static void cli_bad(const char *const *args, const char *msg)
 {
-	struct run r = ts_run_cli(tmpdir, args, 120);
+	struct run r = ts_run_cli(ts_tmpdir, args, 120);
 	char want[600];
 	snprintf(want, sizeof(want), "toposched sim: error: %s\n", msg);
 	if (r.status != 2 || r.out[0] || strcmp(r.err, want) != 0) {
@@ -564,7 +539,8 @@ static void test_cli_good(void **state)
 {
 	(void)state;
 	struct run r = ts_run_cli(
-		tmpdir, ARGS(PIPE_ARGS, "--groups-spec", "g:512=instance", "--dump-groups"), 120);
+		ts_tmpdir, ARGS(PIPE_ARGS, "--groups-spec", "g:512=instance", "--dump-groups"),
+		120);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
 	assert_non_null(strstr(r.out, "  g0 shares=512 parent=/ layout=aligned load_avg=0\n"));
@@ -575,7 +551,7 @@ static void test_cli_good(void **state)
 		ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--compare", "p=tg_layout=packed",
 		     "n=tg_layout=per-node NO_TG_LOAD_RATELIMIT", "--iterations", "1", "--duration",
 		     "1ms", "--warmup", "1ms", "--quiet", "--format", "csv");
-	r = ts_run_cli(tmpdir, args, 120);
+	r = ts_run_cli(ts_tmpdir, args, 120);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
 	assert_non_null(strstr(r.out, ",tg_layout,groups_spec,tg_window_ns,"));
@@ -583,7 +559,7 @@ static void test_cli_good(void **state)
 	assert_non_null(strstr(r.out, ",per-node,app=all,1000000,"));
 	assert_non_null(strstr(r.out, ",app=1;(root)=0\n"));
 	run_free(&r);
-	r = ts_run_cli(tmpdir,
+	r = ts_run_cli(ts_tmpdir,
 		       ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--tg-layout", "packed",
 			    "--iterations", "1", "--duration", "1ms", "--warmup", "1ms", "--quiet"),
 		       120);
@@ -611,5 +587,5 @@ int main(void)
 		cmocka_unit_test(test_cli_bad_input),
 		cmocka_unit_test(test_cli_good),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
 }

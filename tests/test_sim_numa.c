@@ -32,17 +32,6 @@
 #define SMALL "numa:2 core:4 pu:1"
 #define MIB (1ULL << 20)
 
-static struct ts_sim_result run_ok(const struct ts_sim_config *cfg)
-{
-	struct ts_sim_result r;
-	struct ts_error err = { 0 };
-	int rc = ts_sim_run(cfg, &r, &err);
-	if (rc)
-		print_error("ts_sim_run(%s): %s\n", cfg->workload->name, err.msg);
-	assert_int_equal(rc, 0);
-	return r;
-}
-
 static struct ts_sim_config config(const struct machine *m, const struct ts_workload *w, int load,
 				   const char *features)
 {
@@ -356,7 +345,7 @@ static uint64_t sweep_busy(struct machine *m, enum ts_mem_policy pol, int node, 
 	struct ts_cpumask *node1 = ts_cpumask_alloc(m->topo->nr_cpus);
 	ts_topology_node_mask(m->topo, 1, node1);
 	cfg.pin = pin_node1 ? node1 : m->node0;
-	struct ts_sim_result r = run_ok(&cfg);
+	struct ts_sim_result r = sim_run_ok(&cfg);
 	ts_cpumask_free(node1);
 	assert_true(r.finished);
 	assert_int_equal(r.busy_ns, r.exec_ns);
@@ -401,7 +390,7 @@ static void test_migrated_sweep_is_recosted(void **state)
 	struct ts_sim_config cfg = config(&m, &cost_wl, 1, "NUMA");
 	cfg.iterations = 8000; /* ~5.6 s remote */
 	cfg.pin = NULL;
-	struct ts_sim_result r = run_ok(&cfg);
+	struct ts_sim_result r = sim_run_ok(&cfg);
 	const struct ts_sim_numa *n = &r.numa;
 	uint64_t remote_only = 1500 + 8000ULL * 2048 * (50 + 2 * 145);
 	print_message("busy %llu ns (remote-only %llu), system %llu ns, faults %llu remote %llu, moves %llu applied %llu, preferred %llu/%llu\n",
@@ -431,7 +420,7 @@ static void test_numa02_settles(void **state)
 	machine_load(&m, "broadwell-2s");
 	struct ts_sim_config cfg = config(&m, ts_workload_find("numa02"), 1, "");
 	cfg.iterations = 1500;
-	struct ts_sim_result r = run_ok(&cfg);
+	struct ts_sim_result r = sim_run_ok(&cfg);
 	const struct ts_sim_numa *n = &r.numa;
 	print_message("numa02: %.3f s, faults %llu (local %llu), pages migrated %llu, moves %llu swaps %llu, preferred %llu/%llu, system %.3f s\n",
 		      r.metric, (unsigned long long)n->hint_faults,
@@ -448,7 +437,7 @@ static void test_numa02_settles(void **state)
 	cfg.features = ts_features_default();
 	struct ts_error err = { 0 };
 	assert_int_equal(ts_features_parse("NO_NUMA", &cfg.features, &err), 0);
-	struct ts_sim_result off = run_ok(&cfg);
+	struct ts_sim_result off = sim_run_ok(&cfg);
 	print_message("numa02 NO_NUMA: %.3f s\n", off.metric);
 	assert_int_equal(off.numa.hint_faults, 0);
 	assert_true(off.metric > r.metric);
@@ -466,9 +455,9 @@ static void test_bind_references(void **state)
 	struct ts_sim_config cfg = config(&m, w, 1, "");
 	cfg.iterations = 20;
 	cfg.bind = TS_BIND_HARD;
-	struct ts_sim_result hard = run_ok(&cfg);
+	struct ts_sim_result hard = sim_run_ok(&cfg);
 	cfg.bind = TS_BIND_INVERSE;
-	struct ts_sim_result inv = run_ok(&cfg);
+	struct ts_sim_result inv = sim_run_ok(&cfg);
 	print_message("numa02 x 20 loops: hard %.4f s, inverse %.4f s\n", hard.metric, inv.metric);
 	assert_true(hard.finished && inv.finished);
 	assert_int_equal(hard.numa.pte_updates, 0); /* MPOL_BIND: no MPOL_F_MOF */
@@ -516,7 +505,7 @@ static struct ts_sim_numa race(struct machine *m, const char *features, uint64_t
 {
 	struct ts_sim_config cfg = config(m, &race_wl, 1, features);
 	cfg.seed = seed;
-	struct ts_sim_result r = run_ok(&cfg);
+	struct ts_sim_result r = sim_run_ok(&cfg);
 	print_message("%-16s seed %llu: %.3f s, searches %llu, moves %llu, swaps %llu, applied %llu, conflicts %llu (alt %llu), skips %llu, double %llu, within 10ms %llu, on preferred node %llu/%llu\n",
 		      features, (unsigned long long)seed, r.metric,
 		      (unsigned long long)r.numa.migrate_attempts,
@@ -604,12 +593,7 @@ static void test_cli_json_deterministic_and_numa_block(void **state)
 	run_free(&b);
 	run_free(&t);
 	run_free(&c);
-	char path[300];
-	snprintf(path, sizeof(path), "%s/stdout", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", dir);
-	unlink(path);
-	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(ts_tmpdir_remove(dir), 0);
 }
 
 /* ---- bad input ---------------------------------------------------------------------------- */
@@ -635,7 +619,7 @@ static void test_bad_descriptions(void **state)
 	struct ts_workload w = { .name = "bad", .classes = &cls, .nr_classes = 1, .regions = &reg,
 				 .nr_regions = 1, .metric = TS_METRIC_TIME_S };
 	struct ts_sim_config cfg = config(&m, &w, 1, "");
-	run_ok(&cfg); /* the good one */
+	sim_run_ok(&cfg); /* the good one */
 	ph.region = 1;
 	expect_invalid(&cfg, "region 1 does not exist");
 	ph.region = 0;
@@ -666,7 +650,7 @@ static void test_bad_descriptions(void **state)
 	cfg.bind = TS_BIND_HARD;
 	expect_invalid(&cfg, "home nodes");
 	cls.home = TS_HOME_TASK;
-	run_ok(&cfg);
+	sim_run_ok(&cfg);
 	cfg.bind = (enum ts_sim_bind)9;
 	expect_invalid(&cfg, "bind mode");
 	cfg.bind = TS_BIND_NONE;
@@ -707,12 +691,7 @@ static void test_cli_bad_input(void **state)
 			 "more than the limit");
 	expect_cli_error(dir, A("--workload", "numa03"), "numa02");
 #undef A
-	char path[300];
-	snprintf(path, sizeof(path), "%s/stdout", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", dir);
-	unlink(path);
-	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(ts_tmpdir_remove(dir), 0);
 }
 
 /* ---- the workload figures (ref §1.7, §1.8) ---------------------------------------------- */

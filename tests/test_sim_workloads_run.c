@@ -45,36 +45,16 @@ static bool time_to_finish(const struct ts_workload *w) { return w->metric == TS
 /* Loops per task for time-to-finish workloads: few, to keep hackbench runs short. */
 #define FEW_LOOPS 5
 
+/* sim_config(), but a time-to-finish workload runs its few loops to the end. */
 static struct ts_sim_config config(const struct machine *m, const struct ts_workload *w, int load)
 {
-	struct ts_sim_config cfg = {
-		.topo = m->topo,
-		.costs = &m->costs,
-		.features = ts_features_default(),
-		.workload = w,
-		.load = load,
-		.duration_ns = 5 * MS,
-		.warmup_ns = 1 * MS,
-		.seed = 1,
-		.max_events = 50000000,
-	};
+	struct ts_sim_config cfg = sim_config(m, w, load);
 	if (time_to_finish(w)) {
 		cfg.iterations = FEW_LOOPS;
 		cfg.duration_ns = 0; /* run to the end (the engine's cap) */
 		cfg.warmup_ns = 0;
 	}
 	return cfg;
-}
-
-static struct ts_sim_result run_ok(const struct ts_sim_config *cfg)
-{
-	struct ts_sim_result r;
-	struct ts_error err = { 0 };
-	int rc = ts_sim_run(cfg, &r, &err);
-	if (rc)
-		print_error("ts_sim_run(%s): %s\n", cfg->workload->name, err.msg);
-	assert_int_equal(rc, 0);
-	return r;
 }
 
 /* Tasks of one instance on m (the CPU-scaled classes of the NUMA workloads count the
@@ -123,7 +103,7 @@ static void test_conservation_every_builtin(void **state)
 		/* NUMA workloads: one process (numa01's has 12 threads on 3 GiB here) */
 		const int load = w->nr_regions ? 1 : 2;
 		struct ts_sim_config cfg = config(&m, w, load);
-		struct ts_sim_result r = run_ok(&cfg);
+		struct ts_sim_result r = sim_run_ok(&cfg);
 		print_message("%-18s load %d: metric %.4g %s, %llu messages, util %.2f\n", w->name,
 			      load, r.metric, w->unit, (unsigned long long)r.messages_sent,
 			      r.cpu_util);
@@ -157,7 +137,7 @@ static void test_hackbench_default_loops_finish(void **state)
 	const struct ts_workload *w = workload("hackbench");
 	struct ts_sim_config cfg = config(&m, w, 1);
 	cfg.iterations = 0; /* the classes' own: 100 */
-	struct ts_sim_result r = run_ok(&cfg);
+	struct ts_sim_result r = sim_run_ok(&cfg);
 	assert_true(r.finished);
 	assert_conserved(&r, cfg.workload);
 	assert_int_equal(r.messages_queued, 0);
@@ -185,13 +165,13 @@ static void test_determinism_every_builtin(void **state)
 		 * than the 24 CPUs */
 		int load = w->nr_regions ? 1 : tasks_per_instance(&m, w) >= 10 ? 2 : 16;
 		struct ts_sim_config cfg = config(&m, w, load);
-		struct ts_sim_result a = run_ok(&cfg), b = run_ok(&cfg);
+		struct ts_sim_result a = sim_run_ok(&cfg), b = sim_run_ok(&cfg);
 		a.wall_s = b.wall_s = 0;
 		assert_memory_equal(&a, &b, sizeof(a));
 		cfg.seed = 2;
-		struct ts_sim_result c = run_ok(&cfg);
+		struct ts_sim_result c = sim_run_ok(&cfg);
 		cfg.seed = 3;
-		struct ts_sim_result d = run_ok(&cfg);
+		struct ts_sim_result d = sim_run_ok(&cfg);
 		print_message("%-18s load %2d: seeds 1, 2, 3 -> %.6g, %.6g, %.6g %s\n", w->name, load,
 			      a.metric, c.metric, d.metric, w->unit);
 		assert_true(c.metric != a.metric || d.metric != a.metric);
@@ -212,7 +192,7 @@ static void test_tbench_throughput_grows_with_clients(void **state)
 	double last = 0;
 	for (size_t i = 0; i < sizeof(clients) / sizeof(clients[0]); i++) {
 		struct ts_sim_config cfg = config(&m, workload("tbench"), clients[i]);
-		struct ts_sim_result r = run_ok(&cfg);
+		struct ts_sim_result r = sim_run_ok(&cfg);
 		print_message("tbench %2d clients: %.1f MB/s, util %.2f\n", clients[i], r.metric,
 			      r.cpu_util);
 		assert_conserved(&r, cfg.workload);
@@ -234,7 +214,7 @@ static void test_hackbench_time_grows_with_groups(void **state)
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
 		struct ts_sim_config cfg = config(&m, workload("hackbench"), groups[i]);
 		cfg.iterations = 20;
-		struct ts_sim_result r = run_ok(&cfg);
+		struct ts_sim_result r = sim_run_ok(&cfg);
 		print_message("hackbench %d groups: %.6f s, util %.2f\n", groups[i], r.metric,
 			      r.cpu_util);
 		assert_true(r.finished);
@@ -260,7 +240,7 @@ static void test_schbench_latency_rises_when_overloaded(void **state)
 		struct ts_sim_config cfg = config(&m, w, load[i]);
 		cfg.warmup_ns = 10 * MS; /* past the first request of every worker */
 		cfg.duration_ns = 20 * MS;
-		struct ts_sim_result r = run_ok(&cfg);
+		struct ts_sim_result r = sim_run_ok(&cfg);
 		print_message("schbench %d message threads (%d workers): p50 %.2f p99 %.2f us, util %.2f\n",
 			      load[i], 16 * load[i], r.wakeup_lat_us[0], r.wakeup_lat_us[2],
 			      r.cpu_util);
@@ -302,7 +282,7 @@ static struct ts_sim_result netperf_run(const struct machine *m, int pairs, cons
 	cfg.duration_ns = 4 * MS;
 	struct ts_error err = { 0 };
 	assert_int_equal(ts_features_parse(features, &cfg.features, &err), 0);
-	struct ts_sim_result r = run_ok(&cfg);
+	struct ts_sim_result r = sim_run_ok(&cfg);
 	print_message("netperf %2d pairs [%s] (util %.2f): %.3f CPUs examined per wake-up, %.3f per LLC scan (%llu scans)\n",
 		      pairs, features, r.cpu_util, examined_per_wakeup(&r),
 		      examined_per_llc_scan(&r), (unsigned long long)r.sis.domain_search);
@@ -337,7 +317,7 @@ static void test_pipe_pair_stays_local(void **state)
 	cfg.pin = m.node0;
 	cfg.warmup_ns = 40 * MS; /* past the 32-CPU LLC's first periodic balance */
 	cfg.duration_ns = 5 * MS;
-	struct ts_sim_result r = run_ok(&cfg);
+	struct ts_sim_result r = sim_run_ok(&cfg);
 	assert_conserved(&r, cfg.workload);
 	assert_true(r.wakeups > 100);
 	uint64_t local = r.wakeups_by_relation[TS_REL_SAME_CPU] + r.wakeups_by_relation[TS_REL_SMT] +
@@ -406,12 +386,7 @@ static void test_cli_json_deterministic(void **state)
 	run_free(&a);
 	run_free(&b);
 	run_free(&c);
-	char path[300];
-	snprintf(path, sizeof(path), "%s/stdout", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", dir);
-	unlink(path);
-	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(ts_tmpdir_remove(dir), 0);
 }
 
 int main(void)

@@ -1,8 +1,9 @@
 /* Helpers shared by several tests: a runner of the built CLI (TS_CLI_PATH, a compile
- * definition of every test) that captures stdout, stderr and the exit status, and a
- * fixed-seed xorshift64* generator. Header-only and all static inline, so a test that uses
- * only part of it still builds under -Wall -Werror; not a test itself (the tests are the
- * test_*.c files). Include it after <cmocka.h>'s prerequisites; it includes cmocka. */
+ * definition of every test) that captures stdout, stderr and the exit status, the scratch
+ * directories it writes into, and a fixed-seed xorshift64* generator. Header-only and all
+ * static inline, so a test that uses only part of it still builds under -Wall -Werror; not
+ * a test itself (the tests are the test_*.c files). Include it after <cmocka.h>'s
+ * prerequisites; it includes cmocka. */
 #ifndef TS_TEST_SUPPORT_H
 #define TS_TEST_SUPPORT_H
 
@@ -114,6 +115,42 @@ static inline void run_free(struct run *r)
 	free(r->out);
 	free(r->err);
 	r->out = r->err = NULL;
+}
+
+/* ---- scratch directories for ts_run_cli's output files ---------------------------------- */
+
+/* Removes what ts_run_cli() leaves in dir (stdout and stderr), then dir: rmdir()'s result,
+ * which fails where anything else was left there. */
+static inline int ts_tmpdir_remove(const char *dir)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	unlink(path);
+	return rmdir(dir);
+}
+
+/* The directory of a test file whose cmocka group runs ts_tmpdir_setup() and
+ * ts_tmpdir_teardown(): "$TMPDIR/<test>.XXXXXX" (TMPDIR unset: /tmp), the test's name from
+ * TS_TEST_NAME (a compile definition of every test). */
+static char ts_tmpdir[256] __attribute__((unused));
+
+static inline int ts_tmpdir_setup(void **state)
+{
+	(void)state;
+	const char *base = getenv("TMPDIR");
+	snprintf(ts_tmpdir, sizeof(ts_tmpdir), "%s/%s.XXXXXX", base ? base : "/tmp", TS_TEST_NAME);
+	return mkdtemp(ts_tmpdir) ? 0 : -1;
+}
+
+/* Always 0: a file left behind is not a failure of the group (tests that insist on a clean
+ * directory check ts_tmpdir_remove()'s result themselves). */
+static inline int ts_tmpdir_teardown(void **state)
+{
+	(void)state;
+	ts_tmpdir_remove(ts_tmpdir);
+	return 0;
 }
 
 /* Occurrences of sub in s (non-overlapping). */

@@ -1,5 +1,6 @@
 /* What every experiment report says the same way: the machine, what the load counts,
- * durations, the pin, the precision of metric values. */
+ * durations, the pin, the precision of metric values, the NUMA fields, the task groups'
+ * CPU shares. */
 #include "sim/report.h"
 
 #include <errno.h>
@@ -117,4 +118,31 @@ bool ts_report_numa_active(const struct ts_sim_numa *n)
 double ts_report_numa_preferred_pct(const struct ts_sim_numa *n)
 {
 	return n->tasks_numa ? 100.0 * (double)n->tasks_preferred / (double)n->tasks_numa : -1;
+}
+
+/* Top-level groups reported by name: the first TS_SIM_TG_TOP_MAX. */
+static int tg_named(const struct ts_sim_tg_result *g)
+{
+	return g->nr_top < TS_SIM_TG_TOP_MAX ? g->nr_top : TS_SIM_TG_TOP_MAX;
+}
+
+int ts_report_tg_nr_shares(const struct ts_sim_tg_result *g)
+{
+	return tg_named(g) + (g->nr_top > TS_SIM_TG_TOP_MAX) + 1;
+}
+
+const char *ts_report_tg_share(const struct ts_sim_tg_result *g, int i, double *share)
+{
+	const char *name = "(root)";
+	uint64_t ns = g->root_exec_ns;
+	if (i < tg_named(g)) {
+		name = g->top_name[i];
+		ns = g->top_exec_ns[i];
+	} else if (i == tg_named(g) && g->nr_top > TS_SIM_TG_TOP_MAX) {
+		name = "(other groups)";
+		ns = g->other_top_exec_ns;
+	}
+	uint64_t total = ts_sim_tg_exec_ns(g);
+	*share = total ? (double)ns / (double)total : 0;
+	return name;
 }

@@ -44,4 +44,11 @@ bool ts_report_numa_active(const struct ts_sim_numa *n);
 /* tasks_preferred / tasks_numa in percent, -1 when no task has a preferred node. */
 double ts_report_numa_preferred_pct(const struct ts_sim_numa *n);
 
+/* The CPU shares a task-group result reports, in report order: its top-level groups by
+ * name (at most TS_SIM_TG_TOP_MAX), "(other groups)" when it has more, then "(root)".
+ * ts_report_tg_nr_shares() counts them; ts_report_tg_share() names entry i and puts its
+ * share of the groups' CPU time (0..1; 0 when no group ran) in *share. */
+int ts_report_tg_nr_shares(const struct ts_sim_tg_result *g);
+const char *ts_report_tg_share(const struct ts_sim_tg_result *g, int i, double *share);
+
 #endif

@@ -42,6 +42,20 @@ static void csv_u64(FILE *out, uint64_t v)
 	fprintf(out, ",%" PRIu64, v);
 }
 
+/* One column per CPU relation, named prefix + the relation's name, ... */
+static void csv_relation_header(FILE *out, const char *prefix)
+{
+	for (int r = 0; r < TS_REL_NR; r++)
+		fprintf(out, ",%s%s", prefix, ts_cpu_relation_name((enum ts_cpu_relation)r));
+}
+
+/* ... and their counters. */
+static void csv_relation_row(FILE *out, const uint64_t v[TS_REL_NR])
+{
+	for (int r = 0; r < TS_REL_NR; r++)
+		csv_u64(out, v[r]);
+}
+
 /* ---- task groups: the last columns (empty counters without a groups spec) ---- */
 
 static void csv_tg_header(FILE *out)
@@ -50,8 +64,7 @@ static void csv_tg_header(FILE *out)
 	      "tg_remote_node_writes,tg_skipped_ratelimit,tg_skipped_filter,tg_line_reads,"
 	      "tg_line_writes",
 	      out);
-	for (int r = 0; r < TS_REL_NR; r++)
-		fprintf(out, ",tg_line_misses_%s", ts_cpu_relation_name((enum ts_cpu_relation)r));
+	csv_relation_header(out, "tg_line_misses_");
 	fputs(",tg_stall_ns,tg_wait_ns,tg_cpu_share", out);
 }
 
@@ -77,25 +90,19 @@ static void csv_tg_row(const struct ts_experiment *e, int c, const struct ts_exp
 	csv_u64(out, g->skipped_filter);
 	csv_u64(out, g->line_reads);
 	csv_u64(out, g->line_writes);
-	for (int r = 0; r < TS_REL_NR; r++)
-		csv_u64(out, g->line_misses[r]);
+	csv_relation_row(out, g->line_misses);
 	csv_num(out, g->stall_ns);
 	csv_num(out, g->wait_ns);
 	/* "name=share;..." with shares 0..1 (one text field: the groups vary with the load) */
 	char share[TS_SIM_TG_TOP_MAX * (TS_TG_NAME_MAX + 24) + 64];
 	size_t len = 0;
-	uint64_t total = ts_sim_tg_exec_ns(g);
 	share[0] = '\0';
-	for (int t = 0; t < g->nr_top && t < TS_SIM_TG_TOP_MAX + 2; t++) {
-		const char *name = t < TS_SIM_TG_TOP_MAX ? g->top_name[t] : "(other groups)";
-		uint64_t ns = t < TS_SIM_TG_TOP_MAX ? g->top_exec_ns[t] : g->other_top_exec_ns;
+	for (int i = 0; i < ts_report_tg_nr_shares(g); i++) {
+		double v;
+		const char *name = ts_report_tg_share(g, i, &v);
 		len += (size_t)snprintf(share + len, sizeof(share) - len, "%s%s=%.6g",
-					len ? ";" : "", name, total ? (double)ns / (double)total : 0);
-		if (t == TS_SIM_TG_TOP_MAX)
-			break;
+					len ? ";" : "", name, v);
 	}
-	snprintf(share + len, sizeof(share) - len, "%s(root)=%.6g", len ? ";" : "",
-		 total ? (double)g->root_exec_ns / (double)total : 0);
 	fputc(',', out);
 	csv_text(out, share);
 }
@@ -113,8 +120,7 @@ int ts_exp_write_csv(const struct ts_experiment *e, FILE *out)
 	      out);
 	for (int r = 0; r < TS_PLACE_NR; r++)
 		fprintf(out, ",reason_%s", ts_place_reason_name((enum ts_place_reason)r));
-	for (int r = 0; r < TS_REL_NR; r++)
-		fprintf(out, ",wakeup_%s", ts_cpu_relation_name((enum ts_cpu_relation)r));
+	csv_relation_header(out, "wakeup_");
 	fputs(",wakeup_p50_us,wakeup_p90_us,wakeup_p99_us,wakeup_p99.9_us", out);
 	for (int i = 0; i < ts_report_numa_nr; i++)
 		fprintf(out, ",numa_%s", ts_report_numa_fields[i].key);
@@ -153,8 +159,7 @@ int ts_exp_write_csv(const struct ts_experiment *e, FILE *out)
 			csv_num(out, st->cpu_util);
 			for (int r = 0; r < TS_PLACE_NR; r++)
 				csv_u64(out, st->reasons[r]);
-			for (int r = 0; r < TS_REL_NR; r++)
-				csv_u64(out, st->wakeups_by_relation[r]);
+			csv_relation_row(out, st->wakeups_by_relation);
 			for (int q = 0; q < 4; q++)
 				csv_metric(out, st->wakeup_lat_us[q]);
 			for (int i = 0; i < ts_report_numa_nr; i++)

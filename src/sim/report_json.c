@@ -111,11 +111,12 @@ static void jw_metric(struct jw *w, const char *key, double v)
 
 /* ---- task groups: "task_groups" of a point's stats (null without a groups spec) ---- */
 
-static void write_tg_share(struct jw *w, const char *group, uint64_t ns, uint64_t total)
+/* An object keyed by CPU relation ("smt", "cluster", ...), one counter each. */
+static void jw_by_relation(struct jw *w, const char *key, const uint64_t v[TS_REL_NR])
 {
-	jw_open(w, NULL, '{');
-	jw_str(w, "group", group);
-	jw_num(w, "share", total ? (double)ns / (double)total : 0);
+	jw_open(w, key, '{');
+	for (int i = 0; i < TS_REL_NR; i++)
+		jw_u64(w, ts_cpu_relation_name((enum ts_cpu_relation)i), v[i]);
 	jw_close(w, '}');
 }
 
@@ -140,21 +141,19 @@ static void write_task_groups(struct jw *w, const struct ts_exp_stats *st)
 	jw_u64(w, "skipped_filter", g->skipped_filter);
 	jw_u64(w, "line_reads", g->line_reads);
 	jw_u64(w, "line_writes", g->line_writes);
-	jw_open(w, "line_misses", '{');
-	for (int i = 0; i < TS_REL_NR; i++)
-		jw_u64(w, ts_cpu_relation_name((enum ts_cpu_relation)i), g->line_misses[i]);
-	jw_close(w, '}');
+	jw_by_relation(w, "line_misses", g->line_misses);
 	jw_u64(w, "line_misses_total", ts_sim_tg_line_misses(g));
 	jw_num(w, "stall_ns", g->stall_ns);
 	jw_num(w, "wait_ns", g->wait_ns);
 	jw_metric(w, "stall_share", st->busy_ns ? g->stall_ns / (double)st->busy_ns : -1);
-	uint64_t total = ts_sim_tg_exec_ns(g);
 	jw_open(w, "cpu_share", '[');
-	for (int t = 0; t < g->nr_top && t < TS_SIM_TG_TOP_MAX; t++)
-		write_tg_share(w, g->top_name[t], g->top_exec_ns[t], total);
-	if (g->nr_top > TS_SIM_TG_TOP_MAX)
-		write_tg_share(w, "(other groups)", g->other_top_exec_ns, total);
-	write_tg_share(w, "(root)", g->root_exec_ns, total);
+	for (int i = 0; i < ts_report_tg_nr_shares(g); i++) {
+		double share;
+		jw_open(w, NULL, '{');
+		jw_str(w, "group", ts_report_tg_share(g, i, &share));
+		jw_num(w, "share", share);
+		jw_close(w, '}');
+	}
 	jw_close(w, ']');
 	jw_close(w, '}');
 }
@@ -182,11 +181,7 @@ static void write_stats(struct jw *w, const struct ts_exp_stats *st)
 	for (int i = 0; i < TS_PLACE_NR; i++)
 		jw_u64(w, ts_place_reason_name((enum ts_place_reason)i), st->reasons[i]);
 	jw_close(w, '}');
-	jw_open(w, "wakeups_by_relation", '{');
-	for (int i = 0; i < TS_REL_NR; i++)
-		jw_u64(w, ts_cpu_relation_name((enum ts_cpu_relation)i),
-		       st->wakeups_by_relation[i]);
-	jw_close(w, '}');
+	jw_by_relation(w, "wakeups_by_relation", st->wakeups_by_relation);
 	jw_open(w, "scan_hist", '{');
 	for (int i = 0; i < TS_SCAN_HIST_BUCKETS; i++)
 		jw_u64(w, ts_scan_hist_label(i), st->scan_hist[i]);
