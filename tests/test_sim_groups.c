@@ -23,6 +23,7 @@
 #include "toposched/experiment.h"
 #include "toposched/sim.h"
 #include "toposched/sim_groups.h"
+#include "sim/groups_run.h"
 
 #define US 1000ULL
 #define MS 1000000ULL
@@ -313,10 +314,17 @@ static void group_run(const char *workload, int load, enum ts_tg_layout layout,
 static void test_packed_more_transfers_same_run(void **state)
 {
 	(void)state;
+	/* pairs: the wakee's activation runs where the pair lives, and the read-mostly reads
+	 * of set_task_rq()/h_load come between other CPUs' writes. hackbench's senders
+	 * activate their receivers on the receivers' busy queues themselves (same LLC,
+	 * ttwu_queue_cond() false), right after their own load_avg accesses: there the
+	 * packed line's extra misses are offset (759 vs 793 transfers), so only the
+	 * "same run" part is checked. */
 	static const struct {
 		const char *workload;
 		int load;
-	} runs[] = {{"pipe", 24}, {"hackbench", 2}, {"netperf-udp-rr", 24}};
+		bool pairs;
+	} runs[] = {{"pipe", 24, true}, {"hackbench", 2, false}, {"netperf-udp-rr", 24, true}};
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		struct ts_sim_result packed, aligned;
 		group_run(runs[i].workload, runs[i].load, TS_TG_PACKED, NULL, true, &packed);
@@ -330,7 +338,8 @@ static void test_packed_more_transfers_same_run(void **state)
 		assert_int_equal(packed.tg.line_reads, aligned.tg.line_reads);
 		assert_int_equal(packed.tg.line_writes, aligned.tg.line_writes);
 		assert_true(packed.tg.stall_ns == 0 && aligned.tg.stall_ns == 0);
-		assert_true(mp > ma);
+		if (runs[i].pairs)
+			assert_true(mp > ma);
 	}
 }
 
@@ -349,9 +358,10 @@ static void test_layouts(void **state)
 	assert_true(aligned.tg.line_reads >= aligned.tg.load_avg_reads);
 	/* one load_avg line written from both sockets */
 	assert_true(aligned.tg.remote_node_writes > 0);
-	/* per-node: each node's counter is written by its own CPUs only */
+	/* per-node: a node's counter is the rq's node's, so only a CPU working on another
+	 * node's queue (a balancing pull across nodes, CPU 0 forking) writes it from afar */
 	assert_true(per_node.tg.load_avg_writes > 0);
-	assert_int_equal(per_node.tg.remote_node_writes, 0);
+	assert_true(per_node.tg.remote_node_writes < aligned.tg.remote_node_writes);
 	/* per-node: calc_group_shares() reads both nodes' lines */
 	assert_true(per_node.tg.line_reads > per_node.tg.load_avg_reads);
 	/* without the rate limit, nothing is skipped by it */
@@ -363,6 +373,39 @@ static void test_layouts(void **state)
 	assert_int_equal(ts_sim_tg_line_misses(&again.tg), ts_sim_tg_line_misses(&packed.tg));
 	assert_true(again.tg.stall_ns == packed.tg.stall_ns);
 	assert_true(again.metric == packed.metric);
+}
+
+/* ttwu_queue_cond(): who runs the wakee's activation (and so touches the group lines). */
+static void test_ttwu_executor(void **state)
+{
+	(void)state;
+	struct machine m;
+	machine_load(&m, "icelake-2s");
+	const struct ts_topology *t = m.topo;
+	int waker = 0, same_llc = -1, other_llc = -1;
+	for (int c = 1; c < t->nr_cpus; c++) {
+		enum ts_cpu_relation rel = ts_topology_relation(t, waker, c);
+		if (rel == TS_REL_LLC && same_llc < 0)
+			same_llc = c;
+		if (rel > TS_REL_LLC && other_llc < 0)
+			other_llc = c;
+	}
+	assert_true(same_llc > 0 && other_llc > 0);
+	/* same LLC, busy target: the waker enqueues on the remote queue itself */
+	assert_int_equal(sim_groups_ttwu_cpu(t, waker, same_llc, 1), waker);
+	assert_int_equal(sim_groups_ttwu_cpu(t, waker, same_llc, 3), waker);
+	/* same LLC, idle target: the wakelist hands the activation to the target */
+	assert_int_equal(sim_groups_ttwu_cpu(t, waker, same_llc, 0), same_llc);
+	/* another LLC: the target, busy or idle */
+	assert_int_equal(sim_groups_ttwu_cpu(t, waker, other_llc, 2), other_llc);
+	assert_int_equal(sim_groups_ttwu_cpu(t, waker, other_llc, 0), other_llc);
+	/* a wake-up onto the waker's own CPU stays there, even with an empty queue */
+	assert_int_equal(sim_groups_ttwu_cpu(t, waker, waker, 0), waker);
+	assert_int_equal(sim_groups_ttwu_cpu(t, other_llc, other_llc, 1), other_llc);
+	/* the relation is symmetric: the rule does not depend on which side wakes */
+	assert_int_equal(sim_groups_ttwu_cpu(t, same_llc, waker, 1), same_llc);
+	assert_int_equal(sim_groups_ttwu_cpu(t, other_llc, waker, 1), waker);
+	machine_free(&m);
 }
 
 static void test_no_groups_no_block(void **state)
@@ -581,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_shares_split_one_cpu),
 		cmocka_unit_test(test_packed_more_transfers_same_run),
 		cmocka_unit_test(test_layouts),
+		cmocka_unit_test(test_ttwu_executor),
 		cmocka_unit_test(test_no_groups_no_block),
 		cmocka_unit_test(test_json_deterministic),
 		cmocka_unit_test(test_dump),

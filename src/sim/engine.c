@@ -326,6 +326,9 @@ struct sim {
 	struct sim_groups *groups;
 	uint64_t *tg_exec; /* [groups->nr_top + 1] scratch for CPU time by top-level group */
 	double *tg_stall;  /* [nr_cpus] line stalls not charged yet (see host_tg_line_access) */
+	bool tg_waking;	   /* inside wake()'s ts_try_to_wake_up() */
+	int tg_exec_cpu;   /* >= 0: the CPU executing the core's code now, instead of cur_cpu
+			      (the target running a queued wake-up's activation) */
 };
 
 static inline struct sim_task *sim_task_of(struct ts_task *p) { return p->host_data; }
@@ -460,26 +463,31 @@ static const struct ts_host_ops sim_ops = {
 
 /* ---- task groups: the stalls of the core's accesses to group cache lines ----
  *
- * The core reports each access to a group's shared lines (tg_line_access) with the CPU
- * making it: the CPU of the run queue it works on, which is the kernel's for a wake-up
- * across LLCs (TTWU_QUEUE: the target CPU enqueues the task itself) and a simplification
- * within one LLC, where the kernel's waker enqueues on the remote queue (the transfer tier
- * is the same, the line ends in the target's cache instead of the waker's). The line model
- * (sim/line_model.h) prices the access; the stall is CPU time of that CPU, charged like
- * the other costs as work of the task running there: at once when another CPU is busy
- * (its running segment is extended); for the CPU whose event is being handled, collected
- * while the handler runs and charged to the task switched in next (set_curr), to the
- * waker with its wake-up's scan time (wake), or to the current task when it keeps running
- * after a tick or a fork (tg_settle); an idle CPU that stays idle absorbs it (an idle CPU
- * that is woken pays it in the woken task). */
+ * The core reports each access to a group's shared lines (tg_line_access) with the CPU of
+ * the run queue whose structures it touches; the line model (sim/line_model.h) is given
+ * instead the CPU that executes the code in the kernel, which is the CPU whose event is
+ * being handled (m->cur_cpu: the tick, __schedule() and newidle balancing, the periodic
+ * balancing that pulls from another queue, the timer's or the waker's CPU, CPU 0 forking
+ * a task, the stopper CPU of the NUMA stop work), except the activation of a wake-up that
+ * ttwu_queue_cond() sends to the target's wakelist: the target runs it
+ * (sim_groups_ttwu_cpu(), decided when the core takes the target's lock, tg_exec_cpu).
+ * The stall is CPU time of that CPU, charged like the other costs as work of the task
+ * running there: at once when that CPU is another busy CPU (its running segment is
+ * extended: the wakelist IPI interrupts it); for the CPU whose event is being handled,
+ * collected while the handler runs and charged to the task switched in next (set_curr),
+ * to the waker with its wake-up's scan time (wake), or to the current task when it keeps
+ * running after a tick or a fork (tg_settle); an idle CPU that stays idle absorbs it (an
+ * idle CPU that is woken, as a wakelist target, pays it in the woken task). */
 static void start_segment(struct sim *m, int cpu);
 static void stop_segment(struct sim *m, int cpu);
 
-static void host_tg_line_access(void *h, int cpu, const void *line, bool write)
+static void host_tg_line_access(void *h, int rq_cpu, const void *line, bool write)
 {
 	struct sim *m = h;
+	(void)rq_cpu; /* the structures' CPU; the executing one is ours to say */
 	if (!m->groups)
 		return; /* not set up yet */
+	int cpu = m->tg_exec_cpu >= 0 ? m->tg_exec_cpu : m->cur_cpu;
 	double ns = sim_groups_access(m->groups, cpu, line, write, m->now);
 	if (m->groups->oom)
 		fail(m, -ENOMEM, "sim: out of memory for the cache-line model");
@@ -495,10 +503,23 @@ static void host_tg_line_access(void *h, int cpu, const void *line, bool write)
 	}
 }
 
+/* ts_try_to_wake_up() takes the target's lock right after select_task_rq(), where the
+ * kernel's ttwu_queue() decides between the wakelist and a direct activation: the
+ * accesses under that lock are the activation's. Before it (select_task_rq(), the
+ * wakee's and waker's task_h_load()) the waker executes. */
+static void host_lock_groups(void *h, int cpu)
+{
+	struct sim *m = h;
+	if (m->tg_waking && m->tg_exec_cpu < 0)
+		m->tg_exec_cpu = sim_groups_ttwu_cpu(m->topo, m->cur_cpu, cpu,
+						     ts_cpu_rq(m->s, cpu)->nr_running);
+	host_lock(h, cpu);
+}
+
 static const struct ts_host_ops sim_ops_groups = {
 	.clock = host_clock,
 	.resched_cpu = host_resched,
-	.rq_lock = host_lock,
+	.rq_lock = host_lock_groups,
 	.rq_unlock = host_unlock,
 	.scan_time = host_scan_time,
 	.tg_line_access = host_tg_line_access,
@@ -646,7 +667,11 @@ static double wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *
 	t->wake_ns = m->now;
 	t->woken = true;
 	m->nr_runnable++;
+	SIM_CHECK(cpu == m->cur_cpu, "wake-up from CPU %d while handling CPU %d", cpu, m->cur_cpu);
+	m->tg_waking = m->groups != NULL;
 	struct ts_placement pl = ts_try_to_wake_up(m->s, &t->t, cpu, waker ? &waker->t : NULL, flags);
+	m->tg_waking = false;
+	m->tg_exec_cpu = -1;
 	double cost = 0;
 	int n = 0;
 	for (int r = 0; r < TS_REL_NR; r++) {
@@ -657,7 +682,7 @@ static double wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *
 	}
 	if (n)
 		m->scan_mix_per_cpu = cost / n;
-	if (m->groups) { /* task groups: the line stalls of the wake-up, paid by the waker */
+	if (m->groups) { /* task groups: the waker's line stalls of the wake-up */
 		cost += m->tg_stall[cpu];
 		m->tg_stall[cpu] = 0;
 	}
@@ -1283,8 +1308,14 @@ static void on_numa_stop(struct sim *m, struct sim_numa_stop *st)
 			stop_segment(m, cpus[i]);
 	}
 	SIM_CHECK(m->nr_locked == 0, "the NUMA stop work called with an rq lock held");
+	/* The stopper executes it: migration_cpu_stop on the task's CPU (stop_one_cpu(src)),
+	 * migrate_swap_stop on cpu1 of stop_two_cpus(dst, src) (multi_cpu_stop's
+	 * active_cpus = cpumask_of(cpu1)). The event is src's; only a swap differs. */
+	if (m->groups)
+		m->tg_exec_cpu = res->swap ? dst : src;
 	int rc = ts_numa_migrate_apply(m->s, res);
 	ts_numa_migrate_done(m->s, res);
+	m->tg_exec_cpu = -1;
 	if (rc == 0) {
 		uint64_t *last = &m->numa_arrival[dst];
 		if (*last && measuring(m)) {
@@ -2054,6 +2085,7 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 	struct sim *m = calloc(1, sizeof(*m));
 	if (!m)
 		return ts_error_set(err, -ENOMEM, "sim: out of memory");
+	m->tg_exec_cpu = -1;
 	rc = setup(m, cfg, err);
 	if (rc) {
 		sim_free(m);
