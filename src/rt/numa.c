@@ -10,17 +10,27 @@
  * memory, asks the kernel where they are (move_pages() query; on a virtual topology the
  * node the memory was allocated for), and feeds runs of pages on one node to
  * ts_task_numa_fault() as private faults, local when on the worker's node. Completing the
- * declared memory is a full pass: ts_numa_scan_done(). The core runs placement and, when
- * the task is off its preferred node, task_numa_migrate(): the decision (and with
- * NUMA_RESERVE the reservation of the destination) comes back to the worker.
+ * declared memory is a full pass: ts_numa_scan_done(). The faults go in with
+ * TS_TNF_NO_MIGRATE: the core runs placement but not numa_migrate_preferred(), which this
+ * file calls after the fault the kernel would have called it from (the retry time had
+ * passed). When ts_numa_migrate_due() (off the preferred node) that runs
+ * task_numa_migrate(): the decision (and with NUMA_RESERVE the reservation of the
+ * destination) comes back to the worker, and ends the scan.
  *
- * The machine is frozen while the faults are fed: the worker holds the rq locks of every
- * CPU outside its own node, and its own. The core's search reads the running task of each
- * candidate CPU and that task's fields (state, fault statistics, load) without locks, as
- * the kernel does under RCU; with real threads those reads would race with the writers,
- * so here each candidate's rq is locked (the core's own rq_lock of this CPU inside is a
- * no-op, worker.c). Only the search is serialised: the stop work, and the window between
- * decision and stop work that the reservation protects, run concurrently with everything.
+ * Locks. The faults are fed under the worker's own rq lock alone (as a lock set of one, so
+ * the core's rq_lock of this CPU in sched_setnuma() is a no-op, worker.c): they write the
+ * task, its rq's NUMA accounting and this CPU's counters, and the lock keeps those writes
+ * apart from other workers' searches, which read this CPU's running task under its lock.
+ * The search reads the running task of each candidate CPU and that task's fields (state,
+ * fault statistics, load) without locks, as the kernel does under RCU; with real threads
+ * those reads would race with the writers, so for it the worker drops its lock and takes
+ * the rq locks of every CPU outside its own node, and its own, in CPU order
+ * (w->numa_lockset). Candidates are never on the searcher's node. So the other nodes stall
+ * only for scans that search (numa_searches), not for every scan. No runtime task is in a
+ * NUMA group (private faults only); group faults, written by placement and read by other
+ * members' searches, would need the full set again. Only the search is serialised: the stop
+ * work, and the window between decision and stop work that the reservation protects, run
+ * concurrently with everything.
  *
  * Stop work. A move (migrate_task_to) is done by this worker at once: the task is its own
  * curr, not running. A swap (migrate_swap) also takes the partner, which runs on the
