@@ -194,6 +194,7 @@ static void test_host_scan_faults(void **state)
 		assert_int_equal(st.numa_faults, st.numa_scans * 16);
 	assert_int_equal(st.numa_faults_local, st.numa_faults);
 	assert_int_equal(st.numa_decisions, 0); /* one node: nowhere to go */
+	assert_int_equal(st.numa_searches, 0);  /* ... and always on the preferred node */
 	struct ts_numa_cpu_stats ns;
 	ts_numa_stats_sum(ts_rt_sched(), &ns);
 	assert_int_equal(ts_stat_read(&ns.hint_faults), st.numa_faults);
@@ -471,6 +472,50 @@ static void wait_all_parked(void)
 	assert_true(st.parks >= (uint64_t)ts_rt_nr_workers());
 }
 
+/* Waits for `more` scans after `from` and checks that none of them searched (took the lock
+ * set of every CPU outside the worker's node). */
+static void wait_scans_without_search(struct ts_rt_stats from, uint64_t more)
+{
+	struct ts_rt_stats st;
+	uint64_t t0 = now_ns();
+	do {
+		sleep_ms(2);
+		ts_rt_get_stats(&st);
+	} while (st.numa_scans < from.numa_scans + more && now_ns() - t0 < WAIT_LIMIT_NS);
+	assert_true(st.numa_scans >= from.numa_scans + more);
+	assert_int_equal(st.numa_searches, from.numa_searches);
+	assert_int_equal(st.numa_decisions, from.numa_decisions);
+}
+
+/* A task on the node of its memory from the start: placement prefers that node, so its
+ * scans feed faults under the worker's own rq lock only and never search. */
+static void test_home_task_never_searches(void **state)
+{
+	(void)state;
+	struct ts_rt_config cfg = { .topology = "kunpeng920", .cpulist = KP_CPUS,
+				    .numa_scan_delay_ms = 2, .numa_scan_period_ms = 2 };
+	start_or_fail(&cfg);
+	atomic_store(&run_stop, 0);
+	atomic_store(&run_go, 1);
+	struct mover m = { .mem_node = 1 };
+	atomic_init(&m.cpu, -1);
+	ts_task_handle h = spawn_task(mover, &m, "32-35", 1);
+	struct ts_rt_stats st = { 0 };
+	wait_scans_without_search(st, 30);
+	int pref = -5;
+	assert_int_equal(ts_task_get_preferred_node(h, &pref), 0);
+	assert_int_equal(pref, 1);
+	assert_int_equal(node_of(atomic_load(&m.cpu)), 1);
+	ts_rt_get_stats(&st);
+	assert_true(st.numa_faults > 0);
+	assert_int_equal(st.numa_faults_local, st.numa_faults);
+	atomic_store(&run_stop, 1);
+	void *ret = (void *)1;
+	assert_int_equal(ts_join(h, &ret), 0);
+	assert_null(ret);
+	assert_int_equal(ts_rt_stop(), 0);
+}
+
 /* One task on node 2 with its memory on node 0: moved there, once. */
 static void test_task_moves_to_memory(void **state)
 {
@@ -505,6 +550,12 @@ static void test_task_moves_to_memory(void **state)
 	int pref = -5;
 	assert_int_equal(ts_task_get_preferred_node(h, &pref), 0);
 	assert_int_equal(pref, 0); /* placement chose the node of its faults */
+	/* Only scans that searched took every node's locks; home, no scan does any more. */
+	ts_rt_get_stats(&st);
+	assert_true(st.numa_searches >= st.numa_decisions);
+	assert_true(st.numa_searches <= st.numa_scans);
+	wait_scans_without_search(st, 20);
+	assert_int_equal(node_of(atomic_load(&m.cpu)), 0);
 	atomic_store(&run_stop, 1);
 	void *ret = (void *)1;
 	assert_int_equal(ts_join(h, &ret), 0);
@@ -780,6 +831,11 @@ static void test_stress_blocking(void **state)
 	assert_true(st.numa_decisions > 0);
 	assert_int_equal(st.numa_decisions,
 			 st.numa_migrations + st.numa_swaps + st.numa_migrate_failed);
+	assert_true(st.numa_searches >= st.numa_decisions);
+	assert_true(st.numa_searches <= st.numa_scans);
+	print_message("stress: %llu scans, %llu with the full lock set, %llu decisions\n",
+		      (unsigned long long)st.numa_scans, (unsigned long long)st.numa_searches,
+		      (unsigned long long)st.numa_decisions);
 	for (int i = 0; i < NR_PAIRS; i++) {
 		ts_chan_destroy(pr[i].req);
 		ts_chan_destroy(pr[i].resp);
@@ -808,6 +864,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_spawn_near_node, teardown),
 		cmocka_unit_test_teardown(test_preferred_node, teardown),
 		cmocka_unit_test_teardown(test_bad_arguments, teardown),
+		cmocka_unit_test_teardown(test_home_task_never_searches, teardown),
 		cmocka_unit_test_teardown(test_task_moves_to_memory, teardown),
 		cmocka_unit_test_teardown(test_swap, teardown),
 		cmocka_unit_test_teardown(test_race_reserved, teardown),

@@ -7,6 +7,8 @@
  *   ts_numa_task_init()        once per task (p->numa then points at the state)
  *   ts_task_numa_fault()       for every NUMA hinting fault the host models, on p's CPU,
  *                              with no rq lock held (the kernel: fault context)
+ *   ts_numa_migrate_due()      with TS_TNF_NO_MIGRATE faults: whether the host must run
+ *   ts_numa_migrate_preferred()  the search itself (and take the locks it needs)
  *   ts_numa_scan_done()        when the scan of an mm's address space completes
  *                              (mm->numa_scan_seq++), so the next fault runs placement
  *   ts_numa_task_scan_start()  the host's task_tick_numa, at a task's first scan period
@@ -54,6 +56,12 @@ struct ts_error;
 #define TS_TNF_SHARED       0x04 /* the page is mapped by several processes */
 #define TS_TNF_FAULT_LOCAL  0x08 /* the page is (now) on the faulting CPU's node */
 #define TS_TNF_MIGRATE_FAIL 0x10 /* the page should have moved and could not */
+/* toposched's own, not a kernel TNF_* value (the kernel's use the low bits): feed the fault
+ * without numa_migrate_preferred(). Placement still runs when the retry time has passed;
+ * numa_migrate_retry is left alone and nothing is searched, so a host can feed faults
+ * holding only p's rq lock and run ts_numa_migrate_preferred() itself, under the locks the
+ * search needs, when ts_numa_migrate_due() says a search will happen. */
+#define TS_TNF_NO_MIGRATE   0x80000000u
 
 /* numa_faults[] buckets; index = 2 * (bucket * nr_nodes + nid) + priv. */
 enum { TS_NUMA_MEM, TS_NUMA_CPU, TS_NUMA_MEMBUF, TS_NUMA_CPUBUF, TS_NUMA_BUCKETS };
@@ -154,9 +162,20 @@ void ts_numa_task_free(struct ts_sched *s, struct ts_task *p);
  * When numa_migrate_retry has passed it runs placement and numa_migrate_preferred(); a
  * decided migration is returned in *res (res->dst_cpu >= 0) and must be completed with
  * ts_numa_migrate_apply()/ts_numa_migrate_done(). Returns res->ret, or 1 when no
- * migration was attempted. No rq lock held. */
+ * migration was attempted (always with TS_TNF_NO_MIGRATE). No rq lock held, or only p's
+ * held the host's way (its ops->rq_lock of p's CPU then a no-op: sched_setnuma()). */
 int ts_task_numa_fault(struct ts_sched *s, struct ts_task *p, const struct ts_task *last,
 		       int mem_node, int pages, unsigned int flags, struct ts_numa_result *res);
+/* time_after(jiffies, p->numa_migrate_retry): the condition on which ts_task_numa_fault()
+ * runs placement and numa_migrate_preferred(). False without p->numa. */
+bool ts_numa_migrate_retry_passed(struct ts_sched *s, const struct ts_task *p);
+/* Whether numa_migrate_preferred() now would search (ts_task_numa_migrate()): the retry
+ * time has passed, p has fault statistics and a preferred node, and is not on it. When it
+ * is false and the retry time has passed, ts_numa_migrate_preferred() only re-arms
+ * numa_migrate_retry (the lock-free reads of other CPUs' tasks do not happen). Read after
+ * the fault's placement, which may change the preferred node; p's rq lock held (the
+ * preferred node is written under it). */
+bool ts_numa_migrate_due(struct ts_sched *s, const struct ts_task *p);
 /* The scan of mm's address space completed (mm->numa_scan_seq++). */
 void ts_numa_scan_done(struct ts_numa_mm *mm);
 

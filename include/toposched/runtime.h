@@ -100,6 +100,8 @@ struct ts_rt_stats {
 	uint64_t ticks;        /* ts_sched_tick() calls */
 	/* NUMA balancing */
 	uint64_t numa_scans;         /* scans of a task's declared memory */
+	uint64_t numa_searches;      /* ... that ran the search (task_numa_migrate()) and so
+				      * locked every CPU outside the worker's node */
 	uint64_t numa_faults;        /* pages fed to the core as hinting faults */
 	uint64_t numa_faults_local;  /* ... on the node of the CPU the task ran on */
 	uint64_t numa_decisions;     /* migrations and swaps the core decided */

@@ -703,9 +703,10 @@ int ts_task_numa_fault(struct ts_sched *s, struct ts_task *p, const struct ts_ta
 
 	/* Retry migrating to the preferred node periodically. */
 	int ret = 1;
-	if (jiffies(s) > n->numa_migrate_retry) {
+	if (ts_numa_migrate_retry_passed(s, p)) {
 		ts_task_numa_placement(s, p);
-		ret = ts_numa_migrate_preferred(s, p, res);
+		if (!(flags & TS_TNF_NO_MIGRATE))
+			ret = ts_numa_migrate_preferred(s, p, res);
 	}
 	if (migrated)
 		n->numa_pages_migrated += (unsigned long)pages;
@@ -1054,6 +1055,24 @@ int ts_task_numa_migrate(struct ts_sched *s, struct ts_task *p, struct ts_numa_r
 	return res->ret;
 }
 
+bool ts_numa_migrate_retry_passed(struct ts_sched *s, const struct ts_task *p)
+{
+	return p->numa && jiffies(s) > p->numa->numa_migrate_retry; /* time_after() */
+}
+
+/* numa_migrate_preferred()'s early returns: no statistics, no preferred node, on it. */
+static bool migrate_wanted(struct ts_sched *s, const struct ts_task *p)
+{
+	const struct ts_numa_task *n = p->numa;
+	return n && n->numa_preferred_nid != TS_NUMA_NO_NODE && n->numa_faults &&
+	       task_node(s, p) != n->numa_preferred_nid;
+}
+
+bool ts_numa_migrate_due(struct ts_sched *s, const struct ts_task *p)
+{
+	return ts_numa_migrate_retry_passed(s, p) && migrate_wanted(s, p);
+}
+
 int ts_numa_migrate_preferred(struct ts_sched *s, struct ts_task *p, struct ts_numa_result *res)
 {
 	struct ts_numa_task *n = p->numa;
@@ -1069,7 +1088,7 @@ int ts_numa_migrate_preferred(struct ts_sched *s, struct ts_task *p, struct ts_n
 	if (interval > s->hz)
 		interval = s->hz;
 	n->numa_migrate_retry = jiffies(s) + interval;
-	if (task_node(s, p) == n->numa_preferred_nid)
+	if (!migrate_wanted(s, p))
 		return 1;
 	return ts_task_numa_migrate(s, p, res);
 }

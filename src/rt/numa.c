@@ -10,17 +10,27 @@
  * memory, asks the kernel where they are (move_pages() query; on a virtual topology the
  * node the memory was allocated for), and feeds runs of pages on one node to
  * ts_task_numa_fault() as private faults, local when on the worker's node. Completing the
- * declared memory is a full pass: ts_numa_scan_done(). The core runs placement and, when
- * the task is off its preferred node, task_numa_migrate(): the decision (and with
- * NUMA_RESERVE the reservation of the destination) comes back to the worker.
+ * declared memory is a full pass: ts_numa_scan_done(). The faults go in with
+ * TS_TNF_NO_MIGRATE: the core runs placement but not numa_migrate_preferred(), which this
+ * file calls after the fault the kernel would have called it from (the retry time had
+ * passed). When ts_numa_migrate_due() (off the preferred node) that runs
+ * task_numa_migrate(): the decision (and with NUMA_RESERVE the reservation of the
+ * destination) comes back to the worker, and ends the scan.
  *
- * The machine is frozen while the faults are fed: the worker holds the rq locks of every
- * CPU outside its own node, and its own. The core's search reads the running task of each
- * candidate CPU and that task's fields (state, fault statistics, load) without locks, as
- * the kernel does under RCU; with real threads those reads would race with the writers,
- * so here each candidate's rq is locked (the core's own rq_lock of this CPU inside is a
- * no-op, worker.c). Only the search is serialised: the stop work, and the window between
- * decision and stop work that the reservation protects, run concurrently with everything.
+ * Locks. The faults are fed under the worker's own rq lock alone (as a lock set of one, so
+ * the core's rq_lock of this CPU in sched_setnuma() is a no-op, worker.c): they write the
+ * task, its rq's NUMA accounting and this CPU's counters, and the lock keeps those writes
+ * apart from other workers' searches, which read this CPU's running task under its lock.
+ * The search reads the running task of each candidate CPU and that task's fields (state,
+ * fault statistics, load) without locks, as the kernel does under RCU; with real threads
+ * those reads would race with the writers, so for it the worker drops its lock and takes
+ * the rq locks of every CPU outside its own node, and its own, in CPU order
+ * (w->numa_lockset). Candidates are never on the searcher's node. So the other nodes stall
+ * only for scans that search (numa_searches), not for every scan. No runtime task is in a
+ * NUMA group (private faults only); group faults, written by placement and read by other
+ * members' searches, would need the full set again. Only the search is serialised: the stop
+ * work, and the window between decision and stop work that the reservation protects, run
+ * concurrently with everything.
  *
  * Stop work. A move (migrate_task_to) is done by this worker at once: the task is its own
  * curr, not running. A swap (migrate_swap) also takes the partner, which runs on the
@@ -514,11 +524,14 @@ int rt_numa_start(const struct ts_rt_config *cfg, bool host)
 		int node = tp->cpu[w->cpu].node;
 		pthread_mutex_init(&w->stop_lock, NULL);
 		w->numa_lockset = ts_cpumask_alloc(tp->nr_cpus);
+		w->numa_ownset = ts_cpumask_alloc(tp->nr_cpus);
 		w->numa_pages = calloc(rt_g.numa_samples, sizeof(void *));
 		w->numa_status = calloc(rt_g.numa_samples, sizeof(int));
 		w->numa_node = calloc(rt_g.numa_samples, sizeof(int));
-		if (!w->numa_lockset || !w->numa_pages || !w->numa_status || !w->numa_node)
+		if (!w->numa_lockset || !w->numa_ownset || !w->numa_pages || !w->numa_status ||
+		    !w->numa_node)
 			return rt_error(-ENOMEM, "ts_rt_start: out of memory");
+		ts_cpumask_set(w->numa_ownset, w->cpu);
 		for (int j = 0; j < rt_g.nr_workers; j++) {
 			int c = rt_g.worker_cpus[j];
 			if (c == w->cpu || tp->cpu[c].node != node)
@@ -537,6 +550,7 @@ void rt_numa_stop(void)
 				continue;
 			pthread_mutex_destroy(&w->stop_lock);
 			ts_cpumask_free(w->numa_lockset);
+			ts_cpumask_free(w->numa_ownset);
 			free(w->numa_pages);
 			free(w->numa_status);
 			free(w->numa_node);
@@ -737,6 +751,32 @@ static bool numa_stop_work(struct rt_worker *w, struct rt_task *t, struct ts_num
 	return !rt_still_curr(t, w->cpu);
 }
 
+/* numa_migrate_preferred() for the fault just fed, whose retry time had passed; the caller
+ * holds its own rq lock (w->numa_ownset). When the search will run (ts_numa_migrate_due)
+ * the own lock is dropped and the full set taken, in CPU order; otherwise the call only
+ * re-arms numa_migrate_retry, which needs nothing but p. True when a migration was
+ * decided (in *res, the swap partner pinned). */
+static bool migrate_preferred(struct rt_worker *w, struct ts_task *p, struct ts_numa_result *res)
+{
+	struct ts_sched *s = rt_g.s;
+	if (!ts_numa_migrate_due(s, p)) {
+		ts_numa_migrate_preferred(s, p, res);
+		return false;
+	}
+	rt_rq_unlock_set(w->numa_ownset);
+	rt_rq_lock_set(w->numa_lockset);
+	rt_stat_bump(&w->numa_searches);
+	/* Re-checked inside: the preferred node may have been set (ts_task_set_preferred_node)
+	 * while no lock was held. */
+	bool have = ts_numa_migrate_preferred(s, p, res) == 0 && res->dst_cpu >= 0;
+	/* The partner runs on dst_cpu (locked): alive until unpinned. */
+	if (have && res->swap)
+		atomic_fetch_add_explicit(&rt_task_of(res->swap)->numa_pins, 1, memory_order_relaxed);
+	rt_rq_unlock_set(w->numa_lockset);
+	rt_rq_lock_set(w->numa_ownset);
+	return have;
+}
+
 bool rt_numa_work(struct rt_worker *w, struct rt_task *t)
 {
 	struct ts_sched *s = rt_g.s;
@@ -747,11 +787,11 @@ bool rt_numa_work(struct rt_worker *w, struct rt_task *t)
 	unsigned int n = collect_samples(w, t, &window, &stride);
 	query_nodes(w, n);
 
-	struct ts_numa_result res, decided = { .dst_cpu = -1 };
+	struct ts_numa_result decided = { .dst_cpu = -1 };
 	bool have = false;
 	size_t consumed = 0;
 	uint64_t faults = 0, local = 0;
-	rt_rq_lock_set(w->numa_lockset);
+	rt_rq_lock_set(w->numa_ownset);
 	if (!rn->scanned && !rt_g.numa_period_ns)
 		p->numa->numa_scan_period = ts_numa_task_scan_min(p); /* task_scan_start() */
 	rn->scanned = true;
@@ -765,22 +805,18 @@ bool rt_numa_work(struct rt_worker *w, struct rt_task *t)
 		int mem = w->numa_node[k];
 		if (mem >= 0) {
 			unsigned int flags = mem == node ? TS_TNF_FAULT_LOCAL : 0;
-			int rc = ts_task_numa_fault(s, p, p, mem, (int)pages, flags, &res);
+			/* Read before the fault, as the fault path does (jiffies move on). */
+			bool retry = ts_numa_migrate_retry_passed(s, p);
+			ts_task_numa_fault(s, p, p, mem, (int)pages, flags | TS_TNF_NO_MIGRATE, NULL);
 			faults += pages;
 			local += flags ? pages : 0;
-			if (rc == 0 && res.dst_cpu >= 0) {
-				decided = res;
-				have = true;
-				/* The partner runs on dst_cpu (locked): alive until unpinned. */
-				if (res.swap)
-					atomic_fetch_add_explicit(&rt_task_of(res.swap)->numa_pins, 1,
-								  memory_order_relaxed);
-			}
+			if (retry)
+				have = migrate_preferred(w, p, &decided);
 		}
 		consumed += pages;
 		k = e;
 	}
-	rt_rq_unlock_set(w->numa_lockset);
+	rt_rq_unlock_set(w->numa_ownset);
 	uint64_t decided_ns = rt_clock_ns();
 
 	/* The rest of the window is scanned next time (the task moves first). */

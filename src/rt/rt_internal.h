@@ -206,13 +206,14 @@ struct rt_worker {
 	pthread_mutex_t stop_lock;
 	struct rt_stop_work *stop_head;
 	atomic_int stop_n;
-	struct ts_cpumask *numa_lockset; /* rq locks a scan from this CPU holds (numa.c) */
+	struct ts_cpumask *numa_lockset; /* rq locks a search from this CPU holds (numa.c) */
+	struct ts_cpumask *numa_ownset;  /* this CPU alone: the lock a scan feeds faults under */
 	void **numa_pages;            /* scratch of a scan: [numa_samples] */
 	int *numa_status, *numa_node;
 	/* counters (relaxed, this worker only) */
 	ts_counter spawned, wakeups, early_wakeups, deferred_wakeups, switches, parks, ticks;
-	ts_counter numa_scans, numa_faults, numa_faults_local, numa_decisions, numa_migrations,
-		numa_swaps, numa_migrate_failed;
+	ts_counter numa_scans, numa_searches, numa_faults, numa_faults_local, numa_decisions,
+		numa_migrations, numa_swaps, numa_migrate_failed;
 };
 
 struct rt {

@@ -628,6 +628,7 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 		out->parks += ts_stat_read(&w->parks);
 		out->ticks += ts_stat_read(&w->ticks);
 		out->numa_scans += ts_stat_read(&w->numa_scans);
+		out->numa_searches += ts_stat_read(&w->numa_searches);
 		out->numa_faults += ts_stat_read(&w->numa_faults);
 		out->numa_faults_local += ts_stat_read(&w->numa_faults_local);
 		out->numa_decisions += ts_stat_read(&w->numa_decisions);
