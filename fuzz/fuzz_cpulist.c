@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "toposched/cpumask.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_check.h"
 
 /* Word-boundary sizes and the maximum: off-by-one errors live at 63/64/65. */
 static const int sizes[] = { 0, 1, 8, 64, 65, 130, TS_MAX_CPUS };

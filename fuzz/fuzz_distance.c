@@ -10,8 +10,7 @@
 #include "toposched/numa_levels.h"
 #include "toposched/spread.h"
 #include "toposched/topology.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_check.h"
 
 /* Two CPUs (one core, SMT2) per node; one package per pair of nodes. */
 static struct ts_topology *make_topology(int nodes)

@@ -11,14 +11,7 @@
 
 #include "toposched/sim.h"
 #include "toposched/sim_groups.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			abort();                                                                   \
-	} while (0)
+#include "fuzz_check.h"
 
 static void check_spec(const struct ts_groups_spec *s, const char *text)
 {

@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "toposched/topology.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_check.h"
 
 /* hwloc builds every object of a synthetic description before ts_topology_load() can
  * count PUs, and wide levels are slow there, so a description that multiplies out to a
