@@ -3,7 +3,9 @@
  * 1024:2048 pair of groups of CPU-bound tasks on one CPU splits it 1:2; packed load_avg
  * shows more line transfers than aligned in the same run (free transfers, so that the
  * layout cannot change the schedule); per-node counters are never written from another
- * node; without the rate limit nothing is skipped by it), byte-
+ * node; without the rate limit nothing is skipped by it), who executes a wake-up's
+ * activation in whole runs (the ttwu_queue_cond() rule: line transfers only where the
+ * waker activates a busy same-LLC target), byte-
  * identical JSON for the same seed whatever the number of jobs, the hierarchy dump, and
  * the CLI's bad-input cases (exit 2, one error line, nothing on stdout). */
 #include <errno.h>
@@ -408,6 +410,156 @@ static void test_ttwu_executor(void **state)
 	machine_free(&m);
 }
 
+
+/* ---- who executes a wake-up's activation, seen through whole runs ---- */
+
+/* a (root group): works 500 us, wakes b through channel 0 (a plain SEND: no WF_SYNC),
+ * waits for b's reply on channel 1; b (group g): receives, works 500 us, replies, counts
+ * one mark. s (root group): CPU hogs, two of them or none. */
+static const struct ts_phase exec_a[] = {
+	{.kind = TS_PH_RUN, .ns = 500 * US},
+	{.kind = TS_PH_SEND, .ch = {.chan = 0}, .bytes = 64},
+	{.kind = TS_PH_RECV, .ch = {.chan = 1}},
+};
+static const struct ts_phase exec_b[] = {
+	{.kind = TS_PH_RECV, .ch = {.chan = 0}},
+	{.kind = TS_PH_RUN, .ns = 500 * US},
+	{.kind = TS_PH_SEND, .ch = {.chan = 1}, .bytes = 64},
+	{.kind = TS_PH_MARK},
+};
+static const struct ts_phase exec_s[] = {
+	{.kind = TS_PH_RUN, .ns = 50 * MS},
+};
+static const struct ts_task_class exec_classes[] = {
+	{.name = "a", .count = 1, .phases = exec_a, .nr_phases = 3},
+	{.name = "b", .count = 1, .phases = exec_b, .nr_phases = 4},
+	{.name = "s", .count = 2, .phases = exec_s, .nr_phases = 1},
+};
+
+/* One run of a and b (with the hogs when `hogs`) on a two-CPU synthetic machine, b alone
+ * in group g. NO_WA_IDLE NO_WA_WEIGHT: wake_affine() never picks the waker's CPU, so a
+ * wakee goes back to its previous CPU (select_idle_sibling() finds no other idle CPU
+ * there, or none in its one-CPU LLC), and the two machines place every wake-up alike.
+ * The costs are one model for both machines with the relation-dependent tiers made
+ * topology-blind: every c2c tier 0 (line transfers are counted but free, the wake-up
+ * IPI costs the same), the NODE tiers of bulk copies and cache refills equal to the LLC
+ * ones, no scan cost. What the runs do is then the same on both machines, access for
+ * access; only who is in whose LLC differs. */
+static void exec_run(const char *machine, bool hogs, struct ts_sim_result *r)
+{
+	struct ts_workload w = {
+		.name = "test-ttwu-exec",
+		.classes = exec_classes,
+		.nr_classes = hogs ? 3 : 2,
+		.channels_per_instance = 2,
+		.channel_capacity = 1 << 20,
+		.metric = TS_METRIC_TPS_PER_INSTANCE,
+		.metric_name = "tps",
+		.unit = "ops/s",
+		.load_name = "instances",
+	};
+	struct ts_topology *t = NULL;
+	struct ts_error err = {0};
+	assert_int_equal(ts_topology_load(machine, &t, &err), 0);
+	struct ts_cost_model costs;
+	assert_int_equal(ts_cost_model_for(t, machine, &costs, &err), 0);
+	static const char *const flat[] = {
+		"c2c.same_cpu=0", "c2c.smt=0", "c2c.cluster=0", "c2c.llc=0", "c2c.node=0",
+		"c2c.package=0", "c2c.remote=0", "scan_per_cpu.same_cpu=0", "scan_per_cpu.smt=0",
+		"scan_per_cpu.cluster=0", "scan_per_cpu.llc=0", "scan_per_cpu.node=0",
+		"scan_per_cpu.package=0", "scan_per_cpu.remote=0"};
+	for (size_t i = 0; i < sizeof(flat) / sizeof(flat[0]); i++)
+		assert_int_equal(ts_cost_model_set(&costs, flat[i], &err), 0);
+	costs.bulk_per_kib[TS_REL_NODE] = costs.bulk_per_kib[TS_REL_LLC];
+	costs.refill[TS_REL_NODE] = costs.refill[TS_REL_LLC];
+	struct ts_groups_spec spec;
+	assert_int_equal(ts_groups_spec_parse("g=class:b", &w, &spec, &err), 0);
+	struct ts_features f = ts_features_default();
+	assert_int_equal(ts_features_parse("NO_WA_IDLE NO_WA_WEIGHT", &f, &err), 0);
+	struct ts_sim_config cfg = {
+		.topo = t,
+		.costs = &costs,
+		.features = f,
+		.workload = &w,
+		.load = 1,
+		.duration_ns = 100 * MS,
+		.warmup_ns = 20 * MS,
+		.seed = 1,
+		.groups = &spec,
+	};
+	if (ts_sim_run(&cfg, r, &err))
+		fail_msg("run: %s", err.msg);
+	const struct ts_sim_tg_result *g = &r->tg;
+	print_message("%s%s: %llu wake-ups (%llu to another CPU), line reads %llu writes %llu, "
+		      "misses same-LLC %llu other-LLC %llu\n",
+		      machine, hogs ? " with hogs" : "", (unsigned long long)r->wakeups,
+		      (unsigned long long)(r->wakeups - r->wakeups_by_relation[TS_REL_SAME_CPU]),
+		      (unsigned long long)g->line_reads, (unsigned long long)g->line_writes,
+		      (unsigned long long)g->line_misses[TS_REL_LLC],
+		      (unsigned long long)g->line_misses[TS_REL_NODE]);
+	ts_topology_free(t);
+}
+
+/* The ttwu_queue_cond() rule (sim_groups_ttwu_cpu()) seen in whole runs. The sequence:
+ * a and b sit on different CPUs (asserted below: every wake-up goes to the other CPU),
+ * and nothing moves them (NO_WA_*; with the hogs, one hog per CPU keeps the loads even).
+ * Group g's lines are touched only for b: by its activation when a wakes it (enqueue:
+ * update_tg_load_avg(), calc_group_shares()), and on b's own CPU by its dequeue, the
+ * ticks while it runs and the blocked-load walk. a's wake-ups by b touch no g line (a
+ * is in the root group), and a's CPU walks no g cfs_rq of its own (b never runs there:
+ * the runs without transfers below show that no other access comes from a's CPU).
+ * So b's CPU is the only one to touch g's lines, except for whichever CPU executes b's
+ * activation:
+ *  - with the hogs, b's CPU is busy when a wakes b (its hog runs: nr_running 1):
+ *     * one LLC ("l3:1 core:2"): cpus_share_cache() and a busy target: the waker, a's
+ *       CPU, activates b on the remote queue itself, so g's lines move between the two
+ *       CPUs: transfers, all at relation LLC;
+ *     * two LLCs ("l3:2 core:1"): the wakelist, b's CPU runs the activation: one CPU
+ *       touches every line, no transfer at all;
+ *  - without the hogs, b's CPU is idle when a wakes b: the target runs the activation
+ *    even in one LLC, so no transfer either.
+ * The two machines' hog runs are the same run (same events, same accesses): only the
+ * attribution differs, so the transfers come from the rule alone. A rule that always
+ * answered the target would give no transfer in the one-LLC hog run; one that always
+ * answered the waker would give transfers in the other two. */
+static void test_ttwu_executor_runs(void **state)
+{
+	(void)state;
+	static const char one_llc[] = "synthetic:pack:1 l3:1 core:2 pu:1";
+	static const char two_llc[] = "synthetic:pack:1 l3:2 core:1 pu:1";
+	struct ts_sim_result busy1, busy2, idle1;
+	exec_run(one_llc, true, &busy1);
+	exec_run(two_llc, true, &busy2);
+	exec_run(one_llc, false, &idle1);
+	/* the sequence above: every wake-up (a's of b, b's of a) goes to the other CPU */
+	assert_true(busy1.wakeups > 0 && idle1.wakeups > 0);
+	assert_int_equal(busy1.wakeups_by_relation[TS_REL_LLC], busy1.wakeups);
+	assert_int_equal(busy2.wakeups_by_relation[TS_REL_NODE], busy2.wakeups);
+	assert_int_equal(idle1.wakeups_by_relation[TS_REL_LLC], idle1.wakeups);
+	assert_int_equal(busy1.tg.nr_top, 1);
+	/* the two hog runs are one run, access for access */
+	assert_int_equal(busy1.events, busy2.events);
+	assert_int_equal(busy1.marks, busy2.marks);
+	assert_int_equal(busy1.wakeups, busy2.wakeups);
+	assert_int_equal(busy1.tg.line_reads, busy2.tg.line_reads);
+	assert_int_equal(busy1.tg.line_writes, busy2.tg.line_writes);
+	assert_true(busy1.tg.line_reads > 0 && busy1.tg.line_writes > 0);
+	/* one LLC, busy target: the waker executes, g's lines travel between the CPUs.
+	 * Between two of b's activations each of g's two lines (aligned layout) changes
+	 * hands at most twice towards a's CPU (a read, then the write's invalidation) and
+	 * twice back: at most 8 transfers per wake-up of b (half of the wake-ups) */
+	uint64_t m1 = ts_sim_tg_line_misses(&busy1.tg);
+	assert_true(busy1.tg.line_misses[TS_REL_LLC] > 0);
+	assert_int_equal(m1, busy1.tg.line_misses[TS_REL_LLC]);
+	assert_true(m1 <= 8 * (busy1.wakeups / 2 + 1));
+	assert_true(busy1.tg.stall_ns == 0); /* free transfers: the schedule cannot notice */
+	/* two LLCs, busy target: the target executes, one CPU holds every line */
+	assert_int_equal(ts_sim_tg_line_misses(&busy2.tg), 0);
+	/* one LLC, idle target: the target executes */
+	assert_true(idle1.tg.line_reads > 0);
+	assert_int_equal(ts_sim_tg_line_misses(&idle1.tg), 0);
+}
+
 static void test_no_groups_no_block(void **state)
 {
 	(void)state;
@@ -625,6 +777,7 @@ int main(void)
 		cmocka_unit_test(test_packed_more_transfers_same_run),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_ttwu_executor),
+		cmocka_unit_test(test_ttwu_executor_runs),
 		cmocka_unit_test(test_no_groups_no_block),
 		cmocka_unit_test(test_json_deterministic),
 		cmocka_unit_test(test_dump),
