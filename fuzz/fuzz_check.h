@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -15,5 +16,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 		if (!(cond))                                                                       \
 			abort();                                                                   \
 	} while (0)
+
+/* The input as a C string (malloc'ed, NUL-terminated; parsing stops at the first NUL, as
+ * for any C string), or NULL when out of memory. */
+static inline char *fuzz_text(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	if (text) {
+		memcpy(text, data, size);
+		text[size] = '\0';
+	}
+	return text;
+}
 
 #endif

@@ -51,11 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > 4096) /* long inputs add nothing but time */
 		return 0;
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0'; /* an embedded NUL just ends the list early */
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		check(sizes[i], text);
 	free(text);

@@ -12,11 +12,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0'; /* parsing stops at the first NUL, as for any C string */
 
 	const uint64_t known = (UINT64_C(1) << TS_FEAT_NR) - 1;
 	const struct ts_features def = ts_features_default();

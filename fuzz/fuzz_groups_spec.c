@@ -46,11 +46,9 @@ static void check_spec(const struct ts_groups_spec *s, const char *text)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0'; /* parsing stops at the first NUL, as for any C string */
 
 	const struct ts_workload *ws[] = { NULL, ts_workload_find("netperf-udp-rr") };
 	for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++) {
