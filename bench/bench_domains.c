@@ -26,7 +26,7 @@ static double median_build(const struct ts_topology *t, int reps)
 {
 	double s[32];
 	for (int r = 0; r < reps; r++) {
-		struct ts_error err = { 0 };
+		struct ts_error err = {0};
 		struct ts_domains *d;
 		double t0 = now_s();
 		if (ts_domains_build(t, NULL, &d, &err)) {
@@ -51,9 +51,9 @@ int main(int argc, char **argv)
 	for (int a = 0; a < 16; a++)
 		for (int b = 0; b < 16; b++)
 			dist[a * 16 + b] = a == b ? 10 : a / 8 == b / 8 ? 12 : 32;
-	struct ts_regular_machine big = { "synthetic-4096", "4096 CPUs, 16 nodes", 2, 8, 4, 4, 8,
-					  2, TS_SMT_SPLIT, dist };
-	struct ts_error err = { 0 };
+	struct ts_regular_machine big = {
+		"synthetic-4096", "4096 CPUs, 16 nodes", 2, 8, 4, 4, 8, 2, TS_SMT_SPLIT, dist};
+	struct ts_error err = {0};
 	struct ts_topology *t_big = ts_topology_build_regular(&big, &err);
 	const struct ts_preset *p = ts_preset_find("kunpeng920");
 	struct ts_topology *t_base = p ? p->build(&err) : NULL;
@@ -67,8 +67,8 @@ int main(int argc, char **argv)
 	printf("bench_domains: median of %d builds\n", reps);
 	printf("  %-16s %5d CPUs %3d nodes  %9.3f ms  %7.2f us/CPU\n", t_base->name,
 	       t_base->nr_cpus, t_base->nr_nodes, base * 1e3, per_base * 1e6);
-	printf("  %-16s %5d CPUs %3d nodes  %9.3f ms  %7.2f us/CPU\n", t_big->name,
-	       t_big->nr_cpus, t_big->nr_nodes, bigt * 1e3, per_big * 1e6);
+	printf("  %-16s %5d CPUs %3d nodes  %9.3f ms  %7.2f us/CPU\n", t_big->name, t_big->nr_cpus,
+	       t_big->nr_nodes, bigt * 1e3, per_big * 1e6);
 	printf("  ratio per CPU (4096 / 128): %.2f   target: 4096-CPU build well under 1 s -> %s\n",
 	       per_big / per_base, bigt < 1.0 ? "met" : "MISSED");
 	ts_topology_free(t_big);

@@ -9,7 +9,7 @@
 
 int main(int argc, char **argv)
 {
-	bool selected[RTB_NR] = { false }, any = false, stats = false;
+	bool selected[RTB_NR] = {false}, any = false, stats = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--stats") == 0) {
 			stats = true;
@@ -17,13 +17,15 @@ int main(int argc, char **argv)
 		}
 		int b = rtb_lookup(argv[i]);
 		if (b < 0) {
-			fprintf(stderr, "bench_rt: unknown benchmark '%s' (pipe, hackbench, spawn, yield, wake; --stats)\n",
+			fprintf(stderr,
+				"bench_rt: unknown benchmark '%s' (pipe, hackbench, spawn, yield, "
+				"wake; --stats)\n",
 				argv[i]);
 			return 2;
 		}
 		selected[b] = any = true;
 	}
-	struct rtb_config cfg = { 0 };
+	struct rtb_config cfg = {0};
 	char err[256];
 	rtb_print_header(stdout);
 	for (int b = 0; b < RTB_NR; b++) {

@@ -17,19 +17,19 @@
 /* tbench-like: the client computes, sends a request and waits for the reply; the server
  * receives, computes, replies (sync wake-ups both ways, like a loopback socket). */
 static const struct ts_phase pp_client[] = {
-	{ .kind = TS_PH_RUN, .ns = 5 * US, .dist = TS_DIST_EXPONENTIAL },
-	{ .kind = TS_PH_SEND, .ch = { .chan = 0 }, .bytes = 256, .sync = true },
-	{ .kind = TS_PH_RECV, .ch = { .chan = 1 } },
-	{ .kind = TS_PH_MARK },
+	{.kind = TS_PH_RUN, .ns = 5 * US, .dist = TS_DIST_EXPONENTIAL},
+	{.kind = TS_PH_SEND, .ch = {.chan = 0}, .bytes = 256, .sync = true},
+	{.kind = TS_PH_RECV, .ch = {.chan = 1}},
+	{.kind = TS_PH_MARK},
 };
 static const struct ts_phase pp_server[] = {
-	{ .kind = TS_PH_RECV, .ch = { .chan = 0 } },
-	{ .kind = TS_PH_RUN, .ns = 5 * US, .dist = TS_DIST_EXPONENTIAL },
-	{ .kind = TS_PH_SEND, .ch = { .chan = 1 }, .bytes = 4096, .sync = true, .count_bytes = true },
+	{.kind = TS_PH_RECV, .ch = {.chan = 0}},
+	{.kind = TS_PH_RUN, .ns = 5 * US, .dist = TS_DIST_EXPONENTIAL},
+	{.kind = TS_PH_SEND, .ch = {.chan = 1}, .bytes = 4096, .sync = true, .count_bytes = true},
 };
 static const struct ts_task_class pp_classes[] = {
-	{ .name = "client", .count = 1, .footprint_kib = 256, .phases = pp_client, .nr_phases = 4 },
-	{ .name = "server", .count = 1, .footprint_kib = 256, .phases = pp_server, .nr_phases = 3 },
+	{.name = "client", .count = 1, .footprint_kib = 256, .phases = pp_client, .nr_phases = 4},
+	{.name = "server", .count = 1, .footprint_kib = 256, .phases = pp_server, .nr_phases = 3},
 };
 static const struct ts_workload pingpong = {
 	.name = "bench-pingpong",
@@ -44,18 +44,26 @@ static const struct ts_workload pingpong = {
 /* RUN phases stand for the write()/read() syscall path (1 us each: an estimate of the
  * order of magnitude, which only sets how much virtual time the run covers). */
 static const struct ts_phase hb_sender[] = {
-	{ .kind = TS_PH_RUN, .ns = 1 * US },
-	{ .kind = TS_PH_SEND, .ch = { .chan = 0, .iter_mod = HB_FDS }, .bytes = 100 },
+	{.kind = TS_PH_RUN, .ns = 1 * US},
+	{.kind = TS_PH_SEND, .ch = {.chan = 0, .iter_mod = HB_FDS}, .bytes = 100},
 };
 static const struct ts_phase hb_receiver[] = {
-	{ .kind = TS_PH_RECV, .ch = { .chan = 0, .per_instance = true } },
-	{ .kind = TS_PH_RUN, .ns = 1 * US },
+	{.kind = TS_PH_RECV, .ch = {.chan = 0, .per_instance = true}},
+	{.kind = TS_PH_RUN, .ns = 1 * US},
 };
 static const struct ts_task_class hb_classes[] = {
-	{ .name = "sender", .count = HB_FDS, .footprint_kib = 64, .phases = hb_sender,
-	  .nr_phases = 2, .iterations = 100 * HB_FDS },
-	{ .name = "receiver", .count = HB_FDS, .footprint_kib = 64, .phases = hb_receiver,
-	  .nr_phases = 2, .iterations = 100 * HB_FDS },
+	{.name = "sender",
+	 .count = HB_FDS,
+	 .footprint_kib = 64,
+	 .phases = hb_sender,
+	 .nr_phases = 2,
+	 .iterations = 100 * HB_FDS},
+	{.name = "receiver",
+	 .count = HB_FDS,
+	 .footprint_kib = 64,
+	 .phases = hb_receiver,
+	 .nr_phases = 2,
+	 .iterations = 100 * HB_FDS},
 };
 static const struct ts_workload hackbench = {
 	.name = "bench-hackbench",
@@ -74,7 +82,7 @@ struct figure {
 
 static int run(const char *name, const struct ts_sim_config *cfg, struct figure *f)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	f->name = name;
 	if (ts_sim_run(cfg, &f->r, &err)) {
 		fprintf(stderr, "bench_sim: %s: %s\n", name, err.msg);
@@ -90,7 +98,7 @@ int main(int argc, char **argv)
 	uint64_t dur_ms = argc > 1 ? strtoull(argv[1], NULL, 10) : 100;
 	if (!dur_ms)
 		dur_ms = 100;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = NULL;
 	struct ts_cost_model costs;
 	if (ts_topology_load("kunpeng920", &t, &err) ||

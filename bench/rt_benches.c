@@ -23,9 +23,12 @@
 #include "toposched/cpumask.h"
 #include "toposched/domain.h"
 
-static const char *const names[RTB_NR] = { "pipe", "hackbench", "spawn", "yield", "wake" };
+static const char *const names[RTB_NR] = {"pipe", "hackbench", "spawn", "yield", "wake"};
 
-const char *rtb_name(enum rtb_bench b) { return b >= 0 && b < RTB_NR ? names[b] : "?"; }
+const char *rtb_name(enum rtb_bench b)
+{
+	return b >= 0 && b < RTB_NR ? names[b] : "?";
+}
 
 int rtb_lookup(const char *name)
 {
@@ -61,19 +64,22 @@ static int fail(char *err, size_t n, int code, const char *fmt, ...)
 static void param_int(struct rtb_result *r, const char *key, long long v)
 {
 	if (r->nr_params < RTB_MAX_PARAMS)
-		r->params[r->nr_params++] = (struct rtb_param){ .key = key, .i = v };
+		r->params[r->nr_params++] = (struct rtb_param){.key = key, .i = v};
 }
 
 static void param_str(struct rtb_result *r, const char *key, const char *v)
 {
 	if (r->nr_params < RTB_MAX_PARAMS) {
 		struct rtb_param *p = &r->params[r->nr_params++];
-		*p = (struct rtb_param){ .key = key, .is_string = true };
+		*p = (struct rtb_param){.key = key, .is_string = true};
 		snprintf(p->s, sizeof(p->s), "%s", v);
 	}
 }
 
-static long pick(long v, long def) { return v > 0 ? v : def; }
+static long pick(long v, long def)
+{
+	return v > 0 ? v : def;
+}
 
 /* ---- kernel helpers ---------------------------------------------------------------- */
 
@@ -279,10 +285,10 @@ static int bench_pipe(const struct rtb_config *c, struct rtb_result *r, char *er
 	int rc = rt_begin(c, NULL, err, n);
 	if (rc)
 		return rc;
-	struct pipe_rt a = { .loops = loops, .warm = warm };
+	struct pipe_rt a = {.loops = loops, .warm = warm};
 	a.ping = ts_chan_create(1, sizeof(int));
 	a.pong = ts_chan_create(1, sizeof(int));
-	ts_task_handle h1 = { 0 }, h2 = { 0 };
+	ts_task_handle h1 = {0}, h2 = {0};
 	if (!a.ping || !a.pong)
 		rc = fail(err, n, -ENOMEM, "pipe: cannot create channels");
 	if (!rc)
@@ -303,7 +309,7 @@ static int bench_pipe(const struct rtb_config *c, struct rtb_result *r, char *er
 	r->fig.toposched = (double)(a.t1 - a.t0) / (double)loops / 1e3;
 
 	/* kernel */
-	struct pipe_k k = { .loops = loops, .warm = warm };
+	struct pipe_k k = {.loops = loops, .warm = warm};
 	if (pipe(k.ping) || pipe(k.pong))
 		return fail(err, n, -errno, "pipe: pipe(): %s", strerror(errno));
 	pthread_t t1, t2;
@@ -334,16 +340,16 @@ static int bench_pipe(const struct rtb_config *c, struct rtb_result *r, char *er
  * signal until the last thread is joined (hackbench's own measure). Our channel per
  * receiver holds what a 64 KiB pipe holds: 655 messages of 100 bytes. */
 
-#define HB_FDS RTB_HACKBENCH_FDS
-#define HB_DATA RTB_HACKBENCH_DATASIZE
+#define HB_FDS	    RTB_HACKBENCH_FDS
+#define HB_DATA	    RTB_HACKBENCH_DATASIZE
 #define HB_CHAN_CAP (65536 / HB_DATA)
 
 struct hb_rt {
 	long groups, loops;
-	struct ts_chan **chan;  /* [groups * HB_FDS] */
-	struct ts_chan *start;  /* closed: the start signal */
+	struct ts_chan **chan; /* [groups * HB_FDS] */
+	struct ts_chan *start; /* closed: the start signal */
 	struct ts_waitgroup *ready;
-	ts_task_handle *h;      /* [groups * 2 * HB_FDS] */
+	ts_task_handle *h; /* [groups * 2 * HB_FDS] */
 	uint64_t t0, t1;
 	atomic_long errors;
 	char err[160];
@@ -365,7 +371,7 @@ static void *hb_rt_sender(void *p)
 {
 	struct hb_rt_arg *a = p;
 	struct hb_rt *hb = a->hb;
-	char data[HB_DATA] = { 0 };
+	char data[HB_DATA] = {0};
 	hb_rt_wait_start(hb);
 	for (long l = 0; l < hb->loops; l++)
 		for (int j = 0; j < HB_FDS; j++)
@@ -399,13 +405,13 @@ static void *hb_rt_main(void *p)
 	long spawned = 0;
 	for (long g = 0; g < hb->groups; g++) {
 		for (int j = 0; j < HB_FDS; j++, spawned++) {
-			args[spawned] = (struct hb_rt_arg){ hb, g * HB_FDS + j };
+			args[spawned] = (struct hb_rt_arg){hb, g * HB_FDS + j};
 			if (spawn(&hb->h[spawned], hb_rt_receiver, &args[spawned], NULL, hb->err,
 				  sizeof(hb->err)))
 				goto out;
 		}
 		for (int j = 0; j < HB_FDS; j++, spawned++) {
-			args[spawned] = (struct hb_rt_arg){ hb, g };
+			args[spawned] = (struct hb_rt_arg){hb, g};
 			if (spawn(&hb->h[spawned], hb_rt_sender, &args[spawned], NULL, hb->err,
 				  sizeof(hb->err)))
 				goto out;
@@ -431,7 +437,7 @@ out:
 
 struct hb_k {
 	long groups, loops;
-	int (*fds)[2];          /* [groups * HB_FDS] */
+	int (*fds)[2]; /* [groups * HB_FDS] */
 	int ready[2], wake[2];
 };
 
@@ -444,7 +450,7 @@ struct hb_k_arg {
 static void hb_k_wait_start(struct hb_k *hb)
 {
 	char c = 0;
-	struct pollfd pfd = { .fd = hb->wake[0], .events = POLLIN };
+	struct pollfd pfd = {.fd = hb->wake[0], .events = POLLIN};
 	if (write(hb->ready[1], &c, 1) != 1)
 		return;
 	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
@@ -455,7 +461,7 @@ static void *hb_k_sender(void *p)
 {
 	struct hb_k_arg *a = p;
 	struct hb_k *hb = a->hb;
-	char data[HB_DATA] = { 0 };
+	char data[HB_DATA] = {0};
 	hb_k_wait_start(hb);
 	for (long l = 0; l < hb->loops; l++)
 		for (int j = 0; j < HB_FDS; j++)
@@ -492,8 +498,7 @@ static void *hb_k_receiver(void *p)
 static int hb_kernel(long groups, long loops, double *secs, char *err, size_t n)
 {
 	long nr = groups * 2 * HB_FDS, nfds = groups * HB_FDS;
-	struct hb_k hb = { .groups = groups, .loops = loops, .ready = { -1, -1 },
-			   .wake = { -1, -1 } };
+	struct hb_k hb = {.groups = groups, .loops = loops, .ready = {-1, -1}, .wake = {-1, -1}};
 	hb.fds = malloc((size_t)nfds * sizeof(*hb.fds));
 	struct hb_k_arg *args = calloc((size_t)nr, sizeof(*args));
 	pthread_t *th = calloc((size_t)nr, sizeof(*th));
@@ -516,12 +521,13 @@ static int hb_kernel(long groups, long loops, double *secs, char *err, size_t n)
 	for (long g = 0; g < groups && !rc; g++) {
 		for (int j = 0; j < 2 * HB_FDS && !rc; j++, started++) {
 			bool receiver = j < HB_FDS;
-			args[started] = (struct hb_k_arg){ &hb, receiver ? g * HB_FDS + j : g, 0 };
+			args[started] = (struct hb_k_arg){&hb, receiver ? g * HB_FDS + j : g, 0};
 			/* hackbench -T uses small stacks too */
 			rc = thread_start(&th[started], receiver ? hb_k_receiver : hb_k_sender,
 					  &args[started], -1, 64 * 1024);
 			if (rc) {
-				fail(err, n, rc, "hackbench: pthread_create (thread %ld of %ld): %s",
+				fail(err, n, rc,
+				     "hackbench: pthread_create (thread %ld of %ld): %s",
 				     started + 1, nr, strerror(-rc));
 				started--;
 			}
@@ -584,7 +590,7 @@ static int bench_hackbench(const struct rtb_config *c, struct rtb_result *r, cha
 	int rc = rt_begin(c, NULL, err, n);
 	if (rc)
 		return rc;
-	struct hb_rt hb = { .groups = groups, .loops = loops };
+	struct hb_rt hb = {.groups = groups, .loops = loops};
 	hb.chan = calloc((size_t)(groups * HB_FDS), sizeof(*hb.chan));
 	hb.h = calloc((size_t)nr, sizeof(*hb.h));
 	hb.start = ts_chan_create(0, 1);
@@ -617,7 +623,10 @@ static int bench_hackbench(const struct rtb_config *c, struct rtb_result *r, cha
  * at a time, as in a fan-out), by a task; against pthread_create/pthread_join with
  * default attributes by a plain thread. ns per task, creation to join. */
 
-static void *spawn_child(void *p) { return p; }
+static void *spawn_child(void *p)
+{
+	return p;
+}
 
 struct spawn_rt {
 	long tasks;
@@ -655,7 +664,7 @@ static int bench_spawn(const struct rtb_config *c, struct rtb_result *r, char *e
 	snprintf(r->kernel_cmd, sizeof(r->kernel_cmd),
 		 "%ld x pthread_create + pthread_join, default attributes", tasks);
 
-	struct spawn_rt a = { .tasks = tasks };
+	struct spawn_rt a = {.tasks = tasks};
 	a.h = calloc(RTB_SPAWN_BATCH, sizeof(*a.h));
 	if (!a.h)
 		return fail(err, n, -ENOMEM, "spawn: out of memory");
@@ -766,9 +775,9 @@ static int bench_yield(const struct rtb_config *c, struct rtb_result *r, char *e
 	int rc = rt_begin(c, cpus, err, n);
 	if (rc)
 		return rc;
-	struct yield_rt y = { .wg = ts_wg_create(), .loops = loops };
-	struct yield_rt_arg ya[2] = { { &y, 0 }, { &y, 1 } };
-	ts_task_handle h[2] = { { 0 }, { 0 } };
+	struct yield_rt y = {.wg = ts_wg_create(), .loops = loops};
+	struct yield_rt_arg ya[2] = {{&y, 0}, {&y, 1}};
+	ts_task_handle h[2] = {{0}, {0}};
 	if (!y.wg)
 		rc = fail(err, n, -ENOMEM, "yield: out of memory");
 	else
@@ -786,8 +795,8 @@ static int bench_yield(const struct rtb_config *c, struct rtb_result *r, char *e
 		return rc ? rc : rc2;
 	r->fig.toposched = span_per(y.t0, y.t1, 2 * loops);
 
-	struct yield_k k = { .loops = loops };
-	struct yield_k_arg ka[2] = { { &k, 0 }, { &k, 1 } };
+	struct yield_k k = {.loops = loops};
+	struct yield_k_arg ka[2] = {{&k, 0}, {&k, 1}};
 	pthread_barrier_init(&k.bar, NULL, 2);
 	pthread_t th[2];
 	if ((rc = thread_start(&th[0], yield_k_thread, &ka[0], cpu, 0)) == 0 &&
@@ -893,7 +902,7 @@ static void *wake_k_waiter(void *p)
 static void *wake_k_waker(void *p)
 {
 	struct wake_k *a = p;
-	struct timespec gap = { 0, RTB_WAKE_GAP_NS };
+	struct timespec gap = {0, RTB_WAKE_GAP_NS};
 	for (int i = 0; i < a->warm + a->loops; i++) {
 		nanosleep(&gap, NULL);
 		atomic_store(&a->t0, now_ns());
@@ -909,7 +918,7 @@ static int bench_wake(const struct rtb_config *c, struct rtb_result *r, char *er
 {
 	long loops = pick(c->loops, RTB_WAKE_LOOPS);
 	long warm = loops / 10 < 100 ? loops / 10 : 100;
-	int kcpu[2] = { affinity_cpu(0), affinity_cpu(1) };
+	int kcpu[2] = {affinity_cpu(0), affinity_cpu(1)};
 	if (kcpu[1] < 0)
 		return fail(err, n, -EINVAL, "wake: needs two CPUs in the affinity mask");
 	r->unit = "ns";
@@ -944,7 +953,7 @@ static int bench_wake(const struct rtb_config *c, struct rtb_result *r, char *er
 	snprintf(r->kernel_cmd, sizeof(r->kernel_cmd),
 		 "FUTEX_WAKE from a thread on CPU %d to a FUTEX_WAIT on CPU %d", kcpu[0], kcpu[1]);
 
-	struct wake_rt a = { .loops = loops, .warm = warm, .lat = lat };
+	struct wake_rt a = {.loops = loops, .warm = warm, .lat = lat};
 	a.req = ts_chan_create(0, sizeof(uint64_t));
 	a.ack = ts_chan_create(0, sizeof(uint64_t));
 	struct ts_task_attr wa = TS_TASK_ATTR_INIT, sa = TS_TASK_ATTR_INIT;
@@ -952,7 +961,7 @@ static int bench_wake(const struct rtb_config *c, struct rtb_result *r, char *er
 	wa.name = "waker";
 	sa.cpus = cpu_b;
 	sa.name = "waiter";
-	ts_task_handle h[2] = { { 0 }, { 0 } };
+	ts_task_handle h[2] = {{0}, {0}};
 	if (!a.req || !a.ack)
 		rc = fail(err, n, -ENOMEM, "wake: out of memory");
 	if (!rc)
@@ -975,7 +984,7 @@ static int bench_wake(const struct rtb_config *c, struct rtb_result *r, char *er
 	}
 	percentiles(lat, loops, &r->fig.toposched, &r->p99.toposched);
 
-	struct wake_k k = { .loops = loops, .warm = warm, .lat = lat };
+	struct wake_k k = {.loops = loops, .warm = warm, .lat = lat};
 	pthread_t th[2];
 	if ((rc = thread_start(&th[0], wake_k_waiter, &k, kcpu[1], 0)) == 0) {
 		if ((rc = thread_start(&th[1], wake_k_waker, &k, kcpu[0], 0)) == 0)
@@ -1082,7 +1091,9 @@ void rtb_print_stats(FILE *f, const struct rtb_result *r)
 	fprintf(f, "  tasks spawned %llu, switches %llu, parks %llu, ticks %llu\n",
 		(unsigned long long)s->rt.spawned, (unsigned long long)s->rt.switches,
 		(unsigned long long)s->rt.parks, (unsigned long long)s->rt.ticks);
-	fprintf(f, "  wake-ups %llu through the core (ttwu %llu, %llu local), %llu early, %llu deferred\n",
+	fprintf(f,
+		"  wake-ups %llu through the core (ttwu %llu, %llu local), %llu early, %llu "
+		"deferred\n",
 		(unsigned long long)s->rt.wakeups, (unsigned long long)s->ttwu,
 		(unsigned long long)s->ttwu_local, (unsigned long long)s->rt.early_wakeups,
 		(unsigned long long)s->rt.deferred_wakeups);
@@ -1107,7 +1118,9 @@ void rtb_print_stats(FILE *f, const struct rtb_result *r)
 			any = true;
 		}
 	fputs(any ? "\n" : " none\n", f);
-	fprintf(f, "  SIS: search %llu, domain_search %llu, scanned %llu, failed %llu, recent %llu hit / %llu miss, core_search %llu (%llu failed)\n",
+	fprintf(f,
+		"  SIS: search %llu, domain_search %llu, scanned %llu, failed %llu, recent %llu "
+		"hit / %llu miss, core_search %llu (%llu failed)\n",
 		(unsigned long long)s->sis.search, (unsigned long long)s->sis.domain_search,
 		(unsigned long long)s->sis.scanned, (unsigned long long)s->sis.failed,
 		(unsigned long long)s->sis.recent_hit, (unsigned long long)s->sis.recent_miss,
@@ -1116,10 +1129,10 @@ void rtb_print_stats(FILE *f, const struct rtb_result *r)
 
 /* ---- groups: task-group load tracking (see rt_benches.h) ---------------------------- */
 
-static const char *const rtbg_names[RTBG_NR] = { "pipe", "hackbench" };
-static const char *const rtbg_units[RTBG_NR] = { "round trips/s", "messages/s" };
-static const enum ts_tg_layout rtbg_layouts[RTBG_LAYOUTS] = { TS_TG_PACKED, TS_TG_ALIGNED,
-							      TS_TG_PER_NODE };
+static const char *const rtbg_names[RTBG_NR] = {"pipe", "hackbench"};
+static const char *const rtbg_units[RTBG_NR] = {"round trips/s", "messages/s"};
+static const enum ts_tg_layout rtbg_layouts[RTBG_LAYOUTS] = {TS_TG_PACKED, TS_TG_ALIGNED,
+							     TS_TG_PER_NODE};
 
 const char *rtbg_workload_name(enum rtbg_workload w)
 {
@@ -1129,13 +1142,19 @@ const char *rtbg_workload_unit(enum rtbg_workload w)
 {
 	return w >= 0 && w < RTBG_NR ? rtbg_units[w] : "?";
 }
-enum ts_tg_layout rtbg_layout(int index) { return rtbg_layouts[index]; }
+enum ts_tg_layout rtbg_layout(int index)
+{
+	return rtbg_layouts[index];
+}
 
-static bool host_spec(const char *t) { return !t || strcmp(t, "host") == 0; }
+static bool host_spec(const char *t)
+{
+	return !t || strcmp(t, "host") == 0;
+}
 
 static void sleep_s(double s)
 {
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
@@ -1161,7 +1180,7 @@ int rtbg_prepare(const struct rtbg_config *c, struct rtbg_result *r, char *err, 
 		avail = CPU_COUNT(&set);
 	} else {
 		struct ts_topology *t = NULL;
-		struct ts_error e = { 0 };
+		struct ts_error e = {0};
 		if (ts_topology_load(c->topology, &t, &e))
 			return fail(err, n, -EINVAL, "%s", e.msg);
 		avail = t->nr_cpus;
@@ -1186,17 +1205,18 @@ int rtbg_prepare(const struct rtbg_config *c, struct rtbg_result *r, char *err, 
 	r->hb_groups = (r->workers + 3) / 4;
 	if (r->groups > r->pairs)
 		return fail(err, n, -EINVAL,
-			    "--groups %d: more groups than pipe pairs (2 x %d workers = %d)", r->groups,
-			    r->workers, r->pairs);
+			    "--groups %d: more groups than pipe pairs (2 x %d workers = %d)",
+			    r->groups, r->workers, r->pairs);
 	/* Start it once: the topology, the CPUs and the node count, before anything is timed. */
-	struct ts_rt_config rc = { .topology = c->topology, .cpulist = r->cpus };
+	struct ts_rt_config rc = {.topology = c->topology, .cpulist = r->cpus};
 	if (ts_rt_start(&rc))
 		return fail(err, n, -EINVAL, "%s", ts_rt_last_error());
 	struct ts_sched *s = ts_rt_sched();
 	int got = ts_rt_nr_workers(), cpu, nr_nodes = s->topo->nr_nodes > 0 ? s->topo->nr_nodes : 1;
 	bool *seen = calloc((size_t)nr_nodes, sizeof(bool));
 	if (seen)
-		ts_for_each_cpu(cpu, s->dom->cpu_map) {
+		ts_for_each_cpu(cpu, s->dom->cpu_map)
+		{
 			int node = s->topo->cpu[cpu].node;
 			if (node >= 0 && node < nr_nodes && !seen[node]) {
 				seen[node] = true;
@@ -1206,8 +1226,8 @@ int rtbg_prepare(const struct rtbg_config *c, struct rtbg_result *r, char *err, 
 	free(seen);
 	ts_rt_stop();
 	if (got != r->workers)
-		return fail(err, n, -EINVAL, "--workers %d: the runtime started %d workers", r->workers,
-			    got);
+		return fail(err, n, -EINVAL, "--workers %d: the runtime started %d workers",
+			    r->workers, got);
 	return 0;
 }
 
@@ -1266,7 +1286,7 @@ struct gh_group {
 static void *gh_sender(void *p)
 {
 	struct gh_group *g = p;
-	char data[HB_DATA] = { 0 };
+	char data[HB_DATA] = {0};
 	while (!atomic_load_explicit(g->stop, memory_order_relaxed)) {
 		int j;
 		for (j = 0; j < RTBG_HB_FDS; j++)
@@ -1290,7 +1310,8 @@ static void *gh_receiver(void *p)
 	char data[HB_DATA];
 	int rc;
 	while ((rc = ts_chan_recv(r->ch, data)) == 0)
-		atomic_store_explicit(&r->msgs, atomic_load_explicit(&r->msgs, memory_order_relaxed) + 1,
+		atomic_store_explicit(&r->msgs,
+				      atomic_load_explicit(&r->msgs, memory_order_relaxed) + 1,
 				      memory_order_relaxed);
 	if (rc != -EPIPE)
 		atomic_fetch_add(r->errors, 1);
@@ -1307,11 +1328,10 @@ static long gcount_read(const struct gcount *c)
 {
 	long sum = 0;
 	for (long i = 0; i < c->nr; i++)
-		sum += c->w == RTBG_PIPE
-			       ? atomic_load_explicit(&((struct gp_pair *)c->v)[i].rounds,
-						      memory_order_relaxed)
-			       : atomic_load_explicit(&((struct gh_recv *)c->v)[i].msgs,
-						      memory_order_relaxed);
+		sum += c->w == RTBG_PIPE ? atomic_load_explicit(&((struct gp_pair *)c->v)[i].rounds,
+								memory_order_relaxed)
+					 : atomic_load_explicit(&((struct gh_recv *)c->v)[i].msgs,
+								memory_order_relaxed);
 	return sum;
 }
 
@@ -1378,7 +1398,7 @@ static int gphase_pipe(const struct rtbg_result *r, struct ts_rt_group **grp,
 			break;
 		}
 	}
-	struct gcount cnt = { RTBG_PIPE, pp, np };
+	struct gcount cnt = {RTBG_PIPE, pp, np};
 	if (!rc)
 		rc = gmeasure(r, &cnt, out, err, n);
 	atomic_store(&stop, 1);
@@ -1430,14 +1450,15 @@ static int gphase_hackbench(const struct rtbg_result *r, struct ts_rt_group **gr
 		a.group = grp[g % r->groups];
 		a.name = "hb-receiver";
 		for (int j = 0; j < RTBG_HB_FDS && !rc; j++)
-			if (!(rc = spawn(&h[spawned], gh_receiver, &rv[g * RTBG_HB_FDS + j], &a, err, n)))
+			if (!(rc = spawn(&h[spawned], gh_receiver, &rv[g * RTBG_HB_FDS + j], &a,
+					 err, n)))
 				spawned++;
 		a.name = "hb-sender";
 		for (int j = 0; j < RTBG_HB_FDS && !rc; j++)
 			if (!(rc = spawn(&h[spawned], gh_sender, &hg[g], &a, err, n)))
 				spawned++;
 	}
-	struct gcount cnt = { RTBG_HACKBENCH, rv, nr };
+	struct gcount cnt = {RTBG_HACKBENCH, rv, nr};
 	if (!rc)
 		rc = gmeasure(r, &cnt, out, err, n);
 	atomic_store(&stop, 1);
@@ -1526,9 +1547,10 @@ int rtbg_run(const struct rtbg_config *c, struct rtbg_result *r, char *err, size
 	for (int w = 0; w < RTBG_NR; w++)
 		for (int li = 0; li < RTBG_LAYOUTS; li++)
 			for (int rl = 0; rl < 2; rl++)
-				r->row[w][li][rl] = (struct rtbg_row){ .workload = (enum rtbg_workload)w,
-								       .layout = rtbg_layout(li),
-								       .ratelimit = rl };
+				r->row[w][li][rl] =
+					(struct rtbg_row){.workload = (enum rtbg_workload)w,
+							  .layout = rtbg_layout(li),
+							  .ratelimit = rl};
 	/* Interleaved: every configuration once per repeat, so that a drift of the machine
 	 * (other load, frequency) spreads over all of them alike. */
 	for (int rep = 0; rep < r->repeat; rep++)
@@ -1543,19 +1565,28 @@ int rtbg_run(const struct rtbg_config *c, struct rtbg_result *r, char *err, size
 			for (int rl = 0; rl < 2; rl++) {
 				struct rtbg_row *row = &r->row[w][li][rl];
 				struct rtbg_sample *m = &row->median;
-				m->throughput = row_median(row, offsetof(struct rtbg_sample, throughput), false);
-				m->writes_per_s = row_median(row, offsetof(struct rtbg_sample, writes_per_s), false);
-				m->reads_per_s = row_median(row, offsetof(struct rtbg_sample, reads_per_s), false);
+				m->throughput = row_median(
+					row, offsetof(struct rtbg_sample, throughput), false);
+				m->writes_per_s = row_median(
+					row, offsetof(struct rtbg_sample, writes_per_s), false);
+				m->reads_per_s = row_median(
+					row, offsetof(struct rtbg_sample, reads_per_s), false);
 				m->skipped_ratelimit_per_s = row_median(
-					row, offsetof(struct rtbg_sample, skipped_ratelimit_per_s), false);
+					row, offsetof(struct rtbg_sample, skipped_ratelimit_per_s),
+					false);
 				m->skipped_filter_per_s = row_median(
-					row, offsetof(struct rtbg_sample, skipped_filter_per_s), false);
-				m->remote_share = row_median(row, offsetof(struct rtbg_sample, remote_share), true);
-				m->interval_s = row_median(row, offsetof(struct rtbg_sample, interval_s), false);
+					row, offsetof(struct rtbg_sample, skipped_filter_per_s),
+					false);
+				m->remote_share = row_median(
+					row, offsetof(struct rtbg_sample, remote_share), true);
+				m->interval_s = row_median(
+					row, offsetof(struct rtbg_sample, interval_s), false);
 				double lo = row->run[0].throughput, hi = lo;
 				for (int i = 1; i < row->nr; i++) {
-					lo = row->run[i].throughput < lo ? row->run[i].throughput : lo;
-					hi = row->run[i].throughput > hi ? row->run[i].throughput : hi;
+					lo = row->run[i].throughput < lo ? row->run[i].throughput
+									 : lo;
+					hi = row->run[i].throughput > hi ? row->run[i].throughput
+									 : hi;
 				}
 				row->spread = m->throughput > 0 ? (hi - lo) / m->throughput : 0;
 			}
@@ -1570,18 +1601,21 @@ int rtbg_run(const struct rtbg_config *c, struct rtbg_result *r, char *err, size
 
 void rtbg_print(FILE *f, const struct rtbg_result *r)
 {
-	fprintf(f, "toposched bench groups: %d workers (CPUs %s of %s, %d node%s), %d task group%s "
-		   "of shares 1024\n",
+	fprintf(f,
+		"toposched bench groups: %d workers (CPUs %s of %s, %d node%s), %d task group%s "
+		"of shares 1024\n",
 		r->workers, r->cpus, r->topology, r->nodes, r->nodes == 1 ? "" : "s", r->groups,
 		r->groups == 1 ? "" : "s");
-	fprintf(f, "  pipe: %d ping-pong pairs; hackbench: %d x %d senders x %d receivers, %d-byte "
-		   "messages\n",
+	fprintf(f,
+		"  pipe: %d ping-pong pairs; hackbench: %d x %d senders x %d receivers, %d-byte "
+		"messages\n",
 		r->pairs, r->hb_groups, RTBG_HB_FDS, RTBG_HB_FDS, HB_DATA);
-	fprintf(f, "  %.3g s per workload and configuration after %.3g s of warm-up; the median of "
-		   "%d run%s each (interleaved)\n"
-		   "  spread = (max - min) / median of the runs' throughput; ld = tg->load_avg of the "
-		   "groups;\n  remote = writes after one from another node; ratio = throughput / "
-		   "packed's without ratelimit\n\n",
+	fprintf(f,
+		"  %.3g s per workload and configuration after %.3g s of warm-up; the median of "
+		"%d run%s each (interleaved)\n"
+		"  spread = (max - min) / median of the runs' throughput; ld = tg->load_avg of the "
+		"groups;\n  remote = writes after one from another node; ratio = throughput / "
+		"packed's without ratelimit\n\n",
 		r->duration_s, r->warmup_s, r->repeat, r->repeat == 1 ? "" : "s");
 	fprintf(f, "%-10s %-9s %-9s %12s %-14s %7s %12s %12s %7s %8s\n", "workload", "layout",
 		"ratelimit", "throughput", "unit", "spread", "ld writes/s", "ld reads/s", "remote",
@@ -1598,11 +1632,14 @@ void rtbg_print(FILE *f, const struct rtbg_result *r)
 						 100 * row->median.remote_share);
 				char spread[16];
 				snprintf(spread, sizeof(spread), "%.0f%%", 100 * row->spread);
-				fprintf(f, "%-10s %-9s %-9s %12.4g %-14s %7s %12.4g %12.4g %7s %7.3fx\n",
+				fprintf(f,
+					"%-10s %-9s %-9s %12.4g %-14s %7s %12.4g %12.4g %7s "
+					"%7.3fx\n",
 					rtbg_workload_name(row->workload),
-					ts_tg_layout_name(row->layout), row->ratelimit ? "on" : "off",
-					row->median.throughput, rtbg_workload_unit(row->workload),
-					spread, row->median.writes_per_s, row->median.reads_per_s,
-					remote, row->ratio);
+					ts_tg_layout_name(row->layout),
+					row->ratelimit ? "on" : "off", row->median.throughput,
+					rtbg_workload_unit(row->workload), spread,
+					row->median.writes_per_s, row->median.reads_per_s, remote,
+					row->ratio);
 			}
 }

@@ -33,24 +33,24 @@ const char *rtb_name(enum rtb_bench b);
 int rtb_lookup(const char *name);
 
 /* Defaults (0 in rtb_config means these). */
-#define RTB_PIPE_LOOPS 50000L
-#define RTB_HACKBENCH_LOOPS 100L
-#define RTB_HACKBENCH_GROUPS 10L
-#define RTB_HACKBENCH_FDS 20     /* senders and receivers per group (hackbench -f) */
+#define RTB_PIPE_LOOPS	       50000L
+#define RTB_HACKBENCH_LOOPS    100L
+#define RTB_HACKBENCH_GROUPS   10L
+#define RTB_HACKBENCH_FDS      20 /* senders and receivers per group (hackbench -f) */
 #define RTB_HACKBENCH_DATASIZE 100
-#define RTB_SPAWN_TASKS 10000L
-#define RTB_SPAWN_BATCH 256L
-#define RTB_YIELD_LOOPS 500000L  /* yields per task (2 tasks) */
-#define RTB_WAKE_LOOPS 5000L     /* samples */
-#define RTB_WAKE_GAP_NS 50000u   /* between samples: the waiter's CPU goes idle */
+#define RTB_SPAWN_TASKS	       10000L
+#define RTB_SPAWN_BATCH	       256L
+#define RTB_YIELD_LOOPS	       500000L /* yields per task (2 tasks) */
+#define RTB_WAKE_LOOPS	       5000L   /* samples */
+#define RTB_WAKE_GAP_NS	       50000u  /* between samples: the waiter's CPU goes idle */
 
 struct rtb_config {
 	const char *topology; /* runtime topology spec; NULL = host */
 	const char *cpus;     /* runtime workers (cpulist); NULL = the affinity mask */
 	const char *features; /* runtime feature string; NULL = defaults */
-	long loops;           /* pipe, hackbench, yield, wake; 0 = the benchmark's default */
-	long groups;          /* hackbench; 0 = default */
-	long tasks;           /* spawn; 0 = default */
+	long loops;	      /* pipe, hackbench, yield, wake; 0 = the benchmark's default */
+	long groups;	      /* hackbench; 0 = default */
+	long tasks;	      /* spawn; 0 = default */
 };
 
 /* The runtime's core statistics of one benchmark's runtime run, read just before
@@ -80,14 +80,14 @@ struct rtb_param {
 
 struct rtb_result {
 	enum rtb_bench bench;
-	const char *unit;         /* "us", "s", "ns" */
-	const char *what;         /* "per round trip", ... */
-	struct rtb_figure fig;    /* wake: p50 */
+	const char *unit;      /* "us", "s", "ns" */
+	const char *what;      /* "per round trip", ... */
+	struct rtb_figure fig; /* wake: p50 */
 	bool has_p99;
-	struct rtb_figure p99;    /* wake only */
+	struct rtb_figure p99; /* wake only */
 	int nr_params;
 	struct rtb_param params[RTB_MAX_PARAMS];
-	char kernel_cmd[128];     /* the real tool's command line with these parameters */
+	char kernel_cmd[128]; /* the real tool's command line with these parameters */
 	struct rtb_stats stats;
 };
 
@@ -124,22 +124,22 @@ void rtb_print_stats(FILE *f, const struct rtb_result *r);
  * packed/ratelimit-off's, measured in the same run. Higher throughput is better. */
 
 enum rtbg_workload { RTBG_PIPE, RTBG_HACKBENCH, RTBG_NR };
-#define RTBG_LAYOUTS 3 /* packed, aligned, per-node: the order of the output */
+#define RTBG_LAYOUTS	3 /* packed, aligned, per-node: the order of the output */
 #define RTBG_MAX_REPEAT 99
-#define RTBG_HB_FDS 20
+#define RTBG_HB_FDS	20
 
 struct rtbg_config {
 	const char *topology; /* NULL = host */
-	int workers;          /* 0 = every CPU (the affinity mask; a preset's every CPU) */
-	int groups;           /* 0 = 1 */
+	int workers;	      /* 0 = every CPU (the affinity mask; a preset's every CPU) */
+	int groups;	      /* 0 = 1 */
 	double duration_s;    /* per workload and configuration; 0 = 1 s */
-	int repeat;           /* 0 = 1 */
+	int repeat;	      /* 0 = 1 */
 };
 
 struct rtbg_sample {
-	double throughput;          /* round trips/s or messages/s */
+	double throughput; /* round trips/s or messages/s */
 	double writes_per_s, reads_per_s, skipped_ratelimit_per_s, skipped_filter_per_s;
-	double remote_share;        /* remote writes / writes; -1 without writes */
+	double remote_share; /* remote writes / writes; -1 without writes */
 	double interval_s;
 };
 
@@ -147,25 +147,25 @@ struct rtbg_row {
 	enum rtbg_workload workload;
 	enum ts_tg_layout layout;
 	bool ratelimit;
-	int nr;                     /* repeats done */
+	int nr; /* repeats done */
 	struct rtbg_sample run[RTBG_MAX_REPEAT];
-	struct rtbg_sample median;  /* per field; remote_share over the runs with writes */
-	double spread;              /* (max - min) / median of the throughput; 0 for one run */
-	double ratio;               /* median throughput / packed, ratelimit off's */
+	struct rtbg_sample median; /* per field; remote_share over the runs with writes */
+	double spread;		   /* (max - min) / median of the throughput; 0 for one run */
+	double ratio;		   /* median throughput / packed, ratelimit off's */
 };
 
 struct rtbg_result {
 	int workers, groups, pairs, hb_groups, repeat;
 	double duration_s, warmup_s;
-	char cpus[256];             /* the runtime's cpulist */
+	char cpus[256]; /* the runtime's cpulist */
 	char topology[96];
-	int nodes;                  /* of the scheduled CPUs' machine */
+	int nodes;				       /* of the scheduled CPUs' machine */
 	struct rtbg_row row[RTBG_NR][RTBG_LAYOUTS][2]; /* [workload][layout index][ratelimit] */
 };
 
 const char *rtbg_workload_name(enum rtbg_workload w); /* "pipe", "hackbench" */
 const char *rtbg_workload_unit(enum rtbg_workload w); /* "round trips/s", "messages/s" */
-enum ts_tg_layout rtbg_layout(int index);             /* packed, aligned, per-node */
+enum ts_tg_layout rtbg_layout(int index);	      /* packed, aligned, per-node */
 /* Checks the configuration (starts and stops the runtime once): 0, or -EINVAL with the
  * whole message in err (naming the option). Fills out's configuration fields. */
 int rtbg_prepare(const struct rtbg_config *c, struct rtbg_result *out, char *err, size_t n);

@@ -30,7 +30,7 @@ struct reply {
 struct client {
 	int id, requests;
 	struct ts_chan *server; /* the server's request channel (shared by all clients) */
-	int wrong;              /* replies that did not match */
+	int wrong;		/* replies that did not match */
 };
 
 /* The server: receive, answer, until the request channel is closed and drained. */
@@ -61,7 +61,7 @@ static void *client_main(void *arg)
 		return NULL;
 	}
 	for (int i = 0; i < c->requests; i++) {
-		struct request req = { .reply = mine };
+		struct request req = {.reply = mine};
 		snprintf(req.text, sizeof(req.text), "hello %d from client %d", i, c->id);
 		/* _sync: this task blocks on the reply right away, so the server it wakes may
 		 * take over this worker (WF_SYNC, as the kernel's pipe and socket writes do). */
@@ -106,7 +106,8 @@ int main(int argc, char **argv)
 	sattr.name = "server";
 	ts_task_handle server = ts_spawn(server_main, requests_chan, &sattr);
 	for (int i = 0; i < nr_clients; i++) {
-		clients[i] = (struct client){ .id = i, .requests = requests, .server = requests_chan };
+		clients[i] =
+			(struct client){.id = i, .requests = requests, .server = requests_chan};
 		h[i] = ts_spawn(client_main, &clients[i], NULL);
 	}
 	if (!server.id) {

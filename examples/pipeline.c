@@ -20,8 +20,8 @@ struct pipeline {
 	long n;
 	struct ts_chan *numbers, *squares;
 	struct ts_waitgroup *squarers; /* squarer tasks still running */
-	uint64_t sum;                  /* the summer's result */
-	long items;                    /* ... and how many squares it received */
+	uint64_t sum;		       /* the summer's result */
+	long items;		       /* ... and how many squares it received */
 };
 
 static void *generator(void *arg)
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	struct pipeline p = { .n = n };
+	struct pipeline p = {.n = n};
 	/* Bounded channels: a fast stage blocks when the next one falls behind. */
 	p.numbers = ts_chan_create(64, sizeof(long));
 	p.squares = ts_chan_create(64, sizeof(uint64_t));
@@ -121,8 +121,8 @@ int main(int argc, char **argv)
 	uint64_t want = 0;
 	for (uint64_t i = 1; i <= (uint64_t)n; i++)
 		want += i * i;
-	printf("pipeline: %ld numbers through %d squarers: %ld squares, sum %llu (want %llu)\n",
-	       n, k, p.items, (unsigned long long)p.sum, (unsigned long long)want);
+	printf("pipeline: %ld numbers through %d squarers: %ld squares, sum %llu (want %llu)\n", n,
+	       k, p.items, (unsigned long long)p.sum, (unsigned long long)want);
 	if (p.items != n || p.sum != want) {
 		printf("pipeline: FAILED\n");
 		return 1;

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "toposched/cpumask.h"
 #include "fuzz_check.h"
+#include "toposched/cpumask.h"
 
 /* Word-boundary sizes and the maximum: off-by-one errors live at 63/64/65. */
-static const int sizes[] = { 0, 1, 8, 64, 65, 130, TS_MAX_CPUS };
+static const int sizes[] = {0, 1, 8, 64, 65, 130, TS_MAX_CPUS};
 
 static void check(int nr_cpus, const char *text)
 {
@@ -22,7 +22,7 @@ static void check(int nr_cpus, const char *text)
 		ts_cpumask_set(m, nr_cpus / 2);
 	}
 	ts_cpumask_copy(before, m);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_cpumask_parse(m, text, &err);
 	if (rc) {
 		if (rc > 0 || err.code != rc || err.msg[0] == '\0' || !ts_cpumask_equal(m, before))
@@ -37,7 +37,7 @@ static void check(int nr_cpus, const char *text)
 			abort();
 		if (ts_cpumask_format(m, NULL, 0) != strlen(s))
 			abort();
-		struct ts_error err2 = { 0 };
+		struct ts_error err2 = {0};
 		if (ts_cpumask_parse(back, s, &err2) != 0 || !ts_cpumask_equal(back, m))
 			abort(); /* format -> parse must be the identity */
 		free(s);

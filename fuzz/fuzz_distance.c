@@ -6,16 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "toposched/domain.h"
 #include "toposched/numa_levels.h"
 #include "toposched/spread.h"
 #include "toposched/topology.h"
-#include "fuzz_check.h"
 
 /* Two CPUs (one core, SMT2) per node; one package per pair of nodes. */
 static struct ts_topology *make_topology(int nodes)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = ts_topology_alloc(2 * nodes, nodes, &err);
 	if (!t)
 		abort();
@@ -45,14 +45,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ts_topology *t = make_topology(nodes);
 	int before[64];
 	memcpy(before, t->distance, (size_t)(nodes * nodes) * sizeof(int));
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_topology_parse_distance(t, text, &err);
 	if (rc) {
 		if (rc > 0 || err.code != rc || err.msg[0] == '\0' ||
 		    memcmp(before, t->distance, (size_t)(nodes * nodes) * sizeof(int)) != 0)
 			abort();
 	} else {
-		struct ts_error err2 = { 0 };
+		struct ts_error err2 = {0};
 		if (ts_distance_validate(t->distance, nodes, &err2) != 0)
 			abort();
 		struct ts_numa_levels nl;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "toposched/sim.h"
 #include "toposched/sim_groups.h"
-#include "fuzz_check.h"
 
 static void check_spec(const struct ts_groups_spec *s, const char *text)
 {
@@ -50,12 +50,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!text)
 		return 0;
 
-	const struct ts_workload *ws[] = { NULL, ts_workload_find("netperf-udp-rr") };
+	const struct ts_workload *ws[] = {NULL, ts_workload_find("netperf-udp-rr")};
 	for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++) {
 		struct ts_groups_spec *spec = malloc(sizeof(*spec));
 		if (!spec)
 			break;
-		struct ts_error err = { 0 };
+		struct ts_error err = {0};
 		int rc = ts_groups_spec_parse(text, ws[i], spec, &err);
 		if (rc) {
 			CHECK(rc == -EINVAL && err.code == rc && err.msg[0] != '\0');
@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char rest[TS_FEATURES_STR_MAX];
 	enum ts_tg_layout layout = TS_TG_ALIGNED;
 	bool given = false;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_tg_layout_take(text, rest, sizeof(rest), &layout, &given, &err);
 	if (rc) {
 		CHECK(rc == -EINVAL && err.code == rc && err.msg[0] != '\0');

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "toposched/topology.h"
 #include "fuzz_check.h"
+#include "toposched/topology.h"
 
 /* hwloc builds every object of a synthetic description before ts_topology_load() can
  * count PUs, and wide levels are slow there, so a description that multiplies out to a
@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *body = spec + sizeof(prefix) - 1;
 
 	struct ts_topology *t = NULL;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	if (small_enough(body)) {
 		int rc = ts_topology_load(spec, &t, &err);
 		if (rc) {

@@ -10,16 +10,22 @@
 #include "toposched/sched.h"
 
 struct fake_host {
-	uint64_t now;                   /* ns; tests advance it */
+	uint64_t now; /* ns; tests advance it */
 	int nr_cpus;
-	int locked[TS_MAX_CPUS];        /* 1 while the test/core holds that rq lock */
-	unsigned resched[TS_MAX_CPUS];  /* resched_cpu() calls per CPU */
-	int lock_errors;                /* contract violations seen */
-	uint64_t scan_ns_per_cpu;       /* modelled cost of examining one CPU (0 = clock) */
+	int locked[TS_MAX_CPUS];       /* 1 while the test/core holds that rq lock */
+	unsigned resched[TS_MAX_CPUS]; /* resched_cpu() calls per CPU */
+	int lock_errors;	       /* contract violations seen */
+	uint64_t scan_ns_per_cpu;      /* modelled cost of examining one CPU (0 = clock) */
 };
 
-static uint64_t fake_clock(void *h) { return ((struct fake_host *)h)->now; }
-static void fake_resched(void *h, int cpu) { ((struct fake_host *)h)->resched[cpu]++; }
+static uint64_t fake_clock(void *h)
+{
+	return ((struct fake_host *)h)->now;
+}
+static void fake_resched(void *h, int cpu)
+{
+	((struct fake_host *)h)->resched[cpu]++;
+}
 static void fake_lock(void *h, int cpu)
 {
 	struct fake_host *f = h;
@@ -58,7 +64,7 @@ static inline struct ts_sched *fake_sched(struct fake_host *f, const struct ts_t
 	f->now = 1000000; /* non-zero: PELT treats last_update_time 0 as "never" */
 	f->nr_cpus = t->nr_cpus;
 	struct ts_features feat = ts_features_default();
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	if (features && ts_features_parse(features, &feat, &err))
 		return NULL;
 	struct ts_sched *s = NULL;

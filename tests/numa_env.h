@@ -40,14 +40,14 @@ static inline void env_start(struct env *e, struct ts_topology *t, const char *f
 	e->f.now = 1000000; /* 1 ms, as fake_sched(): PELT treats 0 as "never" */
 	e->f.nr_cpus = t->nr_cpus;
 	struct ts_features feat = ts_features_default();
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_features_parse(features, &feat, &err), 0);
 	assert_int_equal(ts_sched_create(t, feat, &fake_ops, &e->f, cfg, &e->s, &err), 0);
 }
 
 static inline void env_preset(struct env *e, const char *preset, const char *features)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	const struct ts_preset *pr = ts_preset_find(preset);
 	assert_non_null(pr);
 	struct ts_topology *t = pr->build(&err);
@@ -59,7 +59,7 @@ static inline void env_preset(struct env *e, const char *preset, const char *fea
  * the given distance matrix (rows separated by ';'). */
 static inline struct ts_topology *grid_topology(int nr_nodes, int per_node, const char *distance)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = ts_topology_alloc(nr_nodes * per_node, nr_nodes, &err);
 	assert_non_null(t);
 	for (int i = 0; i < t->nr_cpus; i++) {
@@ -121,7 +121,7 @@ static inline void env_destroy(struct env *e)
 static inline struct ts_task *env_spawn(struct env *e, int cpu, const struct ts_cpumask *allowed,
 					struct ts_numa_mm *mm)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_true(e->nr_tasks < ENV_MAX_TASKS);
 	struct ts_task *p = &e->task[e->nr_tasks];
 	assert_int_equal(ts_task_init(e->s, p, 0, allowed, cpu, &err), 0);
@@ -136,8 +136,8 @@ static inline unsigned long *faults_of(struct ts_task *p)
 {
 	struct ts_numa_task *n = p->numa;
 	if (!n->numa_faults)
-		n->numa_faults = calloc((size_t)(TS_NUMA_BUCKETS * 2 * n->nr_nodes),
-					sizeof(unsigned long));
+		n->numa_faults =
+			calloc((size_t)(TS_NUMA_BUCKETS * 2 * n->nr_nodes), sizeof(unsigned long));
 	assert_non_null(n->numa_faults);
 	return n->numa_faults;
 }

@@ -22,7 +22,7 @@ struct machine {
 
 static inline void machine_load(struct machine *m, const char *name)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_topology_load(name, &m->topo, &err), 0);
 	assert_int_equal(ts_cost_model_for(m->topo, name, &m->costs, &err), 0);
 	m->node0 = ts_cpumask_alloc(m->topo->nr_cpus);
@@ -58,7 +58,7 @@ static inline struct ts_sim_config sim_config(const struct machine *m, const str
 static inline struct ts_sim_result sim_run_ok(const struct ts_sim_config *cfg)
 {
 	struct ts_sim_result r;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_sim_run(cfg, &r, &err);
 	if (rc)
 		print_error("ts_sim_run(%s): %s\n", cfg->workload->name, err.msg);

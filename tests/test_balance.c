@@ -19,7 +19,7 @@
 #include "toposched/sched.h"
 
 #define MAX_TASKS 256
-#define MS 1000000ULL
+#define MS	  1000000ULL
 
 struct env {
 	struct fake_host f;
@@ -31,7 +31,7 @@ struct env {
 
 static struct ts_topology *preset(const char *name)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	const struct ts_preset *pr = ts_preset_find(name);
 	assert_non_null(pr);
 	struct ts_topology *t = pr->build(&err);
@@ -64,7 +64,7 @@ static void env_free(struct env *e)
  * moves on 1 ms, so that they are no longer cache hot. */
 static struct ts_task *place(struct env *e, int cpu, int n, const struct ts_cpumask *allowed)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_task *first = &e->task[e->nr_tasks];
 	for (int i = 0; i < n; i++) {
 		assert_true(e->nr_tasks < MAX_TASKS);
@@ -78,7 +78,10 @@ static struct ts_task *place(struct env *e, int cpu, int n, const struct ts_cpum
 	return first;
 }
 
-static unsigned nr_on(struct env *e, int cpu) { return e->s->rq[cpu].nr_running; }
+static unsigned nr_on(struct env *e, int cpu)
+{
+	return e->s->rq[cpu].nr_running;
+}
 
 static void tick_balance(struct env *e, int cpu)
 {
@@ -105,9 +108,7 @@ static struct ts_task *block_and_schedule(struct env *e, int cpu)
 static struct ts_sched_domain *domain_of_span(struct env *e, int cpu, int span)
 {
 	struct ts_sched_domain *sd;
-	ts_for_each_domain(e->s->dom, cpu, sd)
-		if (sd->span_weight == span)
-			return sd;
+	ts_for_each_domain(e->s->dom, cpu, sd) if (sd->span_weight == span) return sd;
 	fail_msg("CPU %d has no domain spanning %d CPUs", cpu, span);
 	return NULL;
 }
@@ -116,9 +117,11 @@ static uint64_t lb_sum(struct env *e, int cpu, int which, enum ts_idle_type idle
 {
 	uint64_t sum = 0;
 	struct ts_sched_domain *sd;
-	ts_for_each_domain(e->s->dom, cpu, sd) {
-		const ts_counter *c = which == 0 ? sd->stats.lb_count : which == 1 ? sd->stats.lb_gained
-										  : sd->stats.lb_hot_gained;
+	ts_for_each_domain(e->s->dom, cpu, sd)
+	{
+		const ts_counter *c = which == 0   ? sd->stats.lb_count
+				      : which == 1 ? sd->stats.lb_gained
+						   : sd->stats.lb_hot_gained;
 		sum += ts_stat_read(&c[idle]);
 	}
 	return sum;
@@ -169,8 +172,8 @@ static void test_newidle_pulls(void **state)
 	assert_int_equal(e->s->rq[5].idle_stamp, 0);
 	/* one task per newly-idle balance, found at the LLC level (CLS had nothing) */
 	assert_int_equal(lb_sum(e, 5, 1, TS_CPU_NEWLY_IDLE), 1);
-	assert_int_equal(ts_stat_read(&domain_of_span(e, 5, 32)->stats.lb_gained[TS_CPU_NEWLY_IDLE]),
-			 1);
+	assert_int_equal(
+		ts_stat_read(&domain_of_span(e, 5, 32)->stats.lb_gained[TS_CPU_NEWLY_IDLE]), 1);
 	env_free(e);
 }
 
@@ -187,7 +190,8 @@ static void test_nearest_level_first(void **state)
 	assert_non_null(next);
 	assert_int_equal(nr_on(e, 0), 2);
 	assert_int_equal(nr_on(e, 64), 3);
-	assert_int_equal(ts_stat_read(&e->s->dom->cpu[1].sd->stats.lb_gained[TS_CPU_NEWLY_IDLE]), 1);
+	assert_int_equal(ts_stat_read(&e->s->dom->cpu[1].sd->stats.lb_gained[TS_CPU_NEWLY_IDLE]),
+			 1);
 
 	/* periodic: CPU 2 is idle; its cluster level finds CPU 0 (2 tasks) */
 	place(e, 0, 2, NULL); /* CPU 0: 4 tasks */
@@ -342,15 +346,15 @@ static void test_interval_grows_and_resets(void **state)
 /* A machine with one 16-CPU LLC (no SMT, no clusters). */
 static struct ts_topology *llc16(void)
 {
-	struct ts_error err = { 0 };
-	struct ts_regular_machine m = { "llc16", "one 16-CPU LLC", 1, 1, 1, 1, 16, 1,
-					TS_SMT_ADJACENT, NULL };
+	struct ts_error err = {0};
+	struct ts_regular_machine m = {"llc16", "one 16-CPU LLC", 1,   1, 1, 1, 16,
+				       1,	TS_SMT_ADJACENT,  NULL};
 	struct ts_topology *t = ts_topology_build_regular(&m, &err);
 	assert_non_null(t);
 	return t;
 }
 
-static const int util_pct[] = { 0, 5, 15, 25, 35, 45, 55, 65, 75, 85, 86 };
+static const int util_pct[] = {0, 5, 15, 25, 35, 45, 55, 65, 75, 85, 86};
 
 static void check_table(struct ts_topology *t, int llc_size, const int *expect)
 {
@@ -359,7 +363,8 @@ static void check_table(struct ts_topology *t, int llc_size, const int *expect)
 	struct ts_sched_domain_shared *sds = e->s->dom->cpu[0].sd_llc_shared;
 	assert_non_null(sds);
 	for (size_t i = 0; i < sizeof(util_pct) / sizeof(util_pct[0]); i++) {
-		unsigned long sum = (unsigned long)util_pct[i] * (unsigned long)llc_size * 1024 / 100;
+		unsigned long sum =
+			(unsigned long)util_pct[i] * (unsigned long)llc_size * 1024 / 100;
 		ts_update_idle_cpu_scan(e->s, 0, sum);
 		assert_int_equal(atomic_load(&sds->nr_idle_scan), expect[i]);
 	}
@@ -370,8 +375,8 @@ static void check_table(struct ts_topology *t, int llc_size, const int *expect)
 static void test_sis_util_table(void **state)
 {
 	(void)state;
-	static const int w112[] = { 112, 111, 108, 102, 93, 81, 65, 47, 25, 1, 0 };
-	static const int w16[] = { 16, 15, 15, 14, 13, 11, 9, 6, 3, 0, 0 };
+	static const int w112[] = {112, 111, 108, 102, 93, 81, 65, 47, 25, 1, 0};
+	static const int w16[] = {16, 15, 15, 14, 13, 11, 9, 6, 3, 0, 0};
 	check_table(preset("spr-2s"), 112, w112);
 	check_table(llc16(), 16, w16);
 }
@@ -475,8 +480,9 @@ static void test_newidle_cost_and_decay(void **state)
 	ts_sched_destroy(tmp);
 	struct ts_host_ops ops = fake_ops;
 	ops.clock = stepping_clock;
-	struct ts_error err = { 0 };
-	assert_int_equal(ts_sched_create(t, ts_features_default(), &ops, &e->f, NULL, &e->s, &err), 0);
+	struct ts_error err = {0};
+	assert_int_equal(ts_sched_create(t, ts_features_default(), &ops, &e->f, NULL, &e->s, &err),
+			 0);
 	place(e, 0, 8, NULL);
 	place(e, 5, 1, NULL);
 	struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);
@@ -499,9 +505,7 @@ static void test_newidle_cost_and_decay(void **state)
 static struct ts_sched_domain *highest_with(struct env *e, int cpu, unsigned int flag)
 {
 	struct ts_sched_domain *sd, *best = NULL;
-	ts_for_each_domain(e->s->dom, cpu, sd)
-		if (sd->flags & flag)
-			best = sd;
+	ts_for_each_domain(e->s->dom, cpu, sd) if (sd->flags & flag) best = sd;
 	return best;
 }
 
@@ -513,7 +517,7 @@ static void test_find_dst_cpu_fork(void **state)
 	for (int c = 0; c < 32; c++)
 		place(e, c, 1, NULL);
 	struct ts_task child;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_task_init(e->s, &child, 0, NULL, 0, &err), 0);
 	struct ts_sched_domain *sd = highest_with(e, 0, TS_SD_BALANCE_FORK);
 	assert_non_null(sd);
@@ -548,7 +552,7 @@ static void test_find_dst_cpu_numa_imbalance(void **state)
 	assert_int_equal(sd->imb_numa_nr, 4);
 	place(e, 0, 1, NULL);
 	struct ts_task child;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_task_init(e->s, &child, 0, NULL, 0, &err), 0);
 	int cpu = ts_sched_balance_find_dst_cpu(e->s, sd, &child, 0, 0, TS_SD_BALANCE_FORK);
 	assert_int_equal(e->t->cpu[cpu].node, 0);

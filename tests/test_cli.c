@@ -5,8 +5,8 @@
  * message fails the test). */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,9 +30,12 @@ static struct run run_cli_limit(const char *const *args, unsigned limit)
 	return ts_run_cli(ts_tmpdir, args, limit);
 }
 
-static struct run run_cli(const char *const *args) { return run_cli_limit(args, 120); }
+static struct run run_cli(const char *const *args)
+{
+	return run_cli_limit(args, 120);
+}
 
-#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static void print_args(const char *const *args)
 {
@@ -79,8 +82,8 @@ static void expect_usage_error_v(const char *const *args, bool one_line, const c
 	}
 	run_free(&r);
 }
-#define EXPECT_ERROR(args, ...) \
-	expect_usage_error_v(args, true, (const char *const[]){ __VA_ARGS__, NULL })
+#define EXPECT_ERROR(args, ...)                                                                    \
+	expect_usage_error_v(args, true, (const char *const[]){__VA_ARGS__, NULL})
 
 /* ---- a tiny JSON checker (RFC 8259 grammar, no semantic checks) ---- */
 
@@ -221,7 +224,7 @@ static int json_int_array(const char *s, const char *key, int *out, int max)
 static void test_no_args_prints_usage(void **state)
 {
 	(void)state;
-	const char *const *args = (const char *const[]){ NULL };
+	const char *const *args = (const char *const[]){NULL};
 	struct run r = run_cli(args);
 	expect_ok(&r, args);
 	assert_non_null(strstr(r.out, "usage: toposched COMMAND"));
@@ -234,7 +237,7 @@ static void test_no_args_prints_usage(void **state)
 static void test_topo_default_machine(void **state)
 {
 	(void)state;
-	const char *const *args = (const char *const[]){ "topo", NULL };
+	const char *const *args = (const char *const[]){"topo", NULL};
 	struct run r = run_cli(args);
 	expect_ok(&r, args);
 	assert_non_null(strstr(r.out, "kunpeng920"));
@@ -245,7 +248,7 @@ static void test_topo_default_machine(void **state)
 static void test_help(void **state)
 {
 	(void)state;
-	const char *const *top[] = { ARGS("--help"), ARGS("-h"), ARGS("help") };
+	const char *const *top[] = {ARGS("--help"), ARGS("-h"), ARGS("help")};
 	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
 		struct run r = run_cli(top[i]);
 		expect_ok(&r, top[i]);
@@ -407,7 +410,7 @@ static void test_error_command_and_options(void **state)
 	(void)state;
 	/* the message, then the usage for the lost user: still one error */
 	expect_usage_error_v(ARGS("bogus"), false,
-			     (const char *const[]){ "unknown command 'bogus'", NULL });
+			     (const char *const[]){"unknown command 'bogus'", NULL});
 	EXPECT_ERROR(ARGS("topo", "--bogus"), "unknown option '--bogus'", "topo --help");
 	EXPECT_ERROR(ARGS("spread", "--bogus=1", "--node", "0"), "unknown option '--bogus=1'");
 	EXPECT_ERROR(ARGS("machines", "--bogus"), "unknown option '--bogus'");

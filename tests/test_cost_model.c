@@ -28,7 +28,7 @@
 static struct ts_topology *load(const char *spec)
 {
 	struct ts_topology *t = NULL;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	if (ts_topology_load(spec, &t, &err)) {
 		print_message("load '%s': %s\n", spec, err.msg);
 		fail();
@@ -38,7 +38,7 @@ static struct ts_topology *load(const char *spec)
 
 static void model_for(const struct ts_topology *t, const char *name, struct ts_cost_model *m)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	if (ts_cost_model_for(t, name, m, &err)) {
 		print_message("cost model %s: %s\n", name ? name : "(generic)", err.msg);
 		fail();
@@ -68,8 +68,8 @@ static bool starts_with(const char *s, const char *prefix)
 }
 
 static const char *const source_kinds[] = {
-	"measured: ", "derived: ", "declared: ", "estimate: ", "estimate (", "n/a: ",
-	"definition: ", "override: ",
+	"measured: ", "derived: ", "declared: ",   "estimate: ",
+	"estimate (", "n/a: ",	   "definition: ", "override: ",
 };
 
 static bool known_kind(const char *src)
@@ -103,8 +103,8 @@ static int check_term(const struct ts_cost_term_info *info, const struct ts_cost
 	else if (ok)
 		ok = t->value > 0;
 	if (!ok) {
-		print_message("%s: %s = %g [%s] '%s'\n", c->machine, info->name, t->value, info->unit,
-			      t->source);
+		print_message("%s: %s = %g [%s] '%s'\n", c->machine, info->name, t->value,
+			      info->unit, t->source);
 		fail();
 	}
 	return 0;
@@ -137,7 +137,7 @@ static void test_every_preset(void **state)
 		model_for(t, p[i].name, &m);
 		assert_false(m.generic);
 		assert_string_equal(m.machine, p[i].name);
-		struct check_ctx c = { p[i].name, 0 };
+		struct check_ctx c = {p[i].name, 0};
 		assert_int_equal(ts_cost_model_foreach(&m, check_term, &c), 0);
 		assert_int_equal(c.count, ts_cost_term_count());
 		check_monotone(p[i].name, m.c2c, "c2c");
@@ -147,15 +147,16 @@ static void test_every_preset(void **state)
 		assert_true(m.remote_distance.value > TS_LOCAL_DISTANCE);
 		assert_true(m.remote_distance.value <= TS_MAX_DISTANCE);
 
-		bool reachable[TS_REL_NR] = { true };
+		bool reachable[TS_REL_NR] = {true};
 		for (int a = 0; a < t->nr_cpus; a++)
 			for (int b = a + 1; b < t->nr_cpus; b++)
 				reachable[ts_topology_relation(t, a, b)] = true;
 		for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++) {
 			bool na = starts_with(m.c2c[rel].source, "n/a: ");
 			if (na == reachable[rel]) {
-				print_message("%s: c2c.%s reachable=%d but source '%s'\n", p[i].name,
-					      ts_cpu_relation_name(rel), reachable[rel], m.c2c[rel].source);
+				print_message("%s: c2c.%s reachable=%d but source '%s'\n",
+					      p[i].name, ts_cpu_relation_name(rel), reachable[rel],
+					      m.c2c[rel].source);
 				fail();
 			}
 			/* a present tier's derived terms are derived, never "n/a" */
@@ -216,7 +217,7 @@ static void test_spot_values(void **state)
 	assert_float_equal(term(&m, "c2c.remote"), 367, EPS);
 	assert_float_equal(term(&m, "remote_distance"), 32, EPS);
 	assert_float_equal(term(&m, "mem.local"), 97, EPS);
-	assert_float_equal(term(&m, "refill.llc"), 16 * 16.0 / 10, EPS); /* own-CCX L3 */
+	assert_float_equal(term(&m, "refill.llc"), 16 * 16.0 / 10, EPS);  /* own-CCX L3 */
 	assert_float_equal(term(&m, "refill.node"), 16 * 92.0 / 10, EPS); /* other CCX's L3 */
 	assert_true(starts_with(source(&m, "c2c.cluster"), "n/a: "));
 
@@ -256,15 +257,15 @@ static void test_spot_values(void **state)
 static void test_generic(void **state)
 {
 	(void)state;
-	const char *specs[] = { "pack:2 numa:2 l3:1 group:8 core:4 pu:1", "pack:1 core:4 pu:2",
-				"pack:4 l3:2 core:6 pu:1" };
+	const char *specs[] = {"pack:2 numa:2 l3:1 group:8 core:4 pu:1", "pack:1 core:4 pu:2",
+			       "pack:4 l3:2 core:6 pu:1"};
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
 		struct ts_topology *t = load(specs[i]);
 		struct ts_cost_model m;
 		model_for(t, specs[i], &m);
 		assert_true(m.generic);
 		assert_string_equal(m.machine, "generic");
-		struct check_ctx c = { specs[i], 0 };
+		struct check_ctx c = {specs[i], 0};
 		ts_cost_model_foreach(&m, check_term, &c);
 		check_monotone(specs[i], m.c2c, "c2c");
 		check_monotone(specs[i], m.refill, "refill");
@@ -282,9 +283,12 @@ static void test_generic(void **state)
 
 	/* remote_distance follows the topology's nearest other-package distance */
 	struct ts_topology *t = load("pack:2 numa:2 core:2 pu:1");
-	struct ts_error err = { 0 };
-	assert_int_equal(ts_topology_parse_distance(t, "10 12 32 34; 12 10 34 32; "
-						       "32 34 10 12; 34 32 12 10", &err), 0);
+	struct ts_error err = {0};
+	assert_int_equal(ts_topology_parse_distance(t,
+						    "10 12 32 34; 12 10 34 32; "
+						    "32 34 10 12; 34 32 12 10",
+						    &err),
+			 0);
 	struct ts_cost_model m;
 	model_for(t, "synthetic", &m);
 	assert_float_equal(term(&m, "remote_distance"), 32, EPS);
@@ -298,7 +302,7 @@ static void test_generic(void **state)
 	ts_topology_free(t);
 
 	/* a generic model needs a topology */
-	err = (struct ts_error){ 0 };
+	err = (struct ts_error){0};
 	assert_int_not_equal(ts_cost_model_for(NULL, "host-or-anything", &m, &err), 0);
 	assert_non_null(strstr(err.msg, "host-or-anything"));
 }
@@ -309,7 +313,7 @@ static void test_preset_shape_mismatch(void **state)
 	(void)state;
 	struct ts_topology *t = load("broadwell-2s");
 	struct ts_cost_model m;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_cost_model_for(t, "kunpeng920", &m, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "kunpeng920"));
 	assert_non_null(strstr(err.msg, "broadwell-2s"));
@@ -331,17 +335,17 @@ static void test_kunpeng_pairs(void **state)
 		enum ts_cpu_relation rel;
 		double c2c;
 	} pairs[] = {
-		{ 0, 0, TS_REL_SAME_CPU, 0 },
-		{ 0, 1, TS_REL_CLUSTER, 34.5 },
-		{ 3, 0, TS_REL_CLUSTER, 34.5 },
-		{ 0, 4, TS_REL_LLC, 35.7 },
-		{ 5, 31, TS_REL_LLC, 35.7 },
-		{ 0, 32, TS_REL_PACKAGE, 80.5 },    /* node 1, the other die */
-		{ 64, 127, TS_REL_PACKAGE, 80.5 },  /* nodes 2-3 */
-		{ 0, 64, TS_REL_REMOTE, 165 },      /* node 2, SLIT 32 = remote_distance */
-		{ 0, 96, TS_REL_REMOTE, 165.0 * 33 / 32 }, /* node 3, SLIT 33 */
-		{ 32, 64, TS_REL_REMOTE, 165.0 * 25 / 32 }, /* node 1 - node 2, SLIT 25 */
-		{ 127, 0, TS_REL_REMOTE, 165.0 * 33 / 32 },
+		{0, 0, TS_REL_SAME_CPU, 0},
+		{0, 1, TS_REL_CLUSTER, 34.5},
+		{3, 0, TS_REL_CLUSTER, 34.5},
+		{0, 4, TS_REL_LLC, 35.7},
+		{5, 31, TS_REL_LLC, 35.7},
+		{0, 32, TS_REL_PACKAGE, 80.5},		  /* node 1, the other die */
+		{64, 127, TS_REL_PACKAGE, 80.5},	  /* nodes 2-3 */
+		{0, 64, TS_REL_REMOTE, 165},		  /* node 2, SLIT 32 = remote_distance */
+		{0, 96, TS_REL_REMOTE, 165.0 * 33 / 32},  /* node 3, SLIT 33 */
+		{32, 64, TS_REL_REMOTE, 165.0 * 25 / 32}, /* node 1 - node 2, SLIT 25 */
+		{127, 0, TS_REL_REMOTE, 165.0 * 33 / 32},
 	};
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		assert_int_equal(ts_topology_relation(t, pairs[i].a, pairs[i].b), pairs[i].rel);
@@ -446,9 +450,10 @@ static void test_term_table(void **state)
 	assert_null(ts_cost_term_info(n));
 	assert_null(ts_cost_term_info(-1));
 	/* the names the documentation and --cost use */
-	const char *names[] = { "c2c.cluster", "c2c.llc", "idle_exit", "ctx_switch",
-				"bulk_per_kib.llc", "refill.remote", "scan_per_cpu.llc",
-				"mem.local", "mem.per_distance", "remote_distance" };
+	const char *names[] = {"c2c.cluster",	   "c2c.llc",	       "idle_exit",
+			       "ctx_switch",	   "bulk_per_kib.llc", "refill.remote",
+			       "scan_per_cpu.llc", "mem.local",	       "mem.per_distance",
+			       "remote_distance"};
 	struct ts_cost_model m;
 	model_for(NULL, "kunpeng920", &m);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -483,7 +488,7 @@ static void test_override_valid(void **state)
 {
 	(void)state;
 	struct ts_cost_model m;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	model_for(NULL, "kunpeng920", &m);
 	assert_int_equal(ts_cost_model_set(&m, "c2c.llc=50", &err), 0);
 	assert_float_equal(term(&m, "c2c.llc"), 50, EPS);
@@ -510,11 +515,10 @@ static void expect_set_error(const char *input, const char *words1, const char *
 	struct ts_cost_model m, before;
 	model_for(NULL, "kunpeng920", &m);
 	before = m;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_cost_model_set(&m, input, &err);
 	bool ok = rc < 0 && err.code == rc && strstr(err.msg, input) && strstr(err.msg, words1) &&
-		  (!words2 || strstr(err.msg, words2)) &&
-		  memcmp(&m, &before, sizeof(m)) == 0;
+		  (!words2 || strstr(err.msg, words2)) && memcmp(&m, &before, sizeof(m)) == 0;
 	if (!ok) {
 		print_message("'%s': rc %d, message '%s'\n", input, rc, err.msg);
 		fail();
@@ -545,20 +549,20 @@ static void test_override_errors(void **state)
 
 	struct ts_cost_model m;
 	model_for(NULL, "kunpeng920", &m);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_not_equal(ts_cost_model_set(&m, NULL, &err), 0);
 	/* a long input is cut in the message, not overflowed */
 	char big[2000];
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	err = (struct ts_error){ 0 };
+	err = (struct ts_error){0};
 	assert_int_not_equal(ts_cost_model_set(&m, big, &err), 0);
 	assert_true(strlen(err.msg) < TS_ERR_MSG_MAX);
 }
 
 /* ---- the CLI ---------------------------------------------------------------------------- */
 
-#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static void test_cli_costs(void **state)
 {
@@ -634,9 +638,9 @@ static void test_cli_costs(void **state)
 static void expect_cli_error(const char *const *args, const char *words)
 {
 	struct run r = ts_run_cli(ts_tmpdir, args, 60);
-	bool ok = r.status == 2 && r.out[0] == '\0' && strncmp(r.err, "toposched machines: error: ",
-							       27) == 0 &&
-		  strstr(r.err, words) && count_lines(r.err) == 1;
+	bool ok = r.status == 2 && r.out[0] == '\0' &&
+		  strncmp(r.err, "toposched machines: error: ", 27) == 0 && strstr(r.err, words) &&
+		  count_lines(r.err) == 1;
 	if (!ok) {
 		print_message("exit %d, stdout '%s', stderr '%s'\n", r.status, r.out, r.err);
 		run_free(&r);
@@ -664,18 +668,12 @@ static void test_cli_costs_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_preset),
-		cmocka_unit_test(test_spot_values),
-		cmocka_unit_test(test_generic),
-		cmocka_unit_test(test_preset_shape_mismatch),
-		cmocka_unit_test(test_kunpeng_pairs),
-		cmocka_unit_test(test_term_table),
-		cmocka_unit_test(test_doc_table),
-		cmocka_unit_test(test_foreach_stops),
-		cmocka_unit_test(test_override_valid),
-		cmocka_unit_test(test_override_errors),
-		cmocka_unit_test(test_cli_costs),
-		cmocka_unit_test(test_cli_costs_errors),
+		cmocka_unit_test(test_every_preset),   cmocka_unit_test(test_spot_values),
+		cmocka_unit_test(test_generic),	       cmocka_unit_test(test_preset_shape_mismatch),
+		cmocka_unit_test(test_kunpeng_pairs),  cmocka_unit_test(test_term_table),
+		cmocka_unit_test(test_doc_table),      cmocka_unit_test(test_foreach_stops),
+		cmocka_unit_test(test_override_valid), cmocka_unit_test(test_override_errors),
+		cmocka_unit_test(test_cli_costs),      cmocka_unit_test(test_cli_costs_errors),
 	};
 	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
 }

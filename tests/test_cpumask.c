@@ -12,14 +12,17 @@
 
 #include <cmocka.h>
 
-#include "toposched/cpumask.h"
 #include "test_support.h"
+#include "toposched/cpumask.h"
 
 /* Sizes around word boundaries plus the largest supported. */
-static const int sizes[] = { 1, 2, 63, 64, 65, 127, 128, 129, 130, 4096, TS_MAX_CPUS };
+static const int sizes[] = {1, 2, 63, 64, 65, 127, 128, 129, 130, 4096, TS_MAX_CPUS};
 #define NR_SIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
 
-static int rng_below(int n) { return (int)(rng() % (uint64_t)n); }
+static int rng_below(int n)
+{
+	return (int)(rng() % (uint64_t)n);
+}
 
 static struct ts_cpumask *alloc_or_fail(int n)
 {
@@ -32,7 +35,7 @@ static struct ts_cpumask *alloc_or_fail(int n)
 static struct ts_cpumask *mask_of(int n, const char *list)
 {
 	struct ts_cpumask *m = alloc_or_fail(n);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	if (ts_cpumask_parse(m, list, &err))
 		fail_msg("parse '%s' on %d CPUs: %s", list, n, err.msg);
 	return m;
@@ -114,7 +117,7 @@ static void test_set_clear_test(void **state)
 	for (int s = 0; s < NR_SIZES; s++) {
 		int n = sizes[s];
 		struct ts_cpumask *m = alloc_or_fail(n);
-		const int probe[] = { 0, 1, 62, 63, 64, 65, 127, 128, 129, n - 2, n - 1 };
+		const int probe[] = {0, 1, 62, 63, 64, 65, 127, 128, 129, n - 2, n - 1};
 		int want = 0;
 		for (size_t i = 0; i < sizeof(probe) / sizeof(probe[0]); i++) {
 			int cpu = probe[i];
@@ -350,14 +353,16 @@ static void check_searches(const struct ts_cpumask *a, const struct ts_cpumask *
 	case OP_AND:
 		assert_int_equal(ts_cpumask_weight_and(a, b), w);
 		assert_int_equal(ts_cpumask_first_and(a, b), w ? list[0] : n);
-		ts_for_each_cpu_and(cpu, a, b) {
+		ts_for_each_cpu_and(cpu, a, b)
+		{
 			assert_true(i < w);
 			assert_int_equal(cpu, list[i++]);
 		}
 		break;
 	case OP_ANDNOT:
 		assert_int_equal(ts_cpumask_weight_andnot(a, b), w);
-		ts_for_each_cpu_andnot(cpu, a, b) {
+		ts_for_each_cpu_andnot(cpu, a, b)
+		{
 			assert_true(i < w);
 			assert_int_equal(cpu, list[i++]);
 		}
@@ -365,7 +370,8 @@ static void check_searches(const struct ts_cpumask *a, const struct ts_cpumask *
 	default:
 		assert_int_equal(ts_cpumask_weight(a), w);
 		assert_int_equal(ts_cpumask_first(a), w ? list[0] : n);
-		ts_for_each_cpu(cpu, a) {
+		ts_for_each_cpu(cpu, a)
+		{
 			assert_true(i < w);
 			assert_int_equal(cpu, list[i++]);
 		}
@@ -387,7 +393,7 @@ static void test_next_nth_boundaries(void **state)
 		check_searches(a, b, OP_AND);
 		check_searches(a, b, OP_ANDNOT);
 		/* bits at the word edges only: 0, 63, 64, 65, 127, 128, last */
-		const int edge[] = { 0, 63, 64, 65, 127, 128, n - 1 };
+		const int edge[] = {0, 63, 64, 65, 127, 128, n - 1};
 		for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
 			if (edge[i] >= 0 && edge[i] < n)
 				ts_cpumask_set(a, edge[i]);
@@ -443,7 +449,8 @@ static void check_wrap(const struct ts_cpumask *m, int start)
 	int *got = malloc((size_t)(n + 2) * sizeof(int));
 	assert_non_null(got);
 	int ng = 0, cpu;
-	ts_for_each_cpu_wrap(cpu, m, start) {
+	ts_for_each_cpu_wrap(cpu, m, start)
+	{
 		if (ng > n)
 			fail_msg("wrap walk from %d on %d CPUs does not end", start, n);
 		got[ng++] = cpu;
@@ -475,7 +482,7 @@ static void test_for_each_cpu_wrap(void **state)
 	for (int s = 0; s < NR_SIZES; s++) {
 		int n = sizes[s];
 		struct ts_cpumask *m = alloc_or_fail(n);
-		const int starts[] = { 0, 1, 63, 64, 65, n / 2, n - 1 };
+		const int starts[] = {0, 1, 63, 64, 65, n / 2, n - 1};
 		const size_t ns = sizeof(starts) / sizeof(starts[0]);
 
 		for (size_t i = 0; i < ns; i++) /* empty mask: no CPU at all */
@@ -598,7 +605,7 @@ static void assert_parses(int n, const char *list, const char *want)
 {
 	struct ts_cpumask *m = alloc_or_fail(n);
 	ts_cpumask_fill(m); /* parsing replaces the whole mask */
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_cpumask_parse(m, list, &err);
 	if (rc)
 		fail_msg("parse '%s' on %d CPUs: rc %d: %s", list, n, rc, err.msg);
@@ -639,7 +646,7 @@ static void assert_parse_fails(int n, const char *list, const char *problem)
 	ts_cpumask_set(m, n - 1);
 	struct ts_cpumask *before = ts_cpumask_dup(m);
 	assert_non_null(before);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_cpumask_parse(m, list, &err);
 	if (rc >= 0)
 		fail_msg("parse '%s' on %d CPUs succeeded; it must fail (%s)", list, n, problem);
@@ -675,7 +682,7 @@ static void test_parse_invalid(void **state)
 
 	/* 'N' has no meaning without CPUs */
 	struct ts_cpumask *e = alloc_or_fail(0);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_true(ts_cpumask_parse(e, "N", &err) < 0);
 	assert_non_null(strstr(err.msg, "'N'"));
 	ts_error_clear(&err);
@@ -699,7 +706,7 @@ static void test_format_parse_round_trip(void **state)
 		fill_random(m, rng_below(101));
 		char *s = fmt(m);
 		assert_int_equal(ts_cpumask_format(m, NULL, 0), strlen(s));
-		struct ts_error err = { 0 };
+		struct ts_error err = {0};
 		if (ts_cpumask_parse(back, s, &err))
 			fail_msg("round %d: parse of its own output '%.80s' failed: %s", round, s,
 				 err.msg);

@@ -15,7 +15,7 @@
 
 static struct ts_topology *preset(const char *name)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	const struct ts_preset *p = ts_preset_find(name);
 	assert_non_null(p);
 	struct ts_topology *t = p->build(&err);
@@ -25,7 +25,7 @@ static struct ts_topology *preset(const char *name)
 
 static struct ts_domains *build(const struct ts_topology *t)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_domains *d = NULL;
 	assert_int_equal(ts_domains_build(t, NULL, &d, &err), 0);
 	assert_non_null(d);
@@ -82,7 +82,8 @@ static void check_invariants(const struct ts_domains *d)
 			if (sd->parent) {
 				assert_true(ts_cpumask_subset(sd->span, sd->parent->span));
 				assert_ptr_equal(sd->parent->child, sd);
-				/* a surviving parent is never the same span with a subset of flags */
+				/* a surviving parent is never the same span with a subset of flags
+				 */
 				assert_false(sd->parent->span == sd->span &&
 					     !(sd->parent->flags & ~sd->flags));
 			}
@@ -118,9 +119,9 @@ static void test_jacobsville_cls_mc(void **state)
 	(void)state;
 	struct ts_topology *t = preset("jacobsville");
 	struct ts_domains *d = build(t);
-	const char *levels[] = { "CLS", "MC" }, *spans[] = { "0-3", "0-23" };
+	const char *levels[] = {"CLS", "MC"}, *spans[] = {"0-3", "0-23"};
 	expect_chain(d, 0, 2, levels, spans);
-	const char *spans5[] = { "4-7", "0-23" };
+	const char *spans5[] = {"4-7", "0-23"};
 	expect_chain(d, 5, 2, levels, spans5);
 	assert_true(d->cluster_active);
 	assert_false(d->smt_active);
@@ -158,12 +159,12 @@ static void test_kunpeng920(void **state)
 	/* SLIT 10 16 32 33 / 16 10 25 32 / 32 25 10 16 / 33 32 16 10: levels 10 16 25 32 33 */
 	assert_int_equal(d->numa.nr_levels, 5);
 	assert_int_equal(d->numa.distance[2], 25);
-	const char *levels[] = { "CLS", "MC", "NUMA", "NUMA", "NUMA" };
-	const char *spans0[] = { "0-3", "0-31", "0-63", "0-95", "0-127" };
+	const char *levels[] = {"CLS", "MC", "NUMA", "NUMA", "NUMA"};
+	const char *spans0[] = {"0-3", "0-31", "0-63", "0-95", "0-127"};
 	expect_chain(d, 0, 5, levels, spans0);
-	const char *spans32[] = { "32-35", "32-63", "0-63", "0-95", "0-127" };
+	const char *spans32[] = {"32-35", "32-63", "0-63", "0-95", "0-127"};
 	expect_chain(d, 32, 5, levels, spans32);
-	const char *spans64[] = { "64-67", "64-95", "64-127", "32-127", "0-127" };
+	const char *spans64[] = {"64-67", "64-95", "64-127", "32-127", "0-127"};
 	expect_chain(d, 64, 5, levels, spans64);
 	assert_true(d->cluster_active);
 	assert_false(d->smt_active);
@@ -220,14 +221,14 @@ static void test_kunpeng920_48_chain(void **state)
 	struct ts_topology *t = preset("kunpeng920-48");
 	struct ts_domains *d = build(t);
 	assert_int_equal(d->numa.nr_levels, 5); /* 10 12 20 22 24 */
-	const char *levels[] = { "CLS", "MC", "NUMA", "NUMA", "NUMA" };
-	const char *spans0[] = { "0-3", "0-23", "0-47", "0-71", "0-95" };
+	const char *levels[] = {"CLS", "MC", "NUMA", "NUMA", "NUMA"};
+	const char *spans0[] = {"0-3", "0-23", "0-47", "0-71", "0-95"};
 	expect_chain(d, 0, 5, levels, spans0);
 	/* node 1: <=12 {0,1}, <=20 {0,1} (degenerate), <=22 {0,1,2}, <=24 all */
-	const char *spans24[] = { "24-27", "24-47", "0-47", "0-71", "0-95" };
+	const char *spans24[] = {"24-27", "24-47", "0-47", "0-71", "0-95"};
 	expect_chain(d, 24, 5, levels, spans24);
 	/* node 3: <=12 {2,3}, <=20 {2,3}, <=22 {0,2,3}, <=24 all */
-	const char *spans72[] = { "72-75", "72-95", "48-95", "0-23,48-95", "0-95" };
+	const char *spans72[] = {"72-75", "72-95", "48-95", "0-23,48-95", "0-95"};
 	expect_chain(d, 72, 5, levels, spans72);
 	const struct ts_sched_domain *top = domain_at(d, 0, 4);
 	assert_string_equal(str(top->groups[0]->span), "0-71");
@@ -243,16 +244,16 @@ static void test_two_socket_smt_collapses(void **state)
 {
 	(void)state;
 	/* A 2-socket SMT machine without clusters: SMT -> MC -> NUMA (PKG, NODE degenerate) */
-	const char *machines[] = { "broadwell-2s", "icelake-2s", "spr-2s" };
+	const char *machines[] = {"broadwell-2s", "icelake-2s", "spr-2s"};
 	const char *spans[][3] = {
-		{ "0,40", "0-19,40-59", "0-79" },
-		{ "0,80", "0-39,80-119", "0-159" },
-		{ "0,112", "0-55,112-167", "0-223" },
+		{"0,40", "0-19,40-59", "0-79"},
+		{"0,80", "0-39,80-119", "0-159"},
+		{"0,112", "0-55,112-167", "0-223"},
 	};
 	for (int m = 0; m < 3; m++) {
 		struct ts_topology *t = preset(machines[m]);
 		struct ts_domains *d = build(t);
-		const char *levels[] = { "SMT", "MC", "NUMA" };
+		const char *levels[] = {"SMT", "MC", "NUMA"};
 		expect_chain(d, 0, 3, levels, spans[m]);
 		assert_true(d->smt_active);
 		assert_false(d->cluster_active);
@@ -264,8 +265,7 @@ static void test_two_socket_smt_collapses(void **state)
 		/* 10/20 and 10/21 are below RECLAIM_DISTANCE: wake-affine across sockets */
 		assert_true(domain_at(d, 0, 2)->flags & TS_SD_WAKE_AFFINE);
 		/* one LLC per node: imb_numa_nr = node span >> 3, doubled at the 2-node level */
-		assert_int_equal(domain_at(d, 0, 2)->imb_numa_nr,
-				 (unsigned)(t->nr_cpus / 2 / 8));
+		assert_int_equal(domain_at(d, 0, 2)->imb_numa_nr, (unsigned)(t->nr_cpus / 2 / 8));
 		assert_int_equal(d->numa.type, TS_NUMA_DIRECT);
 		check_invariants(d);
 		ts_domains_free(d);
@@ -278,8 +278,8 @@ static void test_epyc_7601(void **state)
 	(void)state;
 	struct ts_topology *t = preset("epyc-7601");
 	struct ts_domains *d = build(t);
-	const char *levels[] = { "SMT", "MC", "PKG", "NUMA", "NUMA" };
-	const char *spans[] = { "0,64", "0-3,64-67", "0-7,64-71", "0-31,64-95", "0-127" };
+	const char *levels[] = {"SMT", "MC", "PKG", "NUMA", "NUMA"};
+	const char *spans[] = {"0,64", "0-3,64-67", "0-7,64-71", "0-31,64-95", "0-127"};
 	expect_chain(d, 0, 5, levels, spans);
 	/* two CCX (LLCs) per node: imb = 2; imb_span = the first NUMA level (64 CPUs) */
 	assert_int_equal(domain_at(d, 0, 2)->imb_numa_nr, 2);
@@ -299,7 +299,7 @@ static void test_epyc_7601(void **state)
 static struct ts_topology *hand_topology(int nr_cpus, int nr_nodes, const int *node_of,
 					 const int *distance)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = ts_topology_alloc(nr_cpus, nr_nodes, &err);
 	assert_non_null(t);
 	for (int i = 0; i < nr_cpus; i++) {
@@ -319,12 +319,12 @@ static void test_numa_ring_groups(void **state)
 {
 	(void)state;
 	/* The ring from kernel/sched/topology.c's comment, one CPU per node. */
-	const int node_of[] = { 0, 1, 2, 3 };
-	const int ring[] = { 10, 20, 30, 20, 20, 10, 20, 30, 30, 20, 10, 20, 20, 30, 20, 10 };
+	const int node_of[] = {0, 1, 2, 3};
+	const int ring[] = {10, 20, 30, 20, 20, 10, 20, 30, 30, 20, 10, 20, 20, 30, 20, 10};
 	struct ts_topology *t = hand_topology(4, 4, node_of, ring);
 	struct ts_domains *d = build(t);
 	/* NUMA-1 of node 0 = {0,1,3} with groups {0},{1},{3}; NUMA-2 = all with {0-1,3},{1-3} */
-	const char *levels[] = { "NUMA", "NUMA" }, *spans[] = { "0-1,3", "0-3" };
+	const char *levels[] = {"NUMA", "NUMA"}, *spans[] = {"0-1,3", "0-3"};
 	expect_chain(d, 0, 2, levels, spans);
 	const struct ts_sched_domain *n1 = d->cpu[0].sd, *n2 = n1->parent;
 	assert_int_equal(n1->nr_groups, 3);
@@ -346,11 +346,11 @@ static void test_numa_diameter3_uses_descended_sibling(void **state)
 	(void)state;
 	/* 0 - 1 - 2 - 3 chain (the find_descended_sibling() comment): node 0's NUMA-2
 	 * (0-2) must not get the group 1-3 that spans out of it. */
-	const int node_of[] = { 0, 1, 2, 3 };
-	const int chain[] = { 10, 20, 30, 40, 20, 10, 20, 30, 30, 20, 10, 20, 40, 30, 20, 10 };
+	const int node_of[] = {0, 1, 2, 3};
+	const int chain[] = {10, 20, 30, 40, 20, 10, 20, 30, 30, 20, 10, 20, 40, 30, 20, 10};
 	struct ts_topology *t = hand_topology(4, 4, node_of, chain);
 	struct ts_domains *d = build(t);
-	const char *levels[] = { "NUMA", "NUMA", "NUMA" }, *spans[] = { "0-1", "0-2", "0-3" };
+	const char *levels[] = {"NUMA", "NUMA", "NUMA"}, *spans[] = {"0-1", "0-2", "0-3"};
 	expect_chain(d, 0, 3, levels, spans);
 	const struct ts_sched_domain *n2 = d->cpu[0].sd->parent;
 	assert_string_equal(str(n2->groups[0]->span), "0-1");
@@ -364,7 +364,7 @@ static void test_numa_diameter3_uses_descended_sibling(void **state)
 static void test_single_cpu_and_smt_only(void **state)
 {
 	(void)state;
-	const int node0[] = { 0 };
+	const int node0[] = {0};
 	struct ts_topology *t = hand_topology(1, 1, node0, NULL);
 	struct ts_domains *d = build(t);
 	assert_null(d->cpu[0].sd);
@@ -374,13 +374,13 @@ static void test_single_cpu_and_smt_only(void **state)
 	ts_domains_free(d);
 	ts_topology_free(t);
 
-	struct ts_regular_machine m = { "smt2", "one core, two threads", 1, 1, 1, 1, 1, 2,
-					TS_SMT_ADJACENT, NULL };
-	struct ts_error err = { 0 };
+	struct ts_regular_machine m = {"smt2", "one core, two threads", 1,   1, 1, 1, 1,
+				       2,      TS_SMT_ADJACENT,		NULL};
+	struct ts_error err = {0};
 	t = ts_topology_build_regular(&m, &err);
 	assert_non_null(t);
 	d = build(t);
-	const char *levels[] = { "SMT" }, *spans[] = { "0-1" };
+	const char *levels[] = {"SMT"}, *spans[] = {"0-1"};
 	expect_chain(d, 0, 1, levels, spans);
 	assert_ptr_equal(d->cpu[1].sd_llc, d->cpu[1].sd);
 	assert_true(d->smt_active);
@@ -393,12 +393,15 @@ static void test_asym_capacity(void **state)
 {
 	(void)state;
 	/* big.LITTLE: 4 big + 4 little CPUs, clusters of 4 sharing one LLC */
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = ts_topology_alloc(8, 1, &err);
 	assert_non_null(t);
 	for (int i = 0; i < 8; i++) {
-		t->cpu[i] = (struct ts_cpu_topo){ .core = i, .cluster = i / 4, .llc = 0,
-						  .capacity = i < 4 ? 1024 : 512, .os_index = i };
+		t->cpu[i] = (struct ts_cpu_topo){.core = i,
+						 .cluster = i / 4,
+						 .llc = 0,
+						 .capacity = i < 4 ? 1024 : 512,
+						 .os_index = i};
 	}
 	assert_int_equal(ts_topology_finish(t, &err), 0);
 	struct ts_domains *d = build(t);
@@ -424,11 +427,11 @@ static void test_cpu_map_subset(void **state)
 	/* Domains of a partition: kunpeng920 restricted to node 0 (like an exclusive cpuset) */
 	struct ts_topology *t = preset("kunpeng920");
 	struct ts_cpumask *map = ts_cpumask_alloc(t->nr_cpus);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_cpumask_parse(map, "0-31", &err), 0);
 	struct ts_domains *d = NULL;
 	assert_int_equal(ts_domains_build(t, map, &d, &err), 0);
-	const char *levels[] = { "CLS", "MC" }, *spans[] = { "0-3", "0-31" };
+	const char *levels[] = {"CLS", "MC"}, *spans[] = {"0-3", "0-31"};
 	expect_chain(d, 0, 2, levels, spans);
 	assert_null(d->cpu[40].sd);
 	ts_domains_free(d);
@@ -476,7 +479,7 @@ static void test_xml_round_trip_gives_same_domains(void **state)
 		int fd = mkstemp(path);
 		assert_true(fd >= 0);
 		FILE *f = fdopen(fd, "w");
-		struct ts_error err = { 0 };
+		struct ts_error err = {0};
 		assert_int_equal(ts_topology_write_xml(t, f, &err), 0);
 		fclose(f);
 		char spec[64];

@@ -162,7 +162,7 @@ static void check_shares_tol(const int *nices, size_t n, uint64_t slice, uint64_
 			     uint64_t duration, uint64_t abs_tol_ns)
 {
 	struct ts_sched_entity ents[8];
-	struct sim s = { .se = ents, .n = n, .tick = tick, .f = ts_features_default() };
+	struct sim s = {.se = ents, .n = n, .tick = tick, .f = ts_features_default()};
 	uint64_t wsum = 0, total = 0;
 
 	assert_true(n <= 8);
@@ -200,12 +200,12 @@ static void test_weight_tables(void **state)
 	(void)state;
 	struct ts_sched_entity se;
 
-	assert_int_equal(ts_sched_prio_to_weight[0], 88761);   /* nice -20 */
-	assert_int_equal(ts_sched_prio_to_weight[15], 3121);   /* nice -5 */
-	assert_int_equal(ts_sched_prio_to_weight[20], 1024);   /* nice 0 */
-	assert_int_equal(ts_sched_prio_to_weight[25], 335);    /* nice 5 */
-	assert_int_equal(ts_sched_prio_to_weight[30], 110);    /* nice 10 */
-	assert_int_equal(ts_sched_prio_to_weight[39], 15);     /* nice 19 */
+	assert_int_equal(ts_sched_prio_to_weight[0], 88761); /* nice -20 */
+	assert_int_equal(ts_sched_prio_to_weight[15], 3121); /* nice -5 */
+	assert_int_equal(ts_sched_prio_to_weight[20], 1024); /* nice 0 */
+	assert_int_equal(ts_sched_prio_to_weight[25], 335);  /* nice 5 */
+	assert_int_equal(ts_sched_prio_to_weight[30], 110);  /* nice 10 */
+	assert_int_equal(ts_sched_prio_to_weight[39], 15);   /* nice 19 */
 	assert_int_equal(ts_sched_prio_to_wmult[0], 48388);
 	assert_int_equal(ts_sched_prio_to_wmult[20], 4194304);
 	assert_int_equal(ts_sched_prio_to_wmult[39], 286331153);
@@ -231,7 +231,7 @@ static void test_calc_delta_fair(void **state)
 {
 	(void)state;
 	struct ts_sched_entity se;
-	const uint64_t deltas[] = { 1, 1000, 700000, 4000000, 123456789, 10000000000ULL };
+	const uint64_t deltas[] = {1, 1000, 700000, 4000000, 123456789, 10000000000ULL};
 
 	for (int nice = -20; nice <= 19; nice++) {
 		se_init_nice(&se, nice);
@@ -241,7 +241,8 @@ static void test_calc_delta_fair(void **state)
 			double want = (double)d * 1024.0 / (double)se.load.weight;
 			if (nice == 0)
 				assert_int_equal(got, d);
-			/* 32-bit inverse (rounded either way): relative error ~2^-20, plus truncation */
+			/* 32-bit inverse (rounded either way): relative error ~2^-20, plus
+			 * truncation */
 			if ((double)got > want * (1.0 + 1e-6) + 1.0 ||
 			    (double)got < want * (1.0 - 1e-6) - 1.0)
 				fail_msg("nice %d delta %llu: %llu, exact %.1f", nice,
@@ -260,7 +261,7 @@ static void test_calc_delta_fair(void **state)
 	assert_int_equal(ts_calc_delta_fair(1000000ULL, &se), 68266666);
 	/* A zero inverse is computed on first use, as __update_inv_weight() does. */
 	{
-		struct ts_load_weight lw = { .weight = 2048, .inv_weight = 0 };
+		struct ts_load_weight lw = {.weight = 2048, .inv_weight = 0};
 		/* WMULT_CONST / 2048 = 2097151 < 2^21: the kernel's result truncates to 499 */
 		assert_int_equal(ts_calc_delta(1000, 1024, &lw), 499);
 		assert_int_equal(lw.inv_weight, 0xffffffffU / 2048);
@@ -336,14 +337,14 @@ static void test_update_curr_deadline(void **state)
 static void test_share_nice_0_5_m5(void **state)
 {
 	(void)state;
-	const int nices[] = { 0, 5, -5 };
+	const int nices[] = {0, 5, -5};
 	check_shares(nices, 3, SLICE_1CPU, TICK, 20ULL * TS_NSEC_PER_SEC);
 }
 
 static void test_share_nice_0_10(void **state)
 {
 	(void)state;
-	const int nices[] = { 0, 10 };
+	const int nices[] = {0, 10};
 	check_shares(nices, 2, SLICE_1CPU, TICK, 20ULL * TS_NSEC_PER_SEC);
 	/* 8-CPU slice (2.8 ms) with a 1 ms tick (HZ=1000) */
 	check_shares(nices, 2, ts_sched_base_slice(8), TS_TICK_NSEC(1000ULL),
@@ -353,8 +354,8 @@ static void test_share_nice_0_10(void **state)
 static void test_share_equal(void **state)
 {
 	(void)state;
-	const int nices[] = { 0, 0, 0, 0 };
-	const int mixed[] = { -20, 19, 3, -7, 0, 12 };
+	const int nices[] = {0, 0, 0, 0};
+	const int mixed[] = {-20, 19, 3, -7, 0, 12};
 	check_shares(nices, 4, SLICE_1CPU, TICK, 10ULL * TS_NSEC_PER_SEC);
 	/* nice 19/12 next to nice -20 get ~0.02%/0.07%: 1% of that is below one slice, so
 	 * those are held to two slices of CPU time instead (the lag bound is ~ one request). */
@@ -498,8 +499,8 @@ static bool parity_scenario(struct parity_case pc, struct ts_features f, bool *b
 static void test_wakeup_preempt_rules(void **state)
 {
 	(void)state;
-	const struct parity_case heavy = { .b_nice = -5 };
-	const struct parity_case shorty = { .b_nice = 0, .b_custom_slice = SLICE_1CPU / 4 };
+	const struct parity_case heavy = {.b_nice = -5};
+	const struct parity_case shorty = {.b_nice = 0, .b_custom_slice = SLICE_1CPU / 4};
 	bool b_next;
 
 	/* RUN_TO_PARITY (default): an eligible, protected curr keeps its slice. */
@@ -510,10 +511,9 @@ static void test_wakeup_preempt_rules(void **state)
 	assert_true(b_next);
 	/* NO_WAKEUP_PREEMPTION: never. */
 	assert_false(parity_scenario(heavy, feats(0, BIT(TS_FEAT_WAKEUP_PREEMPTION)), &b_next));
-	assert_false(parity_scenario(heavy,
-				     feats(0, BIT(TS_FEAT_WAKEUP_PREEMPTION) |
-						      BIT(TS_FEAT_RUN_TO_PARITY)),
-				     &b_next));
+	assert_false(parity_scenario(
+		heavy, feats(0, BIT(TS_FEAT_WAKEUP_PREEMPTION) | BIT(TS_FEAT_RUN_TO_PARITY)),
+		&b_next));
 	/* PREEMPT_SHORT: a shorter request cancels the protection even under RUN_TO_PARITY. */
 	assert_true(parity_scenario(shorty, ts_features_default(), &b_next));
 	assert_false(parity_scenario(shorty, feats(0, BIT(TS_FEAT_PREEMPT_SHORT)), &b_next));
@@ -541,8 +541,8 @@ static void test_next_buddy(void **state)
 	assert_ptr_equal(cfs.next, &e[2]);
 	assert_cfs_ok(&cfs);
 	ts_put_prev_entity(&cfs, &e[0], 100000, f);
-	assert_ptr_equal(ts_pick_eevdf(&cfs, f), &e[1]);	/* earlier in the tree */
-	assert_ptr_equal(ts_pick_next_entity(&cfs, f), &e[2]);	/* the eligible buddy */
+	assert_ptr_equal(ts_pick_eevdf(&cfs, f), &e[1]);       /* earlier in the tree */
+	assert_ptr_equal(ts_pick_next_entity(&cfs, f), &e[2]); /* the eligible buddy */
 	ts_set_next_entity(&cfs, &e[2], 100000);
 	assert_null(cfs.next); /* cleared when picked */
 	/* Without NEXT_BUDDY nothing is nominated. */
@@ -640,8 +640,8 @@ static void test_lag_preserved_weights(void **state)
 	struct ts_features f = ts_features_default();
 	struct ts_cfs_rq cfs;
 	struct ts_sched_entity e[5];
-	const int nices[5] = { 0, -10, 10, 19, -20 };
-	struct sim s = { .se = e, .n = 5, .tick = TICK, .f = f };
+	const int nices[5] = {0, -10, 10, 19, -20};
+	struct sim s = {.se = e, .n = 5, .tick = TICK, .f = f};
 
 	ts_cfs_rq_init(&s.cfs, SLICE_1CPU, TICK);
 	(void)cfs;
@@ -692,20 +692,21 @@ static void stress(size_t n, unsigned int ops, unsigned int check_every, uint64_
 
 		if (kind <= 2) { /* enqueue */
 			if (!se->on_rq) {
-				static const int fl[4] = { 0, TS_ENQUEUE_WAKEUP, TS_ENQUEUE_INITIAL,
-							   TS_ENQUEUE_MIGRATED | TS_ENQUEUE_WAKEUP };
+				static const int fl[4] = {0, TS_ENQUEUE_WAKEUP, TS_ENQUEUE_INITIAL,
+							  TS_ENQUEUE_MIGRATED | TS_ENQUEUE_WAKEUP};
 				bool was_curr = cfs.curr == se;
 				bool lagged = cfs.nr_queued && se->vlag;
 				int64_t vlag = se->vlag;
 				ts_enqueue_task(&cfs, se, now, fl[rng_below(4)], f);
 				if (!was_curr && lagged) {
-					int64_t after = (int64_t)(ts_avg_vruntime(&cfs) - se->vruntime);
+					int64_t after =
+						(int64_t)(ts_avg_vruntime(&cfs) - se->vruntime);
 					assert_close(after, vlag, 2);
 				}
 			}
 		} else if (kind <= 4) { /* dequeue */
 			if (se->on_rq && !(n > 1000 && cfs.nr_queued < n / 2)) {
-				static const int fl[3] = { TS_DEQUEUE_SLEEP, 0, TS_DEQUEUE_SAVE };
+				static const int fl[3] = {TS_DEQUEUE_SLEEP, 0, TS_DEQUEUE_SAVE};
 				uint64_t span;
 				ts_dequeue_task(&cfs, se, now, fl[rng_below(3)], f);
 				span = 2 * se->slice > TICK ? 2 * se->slice : TICK;
@@ -731,7 +732,8 @@ static void stress(size_t n, unsigned int ops, unsigned int check_every, uint64_
 				ts_set_next_entity(&cfs, ts_pick_next_entity(&cfs, f), now);
 		} else { /* wakeup preemption check against a queued entity */
 			if (se->on_rq && cfs.curr && cfs.curr != se)
-				(void)ts_wakeup_preempt(&cfs, se, now, rng_below(2) ? TS_WF_FORK : 0, f);
+				(void)ts_wakeup_preempt(&cfs, se, now,
+							rng_below(2) ? TS_WF_FORK : 0, f);
 		}
 		if (n > 1000 && op + 1 == n) {
 			assert_int_equal(cfs.nr_queued + (cfs.curr && !cfs.curr->on_rq), n);
@@ -807,7 +809,6 @@ static void test_checker_catches(void **state)
 	cfs.nr_queued--;
 	assert_int_equal(ts_cfs_rq_check(&cfs, NULL), 0);
 }
-
 
 /* ---- reweight_entity() / reweight_eevdf() ---------------------------------------------- */
 
@@ -931,7 +932,7 @@ static void test_reweight_dequeued(void **state)
 	ts_cfs_rq_init(&cfs, 4000, 10000);
 	ts_sched_entity_init(&se);
 	se.vlag = -1001;
-	se.avg.load_sum = 23000; /* period_contrib 0: divider 46718 */
+	se.avg.load_sum = 23000;		/* period_contrib 0: divider 46718 */
 	se.avg.load_avg = 1024 * 23000 / 46718; /* 504 */
 	cfs.avg.load_avg = 504;
 	cfs.avg.load_sum = 1024ULL * 23000;

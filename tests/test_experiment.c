@@ -657,10 +657,10 @@ static void test_numa_reports(void **state)
 	assert_int_equal(count(j, "\"preferred_pct\": null"), 6);
 	assert_int_equal(count(j, "\"system_ns\": 1000000000"), 3);
 	/* the keys in the documented order */
-	const char *keys[] = {"\"hint_faults\"", "\"pages_migrated\"", "\"migrate_attempts\"",
-			      "\"reserve_conflicts\"", "\"double_migrations\"",
-			      "\"close_migrations\"", "\"tasks_numa\"", "\"system_ns\"",
-			      "\"preferred_pct\""};
+	const char *keys[] = {
+		"\"hint_faults\"",	 "\"pages_migrated\"",	  "\"migrate_attempts\"",
+		"\"reserve_conflicts\"", "\"double_migrations\"", "\"close_migrations\"",
+		"\"tasks_numa\"",	 "\"system_ns\"",	  "\"preferred_pct\""};
 	const char *at = strstr(j, "\"numa\": {");
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *k = strstr(at, keys[i]);

@@ -21,7 +21,7 @@
 
 #include "test_support.h"
 
-#define BIT(f) (UINT64_C(1) << (f))
+#define BIT(f)	 (UINT64_C(1) << (f))
 #define ALL_BITS (BIT(TS_FEAT_NR) - 1)
 
 static const struct {
@@ -30,25 +30,25 @@ static const struct {
 	bool default_on;
 	const char *origin;
 } expected[] = {
-	{ TS_FEAT_PLACE_LAG, "PLACE_LAG", true, "mainline" },
-	{ TS_FEAT_PLACE_DEADLINE_INITIAL, "PLACE_DEADLINE_INITIAL", true, "mainline" },
-	{ TS_FEAT_RUN_TO_PARITY, "RUN_TO_PARITY", true, "mainline" },
-	{ TS_FEAT_PREEMPT_SHORT, "PREEMPT_SHORT", true, "mainline" },
-	{ TS_FEAT_NEXT_BUDDY, "NEXT_BUDDY", false, "mainline" },
-	{ TS_FEAT_CACHE_HOT_BUDDY, "CACHE_HOT_BUDDY", true, "mainline" },
-	{ TS_FEAT_WAKEUP_PREEMPTION, "WAKEUP_PREEMPTION", true, "mainline" },
-	{ TS_FEAT_SIS_PROP, "SIS_PROP", false, "mainline <= v6.6" },
-	{ TS_FEAT_SIS_UTIL, "SIS_UTIL", true, "mainline" },
-	{ TS_FEAT_SIS_OVERLOAD, "SIS_OVERLOAD", false, "proposal (Mel Gorman, 2020)" },
-	{ TS_FEAT_SIS_CLUSTER, "SIS_CLUSTER", true, "toposched" },
-	{ TS_FEAT_WA_IDLE, "WA_IDLE", true, "mainline" },
-	{ TS_FEAT_WA_WEIGHT, "WA_WEIGHT", true, "mainline" },
-	{ TS_FEAT_WA_BIAS, "WA_BIAS", true, "mainline" },
-	{ TS_FEAT_NEWIDLE_BALANCE, "NEWIDLE_BALANCE", true, "toposched" },
-	{ TS_FEAT_NUMA, "NUMA", true, "mainline" },
-	{ TS_FEAT_NUMA_RESERVE, "NUMA_RESERVE", true, "toposched" },
-	{ TS_FEAT_TG_LOAD_RATELIMIT, "TG_LOAD_RATELIMIT", true, "toposched" },
-	{ TS_FEAT_TG_LOAD_FILTER, "TG_LOAD_FILTER", true, "toposched" },
+	{TS_FEAT_PLACE_LAG, "PLACE_LAG", true, "mainline"},
+	{TS_FEAT_PLACE_DEADLINE_INITIAL, "PLACE_DEADLINE_INITIAL", true, "mainline"},
+	{TS_FEAT_RUN_TO_PARITY, "RUN_TO_PARITY", true, "mainline"},
+	{TS_FEAT_PREEMPT_SHORT, "PREEMPT_SHORT", true, "mainline"},
+	{TS_FEAT_NEXT_BUDDY, "NEXT_BUDDY", false, "mainline"},
+	{TS_FEAT_CACHE_HOT_BUDDY, "CACHE_HOT_BUDDY", true, "mainline"},
+	{TS_FEAT_WAKEUP_PREEMPTION, "WAKEUP_PREEMPTION", true, "mainline"},
+	{TS_FEAT_SIS_PROP, "SIS_PROP", false, "mainline <= v6.6"},
+	{TS_FEAT_SIS_UTIL, "SIS_UTIL", true, "mainline"},
+	{TS_FEAT_SIS_OVERLOAD, "SIS_OVERLOAD", false, "proposal (Mel Gorman, 2020)"},
+	{TS_FEAT_SIS_CLUSTER, "SIS_CLUSTER", true, "toposched"},
+	{TS_FEAT_WA_IDLE, "WA_IDLE", true, "mainline"},
+	{TS_FEAT_WA_WEIGHT, "WA_WEIGHT", true, "mainline"},
+	{TS_FEAT_WA_BIAS, "WA_BIAS", true, "mainline"},
+	{TS_FEAT_NEWIDLE_BALANCE, "NEWIDLE_BALANCE", true, "toposched"},
+	{TS_FEAT_NUMA, "NUMA", true, "mainline"},
+	{TS_FEAT_NUMA_RESERVE, "NUMA_RESERVE", true, "toposched"},
+	{TS_FEAT_TG_LOAD_RATELIMIT, "TG_LOAD_RATELIMIT", true, "toposched"},
+	{TS_FEAT_TG_LOAD_FILTER, "TG_LOAD_FILTER", true, "toposched"},
 };
 #define NR_EXPECTED ((int)(sizeof(expected) / sizeof(expected[0])))
 
@@ -60,8 +60,8 @@ static const char default_string[] =
 
 static uint64_t parse_ok(const char *text, uint64_t start)
 {
-	struct ts_features f = { start };
-	struct ts_error err = { 0 };
+	struct ts_features f = {start};
+	struct ts_error err = {0};
 	if (ts_features_parse(text, &f, &err))
 		fail_msg("parse '%s': %s", text, err.msg);
 	assert_int_equal(err.code, 0);
@@ -84,7 +84,8 @@ static void test_table(void **state)
 		assert_string_equal(fi->origin, expected[i].origin);
 		/* Kernel spelling: upper case, digits, '_'; never starting with the negation. */
 		for (const char *c = fi->name; *c; c++)
-			assert_true((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_');
+			assert_true((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+				    *c == '_');
 		assert_int_not_equal(strncmp(fi->name, "NO_", 3), 0);
 		assert_true(strlen(fi->meaning) > 10);
 		assert_null(strchr(fi->meaning, '\n'));
@@ -121,9 +122,9 @@ static void test_defaults(void **state)
 	assert_int_equal(f.mask, want);
 	/* Bits outside the table are neither set nor reported. */
 	ts_features_set(&f, TS_FEAT_NR);
-	ts_features_set(&f, (enum ts_feature)-1);
+	ts_features_set(&f, (enum ts_feature) - 1);
 	assert_int_equal(f.mask, want);
-	struct ts_features high = { ~UINT64_C(0) };
+	struct ts_features high = {~UINT64_C(0)};
 	assert_false(ts_features_has(high, TS_FEAT_NR));
 	ts_features_clear(&high, TS_FEAT_NR);
 	assert_int_equal(high.mask, ~UINT64_C(0));
@@ -161,20 +162,18 @@ static void test_parse_separators(void **state)
 	uint64_t def = ts_features_default().mask;
 	uint64_t want = (def & ~BIT(TS_FEAT_SIS_UTIL)) | BIT(TS_FEAT_SIS_PROP);
 	static const char *const same[] = {
-		"NO_SIS_UTIL,SIS_PROP",
-		"NO_SIS_UTIL, SIS_PROP",
-		"NO_SIS_UTIL ,SIS_PROP",
-		"  NO_SIS_UTIL \t , \n SIS_PROP  ",
-		"\tNO_SIS_UTIL\tSIS_PROP\n",
-		"NO_SIS_UTIL   SIS_PROP",
+		"NO_SIS_UTIL,SIS_PROP",	       "NO_SIS_UTIL, SIS_PROP",
+		"NO_SIS_UTIL ,SIS_PROP",       "  NO_SIS_UTIL \t , \n SIS_PROP  ",
+		"\tNO_SIS_UTIL\tSIS_PROP\n",   "NO_SIS_UTIL   SIS_PROP",
 		"NO_SIS_UTIL\r\nSIS_PROP\r\n",
 	};
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++)
 		assert_int_equal(parse_ok(same[i], def), want);
 	/* Mixed: blanks inside a comma-separated field. */
-	assert_int_equal(parse_ok("NO_WA_IDLE NO_WA_BIAS, SIS_OVERLOAD NEXT_BUDDY,NO_SIS_CLUSTER", def),
-			 (def & ~(BIT(TS_FEAT_WA_IDLE) | BIT(TS_FEAT_WA_BIAS) | BIT(TS_FEAT_SIS_CLUSTER))) |
-				 BIT(TS_FEAT_SIS_OVERLOAD) | BIT(TS_FEAT_NEXT_BUDDY));
+	assert_int_equal(
+		parse_ok("NO_WA_IDLE NO_WA_BIAS, SIS_OVERLOAD NEXT_BUDDY,NO_SIS_CLUSTER", def),
+		(def & ~(BIT(TS_FEAT_WA_IDLE) | BIT(TS_FEAT_WA_BIAS) | BIT(TS_FEAT_SIS_CLUSTER))) |
+			BIT(TS_FEAT_SIS_OVERLOAD) | BIT(TS_FEAT_NEXT_BUDDY));
 	/* Nothing to apply. */
 	assert_int_equal(parse_ok("", def), def);
 	assert_int_equal(parse_ok(" \t\n ", def), def);
@@ -200,45 +199,45 @@ static void test_parse_errors(void **state)
 		const char *text, *msg;
 	} cases[] = {
 		/* unknown names */
-		{ "FOO", "unknown feature 'FOO' at offset 0" },
-		{ "SIS_UTIL NO_FOO", "unknown feature 'NO_FOO' at offset 9" },
-		{ "NO_SIS_UTIL SIS_PROPX", "unknown feature 'SIS_PROPX' at offset 12" },
-		{ "SIS_UTI", "unknown feature 'SIS_UTI' at offset 0" },
-		{ "NO", "unknown feature 'NO' at offset 0" },
-		{ "NO_NO_SIS_UTIL", "unknown feature 'NO_NO_SIS_UTIL' at offset 0" },
-		{ "SIS_UTIL;SIS_PROP", "unknown feature 'SIS_UTIL;SIS_PROP' at offset 0" },
-		{ "SIS\x01UTIL", "unknown feature 'SIS\\x01UTIL' at offset 0" },
-		{ "\xc3\xa9", "unknown feature '\\xc3\\xa9' at offset 0" },
+		{"FOO", "unknown feature 'FOO' at offset 0"},
+		{"SIS_UTIL NO_FOO", "unknown feature 'NO_FOO' at offset 9"},
+		{"NO_SIS_UTIL SIS_PROPX", "unknown feature 'SIS_PROPX' at offset 12"},
+		{"SIS_UTI", "unknown feature 'SIS_UTI' at offset 0"},
+		{"NO", "unknown feature 'NO' at offset 0"},
+		{"NO_NO_SIS_UTIL", "unknown feature 'NO_NO_SIS_UTIL' at offset 0"},
+		{"SIS_UTIL;SIS_PROP", "unknown feature 'SIS_UTIL;SIS_PROP' at offset 0"},
+		{"SIS\x01UTIL", "unknown feature 'SIS\\x01UTIL' at offset 0"},
+		{"\xc3\xa9", "unknown feature '\\xc3\\xa9' at offset 0"},
 		/* case-sensitive, as the kernel */
-		{ "sis_util", "unknown feature 'sis_util' at offset 0" },
-		{ "Sis_Util", "unknown feature 'Sis_Util' at offset 0" },
-		{ "no_SIS_UTIL", "unknown feature 'no_SIS_UTIL' at offset 0" },
-		{ "No_SIS_UTIL", "unknown feature 'No_SIS_UTIL' at offset 0" },
-		{ "NO_sis_util", "unknown feature 'NO_sis_util' at offset 0" },
+		{"sis_util", "unknown feature 'sis_util' at offset 0"},
+		{"Sis_Util", "unknown feature 'Sis_Util' at offset 0"},
+		{"no_SIS_UTIL", "unknown feature 'no_SIS_UTIL' at offset 0"},
+		{"No_SIS_UTIL", "unknown feature 'No_SIS_UTIL' at offset 0"},
+		{"NO_sis_util", "unknown feature 'NO_sis_util' at offset 0"},
 		/* "NO_" alone */
-		{ "NO_", "'NO_' at offset 0 names no feature" },
-		{ "SIS_UTIL,NO_", "'NO_' at offset 9 names no feature" },
-		{ "NO_ SIS_UTIL", "'NO_' at offset 0 names no feature" },
-		{ "  NO_,SIS_UTIL", "'NO_' at offset 2 names no feature" },
+		{"NO_", "'NO_' at offset 0 names no feature"},
+		{"SIS_UTIL,NO_", "'NO_' at offset 9 names no feature"},
+		{"NO_ SIS_UTIL", "'NO_' at offset 0 names no feature"},
+		{"  NO_,SIS_UTIL", "'NO_' at offset 2 names no feature"},
 		/* empty names */
-		{ ",", "empty feature name at offset 0" },
-		{ ",,", "empty feature name at offset 0" },
-		{ "SIS_UTIL,,SIS_PROP", "empty feature name at offset 9" },
-		{ "SIS_UTIL, ,SIS_PROP", "empty feature name at offset 10" },
-		{ ",SIS_UTIL", "empty feature name at offset 0" },
-		{ "  ,SIS_UTIL", "empty feature name at offset 2" },
-		{ "SIS_UTIL,", "empty feature name at offset 9" },
-		{ "SIS_UTIL , \t", "empty feature name at offset 12" },
+		{",", "empty feature name at offset 0"},
+		{",,", "empty feature name at offset 0"},
+		{"SIS_UTIL,,SIS_PROP", "empty feature name at offset 9"},
+		{"SIS_UTIL, ,SIS_PROP", "empty feature name at offset 10"},
+		{",SIS_UTIL", "empty feature name at offset 0"},
+		{"  ,SIS_UTIL", "empty feature name at offset 2"},
+		{"SIS_UTIL,", "empty feature name at offset 9"},
+		{"SIS_UTIL , \t", "empty feature name at offset 12"},
 	};
-	const uint64_t starts[] = { ts_features_default().mask, 0, ALL_BITS, 0x123456789abcdefULL };
+	const uint64_t starts[] = {ts_features_default().mask, 0, ALL_BITS, 0x123456789abcdefULL};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		for (size_t s = 0; s < sizeof(starts) / sizeof(starts[0]); s++) {
-			struct ts_features f = { starts[s] };
-			struct ts_error err = { 0 };
+			struct ts_features f = {starts[s]};
+			struct ts_error err = {0};
 			int rc = ts_features_parse(cases[i].text, &f, &err);
 			if (rc != -EINVAL || strcmp(err.msg, cases[i].msg) != 0)
-				fail_msg("parse '%s': rc %d, message '%s', want '%s'", cases[i].text,
-					 rc, err.msg, cases[i].msg);
+				fail_msg("parse '%s': rc %d, message '%s', want '%s'",
+					 cases[i].text, rc, err.msg, cases[i].msg);
 			assert_int_equal(err.code, -EINVAL);
 			assert_int_equal(f.mask, starts[s]);
 			/* Nothing but the bad token is named. */
@@ -255,7 +254,7 @@ static void test_parse_errors(void **state)
 	char longtok[101];
 	memset(longtok, 'A', 100);
 	longtok[100] = '\0';
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_features_parse(longtok, &f, &err), -EINVAL);
 	char want[128];
 	snprintf(want, sizeof(want), "unknown feature '%.64s...' at offset 0", longtok);
@@ -276,7 +275,7 @@ static void test_format_default(void **state)
 	assert_string_equal(buf, default_string);
 	assert_int_equal(n, (int)strlen(default_string));
 
-	n = ts_features_format((struct ts_features){ 0 }, buf, sizeof(buf));
+	n = ts_features_format((struct ts_features){0}, buf, sizeof(buf));
 	assert_int_equal(n, (int)strlen(buf));
 	assert_string_equal(buf, "NO_PLACE_LAG NO_PLACE_DEADLINE_INITIAL NO_RUN_TO_PARITY "
 				 "NO_PREEMPT_SHORT NO_NEXT_BUDDY NO_CACHE_HOT_BUDDY "
@@ -286,7 +285,7 @@ static void test_format_default(void **state)
 				 "NO_TG_LOAD_FILTER");
 	assert_true(n < TS_FEATURES_STR_MAX);
 	/* Bits above the table are not shown. */
-	ts_features_format((struct ts_features){ ~UINT64_C(0) }, buf, sizeof(buf));
+	ts_features_format((struct ts_features){~UINT64_C(0)}, buf, sizeof(buf));
 	assert_null(strstr(buf, "NO_"));
 }
 
@@ -312,10 +311,10 @@ static void test_format_truncation(void **state)
 static void check_round_trip(uint64_t mask)
 {
 	char buf[TS_FEATURES_STR_MAX];
-	int n = ts_features_format((struct ts_features){ mask }, buf, sizeof(buf));
+	int n = ts_features_format((struct ts_features){mask}, buf, sizeof(buf));
 	assert_true(n > 0 && n < (int)sizeof(buf));
 	/* The string names every feature, so where parsing starts does not matter. */
-	const uint64_t starts[] = { ts_features_default().mask, 0, ALL_BITS };
+	const uint64_t starts[] = {ts_features_default().mask, 0, ALL_BITS};
 	for (size_t s = 0; s < sizeof(starts) / sizeof(starts[0]); s++)
 		assert_int_equal(parse_ok(buf, starts[s]), mask);
 }
@@ -353,7 +352,7 @@ static void run_cli(struct run *r, const char *const *args)
 	run_free(r);
 	char dir[] = "/tmp/test_features.XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	const char *argv[16] = { "features" };
+	const char *argv[16] = {"features"};
 	int argc = 1;
 	for (int i = 0; args[i]; i++) {
 		assert_true(argc < 14);
@@ -366,7 +365,7 @@ static void run_cli(struct run *r, const char *const *args)
 	assert_true(r->err_len < 4096 - 1);
 }
 
-#define ARGS(...) ((const char *const[]){ __VA_ARGS__ })
+#define ARGS(...) ((const char *const[]){__VA_ARGS__})
 
 /* The text row of one feature, its columns split on runs of blanks. */
 static void text_row(const char *out, const char *name, char *dflt, char *enabled)
@@ -384,7 +383,7 @@ static void text_row(const char *out, const char *name, char *dflt, char *enable
 static void test_cli(void **state)
 {
 	(void)state;
-	struct run run = { 0 }, *r = &run;
+	struct run run = {0}, *r = &run;
 	char d[8], e[8];
 
 	run_cli(r, ARGS(NULL));
@@ -427,9 +426,10 @@ static void test_cli(void **state)
 	assert_int_equal(r->status, 0);
 	assert_string_equal(r->err, "");
 	assert_int_equal(strncmp(r->out, "{\n  \"features\": [\n", 18), 0);
-	assert_non_null(strstr(r->out, "\"name\": \"SIS_UTIL\",\n      \"default\": true,\n"
-				       "      \"enabled\": false,\n      \"origin\": \"mainline\",\n"
-				       "      \"meaning\": \""));
+	assert_non_null(strstr(r->out,
+			       "\"name\": \"SIS_UTIL\",\n      \"default\": true,\n"
+			       "      \"enabled\": false,\n      \"origin\": \"mainline\",\n"
+			       "      \"meaning\": \""));
 	assert_non_null(strstr(r->out, "\"name\": \"SIS_OVERLOAD\",\n      \"default\": false,\n"
 				       "      \"enabled\": false,\n"
 				       "      \"origin\": \"proposal (Mel Gorman, 2020)\""));
@@ -454,30 +454,36 @@ static void test_cli(void **state)
 		const char *err;
 		bool whole;
 	} bad[] = {
-		{ { "--features", "NO_SIS_UTIL FOO" },
-		  "toposched features: error: --features: unknown feature 'FOO' at offset 12\n", true },
-		{ { "--features", "sis_util" },
-		  "toposched features: error: --features: unknown feature 'sis_util' at offset 0\n",
-		  true },
-		{ { "--features", "NO_" },
-		  "toposched features: error: --features: 'NO_' at offset 0 names no feature\n", true },
-		{ { "--features", "SIS_UTIL,,SIS_PROP" },
-		  "toposched features: error: --features: empty feature name at offset 9\n", true },
-		{ { "--features", "SIS_UTIL", "--features", "FOO" },
-		  "toposched features: error: --features: unknown feature 'FOO' at offset 0\n", true },
-		{ { "SIS_UTIL" }, "toposched features: error: unexpected argument 'SIS_UTIL'\n", true },
-		{ { "--features" }, "--features", false },
-		{ { "--format", "xml" }, "xml", false },
-		{ { "--bogus" }, "--bogus", false },
+		{{"--features", "NO_SIS_UTIL FOO"},
+		 "toposched features: error: --features: unknown feature 'FOO' at offset 12\n",
+		 true},
+		{{"--features", "sis_util"},
+		 "toposched features: error: --features: unknown feature 'sis_util' at offset 0\n",
+		 true},
+		{{"--features", "NO_"},
+		 "toposched features: error: --features: 'NO_' at offset 0 names no feature\n",
+		 true},
+		{{"--features", "SIS_UTIL,,SIS_PROP"},
+		 "toposched features: error: --features: empty feature name at offset 9\n",
+		 true},
+		{{"--features", "SIS_UTIL", "--features", "FOO"},
+		 "toposched features: error: --features: unknown feature 'FOO' at offset 0\n",
+		 true},
+		{{"SIS_UTIL"}, "toposched features: error: unexpected argument 'SIS_UTIL'\n", true},
+		{{"--features"}, "--features", false},
+		{{"--format", "xml"}, "xml", false},
+		{{"--bogus"}, "--bogus", false},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		run_cli(r, bad[i].args);
 		if (r->status != 2 || r->out[0] ||
-		    (bad[i].whole ? strcmp(r->err, bad[i].err) != 0 : !strstr(r->err, bad[i].err)) ||
+		    (bad[i].whole ? strcmp(r->err, bad[i].err) != 0
+				  : !strstr(r->err, bad[i].err)) ||
 		    strncmp(r->err, "toposched features: error: ", 27) != 0 ||
 		    strchr(r->err, '\n') != r->err + strlen(r->err) - 1)
-			fail_msg("case %zu: exit %d, stdout '%s', stderr '%s'; want exit 2 and '%s'", i,
-				 r->status, r->out, r->err, bad[i].err);
+			fail_msg(
+				"case %zu: exit %d, stdout '%s', stderr '%s'; want exit 2 and '%s'",
+				i, r->status, r->out, r->err, bad[i].err);
 	}
 	run_free(r);
 }

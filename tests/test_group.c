@@ -595,7 +595,7 @@ static void test_switches_from_features(void **state)
 	struct ts_features f = ts_features_default();
 	struct ts_tg_switches sw = ts_tg_switches_of(f);
 	assert_true(sw.filter && sw.ratelimit);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_features_parse("NO_TG_LOAD_RATELIMIT", &f, &err), 0);
 	sw = ts_tg_switches_of(f);
 	assert_true(sw.filter);

@@ -54,8 +54,8 @@ struct world {
 	int nr_tasks;
 };
 
-static void world_init(struct world *w, int nr_cpus, const char *features,
-		       enum ts_tg_layout layout, const struct ts_host_ops *ops)
+static void world_init(struct world *w, int nr_cpus, const char *features, enum ts_tg_layout layout,
+		       const struct ts_host_ops *ops)
 {
 	memset(w, 0, sizeof(*w));
 	w->t = cpus(nr_cpus);
@@ -79,8 +79,8 @@ static void world_free(struct world *w)
 	ts_topology_free(w->t);
 }
 
-static struct ts_task_group *group(struct world *w, struct ts_task_group *parent,
-				   const char *name, unsigned long shares)
+static struct ts_task_group *group(struct world *w, struct ts_task_group *parent, const char *name,
+				   unsigned long shares)
 {
 	struct ts_task_group *tg = NULL;
 	struct ts_error err = {0};
@@ -219,8 +219,7 @@ static void assert_ratio(uint64_t a, uint64_t b, double want)
 }
 
 /* Runs 1 s to settle, then measures 10 s. */
-static void measure(struct world *w, struct ts_task_group *a, struct ts_task_group *b,
-		    double want)
+static void measure(struct world *w, struct ts_task_group *a, struct ts_task_group *b, double want)
 {
 	schedule_all(w);
 	run(w, 1000 * MS);
@@ -229,7 +228,8 @@ static void measure(struct world *w, struct ts_task_group *a, struct ts_task_gro
 	assert_ratio(runtime_of(w, b) - b0, runtime_of(w, a) - a0, want);
 }
 
-/* ---- fairness --------------------------------------------------------------------------------- */
+/* ---- fairness ---------------------------------------------------------------------------------
+ */
 
 /* Two groups, shares 1024 and 2048, on one CPU: 1:2 whatever their task counts. */
 static void test_shares_one_cpu(void **state)
@@ -273,7 +273,8 @@ static void test_shares_two_cpus(void **state)
 		measure(&w, a, b, 2.0);
 		/* the shares the group entities converged to */
 		for (int c = 0; c < 2; c++) {
-			unsigned long wa = ts_tg_se(a, c)->load.weight, wb = ts_tg_se(b, c)->load.weight;
+			unsigned long wa = ts_tg_se(a, c)->load.weight,
+				      wb = ts_tg_se(b, c)->load.weight;
 			print_message("CPU %d: A weighs %lu, B %lu\n", c, wa, wb);
 			assert_true(wa >= 500 && wa <= 524);
 			assert_true(wb >= 1000 && wb <= 1048);
@@ -329,7 +330,8 @@ static void test_root_task_vs_group(void **state)
 	world_free(&w);
 }
 
-/* ---- errors ------------------------------------------------------------------------------------ */
+/* ---- errors ------------------------------------------------------------------------------------
+ */
 
 static void test_group_create_errors(void **state)
 {
@@ -419,7 +421,6 @@ static void test_destroy_with_tasks(void **state)
 	run(&w, 3 * MS);
 	world_free(&w); /* ASan: nothing leaks */
 }
-
 
 /* ---- a task alone in its groups is scheduled like a root task ---------------------------- */
 
@@ -572,7 +573,8 @@ static void test_stress_walks(void **state)
 				fake_lock(&w.f, c);
 				if (p->se.on_rq)
 					ts_update_curr(p->se.cfs_rq, w.f.now, w.s->features);
-				assert_int_equal(ts_set_load_weight(&p->se, (int)(rng() % 11) - 5), 0);
+				assert_int_equal(ts_set_load_weight(&p->se, (int)(rng() % 11) - 5),
+						 0);
 				fake_unlock(&w.f, c);
 			}
 			break;
@@ -585,8 +587,8 @@ static void test_stress_walks(void **state)
 		check_world(&w);
 		check_tg_sums(w.s->root_tg);
 	}
-	print_message("ops: tick %u sleep %u wake %u move %u yield %u nice %u group %u\n",
-		      ops[0], ops[1], ops[2], ops[3], ops[4], ops[5], ops[6]);
+	print_message("ops: tick %u sleep %u wake %u move %u yield %u nice %u group %u\n", ops[0],
+		      ops[1], ops[2], ops[3], ops[4], ops[5], ops[6]);
 	/* Everyone asleep: the group loads decay away on idle ticks, and the tg sums follow. */
 	for (int c = 0; c < 4; c++) {
 		fake_lock(&w.f, c);
@@ -730,13 +732,12 @@ static void test_task_h_load_hierarchy(void **state)
 	unsigned long root = atomic_load(&w.s->rq[0].ro.load_avg);
 	assert_int_equal(root, w.s->rq[0].cfs.avg.load_avg);
 	/* root task: load * root / (root + 1) */
-	assert_int_equal(ts_task_h_load_of(w.s, r),
-			 r->se.avg.load_avg * root / (root + 1));
+	assert_int_equal(ts_task_h_load_of(w.s, r), r->se.avg.load_avg * root / (root + 1));
 	/* h_load(A) = root * A_se / (root + 1); h_load(A1) = h_load(A) * A1_se / (A + 1);
 	 * task_h_load(p) = p * h_load(A1) / (A1 + 1) */
 	unsigned long ha = root * ts_tg_se(a, 0)->avg.load_avg / (root + 1);
-	unsigned long ha1 = ha * ts_tg_se(a1, 0)->avg.load_avg /
-			    (ts_tg_cfs_rq(a, 0)->avg.load_avg + 1);
+	unsigned long ha1 =
+		ha * ts_tg_se(a1, 0)->avg.load_avg / (ts_tg_cfs_rq(a, 0)->avg.load_avg + 1);
 	unsigned long want = p->se.avg.load_avg * ha1 / (ts_tg_cfs_rq(a1, 0)->avg.load_avg + 1);
 	assert_int_equal(ts_task_h_load_of(w.s, p), want);
 	print_message("root %lu, h_load(A) %lu, h_load(A1) %lu, p %lu -> %lu\n", root, ha, ha1,
@@ -746,7 +747,6 @@ static void test_task_h_load_hierarchy(void **state)
 	assert_int_equal(ts_tg_pcpu(a1, 0)->h_load, ha1);
 	world_free(&w);
 }
-
 
 /* ---- update_tg_load_avg(): writes of tg->load_avg over scripted timelines ------------------ */
 
@@ -852,7 +852,8 @@ static uint64_t rules_timeline(const char *features, struct ts_tg_switches sw)
 		case 2:
 			if (p->state == TS_TASK_SLEEPING) {
 				fake_lock(&w.f, cpu);
-				ts_activate_task(w.s, cpu, p, 0); /* maybe elsewhere: removed load */
+				ts_activate_task(w.s, cpu, p,
+						 0); /* maybe elsewhere: removed load */
 				if (!w.s->rq[cpu].curr)
 					ts_schedule(w.s, cpu);
 				fake_unlock(&w.f, cpu);
@@ -907,7 +908,8 @@ static void test_load_avg_write_rules(void **state)
 static void scripted_counts(bool ratelimit)
 {
 	struct world w;
-	world_init(&w, 2, ratelimit ? "NO_NEWIDLE_BALANCE" : "NO_NEWIDLE_BALANCE NO_TG_LOAD_RATELIMIT",
+	world_init(&w, 2,
+		   ratelimit ? "NO_NEWIDLE_BALANCE" : "NO_NEWIDLE_BALANCE NO_TG_LOAD_RATELIMIT",
 		   TS_TG_ALIGNED, NULL);
 	struct ts_task_group *g = group(&w, NULL, "G", 1024);
 	struct ts_task *p = spawn(&w, g, -10, 0); /* at 1 ms: attach to an empty queue */
@@ -1026,7 +1028,8 @@ static void hook_run(struct recorder *r, enum ts_tg_layout layout)
 	ts_tg_stats_sum(g, &st);
 	int lw = 0, lr = 0;
 	for (int i = 0; i < r->n; i++) {
-		bool load = r->a[i].line == ts_tg_load_line(g, 0) || r->a[i].line == ts_tg_load_line(g, 1);
+		bool load = r->a[i].line == ts_tg_load_line(g, 0) ||
+			    r->a[i].line == ts_tg_load_line(g, 1);
 		if (!load || (layout == TS_TG_PACKED && !r->a[i].write))
 			continue;
 		lw += r->a[i].write;

@@ -17,14 +17,14 @@
 
 #include <cmocka.h>
 
-#include "toposched/topology.h"
 #include "../src/topo/topo_build.h"
+#include "toposched/topology.h"
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
 static struct ts_topology *load_ok(const char *kind, const char *arg)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = NULL;
 	int rc = ts_topology_load_hwloc(kind, arg, &t, &err);
 	if (rc != 0)
@@ -38,7 +38,7 @@ static struct ts_topology *load_ok(const char *kind, const char *arg)
 /* Asserts a failure with a message that names the input. */
 static void load_fails(const char *kind, const char *arg, const char *must_name)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = (struct ts_topology *)&err; /* must be reset to NULL */
 	int rc = ts_topology_load_hwloc(kind, arg, &t, &err);
 	if (rc >= 0 || !strstr(err.msg, must_name))
@@ -63,7 +63,8 @@ static void assert_same_topology(const struct ts_topology *a, const struct ts_to
 	for (int i = 0; i < a->nr_cpus; i++) {
 		const struct ts_cpu_topo *x = &a->cpu[i], *y = &b->cpu[i];
 		if (memcmp(x, y, sizeof(*x)) != 0)
-			print_message("cpu %d: core %d/%d cluster %d/%d llc %d/%d node %d/%d package %d/%d capacity %d/%d os_index %d/%d\n",
+			print_message("cpu %d: core %d/%d cluster %d/%d llc %d/%d node %d/%d "
+				      "package %d/%d capacity %d/%d os_index %d/%d\n",
 				      i, x->core, y->core, x->cluster, y->cluster, x->llc, y->llc,
 				      x->node, y->node, x->package, y->package, x->capacity,
 				      y->capacity, x->os_index, y->os_index);
@@ -87,7 +88,7 @@ static struct ts_topology *xml_roundtrip(const struct ts_topology *t)
 	assert_true(fd >= 0);
 	FILE *f = fdopen(fd, "w");
 	assert_non_null(f);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_topology_write_xml(t, f, &err);
 	if (rc)
 		print_message("write_xml: %s\n", err.msg);
@@ -114,7 +115,7 @@ static void check_roundtrip(struct ts_topology *t)
 
 static struct ts_topology *finish_ok(struct ts_topology *t)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_topology_finish(t, &err);
 	if (rc)
 		print_message("finish: %s\n", err.msg);
@@ -124,7 +125,7 @@ static struct ts_topology *finish_ok(struct ts_topology *t)
 
 static void set_distance(struct ts_topology *t, const char *text)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_topology_parse_distance(t, text, &err);
 	if (rc)
 		print_message("distance: %s\n", err.msg);
@@ -208,7 +209,7 @@ static void test_synthetic_l2_clusters(void **state)
 static void test_synthetic_limits(void **state)
 {
 	(void)state;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = NULL;
 	/* Exactly TS_MAX_CPUS loads (hwloc is slow on wide levels: keep arities small). */
 	t = load_ok("synthetic", "pack:8 l3:8 group:4 core:8 pu:4");
@@ -364,7 +365,7 @@ static void test_xml_roundtrip_presets(void **state)
 	const struct ts_preset *p = ts_preset_list(&n);
 	assert_true(n > 0);
 	for (int i = 0; i < n; i++) {
-		struct ts_error err = { 0 };
+		struct ts_error err = {0};
 		struct ts_topology *t = p[i].build(&err);
 		if (!t)
 			print_message("preset %s: %s\n", p[i].name, err.msg);
@@ -389,7 +390,7 @@ static void test_xml_write_errors(void **state)
 	finish_ok(t);
 	FILE *f = tmpfile();
 	assert_non_null(f);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_topology_write_xml(t, f, &err);
 	assert_true(rc < 0);
 	assert_non_null(strstr(err.msg, "package"));
@@ -418,23 +419,48 @@ static void test_xml_two_nodes_one_parent(void **state)
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
 		"<topology version=\"2.0\">\n"
-		" <object type=\"Machine\" os_index=\"0\" cpuset=\"0x0000000f\" complete_cpuset=\"0x0000000f\" allowed_cpuset=\"0x0000000f\" nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" allowed_nodeset=\"0x00000003\" gp_index=\"1\">\n"
-		"  <object type=\"Package\" os_index=\"0\" cpuset=\"0x0000000f\" complete_cpuset=\"0x0000000f\" nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" gp_index=\"2\">\n"
-		"   <object type=\"NUMANode\" os_index=\"0\" subtype=\"MCDRAM\" cpuset=\"0x0000000f\" complete_cpuset=\"0x0000000f\" nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"3\" local_memory=\"0\"/>\n"
-		"   <object type=\"NUMANode\" os_index=\"1\" cpuset=\"0x0000000f\" complete_cpuset=\"0x0000000f\" nodeset=\"0x00000002\" complete_nodeset=\"0x00000002\" gp_index=\"4\" local_memory=\"0\"/>\n"
-		"   <object type=\"L2Cache\" cpuset=\"0x0000000f\" complete_cpuset=\"0x0000000f\" nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" gp_index=\"5\" cache_size=\"1048576\" depth=\"2\" cache_linesize=\"64\" cache_associativity=\"16\" cache_type=\"0\">\n"
-		"    <object type=\"Core\" os_index=\"0\" cpuset=\"0x00000005\" complete_cpuset=\"0x00000005\" nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" gp_index=\"6\">\n"
-		"     <object type=\"PU\" os_index=\"0\" cpuset=\"0x00000001\" complete_cpuset=\"0x00000001\" nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" gp_index=\"7\"/>\n"
-		"     <object type=\"PU\" os_index=\"2\" cpuset=\"0x00000004\" complete_cpuset=\"0x00000004\" nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" gp_index=\"8\"/>\n"
+		" <object type=\"Machine\" os_index=\"0\" cpuset=\"0x0000000f\" "
+		"complete_cpuset=\"0x0000000f\" allowed_cpuset=\"0x0000000f\" "
+		"nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" "
+		"allowed_nodeset=\"0x00000003\" gp_index=\"1\">\n"
+		"  <object type=\"Package\" os_index=\"0\" cpuset=\"0x0000000f\" "
+		"complete_cpuset=\"0x0000000f\" nodeset=\"0x00000003\" "
+		"complete_nodeset=\"0x00000003\" gp_index=\"2\">\n"
+		"   <object type=\"NUMANode\" os_index=\"0\" subtype=\"MCDRAM\" "
+		"cpuset=\"0x0000000f\" complete_cpuset=\"0x0000000f\" nodeset=\"0x00000001\" "
+		"complete_nodeset=\"0x00000001\" gp_index=\"3\" local_memory=\"0\"/>\n"
+		"   <object type=\"NUMANode\" os_index=\"1\" cpuset=\"0x0000000f\" "
+		"complete_cpuset=\"0x0000000f\" nodeset=\"0x00000002\" "
+		"complete_nodeset=\"0x00000002\" gp_index=\"4\" local_memory=\"0\"/>\n"
+		"   <object type=\"L2Cache\" cpuset=\"0x0000000f\" complete_cpuset=\"0x0000000f\" "
+		"nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" gp_index=\"5\" "
+		"cache_size=\"1048576\" depth=\"2\" cache_linesize=\"64\" "
+		"cache_associativity=\"16\" cache_type=\"0\">\n"
+		"    <object type=\"Core\" os_index=\"0\" cpuset=\"0x00000005\" "
+		"complete_cpuset=\"0x00000005\" nodeset=\"0x00000003\" "
+		"complete_nodeset=\"0x00000003\" gp_index=\"6\">\n"
+		"     <object type=\"PU\" os_index=\"0\" cpuset=\"0x00000001\" "
+		"complete_cpuset=\"0x00000001\" nodeset=\"0x00000003\" "
+		"complete_nodeset=\"0x00000003\" gp_index=\"7\"/>\n"
+		"     <object type=\"PU\" os_index=\"2\" cpuset=\"0x00000004\" "
+		"complete_cpuset=\"0x00000004\" nodeset=\"0x00000003\" "
+		"complete_nodeset=\"0x00000003\" gp_index=\"8\"/>\n"
 		"    </object>\n"
-		"    <object type=\"Core\" os_index=\"1\" cpuset=\"0x0000000a\" complete_cpuset=\"0x0000000a\" nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" gp_index=\"9\">\n"
-		"     <object type=\"PU\" os_index=\"1\" cpuset=\"0x00000002\" complete_cpuset=\"0x00000002\" nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" gp_index=\"10\"/>\n"
-		"     <object type=\"PU\" os_index=\"3\" cpuset=\"0x00000008\" complete_cpuset=\"0x00000008\" nodeset=\"0x00000003\" complete_nodeset=\"0x00000003\" gp_index=\"11\"/>\n"
+		"    <object type=\"Core\" os_index=\"1\" cpuset=\"0x0000000a\" "
+		"complete_cpuset=\"0x0000000a\" nodeset=\"0x00000003\" "
+		"complete_nodeset=\"0x00000003\" gp_index=\"9\">\n"
+		"     <object type=\"PU\" os_index=\"1\" cpuset=\"0x00000002\" "
+		"complete_cpuset=\"0x00000002\" nodeset=\"0x00000003\" "
+		"complete_nodeset=\"0x00000003\" gp_index=\"10\"/>\n"
+		"     <object type=\"PU\" os_index=\"3\" cpuset=\"0x00000008\" "
+		"complete_cpuset=\"0x00000008\" nodeset=\"0x00000003\" "
+		"complete_nodeset=\"0x00000003\" gp_index=\"11\"/>\n"
 		"    </object>\n"
 		"   </object>\n"
 		"  </object>\n"
 		" </object>\n"
-		" <distances2 type=\"NUMANode\" nbobjs=\"2\" kind=\"5\" name=\"NUMALatency\" indexing=\"os\">\n"
+		" <distances2 type=\"NUMANode\" nbobjs=\"2\" kind=\"5\" name=\"NUMALatency\" "
+		"indexing=\"os\">\n"
 		"  <indexes length=\"4\">0 1 </indexes>\n"
 		"  <u64values length=\"12\">10 31 31 10 </u64values>\n"
 		" </distances2>\n"
@@ -548,10 +574,10 @@ static void put_cpu(const char *root, int cpu, const struct fake_cpu *c)
 		const char *type, *size;
 		unsigned shared;
 	} caches[] = {
-		{ 1, "Data", "32K", c->core },
-		{ 1, "Instruction", "32K", c->core },
-		{ 2, "Unified", "1024K", c->l2 },
-		{ 3, "Unified", "16384K", c->l3 },
+		{1, "Data", "32K", c->core},
+		{1, "Instruction", "32K", c->core},
+		{2, "Unified", "1024K", c->l2},
+		{3, "Unified", "16384K", c->l3},
 	};
 	for (int k = 0; k < 4; k++) {
 		snprintf(v, sizeof(v), "%d", caches[k].level);
@@ -668,7 +694,8 @@ static void test_fsroot_smt_l2_memory_node(void **state)
 			.core_id = core,
 		};
 		put_cpu(root, cpu, &c);
-		put(root, core < 2 ? "1024" : "512", "sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
+		put(root, core < 2 ? "1024" : "512", "sys/devices/system/cpu/cpu%d/cpu_capacity",
+		    cpu);
 	}
 	put(root, "0-7", "sys/devices/system/cpu/online");
 	put(root, "0-7", "sys/devices/system/cpu/possible");
@@ -705,7 +732,7 @@ static void test_fsroot_env_restored(void **state)
 	(void)state;
 	char root[] = "/tmp/test_hwloc_fsroot_XXXXXX";
 	assert_non_null(mkdtemp(root));
-	struct fake_cpu c = { .core = 1, .cluster = 1, .l2 = 1, .l3 = 1, .package = 1 };
+	struct fake_cpu c = {.core = 1, .cluster = 1, .l2 = 1, .l3 = 1, .package = 1};
 	put_cpu(root, 0, &c);
 	put_node(root, 0, 1, "10");
 	unsetenv("HWLOC_FSROOT");
@@ -742,7 +769,8 @@ static void test_bad_inputs(void **state)
 	char bad[] = "/tmp/test_hwloc_bad_XXXXXX";
 	int fd = mkstemp(bad);
 	assert_true(fd >= 0);
-	const char junk[] = "<?xml version=\"1.0\"?>\n<topology version=\"2.0\"><object type=\"Machine\"";
+	const char junk[] =
+		"<?xml version=\"1.0\"?>\n<topology version=\"2.0\"><object type=\"Machine\"";
 	assert_int_equal(write(fd, junk, sizeof(junk) - 1), (ssize_t)(sizeof(junk) - 1));
 	close(fd);
 	load_fails("xml", bad, "not a valid hwloc XML topology");
@@ -751,7 +779,9 @@ static void test_bad_inputs(void **state)
 	/* XML 3.0 (hwloc 3.x) is named as such. */
 	FILE *f = fopen(bad, "w");
 	assert_non_null(f);
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<topology version=\"3.0\">\n</topology>\n", f);
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<topology "
+	      "version=\"3.0\">\n</topology>\n",
+	      f);
 	fclose(f);
 	load_fails("xml", bad, "version 3");
 	load_fails("xml", bad, bad);
@@ -764,7 +794,8 @@ static void test_bad_inputs(void **state)
 	load_fails("xml", bad, bad);
 	unlink(bad);
 
-	load_fails("synthetic", "pack:x", "synthetic 'pack:x': invalid hwloc synthetic description");
+	load_fails("synthetic", "pack:x",
+		   "synthetic 'pack:x': invalid hwloc synthetic description");
 	load_fails("synthetic", "pack:2 bogus:3", "pack:2 bogus:3");
 
 	char dir[] = "/tmp/test_hwloc_empty_XXXXXX";

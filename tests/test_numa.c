@@ -95,7 +95,8 @@ static void test_placement_by_fault_share(void **state)
 	assert_int_equal(ts_numa_task_faults(p, 2), 10);
 	assert_int_equal(ts_numa_task_faults(p, 1), 4);
 	assert_int_equal(p->numa->total_numa_faults, 15);
-	assert_int_equal(ts_numa_task_weight(e.s, p, 2, 10) > ts_numa_task_weight(e.s, p, 1, 10), 1);
+	assert_int_equal(ts_numa_task_weight(e.s, p, 2, 10) > ts_numa_task_weight(e.s, p, 1, 10),
+			 1);
 	/* The running task is accounted: it has a preferred node, not its own. */
 	unsigned pr, nu;
 	ts_numa_preferred_share(e.s, &pr, &nu);
@@ -143,7 +144,7 @@ static void test_scan_period_bounds(void **state)
 	/* scan_size 256 MB < 2560: floor 1000/10 = 100 ms; one window for rss 0 */
 	assert_int_equal(ts_numa_task_scan_min(p), 1000);
 	assert_int_equal(ts_numa_task_scan_max(p), 60000);
-	p->numa->mm->rss_pages = 4UL << 18; /* 4 GiB: 16 windows */
+	p->numa->mm->rss_pages = 4UL << 18;		 /* 4 GiB: 16 windows */
 	assert_int_equal(ts_numa_task_scan_min(p), 100); /* 1000/16 = 62 < floor 100 */
 	assert_int_equal(ts_numa_task_scan_max(p), 3750);
 	/* Mostly remote private faults: the period shrinks (7 - lr) slots. */
@@ -166,7 +167,7 @@ static void test_group_join_same_mm(void **state)
 	(void)state;
 	struct env e;
 	env_preset(&e, "kunpeng920", "");
-	struct ts_numa_mm mm = { .id = 1 };
+	struct ts_numa_mm mm = {.id = 1};
 	struct ts_task *a = spawn(&e, 0, NULL, &mm), *b = spawn(&e, 40, NULL, &mm);
 	struct ts_numa_result r;
 	a->numa->numa_migrate_retry = b->numa->numa_migrate_retry = UINT64_MAX;
@@ -199,7 +200,7 @@ static void test_move_to_idle_and_reservation(void **state)
 	(void)state;
 	struct env e;
 	env_preset(&e, "kunpeng920", "");
-	const unsigned long to_node1[4] = { 0, 100, 0, 0 };
+	const unsigned long to_node1[4] = {0, 100, 0, 0};
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
 	set_faults(&e, p, to_node1, 1);
 	set_faults(&e, q, to_node1, 1);
@@ -252,7 +253,7 @@ static void test_no_reserve_same_cpu(void **state)
 	(void)state;
 	struct env e;
 	env_preset(&e, "kunpeng920", "NO_NUMA_RESERVE");
-	const unsigned long to_node1[4] = { 0, 100, 0, 0 };
+	const unsigned long to_node1[4] = {0, 100, 0, 0};
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
 	set_faults(&e, p, to_node1, 1);
 	set_faults(&e, q, to_node1, 1);
@@ -278,7 +279,7 @@ static void test_epyc_reservation_smt(void **state)
 	struct env e;
 	env_preset(&e, "epyc-7601", "");
 	int n0 = first_cpu_of_node(&e, 0);
-	unsigned long mem[8] = { 0 };
+	unsigned long mem[8] = {0};
 	mem[3] = 50;
 	struct ts_task *p = spawn(&e, n0, NULL, NULL);
 	struct ts_task *q = spawn(&e, n0 + 1, NULL, NULL);
@@ -314,7 +315,7 @@ static void imbalance_case(int nr_src, int nr_on_dst, int expect_ret)
 	assert_non_null(sd);
 	struct ts_cpumask *m = ts_cpumask_alloc(e.t->nr_cpus);
 	ts_cpumask_set_range(m, 0, 63); /* nodes 0 and 1 only */
-	const unsigned long to_node1[4] = { 30, 70, 0, 0 };
+	const unsigned long to_node1[4] = {30, 70, 0, 0};
 	struct ts_task *p = spawn(&e, 0, m, NULL);
 	for (int i = 1; i < nr_src; i++)
 		spawn(&e, i, NULL, NULL);
@@ -349,12 +350,12 @@ static void test_imbalance_limits(void **state)
 	env_close(&e);
 	assert_true(imb >= TS_NUMA_IMBALANCE_MIN);
 	/* p alone on node 0: src_running 0, imbalance = dst_running = k + 1 */
-	imbalance_case(1, 0, 0);                          /* imbalance 1 <= MIN */
-	imbalance_case(1, TS_NUMA_IMBALANCE_MIN - 1, 0);  /* imbalance 2 == MIN */
+	imbalance_case(1, 0, 0);			   /* imbalance 1 <= MIN */
+	imbalance_case(1, TS_NUMA_IMBALANCE_MIN - 1, 0);   /* imbalance 2 == MIN */
 	imbalance_case(1, TS_NUMA_IMBALANCE_MIN, -EAGAIN); /* 3 > MIN */
 	/* nr_src = imb on node 0: imbalance stays 1, dst_running is the limit */
-	imbalance_case(imb, imb - 1, 0);       /* dst_running == imb_numa_nr: allowed */
-	imbalance_case(imb, imb, -EAGAIN);     /* dst_running > imb_numa_nr: refused */
+	imbalance_case(imb, imb - 1, 0);   /* dst_running == imb_numa_nr: allowed */
+	imbalance_case(imb, imb, -EAGAIN); /* dst_running > imb_numa_nr: refused */
 }
 
 /* Swap: both tasks gain. The first candidate (a task without faults) is replaced by the
@@ -366,7 +367,7 @@ static void test_swap_both_gain(void **state)
 	env_preset(&e, "kunpeng920", "");
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 40, NULL, NULL);
 	fill_busy(&e, 0, 40);
-	const unsigned long to1[4] = { 0, 100, 0, 0 }, to0[4] = { 100, 0, 0, 0 };
+	const unsigned long to1[4] = {0, 100, 0, 0}, to0[4] = {100, 0, 0, 0};
 	set_faults(&e, p, to1, 1);
 	set_faults(&e, q, to0, 0);
 	struct ts_numa_result r;
@@ -376,8 +377,9 @@ static void test_swap_both_gain(void **state)
 	/* taskimp + q's gain (GLUELESS_MESH scores count nearby nodes), q moving to its
 	 * preferred node: + 1/8 */
 	int d = ts_topo_distance(e.t, 0, 1);
-	long imp = (long)ts_numa_task_weight(e.s, p, 1, d) - (long)ts_numa_task_weight(e.s, p, 0, d) +
-		   (long)ts_numa_task_weight(e.s, q, 0, d) - (long)ts_numa_task_weight(e.s, q, 1, d);
+	long imp =
+		(long)ts_numa_task_weight(e.s, p, 1, d) - (long)ts_numa_task_weight(e.s, p, 0, d) +
+		(long)ts_numa_task_weight(e.s, q, 0, d) - (long)ts_numa_task_weight(e.s, q, 1, d);
 	imp += imp / 8;
 	assert_true(imp > TS_NUMA_SMALLIMP);
 	assert_int_equal(r.imp, imp);
@@ -407,7 +409,7 @@ static void test_no_swap_small_gain(void **state)
 	env_preset(&e, "kunpeng920", "");
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 40, NULL, NULL);
 	fill_busy(&e, 0, 40);
-	const unsigned long pf[4] = { 490, 510, 0, 0 }, qf[4] = { 500, 500, 0, 0 };
+	const unsigned long pf[4] = {490, 510, 0, 0}, qf[4] = {500, 500, 0, 0};
 	set_faults(&e, p, pf, 1);
 	set_faults(&e, q, qf, 1);
 	struct ts_numa_result r;
@@ -418,11 +420,13 @@ static void test_no_swap_small_gain(void **state)
 		assert_int_equal(reserved(&e, c), 0);
 	/* With a gain >= SMALLIMP for p alone (q neutral), the swap happens. */
 	int d = ts_topo_distance(e.t, 0, 1);
-	assert_true((long)ts_numa_task_weight(e.s, p, 1, d) - (long)ts_numa_task_weight(e.s, p, 0, d) <
+	assert_true((long)ts_numa_task_weight(e.s, p, 1, d) -
+			    (long)ts_numa_task_weight(e.s, p, 0, d) <
 		    TS_NUMA_SMALLIMP);
-	const unsigned long pf2[4] = { 300, 700, 0, 0 };
+	const unsigned long pf2[4] = {300, 700, 0, 0};
 	set_faults(&e, p, pf2, 1);
-	assert_true((long)ts_numa_task_weight(e.s, p, 1, d) - (long)ts_numa_task_weight(e.s, p, 0, d) >=
+	assert_true((long)ts_numa_task_weight(e.s, p, 1, d) -
+			    (long)ts_numa_task_weight(e.s, p, 0, d) >=
 		    TS_NUMA_SMALLIMP);
 	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), 0);
 	assert_non_null(r.swap);
@@ -500,10 +504,10 @@ static void test_counts_exact(void **state)
 	struct env e;
 	env_preset(&e, "kunpeng920", "");
 	e.f.now = 1000 * MS;
-	const unsigned long on0[4] = { 100, 0, 0, 0 }, on1[4] = { 0, 100, 0, 0 };
+	const unsigned long on0[4] = {100, 0, 0, 0}, on1[4] = {0, 100, 0, 0};
 	struct ts_task *a = spawn(&e, 0, NULL, NULL);
 	struct ts_task *b = &e.task[e.nr_tasks];
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	for (int i = 0; i < 5; i++) { /* 5 more queued behind a on CPU 0 */
 		struct ts_task *p = &e.task[e.nr_tasks];
 		assert_int_equal(ts_task_init(e.s, p, 0, NULL, 0, &err), 0);
@@ -597,7 +601,7 @@ static void fbq_case(const char *features, bool remote, bool expect_cpu0_kept)
 	struct env e;
 	env_preset(&e, "kunpeng920", features);
 	e.f.now = 1000 * MS;
-	const unsigned long on0[4] = { 100, 0, 0, 0 }, on1[4] = { 0, 100, 0, 0 };
+	const unsigned long on0[4] = {100, 0, 0, 0}, on1[4] = {0, 100, 0, 0};
 	put_tasks(&e, 0, 8, on0, 0);
 	put_tasks(&e, 1, 6, remote ? on1 : NULL, remote ? 1 : TS_NUMA_NO_NODE);
 	e.f.now += MS; /* cache cold */
@@ -622,8 +626,8 @@ static void fbq_case(const char *features, bool remote, bool expect_cpu0_kept)
 static void test_fbq_regular_and_remote(void **state)
 {
 	(void)state;
-	fbq_case("", false, true);         /* regular group: CPU 0 (all) skipped */
-	fbq_case("", true, true);          /* remote group: CPU 0 (all) skipped */
+	fbq_case("", false, true);	   /* regular group: CPU 0 (all) skipped */
+	fbq_case("", true, true);	   /* remote group: CPU 0 (all) skipped */
 	fbq_case("NO_NUMA", false, false); /* as before NUMA: the busiest queue */
 	fbq_case("NO_NUMA", true, false);
 }
@@ -636,7 +640,7 @@ static void test_balance_to_preferred_ignores_hotness(void **state)
 		struct env e;
 		env_preset(&e, "kunpeng920", numa ? "" : "NO_NUMA");
 		e.f.now = 1000 * MS;
-		const unsigned long on1[4] = { 0, 100, 0, 0 };
+		const unsigned long on1[4] = {0, 100, 0, 0};
 		put_tasks(&e, 1, 6, on1, 1);
 		for (int i = 0; i < e.nr_tasks; i++)
 			e.task[i].se.exec_start = e.f.now; /* all cache hot */
@@ -662,8 +666,8 @@ static void test_migrate_degrades_locality(void **state)
 	assert_non_null(llc);
 	assert_true(numa->flags & TS_SD_NUMA);
 	assert_false(llc->flags & TS_SD_NUMA);
-	const unsigned long on0[4] = { 100, 0, 0, 0 };
-	const unsigned long src_heavy[4] = { 90, 0, 10, 0 }, dst_heavy[4] = { 0, 90, 10, 0 };
+	const unsigned long on0[4] = {100, 0, 0, 0};
+	const unsigned long src_heavy[4] = {90, 0, 10, 0}, dst_heavy[4] = {0, 90, 10, 0};
 	struct ts_task *p = spawn_queued(&e, 0), *r = spawn_queued(&e, 0);
 	(void)r;
 	enum ts_idle_type busy = TS_CPU_NOT_IDLE, idle = TS_CPU_IDLE;
@@ -686,7 +690,8 @@ static void test_migrate_degrades_locality(void **state)
 	set_faults(&e, p, src_heavy, 3);
 	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, idle), -1);
 	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, busy), 1);
-	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, TS_CPU_NEWLY_IDLE), 1);
+	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, TS_CPU_NEWLY_IDLE),
+			 1);
 	set_faults(&e, p, dst_heavy, 3);
 	assert_int_equal(ts_numa_migrate_degrades_locality(e.s, p, numa, 0, 32, busy), 0);
 	/* NO_NUMA: locality never decides */

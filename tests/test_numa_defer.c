@@ -16,7 +16,7 @@
 
 #include "numa_env.h"
 
-#define MS 1000000ULL
+#define MS    1000000ULL
 #define GRID2 "10 20; 20 10"
 
 static uint64_t attempts(struct env *e)
@@ -90,7 +90,7 @@ static void test_due_conditions(void **state)
 	env_grid(&e, 2, 2, GRID2, "");
 	struct ts_task *p = env_spawn(&e, 0, NULL, NULL);
 	struct ts_numa_task *n = p->numa;
-	const unsigned long on0[2] = { 100, 0 }, on1[2] = { 0, 100 };
+	const unsigned long on0[2] = {100, 0}, on1[2] = {0, 100};
 	e.f.now = 100 * MS;
 	n->numa_migrate_retry = 0;
 	/* no statistics yet */
@@ -166,7 +166,7 @@ static struct outcome scan(bool deferred, bool busy1, bool home)
 	if (busy1)
 		for (int c = 2; c < 4; c++) {
 			struct ts_task *q = env_spawn(&e, c, NULL, NULL);
-			const unsigned long q0[2] = { 100, 0 };
+			const unsigned long q0[2] = {100, 0};
 			set_faults(&e, q, q0, 0);
 		}
 	if (busy1) { /* the lock-free view the search reads: 1024 per task, CPU 1 idle */
@@ -183,17 +183,20 @@ static struct outcome scan(bool deferred, bool busy1, bool home)
 		unsigned long *f = faults_of(p);
 		f[ts_numa_faults_idx(2, TS_NUMA_MEMBUF, 0, 1)] = 500;
 	}
-	const int mem[3] = { 1, 0, 1 };
-	struct ts_numa_result r, decided = { .ret = 1, .dst_cpu = -1 };
+	const int mem[3] = {1, 0, 1};
+	struct ts_numa_result r, decided = {.ret = 1, .dst_cpu = -1};
 	for (int i = 0; i < 3; i++) {
 		unsigned int flags = mem[i] == 0 ? TS_TNF_FAULT_LOCAL : 0;
 		if (!deferred) {
-			if (ts_task_numa_fault(e.s, p, p, mem[i], 10, flags, &r) != 1 && decided.dst_cpu < 0)
+			if (ts_task_numa_fault(e.s, p, p, mem[i], 10, flags, &r) != 1 &&
+			    decided.dst_cpu < 0)
 				decided = r;
 			continue;
 		}
 		bool passed = ts_numa_migrate_retry_passed(e.s, p);
-		assert_int_equal(ts_task_numa_fault(e.s, p, p, mem[i], 10, flags | TS_TNF_NO_MIGRATE, &r), 1);
+		assert_int_equal(
+			ts_task_numa_fault(e.s, p, p, mem[i], 10, flags | TS_TNF_NO_MIGRATE, &r),
+			1);
 		if (!passed)
 			continue;
 		uint64_t before = attempts(&e);

@@ -31,7 +31,7 @@ struct wb {
 static void wb_open(struct wb *w, const char *features)
 {
 	memset(w, 0, sizeof(*w));
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	w->t = grid_topology(4, 4, "10 20 20 20; 20 10 20 20; 20 20 10 20; 20 20 20 10");
 	w->s = fake_sched(&w->f, w->t, features);
 	assert_non_null(w->s);
@@ -124,8 +124,8 @@ static void test_assign_conflict_alternative(void **state)
 	struct wb w;
 	wb_open(&w, "");
 	struct task_numa_env env = wb_env(&w);
-	offer(&env, 4, NULL, 10);	  /* our best so far: CPU 4 */
-	set_flag(&w, 5, 1);               /* another search's */
+	offer(&env, 4, NULL, 10); /* our best so far: CPU 4 */
+	set_flag(&w, 5, 1);	  /* another search's */
 	offer(&env, 5, NULL, 20);
 	assert_int_equal(env.best_cpu, 7);
 	assert_int_equal(env.dst_cpu, 7);
@@ -211,7 +211,7 @@ static void test_assign_without_reservation(void **state)
 static void test_numa_classify_boundaries(void **state)
 {
 	(void)state;
-	struct numa_stats ns = { .compute_capacity = 4096, .weight = 4, .nr_running = 4 };
+	struct numa_stats ns = {.compute_capacity = 4096, .weight = 4, .nr_running = 4};
 	/* 4096*100 = 409600 vs util*108: 3792*108 = 409536 < 409600 -> spare; 3793: 409644 */
 	ns.util = 3792;
 	ns.runnable = 3792;
@@ -246,7 +246,7 @@ static void test_numa_classify_boundaries(void **state)
 static void test_load_too_imbalanced_numbers(void **state)
 {
 	(void)state;
-	struct task_numa_env env = { 0 };
+	struct task_numa_env env = {0};
 	env.src_stats.compute_capacity = 2048;
 	env.dst_stats.compute_capacity = 1024;
 	env.src_stats.load = 3000;

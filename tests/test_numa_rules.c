@@ -255,7 +255,7 @@ static void test_placement_once_per_scan_seq(void **state)
 	(void)state;
 	struct env e;
 	env_preset(&e, "kunpeng920", "");
-	struct ts_numa_mm mm = { .id = 100 };
+	struct ts_numa_mm mm = {.id = 100};
 	struct ts_task *p = spawn(&e, 0, NULL, &mm), *q = spawn(&e, 1, NULL, &mm);
 	ts_task_numa_fault(e.s, p, NULL, 0, 8, TS_TNF_FAULT_LOCAL, NULL);
 	ts_task_numa_fault(e.s, q, NULL, 2, 8, 0, NULL);
@@ -304,15 +304,16 @@ static void test_placement_once_per_scan_seq(void **state)
 static void test_preferred_node_has_cpus(void **state)
 {
 	(void)state;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = ts_topology_alloc(12, 4, &err);
 	assert_non_null(t);
 	for (int i = 0; i < 12; i++) {
 		t->cpu[i].core = t->cpu[i].cluster = i;
 		t->cpu[i].node = t->cpu[i].llc = t->cpu[i].package = i / 4;
 	}
-	assert_int_equal(ts_topology_parse_distance(t, "10 20 30 15; 20 10 20 15; 30 20 10 15; 15 15 15 10",
-						    &err), 0);
+	assert_int_equal(ts_topology_parse_distance(
+				 t, "10 20 30 15; 20 10 20 15; 30 20 10 15; 15 15 15 10", &err),
+			 0);
 	assert_int_equal(ts_topology_finish(t, &err), 0);
 	struct env e;
 	env_start(&e, t, "", NULL);
@@ -331,7 +332,7 @@ static void test_preferred_node_has_cpus(void **state)
 	 *   node 2: 0 + 5 + 75 = 80
 	 *   (node 3 would score 100 + 10*15/20 = 107, but has no CPUs) -> node 1 */
 	struct ts_task *g = spawn(&e, 8, NULL, NULL);
-	const unsigned long gf[4] = { 0, 10, 0, 100 };
+	const unsigned long gf[4] = {0, 10, 0, 100};
 	make_group(&g, 1, gf, NULL, NULL);
 	placement(&e, g);
 	assert_int_equal(g->numa->numa_preferred_nid, 1);
@@ -370,8 +371,8 @@ static void test_scan_period_doubles(void **state)
 	env_preset(&e, "kunpeng920", "");
 	struct ts_task *p = spawn(&e, 0, NULL, NULL);
 	struct ts_numa_task *n = p->numa;
-	assert_int_equal(n->numa_scan_period, TS_NUMA_SCAN_DELAY_MS); /* init: scan delay */
-	assert_int_equal(scan_window(&e, p, 2000, 0, 0, 0, 0, 0), 4000);   /* no faults */
+	assert_int_equal(n->numa_scan_period, TS_NUMA_SCAN_DELAY_MS);	 /* init: scan delay */
+	assert_int_equal(scan_window(&e, p, 2000, 0, 0, 0, 0, 0), 4000); /* no faults */
 	/* remote private faults only: local + shared == 0 (sic) -> doubles as well */
 	assert_int_equal(scan_window(&e, p, 2000, 50, 0, 0, 50, 0), 4000);
 	assert_int_equal(n->numa_faults_locality[0], 50);
@@ -449,10 +450,11 @@ static void test_scan_period_limits_from_mm(void **state)
 	/* a group of p and q (refcount 2), 100 shared and 100 private faults (of other
 	 * members: p starts over without faults of its own):
 	 * 60000 * 2 * 101 / 201 = 60298 */
-	memset(faults_of(p), 0, (size_t)(TS_NUMA_BUCKETS * 2 * n->nr_nodes) * sizeof(unsigned long));
+	memset(faults_of(p), 0,
+	       (size_t)(TS_NUMA_BUCKETS * 2 * n->nr_nodes) * sizeof(unsigned long));
 	n->total_numa_faults = 0;
-	struct ts_task *members[2] = { p, q };
-	const unsigned long hundred[4] = { 100, 0, 0, 0 };
+	struct ts_task *members[2] = {p, q};
+	const unsigned long hundred[4] = {100, 0, 0, 0};
 	struct ts_numa_group *g = make_group(members, 2, hundred, hundred, NULL);
 	assert_int_equal(ts_numa_task_scan_max(p), 60298);
 	/* shared only: 60000 * 2 * 101 / 101 = 120000; p adds 10 shared (111 / 111: the
@@ -483,10 +485,12 @@ static void test_scan_period_history(void **state)
 	for (int i = 0; i < 10; i++)
 		placement(&e, p);
 	assert_int_equal(n->scan_period_hist_n, 10);
-	const unsigned int expect[TS_NUMA_SCAN_HIST] = { 60000, 60000, 8000, 16000, 32000, 60000, 60000, 60000 };
+	const unsigned int expect[TS_NUMA_SCAN_HIST] = {60000, 60000, 8000,  16000,
+							32000, 60000, 60000, 60000};
 	for (int i = 0; i < TS_NUMA_SCAN_HIST; i++)
 		assert_int_equal(n->scan_period_hist[i], expect[i]);
-	assert_int_equal(n->scan_period_hist[(n->scan_period_hist_n - 1) % TS_NUMA_SCAN_HIST], 60000);
+	assert_int_equal(n->scan_period_hist[(n->scan_period_hist_n - 1) % TS_NUMA_SCAN_HIST],
+			 60000);
 	env_close(&e);
 }
 
@@ -520,7 +524,7 @@ static void test_group_preferred_nid_direct(void **state)
 	(void)state;
 	/* epyc-7742, 2 nodes: p's own 20 faults on node 0 fold into the group (20 + 0) but
 	 * the group's 60 on node 1 decide: a task alone would prefer node 0 */
-	const unsigned long gf[2] = { 0, 60 };
+	const unsigned long gf[2] = {0, 60};
 	assert_int_equal(group_preference("epyc-7742", NULL, gf, 0, 20), 1);
 }
 
@@ -534,7 +538,7 @@ static void test_group_preferred_nid_glueless(void **state)
 	 *   node 2: 45 + 30*1/23 + 40*8/23 + 0*17/23  = 45 + 1 + 13      = 59
 	 *   node 3: 0 + 45*17/23 + 40*1/23            = 33 + 1           = 34
 	 * -> node 1, although node 2 has the most faults */
-	const unsigned long gf[4] = { 30, 40, 45, 0 };
+	const unsigned long gf[4] = {30, 40, 45, 0};
 	assert_int_equal(group_preference("kunpeng920", NULL, gf, 0, 0), 1);
 }
 
@@ -544,7 +548,7 @@ static void test_group_preferred_nid_backplane(void **state)
 	/* epyc-7601 (two sockets of four nodes, 16 within, 32 across): faults n0 30, n4 25,
 	 * n5 25. dist 32: groups {0-3} = 30, {4-7} = 50 -> {4-7}; dist 16: every node alone:
 	 * 25, 25, 0, 0 -> node 4 (the first maximum); node 0 has the most faults */
-	const unsigned long gf[8] = { 30, 0, 0, 0, 25, 25, 0, 0 };
+	const unsigned long gf[8] = {30, 0, 0, 0, 25, 25, 0, 0};
 	assert_int_equal(group_preference("epyc-7601", NULL, gf, 0, 0), 4);
 	/* Not every backplane is a tree: six nodes, two sockets at 30, within a socket
 	 * 0-1 and 1-2 at 12 but 0-2 at 20. The kernel only groups nodes still in `nodes`:
@@ -552,10 +556,11 @@ static void test_group_preferred_nid_backplane(void **state)
 	 *   dist 20: a = 0: {0,1} = 110; a = 2: {2} = 70         -> nodes {0,1}, nid 0
 	 *   dist 12: a = 0: {0} = 60; a = 1: {1} = 50            -> nid 0
 	 * (counting node 1 again for a = 2, {1,2} = 120, would end on node 2) */
-	struct ts_topology *t = grid_topology(6, 2,
-		"10 12 20 30 30 30; 12 10 12 30 30 30; 20 12 10 30 30 30;"
-		"30 30 30 10 12 20; 30 30 30 12 10 12; 30 30 30 20 12 10");
-	const unsigned long gf6[6] = { 60, 50, 70, 0, 0, 0 };
+	struct ts_topology *t =
+		grid_topology(6, 2,
+			      "10 12 20 30 30 30; 12 10 12 30 30 30; 20 12 10 30 30 30;"
+			      "30 30 30 10 12 20; 30 30 30 12 10 12; 30 30 30 20 12 10");
+	const unsigned long gf6[6] = {60, 50, 70, 0, 0, 0};
 	assert_int_equal(group_preference(NULL, t, gf6, 0, 0), 0);
 }
 
@@ -569,7 +574,7 @@ static void test_group_active_nodes(void **state)
 	struct env e;
 	env_preset(&e, "kunpeng920", "");
 	struct ts_task *p = spawn(&e, 0, NULL, NULL), *q = spawn(&e, 1, NULL, NULL);
-	const unsigned long mem[4] = { 10, 10, 10, 0 }, cpu[4] = { 90, 31, 30, 0 };
+	const unsigned long mem[4] = {10, 10, 10, 0}, cpu[4] = {90, 31, 30, 0};
 	struct ts_numa_group *g = make_group(&p, 1, mem, NULL, cpu);
 	placement(&e, p); /* p adds no CPU faults: CPUBUF empty, CPU 0 - 0/2 */
 	assert_int_equal(g->max_faults_cpu, 90);
@@ -711,7 +716,7 @@ static void test_migrate_preferred_retry(void **state)
 	assert_int_equal(ts_numa_migrate_preferred(e.s, p, &r), 1); /* no preferred node */
 	assert_int_equal(n->numa_migrate_retry, 0);
 	/* on its preferred node: 1 + min(1000, 1000 / 16 = 62) */
-	const unsigned long on0[4] = { 100, 0, 0, 0 }, on1[4] = { 0, 100, 0, 0 };
+	const unsigned long on0[4] = {100, 0, 0, 0}, on1[4] = {0, 100, 0, 0};
 	set_faults(&e, p, on0, 0);
 	assert_int_equal(ts_numa_migrate_preferred(e.s, p, &r), 1);
 	assert_int_equal(n->numa_migrate_retry, 1 + 62);
@@ -741,8 +746,8 @@ static void test_migrate_preferred_retry(void **state)
 	env_close(&e);
 
 	/* HZ 250: msecs_to_jiffies(1100) = DIV_ROUND_UP(1100, 4) = 275; 275 / 16 = 17 */
-	struct ts_error err = { 0 };
-	const struct ts_sched_config cfg = { .hz = 250 };
+	struct ts_error err = {0};
+	const struct ts_sched_config cfg = {.hz = 250};
 	env_start(&e, ts_preset_find("kunpeng920")->build(&err), "", &cfg);
 	p = spawn(&e, 0, NULL, NULL);
 	set_faults(&e, p, on0, 0);
@@ -764,7 +769,7 @@ static void test_migrate_preferred_retry(void **state)
 static void test_search_order(void **state)
 {
 	(void)state;
-	const unsigned long pf[4] = { 10, 50, 5, 35 };
+	const unsigned long pf[4] = {10, 50, 5, 35};
 	struct env e;
 	struct ts_numa_result r;
 	/* preferred node 1 idle: CPU 4, nothing else looked at (node 3 would win) */
@@ -800,7 +805,7 @@ static void test_search_order(void **state)
  * n2 0, n3 40 (total 100): groupimp node 1 +400, node 2 -100, node 3 +300. */
 static void group_search_case(int active_nodes, int expect_cpu, int expect_pref)
 {
-	const unsigned long own[4] = { 10, 0, 0, 0 }, gf[4] = { 10, 50, 0, 40 };
+	const unsigned long own[4] = {10, 0, 0, 0}, gf[4] = {10, 50, 0, 40};
 	struct env e;
 	struct ts_numa_result r;
 	env_grid(&e, 4, 4, DIRECT4, "");
@@ -850,7 +855,7 @@ static void test_search_imbalance_pct(void **state)
 		struct ts_task *q4 = spawn(&e, 4, NULL, NULL);
 		for (int c = 5; c < 8; c++)
 			spawn(&e, c, NULL, NULL);
-		const unsigned long pf[4] = { 10, 90, 0, 0 };
+		const unsigned long pf[4] = {10, 90, 0, 0};
 		set_faults(&e, p, pf, 1);
 		for (int i = 0; i < e.nr_tasks; i++)
 			e.task[i].se.avg.load_avg = 1024;
@@ -879,11 +884,11 @@ static void test_search_without_sd_numa(void **state)
 	struct ts_topology *t = grid_topology(4, 4, DIRECT4);
 	struct ts_cpumask *node0 = ts_cpumask_alloc(16);
 	ts_cpumask_set_range(node0, 0, 3);
-	const struct ts_sched_config cfg = { .cpu_map = node0 };
+	const struct ts_sched_config cfg = {.cpu_map = node0};
 	env_start(&e, t, "", &cfg);
 	assert_null(e.s->dom->cpu[0].sd_numa);
 	struct ts_task *p = spawn(&e, 0, NULL, NULL);
-	const unsigned long on1[4] = { 0, 100, 0, 0 };
+	const unsigned long on1[4] = {0, 100, 0, 0};
 	set_faults(&e, p, on1, 1);
 	struct ts_numa_result r;
 	assert_int_equal(ts_task_numa_migrate(e.s, p, &r), -EINVAL);
@@ -908,12 +913,13 @@ static void test_search_without_sd_numa(void **state)
 struct compare_setup {
 	const unsigned long *qf[4];
 	int qpref[4];
-	bool pinned[4];           /* q may not leave node 1 */
+	bool pinned[4]; /* q may not leave node 1 */
 	bool maymove;
-	bool cpu7_idle;           /* q[3] is queued on CPU 4 instead (node 1 still counts 4) */
+	bool cpu7_idle; /* q[3] is queued on CPU 4 instead (node 1 still counts 4) */
 };
 
-static struct ts_task *compare_env(struct env *e, const struct compare_setup *cs, struct ts_task **q)
+static struct ts_task *compare_env(struct env *e, const struct compare_setup *cs,
+				   struct ts_task **q)
 {
 	env_grid(e, 4, 4, DIRECT4, "");
 	struct ts_cpumask *m = nodes_mask(e, 0, 1);
@@ -923,7 +929,7 @@ static struct ts_task *compare_env(struct env *e, const struct compare_setup *cs
 		int cpu = cs->cpu7_idle && i == 3 ? 4 : 4 + i;
 		q[i] = cs->pinned[i] ? spawn_on_node_only(e, cpu, 1) : spawn(e, cpu, NULL, NULL);
 	}
-	const unsigned long pf[4] = { 300, 700, 0, 0 };
+	const unsigned long pf[4] = {300, 700, 0, 0};
 	set_faults(e, p, pf, 1);
 	for (int i = 0; i < 4; i++)
 		if (cs->qf[i])
@@ -937,9 +943,9 @@ static struct ts_task *compare_env(struct env *e, const struct compare_setup *cs
 	return p;
 }
 
-static const unsigned long Q_HOME[4] = { 1000, 0, 0, 0 };  /* gains 1000 moving to node 0 */
-static const unsigned long Q_STAYS[4] = { 0, 1000, 0, 0 }; /* loses 1000 */
-static const unsigned long Q_EVEN[4] = { 500, 500, 0, 0 }; /* neutral */
+static const unsigned long Q_HOME[4] = {1000, 0, 0, 0};	 /* gains 1000 moving to node 0 */
+static const unsigned long Q_STAYS[4] = {0, 1000, 0, 0}; /* loses 1000 */
+static const unsigned long Q_EVEN[4] = {500, 500, 0, 0}; /* neutral */
 
 /* A swap needs imp >= SMALLIMP (30) and imp > best_imp + SMALLIMP / 2. taskimp 400; q4
  * alone (the others pinned to node 1) losing 371 (3145/6855 of 10000 -> 314 - 685): imp 29,
@@ -950,9 +956,9 @@ static const unsigned long Q_EVEN[4] = { 500, 500, 0, 0 }; /* neutral */
 static int smallimp_case(const unsigned long *q4f, const unsigned long *q5f, long *imp)
 {
 	const struct compare_setup cs = {
-		.qf = { q4f, q5f },
-		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
-		.pinned = { false, q5f == NULL, true, true },
+		.qf = {q4f, q5f},
+		.qpref = {TS_NUMA_NO_NODE, TS_NUMA_NO_NODE},
+		.pinned = {false, q5f == NULL, true, true},
 	};
 	struct env e;
 	struct ts_task *q[4];
@@ -975,8 +981,8 @@ static int smallimp_case(const unsigned long *q4f, const unsigned long *q5f, lon
 static void test_compare_smallimp_margin(void **state)
 {
 	(void)state;
-	const unsigned long imp29[4] = { 3145, 6855, 0, 0 }, imp30[4] = { 3150, 6850, 0, 0 };
-	const unsigned long plus15[4] = { 5075, 4925, 0, 0 }, plus16[4] = { 508, 492, 0, 0 };
+	const unsigned long imp29[4] = {3145, 6855, 0, 0}, imp30[4] = {3150, 6850, 0, 0};
+	const unsigned long plus15[4] = {5075, 4925, 0, 0}, plus16[4] = {508, 492, 0, 0};
 	long imp = 0;
 	assert_int_equal(smallimp_case(imp29, NULL, &imp), -1);
 	assert_int_equal(smallimp_case(imp30, NULL, &imp), 0);
@@ -997,8 +1003,8 @@ static void test_compare_move_or_swap(void **state)
 	struct ts_task *q[4];
 	struct ts_numa_result r;
 	const struct compare_setup lose = {
-		.qf = { Q_STAYS, Q_STAYS, Q_STAYS, Q_STAYS },
-		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.qf = {Q_STAYS, Q_STAYS, Q_STAYS, Q_STAYS},
+		.qpref = {TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE},
 		.maymove = true,
 	};
 	struct ts_task *p = compare_env(&e, &lose, q);
@@ -1008,8 +1014,8 @@ static void test_compare_move_or_swap(void **state)
 	assert_int_equal(r.imp, 400);
 
 	const struct compare_setup gain = {
-		.qf = { Q_HOME, Q_STAYS, Q_STAYS, Q_STAYS },
-		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.qf = {Q_HOME, Q_STAYS, Q_STAYS, Q_STAYS},
+		.qpref = {TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE},
 		.maymove = true,
 	};
 	p = compare_env(&e, &gain, q);
@@ -1031,8 +1037,8 @@ static void test_compare_move_to_idle(void **state)
 	struct ts_task *q[4];
 	struct ts_numa_result r;
 	const struct compare_setup idle7 = {
-		.qf = { Q_STAYS, Q_HOME, Q_STAYS, Q_STAYS },
-		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.qf = {Q_STAYS, Q_HOME, Q_STAYS, Q_STAYS},
+		.qpref = {TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE},
 		.maymove = true,
 		.cpu7_idle = true,
 	};
@@ -1044,8 +1050,8 @@ static void test_compare_move_to_idle(void **state)
 	assert_int_equal(r.imp, 400);
 
 	const struct compare_setup exiting = {
-		.qf = { Q_HOME, Q_STAYS, Q_STAYS, Q_STAYS },
-		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.qf = {Q_HOME, Q_STAYS, Q_STAYS, Q_STAYS},
+		.qpref = {TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE},
 		.maymove = true,
 	};
 	p = compare_env(&e, &exiting, q);
@@ -1064,7 +1070,8 @@ static void test_compare_move_to_idle(void **state)
  * 1400 + 175 = 1575. */
 static long swap_imp_with_pref(int qpref)
 {
-	const struct compare_setup cs = { .qf = { Q_HOME }, .qpref = { qpref }, .pinned = { false, true, true, true } };
+	const struct compare_setup cs = {
+		.qf = {Q_HOME}, .qpref = {qpref}, .pinned = {false, true, true, true}};
 	struct env e;
 	struct ts_task *q[4];
 	struct ts_task *p = compare_env(&e, &cs, q);
@@ -1092,8 +1099,8 @@ static void test_compare_partner_going_home(void **state)
 	struct ts_task *q[4];
 	struct ts_numa_result r;
 	const struct compare_setup stop = {
-		.qf = { Q_HOME, Q_EVEN, Q_HOME, Q_HOME },
-		.qpref = { TS_NUMA_NO_NODE, 0, 0, 0 },
+		.qf = {Q_HOME, Q_EVEN, Q_HOME, Q_HOME},
+		.qpref = {TS_NUMA_NO_NODE, 0, 0, 0},
 	};
 	struct ts_task *p = compare_env(&e, &stop, q);
 	r = search_and_close(&e, p);
@@ -1101,9 +1108,9 @@ static void test_compare_partner_going_home(void **state)
 	assert_int_equal(r.imp, 450);
 
 	const struct compare_setup skip = {
-		.qf = { Q_EVEN, Q_HOME, NULL, NULL },
-		.qpref = { 0, TS_NUMA_NO_NODE, 0, 0 },
-		.pinned = { false, false, true, true },
+		.qf = {Q_EVEN, Q_HOME, NULL, NULL},
+		.qpref = {0, TS_NUMA_NO_NODE, 0, 0},
+		.pinned = {false, false, true, true},
 		.maymove = true,
 	};
 	p = compare_env(&e, &skip, q);
@@ -1124,15 +1131,17 @@ enum grouping { NONE, SAME, BOTH_DIFFERENT, P_ONLY, Q_ONLY };
 
 static long swap_imp_grouped(enum grouping gr)
 {
-	const unsigned long qf[4] = { 600, 400, 0, 0 };
-	const unsigned long pg[4] = { 200, 800, 0, 0 }, qg[4] = { 700, 300, 0, 0 };
+	const unsigned long qf[4] = {600, 400, 0, 0};
+	const unsigned long pg[4] = {200, 800, 0, 0}, qg[4] = {700, 300, 0, 0};
 	const struct compare_setup cs = {
-		.qf = { qf }, .qpref = { TS_NUMA_NO_NODE }, .pinned = { false, true, true, true },
+		.qf = {qf},
+		.qpref = {TS_NUMA_NO_NODE},
+		.pinned = {false, true, true, true},
 	};
 	struct env e;
 	struct ts_task *q[4];
 	struct ts_task *p = compare_env(&e, &cs, q);
-	struct ts_task *both[2] = { p, q[0] };
+	struct ts_task *both[2] = {p, q[0]};
 	if (gr == SAME)
 		make_group(both, 2, pg, NULL, NULL);
 	if (gr == BOTH_DIFFERENT || gr == P_ONLY)
@@ -1164,9 +1173,9 @@ static void test_compare_partner_not_allowed(void **state)
 	struct ts_task *q[4];
 	struct ts_numa_result r;
 	const struct compare_setup pinned = {
-		.qf = { Q_HOME, Q_EVEN, NULL, NULL },
-		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
-		.pinned = { true, false, true, true },
+		.qf = {Q_HOME, Q_EVEN, NULL, NULL},
+		.qpref = {TS_NUMA_NO_NODE, TS_NUMA_NO_NODE},
+		.pinned = {true, false, true, true},
 	};
 	struct ts_task *p = compare_env(&e, &pinned, q);
 	r = search_and_close(&e, p);
@@ -1174,8 +1183,8 @@ static void test_compare_partner_not_allowed(void **state)
 	assert_int_equal(r.imp, 400);
 
 	const struct compare_setup kthread = {
-		.qf = { NULL, Q_STAYS, Q_STAYS, Q_STAYS },
-		.qpref = { TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE },
+		.qf = {NULL, Q_STAYS, Q_STAYS, Q_STAYS},
+		.qpref = {TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE, TS_NUMA_NO_NODE},
 		.maymove = true,
 	};
 	p = compare_env(&e, &kthread, q);
@@ -1195,9 +1204,11 @@ static void test_compare_partner_not_allowed(void **state)
  *     |4096*4096 - 6096*2048| = 4292608 -> refused */
 static int swap_with_loads(unsigned long src_cpu_load, unsigned long dst_capacity)
 {
-	const unsigned long qf[4] = { 600, 400, 0, 0 };
+	const unsigned long qf[4] = {600, 400, 0, 0};
 	const struct compare_setup cs = {
-		.qf = { qf }, .qpref = { TS_NUMA_NO_NODE }, .pinned = { false, true, true, true },
+		.qf = {qf},
+		.qpref = {TS_NUMA_NO_NODE},
+		.pinned = {false, true, true, true},
 	};
 	struct env e;
 	struct ts_task *q[4];
@@ -1244,10 +1255,10 @@ static int move_with_src_tasks(int nr_src)
 	ts_cpumask_free(m);
 	for (int i = 1; i < nr_src; i++)
 		spawn(&e, i % 4, NULL, NULL);
-	const int dst_cpus[4] = { 4, 4, 5, 6 };
+	const int dst_cpus[4] = {4, 4, 5, 6};
 	for (int i = 0; i < 4; i++)
 		spawn(&e, dst_cpus[i], NULL, NULL);
-	const unsigned long on1[4] = { 0, 100, 0, 0 };
+	const unsigned long on1[4] = {0, 100, 0, 0};
 	set_faults(&e, p, on1, 1);
 	for (int c = 0; c < 16; c++)
 		set_cpu_view(&e, c, 0, 0);
@@ -1286,7 +1297,7 @@ static void test_reserved_cpus_skipped(void **state)
 	for (int i = 0; i < 5; i++)
 		p[i] = spawn(&e, i % 4, m, NULL); /* p[4] queued behind p[0] */
 	ts_cpumask_free(m);
-	const unsigned long on1[4] = { 0, 100, 0, 0 };
+	const unsigned long on1[4] = {0, 100, 0, 0};
 	for (int i = 0; i < 5; i++)
 		set_faults(&e, p[i], on1, 1);
 	struct ts_numa_result r[5];
@@ -1294,7 +1305,8 @@ static void test_reserved_cpus_skipped(void **state)
 		assert_int_equal(ts_task_numa_migrate(e.s, p[i], &r[i]), 0);
 		assert_int_equal(r[i].dst_cpu, 4 + i);
 		assert_true(r[i].reserved);
-		assert_int_equal(STAT(&e, reserved_skips), (uint64_t)(i * (i + 1) / 2)); /* 0 1 3 6 */
+		assert_int_equal(STAT(&e, reserved_skips),
+				 (uint64_t)(i * (i + 1) / 2)); /* 0 1 3 6 */
 	}
 	assert_int_equal(ts_task_numa_migrate(e.s, p[4], &r[4]), -EAGAIN);
 	assert_int_equal(STAT(&e, reserved_skips), 6 + 4 + 4);
@@ -1320,7 +1332,7 @@ static void test_no_result_drops_reservation(void **state)
 	struct ts_cpumask *m = nodes_mask(&e, 0, 1);
 	struct ts_task *p = spawn(&e, 0, m, NULL);
 	ts_cpumask_free(m);
-	const unsigned long on1[4] = { 0, 100, 0, 0 };
+	const unsigned long on1[4] = {0, 100, 0, 0};
 	set_faults(&e, p, on1, 1);
 	assert_int_equal(ts_task_numa_migrate(e.s, p, NULL), -EAGAIN);
 	for (int c = 0; c < 16; c++)
@@ -1343,12 +1355,12 @@ static void test_partly_scheduled_node_swaps(void **state)
 	assert_non_null(map);
 	for (int c = 0; c <= 4; c++)
 		ts_cpumask_set(map, c);
-	const struct ts_sched_config cfg = { .cpu_map = map };
+	const struct ts_sched_config cfg = {.cpu_map = map};
 	env_start(&e, t, "", &cfg);
 	ts_cpumask_free(map);
 	struct ts_task *p = spawn(&e, 0, NULL, NULL);
 	struct ts_task *q = spawn(&e, 4, NULL, NULL);
-	const unsigned long on0[2] = { 1000, 0 }, on1[2] = { 0, 1000 };
+	const unsigned long on0[2] = {1000, 0}, on1[2] = {0, 1000};
 	set_faults(&e, p, on1, 1);
 	set_faults(&e, q, on0, 0);
 	for (int c = 0; c <= 4; c++)
@@ -1366,7 +1378,7 @@ static void test_partly_scheduled_node_swaps(void **state)
 static void test_apply_rechecks(void **state)
 {
 	(void)state;
-	const unsigned long on1[4] = { 0, 100, 0, 0 };
+	const unsigned long on1[4] = {0, 100, 0, 0};
 	struct env e;
 	struct ts_numa_result r;
 	/* p moved (slept, woke on CPU 1) after the decision */
@@ -1387,7 +1399,7 @@ static void test_apply_rechecks(void **state)
 	assert_int_equal(STAT(&e, stick), 1);
 	assert_int_equal(STAT(&e, applied), 0);
 	assert_int_equal(p->numa->nr_numa_stick, 1);
-	assert_int_equal(p->numa->nr_numa_migrations, 1); /* decided, not done */
+	assert_int_equal(p->numa->nr_numa_migrations, 1);	   /* decided, not done */
 	assert_int_equal(ts_numa_migrate_apply(e.s, &r), -EINVAL); /* done: nothing to apply */
 	ts_numa_migrate_done(e.s, &r);
 	assert_int_equal(STAT(&e, stick), 1);
@@ -1414,7 +1426,9 @@ static void test_apply_swap(void **state)
 {
 	(void)state;
 	const struct compare_setup cs = {
-		.qf = { Q_HOME }, .qpref = { 0 }, .pinned = { false, true, true, true },
+		.qf = {Q_HOME},
+		.qpref = {0},
+		.pinned = {false, true, true, true},
 	};
 	struct env e;
 	struct ts_task *q[4];
@@ -1488,7 +1502,7 @@ static void test_counters_script(void **state)
 	/* q decides a move and does not get there. Node 1 now runs p: dst_running 2 >
 	 * imb_numa_nr 1 keeps the imbalance 2 - 1, so node 1 gives nothing; for a task without
 	 * a group nodes 2 and 3 are searched, the last wins */
-	const unsigned long on1[4] = { 0, 100, 0, 0 };
+	const unsigned long on1[4] = {0, 100, 0, 0};
 	set_faults(&e, q, on1, 1);
 	assert_int_equal(ts_task_numa_migrate(e.s, q, &r), 0);
 	assert_int_equal(r.dst_cpu, 12);

@@ -718,7 +718,7 @@ static void test_attach_corner_cases(void **state)
 	assert_int_equal(c2.util_sum, 0);
 
 	/* A zero weight (impossible in the kernel) must not divide by zero. */
-	struct ts_sched_avg c3 = { 0 }, s3 = { .load_avg = 5 };
+	struct ts_sched_avg c3 = {0}, s3 = {.load_avg = 5};
 	ts_attach_entity_load_avg(&c3, &s3, 0);
 	assert_int_equal(s3.load_sum, 1);
 	assert_int_equal(c3.load_avg, 5);
@@ -794,7 +794,6 @@ static void test_sums_bounded(void **state)
 		}
 	}
 }
-
 
 /* ---- hierarchy propagation and removed load (fair.c) ----------------------------------- */
 

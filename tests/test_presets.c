@@ -20,28 +20,28 @@ struct expect {
 	const char *name;
 	int cpus, cores, clusters, llcs, nodes, packages;
 	bool smt, clusters_flag;
-	bool smt_split;     /* x86 numbering: CPU c + nr_cores is the sibling of CPU c */
-	int distinct[6];    /* sorted distinct SLIT values, 0-terminated */
+	bool smt_split;	 /* x86 numbering: CPU c + nr_cores is the sibling of CPU c */
+	int distinct[6]; /* sorted distinct SLIT values, 0-terminated */
 };
 
 static const struct expect expected[] = {
-	{ "kunpeng920", 128, 128, 32, 4, 4, 2, false, true, false, { 10, 16, 25, 32, 33 } },
-	{ "kunpeng920-48", 96, 96, 24, 4, 4, 2, false, true, false, { 10, 12, 20, 22, 24 } },
-	{ "epyc-7601", 128, 64, 64, 16, 8, 2, true, false, true, { 10, 16, 32 } },
-	{ "epyc-7742", 256, 128, 128, 32, 2, 2, true, false, true, { 10, 32 } },
-	{ "epyc-7742-nps4", 256, 128, 128, 32, 8, 2, true, false, true, { 10, 12, 32 } },
-	{ "broadwell-2s", 80, 40, 40, 2, 2, 2, true, false, true, { 10, 21 } },
-	{ "icelake-2s", 160, 80, 80, 2, 2, 2, true, false, true, { 10, 20 } },
-	{ "spr-2s", 224, 112, 112, 2, 2, 2, true, false, true, { 10, 21 } },
-	{ "spr-2s-snc4", 224, 112, 112, 8, 8, 2, true, false, true, { 10, 12, 21 } },
-	{ "jacobsville", 24, 24, 6, 1, 1, 1, false, true, false, { 10 } },
+	{"kunpeng920", 128, 128, 32, 4, 4, 2, false, true, false, {10, 16, 25, 32, 33}},
+	{"kunpeng920-48", 96, 96, 24, 4, 4, 2, false, true, false, {10, 12, 20, 22, 24}},
+	{"epyc-7601", 128, 64, 64, 16, 8, 2, true, false, true, {10, 16, 32}},
+	{"epyc-7742", 256, 128, 128, 32, 2, 2, true, false, true, {10, 32}},
+	{"epyc-7742-nps4", 256, 128, 128, 32, 8, 2, true, false, true, {10, 12, 32}},
+	{"broadwell-2s", 80, 40, 40, 2, 2, 2, true, false, true, {10, 21}},
+	{"icelake-2s", 160, 80, 80, 2, 2, 2, true, false, true, {10, 20}},
+	{"spr-2s", 224, 112, 112, 2, 2, 2, true, false, true, {10, 21}},
+	{"spr-2s-snc4", 224, 112, 112, 8, 8, 2, true, false, true, {10, 12, 21}},
+	{"jacobsville", 24, 24, 6, 1, 1, 1, false, true, false, {10}},
 };
 #define NR_EXPECTED ((int)(sizeof(expected) / sizeof(expected[0])))
 
 static struct ts_topology *build(const char *name)
 {
 	const struct ts_preset *p = ts_preset_find(name);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 
 	assert_non_null(p);
 	struct ts_topology *t = p->build(&err);
@@ -54,11 +54,16 @@ static struct ts_topology *build(const char *name)
 static int id_of(const struct ts_cpu_topo *c, int level)
 {
 	switch (level) {
-	case 0: return c->core;
-	case 1: return c->cluster;
-	case 2: return c->llc;
-	case 3: return c->node;
-	default: return c->package;
+	case 0:
+		return c->core;
+	case 1:
+		return c->cluster;
+	case 2:
+		return c->llc;
+	case 3:
+		return c->node;
+	default:
+		return c->package;
 	}
 }
 
@@ -112,7 +117,7 @@ static void check_preset(const struct expect *e)
 	}
 
 	/* Symmetric, 10 on the diagonal, and exactly the expected distinct values. */
-	bool seen[TS_MAX_DISTANCE + 1] = { false };
+	bool seen[TS_MAX_DISTANCE + 1] = {false};
 	for (int a = 0; a < t->nr_nodes; a++) {
 		assert_int_equal(ts_topo_distance(t, a, a), TS_LOCAL_DISTANCE);
 		for (int b = 0; b < t->nr_nodes; b++) {
@@ -155,7 +160,8 @@ static void test_list(void **state)
 	for (int i = 0; i < count; i++) {
 		assert_string_equal(list[i].name, expected[i].name);
 		assert_non_null(list[i].description);
-		assert_true(strlen(list[i].description) < sizeof(((struct ts_topology *)0)->description));
+		assert_true(strlen(list[i].description) <
+			    sizeof(((struct ts_topology *)0)->description));
 		assert_ptr_equal(ts_preset_find(list[i].name), &list[i]);
 	}
 	assert_non_null(ts_preset_list(NULL));
@@ -325,7 +331,7 @@ static const struct ts_regular_machine small = {
 static void test_regular_numbering(void **state)
 {
 	struct ts_regular_machine m = small;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = ts_topology_build_regular(&m, &err);
 
 	(void)state;
@@ -369,7 +375,7 @@ static void test_regular_numbering(void **state)
 
 static void expect_invalid(const struct ts_regular_machine *m, const char *needle)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 
 	assert_null(ts_topology_build_regular(m, &err));
 	assert_int_equal(err.code, -EINVAL);
@@ -408,8 +414,8 @@ static void test_regular_invalid(void **state)
 	expect_invalid(&m, "SMT");
 
 	/* a bad SLIT is caught by ts_topology_finish() */
-	static const int bad[] = { 10, 20, 30, 10 };
-	struct ts_error err = { 0 };
+	static const int bad[] = {10, 20, 30, 10};
+	struct ts_error err = {0};
 	m = small;
 	m.distance = bad;
 	assert_null(ts_topology_build_regular(&m, &err));
@@ -422,14 +428,10 @@ static void test_regular_invalid(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_all_presets),
-		cmocka_unit_test(test_list),
-		cmocka_unit_test(test_find_unknown),
-		cmocka_unit_test(test_kunpeng920_numbering),
-		cmocka_unit_test(test_epyc_numbering),
-		cmocka_unit_test(test_intel_numbering),
-		cmocka_unit_test(test_jacobsville),
-		cmocka_unit_test(test_regular_numbering),
+		cmocka_unit_test(test_all_presets),	cmocka_unit_test(test_list),
+		cmocka_unit_test(test_find_unknown),	cmocka_unit_test(test_kunpeng920_numbering),
+		cmocka_unit_test(test_epyc_numbering),	cmocka_unit_test(test_intel_numbering),
+		cmocka_unit_test(test_jacobsville),	cmocka_unit_test(test_regular_numbering),
 		cmocka_unit_test(test_regular_invalid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

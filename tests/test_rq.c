@@ -14,7 +14,7 @@
 
 static struct ts_topology *preset(const char *name)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = ts_preset_find(name)->build(&err);
 	assert_non_null(t);
 	return t;
@@ -22,7 +22,7 @@ static struct ts_topology *preset(const char *name)
 
 static void new_task(struct ts_sched *s, struct ts_task *p, int nice, int cpu)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_task_init(s, p, nice, NULL, cpu, &err), 0);
 }
 
@@ -57,9 +57,10 @@ static void test_create(void **state)
 	}
 	assert_false(atomic_load(&s->overloaded));
 	ts_sched_destroy(s);
-	struct ts_error err = { 0 };
-	struct ts_host_ops bad = { 0 };
-	assert_int_not_equal(ts_sched_create(t, ts_features_default(), &bad, &f, NULL, &s, &err), 0);
+	struct ts_error err = {0};
+	struct ts_host_ops bad = {0};
+	assert_int_not_equal(ts_sched_create(t, ts_features_default(), &bad, &f, NULL, &s, &err),
+			     0);
 	assert_non_null(strstr(err.msg, "clock"));
 	ts_topology_free(t);
 }
@@ -232,7 +233,7 @@ static void test_move_queued_task(void **state)
 static void test_wakeup_preemption(void **state)
 {
 	(void)state;
-	const char *features[] = { "", "NO_WAKEUP_PREEMPTION" };
+	const char *features[] = {"", "NO_WAKEUP_PREEMPTION"};
 	for (int i = 0; i < 2; i++) {
 		struct ts_topology *t = preset("jacobsville");
 		struct fake_host f;
@@ -296,7 +297,7 @@ static void test_task_init_errors(void **state)
 	struct fake_host f;
 	struct ts_sched *s = fake_sched(&f, t, "");
 	struct ts_task p;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_not_equal(ts_task_init(s, &p, 20, NULL, 0, &err), 0);
 	assert_non_null(strstr(err.msg, "nice 20"));
 	ts_error_clear(&err);

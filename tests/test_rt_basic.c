@@ -20,7 +20,7 @@
 static int setup(void **state)
 {
 	(void)state;
-	struct ts_rt_config cfg = { 0 };
+	struct ts_rt_config cfg = {0};
 	int rc = ts_rt_start(&cfg);
 	if (rc)
 		fprintf(stderr, "ts_rt_start: %s\n", ts_rt_last_error());
@@ -42,7 +42,10 @@ static uint64_t now_ns(void)
 
 /* ---- spawn / join ---- */
 
-static void *add_one(void *arg) { return (void *)((uintptr_t)arg + 1); }
+static void *add_one(void *arg)
+{
+	return (void *)((uintptr_t)arg + 1);
+}
 
 static void test_spawn_join(void **state)
 {
@@ -60,8 +63,8 @@ static void test_spawn_join(void **state)
 	/* joined twice: the handle is stale */
 	assert_int_equal(ts_join(h[0], NULL), -ESRCH);
 	assert_non_null(strstr(ts_rt_last_error(), "already joined"));
-	assert_int_equal(ts_join((ts_task_handle){ 0 }, NULL), -ESRCH);
-	assert_int_equal(ts_join((ts_task_handle){ 12345 }, NULL), -ESRCH);
+	assert_int_equal(ts_join((ts_task_handle){0}, NULL), -ESRCH);
+	assert_int_equal(ts_join((ts_task_handle){12345}, NULL), -ESRCH);
 }
 
 static void *spawner(void *arg)
@@ -133,7 +136,8 @@ static void test_sleep(void **state)
 	(void)state;
 	ts_task_handle h[8];
 	for (int i = 0; i < 8; i++)
-		h[i] = ts_spawn(sleeper, (void *)(uintptr_t)(1000000u * (unsigned)(i % 3 + 1)), NULL);
+		h[i] = ts_spawn(sleeper, (void *)(uintptr_t)(1000000u * (unsigned)(i % 3 + 1)),
+				NULL);
 	for (int i = 0; i < 8; i++) {
 		void *ret;
 		assert_int_equal(ts_join(h[i], &ret), 0);
@@ -311,7 +315,7 @@ static void test_channel_fifo(void **state)
 {
 	(void)state;
 	for (size_t cap = 0; cap < 4; cap++) {
-		struct pc p = { ts_chan_create(cap, sizeof(int)), 2000 };
+		struct pc p = {ts_chan_create(cap, sizeof(int)), 2000};
 		ts_task_handle a = ts_spawn(producer, &p, NULL), b = ts_spawn(consumer, &p, NULL);
 		void *ra, *rb;
 		assert_int_equal(ts_join(a, &ra), 0);
@@ -403,7 +407,7 @@ static void *wg_waiter(void *arg)
 static void test_sync(void **state)
 {
 	(void)state;
-	struct shared sh = { ts_mutex_create(), ts_cond_create(), ts_wg_create(), 0, 0 };
+	struct shared sh = {ts_mutex_create(), ts_cond_create(), ts_wg_create(), 0, 0};
 	assert_int_equal(ts_wg_add(sh.wg, 6), 0);
 	ts_task_handle w = ts_spawn(wg_waiter, &sh, NULL);
 	ts_task_handle h[6];
@@ -500,16 +504,16 @@ static void test_lifecycle(void **state)
 	assert_int_equal(ts_rt_stop(), -ENXIO);
 	assert_int_equal(ts_spawn(unjoined, NULL, NULL).id, 0);
 	assert_int_equal(errno, ENXIO);
-	assert_int_equal(ts_join((ts_task_handle){ 1 }, NULL), -ENXIO);
-	struct ts_rt_config bad = { .features = "NO_SUCH_FEATURE" };
+	assert_int_equal(ts_join((ts_task_handle){1}, NULL), -ENXIO);
+	struct ts_rt_config bad = {.features = "NO_SUCH_FEATURE"};
 	assert_int_equal(ts_rt_start(&bad), -EINVAL);
 	assert_non_null(strstr(ts_rt_last_error(), "NO_SUCH_FEATURE"));
-	struct ts_rt_config bad2 = { .topology = "no-such-machine" };
+	struct ts_rt_config bad2 = {.topology = "no-such-machine"};
 	assert_true(ts_rt_start(&bad2) < 0);
-	struct ts_rt_config bad3 = { .cpulist = "4000" };
+	struct ts_rt_config bad3 = {.cpulist = "4000"};
 	assert_true(ts_rt_start(&bad3) < 0);
 	/* restart for the teardown */
-	struct ts_rt_config cfg = { .features = "NO_SIS_UTIL SIS_PROP", .hz = 250 };
+	struct ts_rt_config cfg = {.features = "NO_SIS_UTIL SIS_PROP", .hz = 250};
 	assert_int_equal(ts_rt_start(&cfg), 0);
 	assert_true(ts_rt_nr_workers() >= 1);
 }

@@ -18,7 +18,7 @@
 
 #include "test_support.h"
 
-#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static struct run run_cli(const char *const *args)
 {
@@ -64,7 +64,10 @@ static bool json_balanced_top(const char *s, char top)
 	return false;
 }
 
-static bool json_balanced(const char *s) { return json_balanced_top(s, '['); }
+static bool json_balanced(const char *s)
+{
+	return json_balanced_top(s, '[');
+}
 
 /* The number after "key": in s (the first occurrence); fails the test if absent. */
 static double json_number(const char *s, const char *key)
@@ -85,7 +88,8 @@ static double json_number(const char *s, const char *key)
 static void test_pipe_json(void **state)
 {
 	(void)state;
-	const char *const *args = ARGS("bench", "--bench", "pipe", "--loops", "2000", "--format", "json");
+	const char *const *args =
+		ARGS("bench", "--bench", "pipe", "--loops", "2000", "--format", "json");
 	struct run r = run_cli(args);
 	if (r.status != 0 || r.err[0])
 		print_message("exit %d, stderr: %s\n", r.status, r.err);
@@ -127,7 +131,8 @@ static void test_text_and_stats(void **state)
 	run_free(&r);
 
 	/* JSON with --stats: the counters are consistent (one reason per core wake-up) */
-	r = run_cli(ARGS("bench", "--bench", "pipe", "--loops", "500", "--stats", "--format", "json"));
+	r = run_cli(
+		ARGS("bench", "--bench", "pipe", "--loops", "500", "--stats", "--format", "json"));
 	assert_int_equal(r.status, 0);
 	assert_true(json_balanced(r.out));
 	assert_non_null(strstr(r.out, "\"stats\": {"));
@@ -171,7 +176,8 @@ static void expect_error_cmd(const char *const *args, const char *cmd, const cha
 		print_message("toposched");
 		for (int i = 0; args[i]; i++)
 			print_message(" '%s'", args[i]);
-		print_message("\nwant exit 2 and one error line with [%s]; got exit %d, stdout %zu bytes, stderr: %s\n",
+		print_message("\nwant exit 2 and one error line with [%s]; got exit %d, stdout %zu "
+			      "bytes, stderr: %s\n",
 			      word, r.status, strlen(r.out), r.err);
 		run_free(&r);
 		fail();
@@ -205,7 +211,6 @@ static void test_bad_options(void **state)
 	expect_error(ARGS("bench", "stray"), "stray");
 }
 
-
 /* ---- bench groups ---- */
 
 /* Every workload x layout x ratelimit row exactly once, in the text output. */
@@ -220,9 +225,10 @@ static void test_groups_text(void **state)
 	assert_non_null(strstr(r.out, "toposched bench groups: 1 workers"));
 	assert_non_null(strstr(r.out, "2 ping-pong pairs"));
 	assert_non_null(strstr(r.out, "1 x 20 senders x 20 receivers"));
-	const char *workloads[] = { "pipe", "hackbench" }, *layouts[] = { "packed", "aligned", "per-node" },
-		   *rl[] = { "off", "on" }, *units[] = { "round", "messages/s" };
-	int seen[2][3][2] = { { { 0 } } }, rows = 0;
+	const char *workloads[] = {"pipe", "hackbench"},
+		   *layouts[] = {"packed", "aligned", "per-node"}, *rl[] = {"off", "on"},
+		   *units[] = {"round", "messages/s"};
+	int seen[2][3][2] = {{{0}}}, rows = 0;
 	char *save = NULL;
 	for (char *line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char w[32], l[32], x[32], unit[32];
@@ -240,20 +246,24 @@ static void test_groups_text(void **state)
 						 * 10 ms on a loaded machine */
 						assert_true(tput >= 0);
 						assert_string_equal(unit, units[a]);
-						/* ... unit words, writes/s, reads/s, remote, ratio */
-						const char *p = strstr(line, a ? "messages/s" : "round trips/s");
+						/* ... unit words, writes/s, reads/s, remote, ratio
+						 */
+						const char *p = strstr(line, a ? "messages/s"
+									       : "round trips/s");
 						assert_non_null(p);
 						p += strlen(a ? "messages/s" : "round trips/s");
 						char spread[16], remote[16], ratio[16];
-						assert_int_equal(sscanf(p, "%15s %lf %lf %15s %15s", spread,
-									&writes, &reads, remote, ratio),
+						assert_int_equal(sscanf(p, "%15s %lf %lf %15s %15s",
+									spread, &writes, &reads,
+									remote, ratio),
 								 5);
 						assert_string_equal(spread, "0%"); /* one run */
 						assert_true(writes >= 0 && reads >= 0);
 						assert_true(ratio[strlen(ratio) - 1] == 'x');
 						if (b == 0 && c == 0)
-							assert_string_equal(ratio, tput > 0 ? "1.000x"
-											    : "0.000x");
+							assert_string_equal(ratio,
+									    tput > 0 ? "1.000x"
+										     : "0.000x");
 					}
 	}
 	assert_int_equal(rows, 12);
@@ -281,7 +291,7 @@ static void test_groups_json(void **state)
 	assert_int_equal(count_substr(r.out, "\"workload\": "), 12);
 	assert_int_equal(count_substr(r.out, "\"layout\": "), 12);
 	for (int i = 0; i < 3; i++) {
-		const char *l[] = { "packed", "aligned", "per-node" };
+		const char *l[] = {"packed", "aligned", "per-node"};
 		char pat[48];
 		snprintf(pat, sizeof(pat), "\"layout\": \"%s\"", l[i]);
 		assert_int_equal(count_substr(r.out, pat), 4);
@@ -314,7 +324,8 @@ static void test_groups_bad_options(void **state)
 {
 	(void)state;
 	expect_error_cmd(ARGS("bench", "groups", "--workers", "0"), "bench groups", "--workers");
-	expect_error_cmd(ARGS("bench", "groups", "--workers", "two"), "bench groups", "not an integer");
+	expect_error_cmd(ARGS("bench", "groups", "--workers", "two"), "bench groups",
+			 "not an integer");
 	expect_error_cmd(ARGS("bench", "groups", "--workers", "4096"), "bench groups", "only");
 	expect_error_cmd(ARGS("bench", "groups", "--topology", "kunpeng920", "--workers", "129"),
 			 "bench groups", "kunpeng920 has only 128 CPUs");
@@ -322,10 +333,13 @@ static void test_groups_bad_options(void **state)
 	expect_error_cmd(ARGS("bench", "groups", "--workers", "1", "--groups", "3"), "bench groups",
 			 "more groups than pipe pairs");
 	expect_error_cmd(ARGS("bench", "groups", "--duration", "0"), "bench groups", "--duration");
-	expect_error_cmd(ARGS("bench", "groups", "--duration", "-1s"), "bench groups", "--duration");
-	expect_error_cmd(ARGS("bench", "groups", "--duration", "5h"), "bench groups", "not a duration");
+	expect_error_cmd(ARGS("bench", "groups", "--duration", "-1s"), "bench groups",
+			 "--duration");
+	expect_error_cmd(ARGS("bench", "groups", "--duration", "5h"), "bench groups",
+			 "not a duration");
 	expect_error_cmd(ARGS("bench", "groups", "--duration", "7200"), "bench groups", "3600s");
-	expect_error_cmd(ARGS("bench", "groups", "--duration", "nan"), "bench groups", "--duration");
+	expect_error_cmd(ARGS("bench", "groups", "--duration", "nan"), "bench groups",
+			 "--duration");
 	expect_error_cmd(ARGS("bench", "groups", "--repeat", "0"), "bench groups", "--repeat");
 	expect_error_cmd(ARGS("bench", "groups", "--repeat", "100"), "bench groups", "--repeat");
 	expect_error_cmd(ARGS("bench", "groups", "--topology", "no-such-machine"), "bench groups",

@@ -31,7 +31,7 @@ static void start(const struct ts_rt_config *cfg)
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 	nanosleep(&ts, NULL);
 }
 
@@ -50,7 +50,10 @@ static int first_cpu(void)
 
 /* ---- creation, errors, dump ---- */
 
-static void *nothing(void *p) { return p; }
+static void *nothing(void *p)
+{
+	return p;
+}
 
 static void test_not_running(void **state)
 {
@@ -65,7 +68,7 @@ static void test_not_running(void **state)
 	assert_int_equal(ts_rt_group_dump(NULL, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "");
 	/* a layout outside the enum */
-	struct ts_rt_config bad = { .tg_layout = (enum ts_tg_layout)TS_TG_LAYOUT_NR };
+	struct ts_rt_config bad = {.tg_layout = (enum ts_tg_layout)TS_TG_LAYOUT_NR};
 	assert_int_equal(ts_rt_start(&bad), -EINVAL);
 	assert_non_null(strstr(ts_rt_last_error(), "tg_layout"));
 	assert_false(ts_rt_running());
@@ -78,7 +81,8 @@ static void expect_create_error(const char *name, unsigned long shares, struct t
 	struct ts_rt_group *g = ts_rt_group_create(name, shares, parent);
 	if (g || errno != code || !strstr(ts_rt_last_error(), word)) {
 		print_message("create '%s': got %p, errno %d, '%s'; want errno %d and [%s]\n",
-			      name ? name : "(null)", (void *)g, errno, ts_rt_last_error(), code, word);
+			      name ? name : "(null)", (void *)g, errno, ts_rt_last_error(), code,
+			      word);
 		fail();
 	}
 }
@@ -86,14 +90,14 @@ static void expect_create_error(const char *name, unsigned long shares, struct t
 static void test_create_errors_and_dump(void **state)
 {
 	(void)state;
-	struct ts_rt_config cfg = { .tg_layout = TS_TG_PACKED };
+	struct ts_rt_config cfg = {.tg_layout = TS_TG_PACKED};
 	start(&cfg);
 	struct ts_rt_group *a = ts_rt_group_create("a", 2048, NULL);
 	assert_non_null(a);
 	assert_string_equal(ts_rt_last_error(), "");
-	struct ts_rt_group *a1 = ts_rt_group_create("a1", 1, a);         /* clamped to 2 */
-	struct ts_rt_group *b = ts_rt_group_create("b", 0, NULL);         /* 0 = 1024 */
-	struct ts_rt_group *b1 = ts_rt_group_create("a", 1UL << 20, b);   /* another parent */
+	struct ts_rt_group *a1 = ts_rt_group_create("a1", 1, a);	/* clamped to 2 */
+	struct ts_rt_group *b = ts_rt_group_create("b", 0, NULL);	/* 0 = 1024 */
+	struct ts_rt_group *b1 = ts_rt_group_create("a", 1UL << 20, b); /* another parent */
 	assert_non_null(a1);
 	assert_non_null(b);
 	assert_non_null(b1);
@@ -197,7 +201,7 @@ static void *ring_member(void *p)
 		m->created = ts_rt_group_create("from-task", 512, m->create_under);
 	for (int i = 0; i < m->rounds; i++) {
 		int v;
-		if (ts_chan_recv(m->in, &v) || ts_chan_send(m->out, &(int){ v + 1 })) {
+		if (ts_chan_recv(m->in, &v) || ts_chan_send(m->out, &(int){v + 1})) {
 			atomic_fetch_add(&m->failures, 1);
 			break;
 		}
@@ -212,7 +216,7 @@ static void *ring_member(void *p)
 static void test_tasks_in_groups(void **state)
 {
 	(void)state;
-	struct ts_rt_config cfg = { .tg_layout = TS_TG_PER_NODE };
+	struct ts_rt_config cfg = {.tg_layout = TS_TG_PER_NODE};
 	start(&cfg);
 	struct ts_rt_group *top = ts_rt_group_create("top", 1024, NULL);
 	struct ts_rt_group *mid = ts_rt_group_create("mid", 3000, top);
@@ -221,7 +225,7 @@ static void test_tasks_in_groups(void **state)
 	assert_non_null(mid);
 	assert_non_null(leaf);
 	enum { N = 8, ROUNDS = 600 };
-	struct ts_rt_group *where[N] = { NULL, top, mid, leaf, leaf, mid, top, NULL };
+	struct ts_rt_group *where[N] = {NULL, top, mid, leaf, leaf, mid, top, NULL};
 	struct ts_chan *ch[N];
 	for (int i = 0; i < N; i++)
 		assert_non_null(ch[i] = ts_chan_create(1, sizeof(int)));
@@ -240,7 +244,7 @@ static void test_tasks_in_groups(void **state)
 		h[i] = ts_spawn(ring_member, &m[i], &a);
 		assert_true(h[i].id != 0);
 	}
-	assert_int_equal(ts_chan_try_send(ch[0], &(int){ 0 }), 0); /* the token */
+	assert_int_equal(ts_chan_try_send(ch[0], &(int){0}), 0); /* the token */
 	for (int i = 0; i < N; i++)
 		assert_int_equal(ts_join(h[i], NULL), 0);
 	int token = -1;
@@ -255,8 +259,8 @@ static void test_tasks_in_groups(void **state)
 	assert_ptr_equal(ts_rt_group_tg(m[3].created)->hot.ro.parent, ts_rt_group_tg(leaf));
 	struct ts_rt_group_stats st;
 	assert_int_equal(ts_rt_group_stats(leaf, &st), 0);
-	assert_true(st.writes > 0); /* its tasks' load reached tg->load_avg */
-	assert_true(st.reads > 0);  /* and calc_group_shares() read it */
+	assert_true(st.writes > 0);	       /* its tasks' load reached tg->load_avg */
+	assert_true(st.reads > 0);	       /* and calc_group_shares() read it */
 	assert_int_equal(st.remote_writes, 0); /* per-node: each node its own counter */
 	char buf[512];
 	ts_rt_group_dump(top, buf, sizeof(buf));
@@ -321,18 +325,18 @@ static void test_shares_one_worker(void **state)
 	(void)state;
 	char cpu[16];
 	snprintf(cpu, sizeof(cpu), "%d", first_cpu());
-	struct ts_rt_config cfg = { .cpulist = cpu };
+	struct ts_rt_config cfg = {.cpulist = cpu};
 	start(&cfg);
 	assert_int_equal(ts_rt_nr_workers(), 1);
 	struct ts_rt_group *light = ts_rt_group_create("light", 1024, NULL);
 	struct ts_rt_group *heavy = ts_rt_group_create("heavy", 2048, NULL);
 	assert_non_null(light);
 	assert_non_null(heavy);
-	struct share_ctl ctl = { .ready = ts_wg_create(), .target = 150000 };
+	struct share_ctl ctl = {.ready = ts_wg_create(), .target = 150000};
 	assert_non_null(ctl.ready);
 	ts_wg_add(ctl.ready, 3);
-	struct share_task t[3] = { { .ctl = &ctl }, { .ctl = &ctl }, { .ctl = &ctl } };
-	struct ts_rt_group *g[3] = { light, light, heavy };
+	struct share_task t[3] = {{.ctl = &ctl}, {.ctl = &ctl}, {.ctl = &ctl}};
+	struct ts_rt_group *g[3] = {light, light, heavy};
 	ts_task_handle h[3];
 	for (int i = 0; i < 3; i++) {
 		struct ts_task_attr a = TS_TASK_ATTR_INIT;
@@ -416,16 +420,18 @@ static bool counters_done(struct ts_task_group *tg, enum ts_tg_layout layout, bo
 
 static void run_layout(enum ts_tg_layout layout, bool ratelimit)
 {
-	struct ts_rt_config cfg = { .topology = "pack:1 numa:2 core:1 pu:1",
-				    .tg_layout = layout,
-				    .features = ratelimit ? "TG_LOAD_RATELIMIT" : "NO_TG_LOAD_RATELIMIT" };
+	struct ts_rt_config cfg = {.topology = "pack:1 numa:2 core:1 pu:1",
+				   .tg_layout = layout,
+				   .features = ratelimit ? "TG_LOAD_RATELIMIT"
+							 : "NO_TG_LOAD_RATELIMIT"};
 	start(&cfg);
 	assert_int_equal(ts_rt_nr_workers(), 2);
 	struct ts_rt_group *g = ts_rt_group_create("pp", 1024, NULL);
 	assert_non_null(g);
 	struct ts_task_group *tg = ts_rt_group_tg(g);
 	assert_int_equal(tg->layout, layout);
-	struct pp a = { .ping = ts_chan_create(1, sizeof(int)), .pong = ts_chan_create(1, sizeof(int)) };
+	struct pp a = {.ping = ts_chan_create(1, sizeof(int)),
+		       .pong = ts_chan_create(1, sizeof(int))};
 	assert_non_null(a.ping);
 	assert_non_null(a.pong);
 	struct ts_task_attr am = TS_TASK_ATTR_INIT, ae = TS_TASK_ATTR_INIT;
@@ -445,13 +451,14 @@ static void run_layout(enum ts_tg_layout layout, bool ratelimit)
 	assert_int_equal(ts_rt_group_stats(g, &after), 0);
 	struct ts_rt_group_rates r;
 	assert_int_equal(ts_rt_group_rates(&before, &after, &r), 0);
-	print_message("    %-8s ratelimit %-3s: %ld round trips; writes %llu reads %llu remote %llu "
-		      "skipped: ratelimit %llu filter %llu; remote share %.2f\n",
-		      ts_tg_layout_name(layout), ratelimit ? "on" : "off", atomic_load(&a.rounds),
-		      (unsigned long long)after.writes, (unsigned long long)after.reads,
-		      (unsigned long long)after.remote_writes,
-		      (unsigned long long)after.skipped_ratelimit,
-		      (unsigned long long)after.skipped_filter, r.remote_share);
+	print_message(
+		"    %-8s ratelimit %-3s: %ld round trips; writes %llu reads %llu remote %llu "
+		"skipped: ratelimit %llu filter %llu; remote share %.2f\n",
+		ts_tg_layout_name(layout), ratelimit ? "on" : "off", atomic_load(&a.rounds),
+		(unsigned long long)after.writes, (unsigned long long)after.reads,
+		(unsigned long long)after.remote_writes,
+		(unsigned long long)after.skipped_ratelimit,
+		(unsigned long long)after.skipped_filter, r.remote_share);
 	struct ts_tg_stats c0, c1;
 	ts_tg_stats_cpu(tg, 0, &c0);
 	ts_tg_stats_cpu(tg, 1, &c1);

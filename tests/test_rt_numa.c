@@ -29,7 +29,7 @@
 #include "toposched/spread.h"
 
 /* node n of kunpeng920 is CPUs 32n .. 32n+31; four of each are scheduled */
-#define KP_CPUS "0-3,32-35,64-67,96-99"
+#define KP_CPUS	      "0-3,32-35,64-67,96-99"
 #define WAIT_LIMIT_NS (60ull * 1000000000ull)
 
 static uint64_t now_ns(void)
@@ -41,7 +41,7 @@ static uint64_t now_ns(void)
 
 static void sleep_ms(unsigned int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
 	nanosleep(&ts, NULL);
 }
 
@@ -51,9 +51,15 @@ static void start_or_fail(const struct ts_rt_config *cfg)
 		fail_msg("ts_rt_start: %s", ts_rt_last_error());
 }
 
-static bool contains(const char *s, const char *sub) { return s && strstr(s, sub) != NULL; }
+static bool contains(const char *s, const char *sub)
+{
+	return s && strstr(s, sub) != NULL;
+}
 
-static long page_size(void) { return sysconf(_SC_PAGESIZE); }
+static long page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
 
 /* Whether this kernel answers move_pages() queries (NUMA support, and no seccomp filter
  * against it, as container runtimes without CAP_SYS_NICE have). */
@@ -62,7 +68,7 @@ static bool kernel_answers_queries(void)
 	if (numa_available() < 0)
 		return false;
 	char *p = malloc(1);
-	void *pages[1] = { p };
+	void *pages[1] = {p};
 	int status[1];
 	bool ok = p && move_pages(0, 1, pages, NULL, status, 0) == 0;
 	free(p);
@@ -97,7 +103,7 @@ static void *alloc_in_task(void *arg)
 static void test_alloc_declare_free(void **state)
 {
 	(void)state;
-	struct ts_rt_config cfg = { 0 };
+	struct ts_rt_config cfg = {0};
 	start_or_fail(&cfg);
 	/* from a plain thread: allocated, not declared */
 	size_t len = 3 * (size_t)page_size();
@@ -108,7 +114,7 @@ static void test_alloc_declare_free(void **state)
 	assert_int_equal(ts_numa_free(p, len), -EINVAL); /* freed already */
 	assert_true(contains(ts_rt_last_error(), "no memory of ts_numa_alloc"));
 
-	struct alloc_check c = { 0 };
+	struct alloc_check c = {0};
 	ts_task_handle h = ts_spawn(alloc_in_task, &c, NULL);
 	void *ret = (void *)1;
 	assert_int_equal(ts_join(h, &ret), 0);
@@ -128,7 +134,7 @@ static void test_move_pages_query(void **state)
 	(void)state;
 	if (!kernel_answers_queries())
 		skip(); /* no NUMA support here: ts_numa_alloc falls back to mmap */
-	struct ts_rt_config cfg = { 0 };
+	struct ts_rt_config cfg = {0};
 	start_or_fail(&cfg);
 	long pg = page_size();
 	enum { N = 8 };
@@ -171,7 +177,7 @@ static void *scanned_task(void *arg)
 static void test_host_scan_faults(void **state)
 {
 	(void)state;
-	struct ts_rt_config cfg = { .numa_scan_delay_ms = 1, .numa_scan_period_ms = 1 };
+	struct ts_rt_config cfg = {.numa_scan_delay_ms = 1, .numa_scan_period_ms = 1};
 	start_or_fail(&cfg);
 	atomic_store(&host_stop, 0);
 	ts_task_handle h = ts_spawn(scanned_task, NULL, NULL);
@@ -194,7 +200,7 @@ static void test_host_scan_faults(void **state)
 		assert_int_equal(st.numa_faults, st.numa_scans * 16);
 	assert_int_equal(st.numa_faults_local, st.numa_faults);
 	assert_int_equal(st.numa_decisions, 0); /* one node: nowhere to go */
-	assert_int_equal(st.numa_searches, 0);  /* ... and always on the preferred node */
+	assert_int_equal(st.numa_searches, 0);	/* ... and always on the preferred node */
 	struct ts_numa_cpu_stats ns;
 	ts_numa_stats_sum(ts_rt_sched(), &ns);
 	assert_int_equal(ts_stat_read(&ns.hint_faults), st.numa_faults);
@@ -228,7 +234,7 @@ static int spawn_where(int near_node, int spread_index, const char *cpus)
 static void test_spawn_near_node(void **state)
 {
 	(void)state;
-	struct ts_rt_config cfg = { .topology = "kunpeng920", .cpulist = KP_CPUS };
+	struct ts_rt_config cfg = {.topology = "kunpeng920", .cpulist = KP_CPUS};
 	start_or_fail(&cfg);
 	struct ts_sched *s = ts_rt_sched();
 	const struct ts_cpumask *online = s->dom->cpu_map;
@@ -241,14 +247,14 @@ static void test_spawn_near_node(void **state)
 	/* spread_index -1: successive indices near the node (this runtime's first spawns
 	 * near node 2) */
 	for (int i = 0; i < 6; i++)
-		assert_int_equal(spawn_where(2, -1, NULL),
-				 ts_cpumask_local_spread(&s->dom->numa, online, TS_SPREAD_NUMA_HOPS,
-							 i, 2));
+		assert_int_equal(
+			spawn_where(2, -1, NULL),
+			ts_cpumask_local_spread(&s->dom->numa, online, TS_SPREAD_NUMA_HOPS, i, 2));
 	/* no node: the i-th scheduled CPU */
 	assert_int_equal(spawn_where(-1, 5, NULL), 33);
 	/* within the affinity: the CPUs nearest the node among the allowed ones */
 	struct ts_cpumask *allowed = ts_cpumask_alloc(s->nr_cpus);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_cpumask_parse(allowed, "64-67,96", &err), 0);
 	for (int node = 0; node < 4; node++)
 		for (int i = 0; i < 5; i++)
@@ -270,7 +276,7 @@ static void *pref_task(void *arg)
 	atomic_int *out = arg;
 	struct ts_sched *s = ts_rt_sched();
 	int node = s->topo->cpu[ts_self_cpu()].node, got = -5;
-	if (ts_task_set_preferred_node((ts_task_handle){ 0 }, node))
+	if (ts_task_set_preferred_node((ts_task_handle){0}, node))
 		return (void *)1;
 	if (ts_task_get_preferred_node(ts_self(), &got))
 		return (void *)2;
@@ -288,7 +294,7 @@ static void *pref_task(void *arg)
 static void test_preferred_node(void **state)
 {
 	(void)state;
-	struct ts_rt_config cfg = { .topology = "kunpeng920", .cpulist = KP_CPUS };
+	struct ts_rt_config cfg = {.topology = "kunpeng920", .cpulist = KP_CPUS};
 	start_or_fail(&cfg);
 	atomic_store(&pref_go, 0);
 	atomic_int out[3];
@@ -347,11 +353,11 @@ static void test_bad_arguments(void **state)
 	assert_null(ts_numa_alloc(4096, 0));
 	assert_int_equal(errno, ENXIO);
 	assert_true(contains(ts_rt_last_error(), "not running"));
-	assert_int_equal(ts_task_set_preferred_node((ts_task_handle){ 1 }, 0), -ENXIO);
+	assert_int_equal(ts_task_set_preferred_node((ts_task_handle){1}, 0), -ENXIO);
 	int node;
-	assert_int_equal(ts_task_get_preferred_node((ts_task_handle){ 1 }, &node), -ENXIO);
+	assert_int_equal(ts_task_get_preferred_node((ts_task_handle){1}, &node), -ENXIO);
 
-	struct ts_rt_config cfg = { .topology = "kunpeng920", .cpulist = KP_CPUS };
+	struct ts_rt_config cfg = {.topology = "kunpeng920", .cpulist = KP_CPUS};
 	start_or_fail(&cfg);
 	errno = 0;
 	assert_null(ts_numa_alloc(0, 0));
@@ -392,12 +398,12 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(ts_spawn(where, NULL, &a).id, 0);
 	assert_true(contains(ts_rt_last_error(), "spread_index -2"));
 
-	assert_int_equal(ts_task_set_preferred_node((ts_task_handle){ 0 }, 0), -ESRCH);
+	assert_int_equal(ts_task_set_preferred_node((ts_task_handle){0}, 0), -ESRCH);
 	assert_true(contains(ts_rt_last_error(), "this is no task"));
-	assert_int_equal(ts_task_set_preferred_node((ts_task_handle){ 12345 }, 0), -ESRCH);
-	assert_int_equal(ts_task_set_preferred_node((ts_task_handle){ 12345 }, 4), -EINVAL);
+	assert_int_equal(ts_task_set_preferred_node((ts_task_handle){12345}, 0), -ESRCH);
+	assert_int_equal(ts_task_set_preferred_node((ts_task_handle){12345}, 4), -EINVAL);
 	assert_true(contains(ts_rt_last_error(), "node 4 does not exist"));
-	assert_int_equal(ts_task_get_preferred_node((ts_task_handle){ 12345 }, NULL), -EINVAL);
+	assert_int_equal(ts_task_get_preferred_node((ts_task_handle){12345}, NULL), -EINVAL);
 	assert_int_equal(ts_rt_stop(), 0);
 }
 
@@ -407,7 +413,7 @@ static atomic_int run_stop, run_go;
 
 struct mover {
 	int mem_node;
-	atomic_int cpu;    /* where it ran last */
+	atomic_int cpu;	   /* where it ran last */
 	atomic_int inside; /* executions of its loop body at once: never more than 1 */
 };
 
@@ -455,7 +461,10 @@ static ts_task_handle spawn_task(ts_task_fn fn, void *arg, const char *cpus, int
 	return h;
 }
 
-static int node_of(int cpu) { return cpu / 32; }
+static int node_of(int cpu)
+{
+	return cpu / 32;
+}
 
 /* Every worker has gone idle once: from now on a worker runs only when something is put
  * on its CPU (the tests place every task directly with near_node, never through a
@@ -492,15 +501,17 @@ static void wait_scans_without_search(struct ts_rt_stats from, uint64_t more)
 static void test_home_task_never_searches(void **state)
 {
 	(void)state;
-	struct ts_rt_config cfg = { .topology = "kunpeng920", .cpulist = KP_CPUS,
-				    .numa_scan_delay_ms = 2, .numa_scan_period_ms = 2 };
+	struct ts_rt_config cfg = {.topology = "kunpeng920",
+				   .cpulist = KP_CPUS,
+				   .numa_scan_delay_ms = 2,
+				   .numa_scan_period_ms = 2};
 	start_or_fail(&cfg);
 	atomic_store(&run_stop, 0);
 	atomic_store(&run_go, 1);
-	struct mover m = { .mem_node = 1 };
+	struct mover m = {.mem_node = 1};
 	atomic_init(&m.cpu, -1);
 	ts_task_handle h = spawn_task(mover, &m, "32-35", 1);
-	struct ts_rt_stats st = { 0 };
+	struct ts_rt_stats st = {0};
 	wait_scans_without_search(st, 30);
 	int pref = -5;
 	assert_int_equal(ts_task_get_preferred_node(h, &pref), 0);
@@ -520,13 +531,15 @@ static void test_home_task_never_searches(void **state)
 static void test_task_moves_to_memory(void **state)
 {
 	(void)state;
-	struct ts_rt_config cfg = { .topology = "kunpeng920", .cpulist = KP_CPUS,
-				    .numa_scan_delay_ms = 2, .numa_scan_period_ms = 2,
-				    .numa_trace = 64 };
+	struct ts_rt_config cfg = {.topology = "kunpeng920",
+				   .cpulist = KP_CPUS,
+				   .numa_scan_delay_ms = 2,
+				   .numa_scan_period_ms = 2,
+				   .numa_trace = 64};
 	start_or_fail(&cfg);
 	atomic_store(&run_stop, 0);
 	atomic_store(&run_go, 1);
-	struct mover m = { .mem_node = 0 };
+	struct mover m = {.mem_node = 0};
 	atomic_init(&m.cpu, -1);
 	ts_task_handle h = spawn_task(mover, &m, NULL, 2);
 	uint64_t t0 = now_ns();
@@ -588,13 +601,14 @@ static ts_task_handle spawn_nice(ts_task_fn fn, void *arg, const char *cpus, int
 static void test_swap(void **state)
 {
 	(void)state;
-	struct ts_rt_config cfg = { .topology = "synthetic:pack:2 numa:1 core:2 pu:1",
-				    .numa_scan_delay_ms = 2, .numa_scan_period_ms = 2,
-				    .numa_trace = 256 };
+	struct ts_rt_config cfg = {.topology = "synthetic:pack:2 numa:1 core:2 pu:1",
+				   .numa_scan_delay_ms = 2,
+				   .numa_scan_period_ms = 2,
+				   .numa_trace = 256};
 	start_or_fail(&cfg);
 	atomic_store(&run_stop, 0);
 	atomic_store(&run_go, 0);
-	struct mover a = { .mem_node = 0 }, b = { .mem_node = 1 };
+	struct mover a = {.mem_node = 0}, b = {.mem_node = 1};
 	atomic_init(&a.cpu, -1);
 	atomic_init(&b.cpu, -1);
 	/* node 0: b (memory on node 1) on CPU 0, z (light) on 1; node 1: a (heavy, memory on
@@ -627,7 +641,7 @@ static void test_swap(void **state)
 	}
 	assert_true(swaps >= 1);
 	atomic_store(&run_stop, 1);
-	ts_task_handle all[] = { ha, hb, hy, hz };
+	ts_task_handle all[] = {ha, hb, hy, hz};
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(ts_join(all[i], NULL), 0);
 	assert_int_equal(ts_rt_stop(), 0);
@@ -654,7 +668,8 @@ static size_t overlapping_pairs(const struct ts_rt_numa_event *ev, size_t n, boo
 	size_t pairs = 0;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
-			if ((!applied_only || (ev[i].applied && ev[j].applied)) && overlap(&ev[i], &ev[j]))
+			if ((!applied_only || (ev[i].applied && ev[j].applied)) &&
+			    overlap(&ev[i], &ev[j]))
 				pairs++;
 	return pairs;
 }
@@ -667,10 +682,13 @@ static void race(bool reserve, size_t *nr_events, struct ts_rt_numa_event *ev, s
 {
 	static struct race r;
 	memset(&r, 0, sizeof(r));
-	struct ts_rt_config cfg = { .topology = "kunpeng920", .cpulist = KP_CPUS,
-				    .features = reserve ? "NUMA_RESERVE" : "NO_NUMA_RESERVE",
-				    .numa_scan_delay_ms = 10, .numa_scan_period_ms = 10,
-				    .numa_test_stop_delay_us = 400000, .numa_trace = cap };
+	struct ts_rt_config cfg = {.topology = "kunpeng920",
+				   .cpulist = KP_CPUS,
+				   .features = reserve ? "NUMA_RESERVE" : "NO_NUMA_RESERVE",
+				   .numa_scan_delay_ms = 10,
+				   .numa_scan_period_ms = 10,
+				   .numa_test_stop_delay_us = 400000,
+				   .numa_trace = cap};
 	start_or_fail(&cfg);
 	atomic_store(&run_stop, 0);
 	atomic_store(&run_go, 0);
@@ -700,7 +718,8 @@ static void race(bool reserve, size_t *nr_events, struct ts_rt_numa_event *ev, s
 		for (size_t i = 0; i < *nr_events && i < cap; i++)
 			applied += ev[i].applied;
 		bool done = reserve ? applied >= 1 && ts_stat_read(&ns.reserved_skips) > 0
-				    : overlapping_pairs(ev, *nr_events < cap ? *nr_events : cap, true) > 0;
+				    : overlapping_pairs(ev, *nr_events < cap ? *nr_events : cap,
+							true) > 0;
 		if (done || now_ns() - t0 > WAIT_LIMIT_NS)
 			break;
 	}
@@ -760,7 +779,7 @@ static void test_race_unreserved(void **state)
 
 /* ---- stress: blocking tasks, many decisions ---- */
 
-#define NR_PAIRS 16
+#define NR_PAIRS    16
 #define ROUND_TRIPS 1500
 
 struct pair {
@@ -786,7 +805,8 @@ static void *pair_end(struct pair *pr, bool client)
 			if (ts_chan_send(pr->req, &v) || ts_chan_recv(pr->resp, &back) || back != i)
 				return (void *)2;
 		} else {
-			if (ts_chan_recv(pr->req, &back) || back != i || ts_chan_send(pr->resp, &back))
+			if (ts_chan_recv(pr->req, &back) || back != i ||
+			    ts_chan_send(pr->resp, &back))
 				return (void *)3;
 		}
 		if (i % 16 == 0)
@@ -795,8 +815,14 @@ static void *pair_end(struct pair *pr, bool client)
 	return ts_numa_free(mem, len) ? (void *)5 : NULL;
 }
 
-static void *pair_client(void *arg) { return pair_end(arg, true); }
-static void *pair_server(void *arg) { return pair_end(arg, false); }
+static void *pair_client(void *arg)
+{
+	return pair_end(arg, true);
+}
+static void *pair_server(void *arg)
+{
+	return pair_end(arg, false);
+}
 
 /* Tasks that block and wake all the time, with memory on every node, scanned every
  * millisecond: every message arrives (no wake-up lost), no task runs twice, and the
@@ -804,8 +830,10 @@ static void *pair_server(void *arg) { return pair_end(arg, false); }
 static void test_stress_blocking(void **state)
 {
 	(void)state;
-	struct ts_rt_config cfg = { .topology = "kunpeng920", .cpulist = KP_CPUS,
-				    .numa_scan_delay_ms = 1, .numa_scan_period_ms = 1 };
+	struct ts_rt_config cfg = {.topology = "kunpeng920",
+				   .cpulist = KP_CPUS,
+				   .numa_scan_delay_ms = 1,
+				   .numa_scan_period_ms = 1};
 	start_or_fail(&cfg);
 	static struct pair pr[NR_PAIRS];
 	ts_task_handle h[2 * NR_PAIRS];

@@ -17,10 +17,10 @@
 
 #include "toposched/runtime.h"
 
-#define NR_CHANS 8
+#define NR_CHANS	   8
 #define PRODUCERS_PER_CHAN 4
 #define CONSUMERS_PER_CHAN 3
-#define NR_PAIRS 6
+#define NR_PAIRS	   6
 
 static int scale = 1;
 static int msgs_per_producer = 1000;
@@ -71,7 +71,7 @@ struct chan_ctx {
 	int index;
 };
 
-static atomic_uchar *seen;  /* [NR_CHANS * PRODUCERS_PER_CHAN * msgs] */
+static atomic_uchar *seen; /* [NR_CHANS * PRODUCERS_PER_CHAN * msgs] */
 static atomic_long received;
 static atomic_long failures;
 
@@ -83,7 +83,7 @@ struct prod_arg {
 static void *producer(void *arg)
 {
 	struct prod_arg *p = arg;
-	struct rng r = { 0x9E3779B97F4A7C15ULL * (uint64_t)(p->id + 1) };
+	struct rng r = {0x9E3779B97F4A7C15ULL * (uint64_t)(p->id + 1)};
 	for (int i = 0; i < msgs_per_producer; i++) {
 		uint32_t msg = (uint32_t)(p->id * msgs_per_producer + i);
 		int rc = (rnd(&r) % 8 == 0) ? ts_chan_try_send(p->cc->c, &msg) : -EAGAIN;
@@ -99,7 +99,7 @@ static void *producer(void *arg)
 static void *consumer(void *arg)
 {
 	struct chan_ctx *cc = arg;
-	struct rng r = { 0xD1B54A32D192ED03ULL * (uint64_t)(cc->index + 7) };
+	struct rng r = {0xD1B54A32D192ED03ULL * (uint64_t)(cc->index + 7)};
 	uint32_t msg;
 	int rc;
 	long n = 0;
@@ -163,7 +163,7 @@ static void *client(void *arg)
 
 static void run_stress(const char *features, const char *topology, const char *cpulist)
 {
-	struct ts_rt_config cfg = { .features = features, .topology = topology, .cpulist = cpulist };
+	struct ts_rt_config cfg = {.features = features, .topology = topology, .cpulist = cpulist};
 	assert_int_equal(ts_rt_start(&cfg), 0);
 	int nr_prod = NR_CHANS * PRODUCERS_PER_CHAN;
 	size_t nr_msgs = (size_t)nr_prod * (size_t)msgs_per_producer;
@@ -178,7 +178,10 @@ static void run_stress(const char *features, const char *topology, const char *c
 	ts_task_handle h[NR_CHANS * (PRODUCERS_PER_CHAN + CONSUMERS_PER_CHAN + 1)];
 	int nh = 0;
 	for (int c = 0; c < NR_CHANS; c++) {
-		cc[c].c = ts_chan_create((size_t)(c % 4 == 0 ? 0 : c % 4 == 1 ? 1 : c * 3), sizeof(uint32_t));
+		cc[c].c = ts_chan_create((size_t)(c % 4 == 0   ? 0
+						  : c % 4 == 1 ? 1
+							       : c * 3),
+					 sizeof(uint32_t));
 		cc[c].producers = ts_wg_create();
 		cc[c].index = c;
 		ts_wg_add(cc[c].producers, PRODUCERS_PER_CHAN);
@@ -202,8 +205,8 @@ static void run_stress(const char *features, const char *topology, const char *c
 	struct ts_mutex *m = ts_mutex_create();
 	ts_task_handle ph[2 * NR_PAIRS];
 	for (int i = 0; i < NR_PAIRS; i++) {
-		pr[i] = (struct pair){ ts_chan_create(0, 8), ts_chan_create(1, 8), m, &shared,
-				       200 * scale };
+		pr[i] = (struct pair){ts_chan_create(0, 8), ts_chan_create(1, 8), m, &shared,
+				      200 * scale};
 		ph[2 * i] = ts_spawn(server, &pr[i], NULL);
 		ph[2 * i + 1] = ts_spawn(client, &pr[i], NULL);
 	}
@@ -243,8 +246,10 @@ static void run_stress(const char *features, const char *topology, const char *c
 	assert_int_equal(ttwu, st.wakeups);
 	assert_int_equal(reasons, st.wakeups); /* one reason per wake-up */
 	assert_int_equal(forks, st.spawned);
-	assert_int_equal(st.spawned, (uint64_t)(nh + 2 * NR_PAIRS) + (uint64_t)atomic_load(&child_runs));
-	print_message("    %s: %zu messages, %llu wake-ups (%llu early, %llu deferred), %llu spawns, %llu switches, %llu parks\n",
+	assert_int_equal(st.spawned,
+			 (uint64_t)(nh + 2 * NR_PAIRS) + (uint64_t)atomic_load(&child_runs));
+	print_message("    %s: %zu messages, %llu wake-ups (%llu early, %llu deferred), %llu "
+		      "spawns, %llu switches, %llu parks\n",
 		      features ? features : "defaults", nr_msgs, (unsigned long long)st.wakeups,
 		      (unsigned long long)st.early_wakeups, (unsigned long long)st.deferred_wakeups,
 		      (unsigned long long)st.spawned, (unsigned long long)st.switches,

@@ -18,7 +18,7 @@
 #include "toposched/runtime.h"
 
 #define NR_PAIRS 12
-#define ROUNDS 300
+#define ROUNDS	 300
 
 struct pair {
 	struct ts_chan *req, *resp;
@@ -65,7 +65,7 @@ static void test_kunpeng_statistics(void **state)
 {
 	(void)state;
 	/* node 0: CPUs 0-31, node 1: 32-63, node 2 (other package): 64-95 */
-	struct ts_rt_config cfg = { .topology = "kunpeng920", .cpulist = "0-7,32-39,64-71" };
+	struct ts_rt_config cfg = {.topology = "kunpeng920", .cpulist = "0-7,32-39,64-71"};
 	int rc = ts_rt_start(&cfg);
 	if (rc)
 		fail_msg("ts_rt_start: %s", ts_rt_last_error());
@@ -77,8 +77,8 @@ static void test_kunpeng_statistics(void **state)
 	struct pair p[NR_PAIRS];
 	ts_task_handle h[2 * NR_PAIRS];
 	for (int i = 0; i < NR_PAIRS; i++) {
-		p[i] = (struct pair){ ts_chan_create(0, sizeof(int)), ts_chan_create(0, sizeof(int)),
-				      ROUNDS };
+		p[i] = (struct pair){ts_chan_create(0, sizeof(int)), ts_chan_create(0, sizeof(int)),
+				     ROUNDS};
 		h[2 * i] = ts_spawn(server, &p[i], NULL);
 		h[2 * i + 1] = ts_spawn(client, &p[i], NULL);
 	}
@@ -104,7 +104,7 @@ static void test_kunpeng_statistics(void **state)
 	ts_rt_get_stats(&st);
 	uint64_t ttwu = 0, local = 0, reasons = 0, by_rel = 0, sis_search = 0, sis_scanned = 0,
 		 affine_attempts = 0, affine = 0, forks = 0;
-	uint64_t per_reason[TS_PLACE_NR] = { 0 };
+	uint64_t per_reason[TS_PLACE_NR] = {0};
 	for (int c = 0; c < s->nr_cpus; c++) {
 		const struct ts_cpu_stats *cs = &ts_cpu_rq(s, c)->stats;
 		bool scheduled = ts_cpumask_test(s->dom->cpu_map, c);
@@ -143,7 +143,8 @@ static void test_kunpeng_statistics(void **state)
 	assert_true(affine <= affine_attempts);
 	/* Wake-ups never take the fork slow path (no SD_BALANCE_WAKE level). */
 	assert_int_equal(per_reason[TS_PLACE_SLOW_PATH], 0);
-	print_message("    ttwu %llu (local %llu), spawns %llu, sis_search %llu scanned %llu, affine %llu/%llu, early %llu deferred %llu\n",
+	print_message("    ttwu %llu (local %llu), spawns %llu, sis_search %llu scanned %llu, "
+		      "affine %llu/%llu, early %llu deferred %llu\n",
 		      (unsigned long long)ttwu, (unsigned long long)local,
 		      (unsigned long long)st.spawned, (unsigned long long)sis_search,
 		      (unsigned long long)sis_scanned, (unsigned long long)affine,
@@ -151,7 +152,8 @@ static void test_kunpeng_statistics(void **state)
 		      (unsigned long long)st.deferred_wakeups);
 	for (int r = 0; r < TS_PLACE_NR; r++)
 		if (per_reason[r])
-			print_message("      %-18s %llu\n", ts_place_reason_name((enum ts_place_reason)r),
+			print_message("      %-18s %llu\n",
+				      ts_place_reason_name((enum ts_place_reason)r),
 				      (unsigned long long)per_reason[r]);
 	/* Tasks went where the core put them: migrations are counted on arrival. */
 	uint64_t migrations = 0;
@@ -170,10 +172,10 @@ static void test_more_workers_than_cores(void **state)
 {
 	(void)state;
 	/* every CPU of the preset: 128 workers on the real CPUs */
-	struct ts_rt_config cfg = { .topology = "kunpeng920", .idle_spin = -1 };
+	struct ts_rt_config cfg = {.topology = "kunpeng920", .idle_spin = -1};
 	assert_int_equal(ts_rt_start(&cfg), 0);
 	assert_int_equal(ts_rt_nr_workers(), 128);
-	struct pair p = { ts_chan_create(1, sizeof(int)), ts_chan_create(1, sizeof(int)), 100 };
+	struct pair p = {ts_chan_create(1, sizeof(int)), ts_chan_create(1, sizeof(int)), 100};
 	ts_task_handle a = ts_spawn(server, &p, NULL), b = ts_spawn(client, &p, NULL);
 	assert_int_equal(ts_join(a, NULL), 0);
 	assert_int_equal(ts_join(b, NULL), 0);

@@ -110,7 +110,7 @@ static void check_off(const struct ts_sched_config *cfg)
 	for (int i = 0; i < 2; i++) {
 		struct ts_tg_stats st;
 		ts_tg_stats_sum(groups[i], &st);
-		assert_true(st.writes >= 2); /* the same writes happen ... */
+		assert_true(st.writes >= 2);	       /* the same writes happen ... */
 		assert_int_equal(st.remote_writes, 0); /* ... uncounted */
 	}
 	world_free(&w);

@@ -643,11 +643,11 @@ static void test_wake_affine_weight(void **state)
 	 * CPU load only moves the denominator */
 	atomic_store(&s->rq[60].ro.load_avg, 1000);
 	e->f.now += s->tick_nsec;
-	assert_int_equal(ts_task_h_load_of(s, p), 99);  /* 100 * 1000 / 1001 */
+	assert_int_equal(ts_task_h_load_of(s, p), 99); /* 100 * 1000 / 1001 */
 	atomic_store(&s->rq[60].ro.load_avg, 2000);
-	assert_int_equal(ts_task_h_load_of(s, p), 49);  /* 100 * 1000 / 2001 */
+	assert_int_equal(ts_task_h_load_of(s, p), 49); /* 100 * 1000 / 2001 */
 	e->f.now += s->tick_nsec;
-	assert_int_equal(ts_task_h_load_of(s, p), 99);  /* 100 * 2000 / 2001 */
+	assert_int_equal(ts_task_h_load_of(s, p), 99); /* 100 * 2000 / 2001 */
 	env_free(e);
 }
 

@@ -243,8 +243,8 @@ static void test_error_cost_pin_format_options(void **state)
 	EXPECT_ERROR(ARGS("sim", "--workload", "numa02", "--bind", "both", "--output", out_json),
 		     "--bind", "'both'");
 	EXPECT_ERROR(ARGS("sim", "--bind", "hard", "--output", out_json), "--bind", "tbench");
-	EXPECT_ERROR(ARGS("sim", "--workload", "numa02", "--cost", "numa.hint_fault=-1",
-			  "--output", out_json),
+	EXPECT_ERROR(ARGS("sim", "--workload", "numa02", "--cost", "numa.hint_fault=-1", "--output",
+			  out_json),
 		     "--cost", "numa.hint_fault=-1");
 	EXPECT_ERROR(ARGS("sim", "--output", out_json, "--seed"), "--seed", "needs a value");
 	char path[500];
@@ -272,10 +272,9 @@ static void test_help_and_list(void **state)
 	run_free(&r);
 	r = run_cli(ARGS("sim", "--list-workloads"));
 	expect_ok(&r, ARGS("sim", "--list-workloads"));
-	const char *const wl[] = {"tbench",    "netperf-tcp-rr", "netperf-udp-rr",
-				  "hackbench", "schbench",	 "pipe",
-				  "numa01",    "numa01-thread-alloc", "numa02",
-				  "numa02-smt", "specjbb"};
+	const char *const wl[] = {
+		"tbench", "netperf-tcp-rr",	 "netperf-udp-rr", "hackbench",	 "schbench", "pipe",
+		"numa01", "numa01-thread-alloc", "numa02",	   "numa02-smt", "specjbb"};
 	for (size_t i = 0; i < sizeof(wl) / sizeof(wl[0]); i++)
 		if (!strstr(r.out, wl[i]))
 			fail_msg("--list-workloads lacks %s", wl[i]);

@@ -15,11 +15,11 @@ static void test_order_time_then_seq(void **state)
 	(void)state;
 	struct ts_event_queue q;
 	assert_int_equal(ts_eq_init(&q, 2), 0);
-	const uint64_t times[] = { 50, 10, 50, 30, 10, 50 };
+	const uint64_t times[] = {50, 10, 50, 30, 10, 50};
 	for (int i = 0; i < 6; i++)
-		assert_int_equal(ts_eq_push(&q, (struct ts_event){ .time = times[i], .kind = i }), 0);
+		assert_int_equal(ts_eq_push(&q, (struct ts_event){.time = times[i], .kind = i}), 0);
 	/* same time: scheduling order */
-	const int want_kind[] = { 1, 4, 3, 0, 2, 5 };
+	const int want_kind[] = {1, 4, 3, 0, 2, 5};
 	struct ts_event ev;
 	for (int i = 0; i < 6; i++) {
 		assert_true(ts_eq_pop(&q, &ev));
@@ -28,8 +28,8 @@ static void test_order_time_then_seq(void **state)
 	}
 	assert_false(ts_eq_pop(&q, &ev));
 	/* virtual time never goes backwards */
-	assert_int_equal(ts_eq_push(&q, (struct ts_event){ .time = 49 }), -EINVAL);
-	assert_int_equal(ts_eq_push(&q, (struct ts_event){ .time = 50 }), 0);
+	assert_int_equal(ts_eq_push(&q, (struct ts_event){.time = 49}), -EINVAL);
+	assert_int_equal(ts_eq_push(&q, (struct ts_event){.time = 50}), 0);
 	ts_eq_destroy(&q);
 }
 
@@ -44,14 +44,14 @@ static void test_random_heap_is_sorted(void **state)
 	int popped = 0;
 	for (int round = 0; round < 200; round++) {
 		for (int i = 0; i < 100; i++) {
-			struct ts_event ev = { .time = q.now + ts_rng_below(&r, 1000) };
+			struct ts_event ev = {.time = q.now + ts_rng_below(&r, 1000)};
 			assert_int_equal(ts_eq_push(&q, ev), 0);
 		}
 		for (int i = 0; i < 60; i++) {
-			struct ts_event ev = { 0 }; /* gcc -O3 cannot see that pop fills it */
+			struct ts_event ev = {0}; /* gcc -O3 cannot see that pop fills it */
 			assert_true(ts_eq_pop(&q, &ev));
-			assert_true(ev.time > last_time || (ev.time == last_time && ev.seq > last_seq) ||
-				    popped == 0);
+			assert_true(ev.time > last_time ||
+				    (ev.time == last_time && ev.seq > last_seq) || popped == 0);
 			last_time = ev.time;
 			last_seq = ev.seq;
 			popped++;
@@ -85,7 +85,7 @@ static void test_rng_distributions(void **state)
 	(void)state;
 	struct ts_rng r;
 	ts_rng_seed(&r, 123);
-	int bins[10] = { 0 };
+	int bins[10] = {0};
 	double sum = 0;
 	const int n = 100000;
 	for (int i = 0; i < n; i++) {

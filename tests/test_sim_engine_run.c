@@ -23,23 +23,31 @@
  * reply; the server receives, computes, replies. RUN times exponential so that seeds
  * matter. */
 static const struct ts_phase pp_client[] = {
-	{ .kind = TS_PH_RUN, .ns = 2 * US, .dist = TS_DIST_EXPONENTIAL },
-	{ .kind = TS_PH_SEND, .ch = { .chan = 0 }, .bytes = 64, .sync = true, .count_bytes = true },
-	{ .kind = TS_PH_RECV, .ch = { .chan = 1 } },
-	{ .kind = TS_PH_MARK },
+	{.kind = TS_PH_RUN, .ns = 2 * US, .dist = TS_DIST_EXPONENTIAL},
+	{.kind = TS_PH_SEND, .ch = {.chan = 0}, .bytes = 64, .sync = true, .count_bytes = true},
+	{.kind = TS_PH_RECV, .ch = {.chan = 1}},
+	{.kind = TS_PH_MARK},
 };
 static const struct ts_phase pp_server[] = {
-	{ .kind = TS_PH_RECV, .ch = { .chan = 0 } },
-	{ .kind = TS_PH_RUN, .ns = 3 * US, .dist = TS_DIST_EXPONENTIAL },
-	{ .kind = TS_PH_SEND, .ch = { .chan = 1 }, .bytes = 0, .sync = true, .count_bytes = true },
+	{.kind = TS_PH_RECV, .ch = {.chan = 0}},
+	{.kind = TS_PH_RUN, .ns = 3 * US, .dist = TS_DIST_EXPONENTIAL},
+	{.kind = TS_PH_SEND, .ch = {.chan = 1}, .bytes = 0, .sync = true, .count_bytes = true},
 };
-static const uint32_t reply_bytes[] = { 64, 4096 };
-static const uint32_t reply_weight[] = { 3, 1 };
+static const uint32_t reply_bytes[] = {64, 4096};
+static const uint32_t reply_weight[] = {3, 1};
 static const struct ts_task_class pp_classes[] = {
-	{ .name = "client", .count = 1, .footprint_kib = 64, .phases = pp_client, .nr_phases = 4,
-	  .measure_wakeup = true },
-	{ .name = "server", .count = 1, .footprint_kib = 64, .phases = pp_server, .nr_phases = 3,
-	  .measure_wakeup = true },
+	{.name = "client",
+	 .count = 1,
+	 .footprint_kib = 64,
+	 .phases = pp_client,
+	 .nr_phases = 4,
+	 .measure_wakeup = true},
+	{.name = "server",
+	 .count = 1,
+	 .footprint_kib = 64,
+	 .phases = pp_server,
+	 .nr_phases = 3,
+	 .measure_wakeup = true},
 };
 static const struct ts_workload pingpong = {
 	.name = "test-pingpong",
@@ -48,7 +56,7 @@ static const struct ts_workload pingpong = {
 	.nr_classes = 2,
 	.channels_per_instance = 2,
 	.channel_capacity = 65536,
-	.reply_mix = { .bytes = reply_bytes, .weight = reply_weight, .n = 2 },
+	.reply_mix = {.bytes = reply_bytes, .weight = reply_weight, .n = 2},
 	.metric = TS_METRIC_TPS_PER_INSTANCE,
 	.metric_name = "tps",
 	.unit = "trans/s",
@@ -57,17 +65,17 @@ static const struct ts_workload pingpong = {
 
 /* The pipe ping-pong (perf bench sched pipe): no compute, 1-byte sync messages. */
 static const struct ts_phase pipe_a[] = {
-	{ .kind = TS_PH_SEND, .ch = { .chan = 0 }, .bytes = 1, .sync = true },
-	{ .kind = TS_PH_RECV, .ch = { .chan = 1 } },
-	{ .kind = TS_PH_MARK },
+	{.kind = TS_PH_SEND, .ch = {.chan = 0}, .bytes = 1, .sync = true},
+	{.kind = TS_PH_RECV, .ch = {.chan = 1}},
+	{.kind = TS_PH_MARK},
 };
 static const struct ts_phase pipe_b[] = {
-	{ .kind = TS_PH_RECV, .ch = { .chan = 0 } },
-	{ .kind = TS_PH_SEND, .ch = { .chan = 1 }, .bytes = 1, .sync = true },
+	{.kind = TS_PH_RECV, .ch = {.chan = 0}},
+	{.kind = TS_PH_SEND, .ch = {.chan = 1}, .bytes = 1, .sync = true},
 };
 static const struct ts_task_class pipe_classes[] = {
-	{ .name = "a", .count = 1, .footprint_kib = 16, .phases = pipe_a, .nr_phases = 3 },
-	{ .name = "b", .count = 1, .footprint_kib = 16, .phases = pipe_b, .nr_phases = 2 },
+	{.name = "a", .count = 1, .footprint_kib = 16, .phases = pipe_a, .nr_phases = 3},
+	{.name = "b", .count = 1, .footprint_kib = 16, .phases = pipe_b, .nr_phases = 2},
 };
 static const struct ts_workload pipe = {
 	.name = "test-pipe",
@@ -82,22 +90,30 @@ static const struct ts_workload pipe = {
 /* Many-to-many (hackbench-like): per group NS senders each writing 100-byte messages to
  * the NR receivers in turn, NR receivers each reading its own pipe; a small buffer so that
  * senders block. Time to finish. */
-#define HB_S 4
-#define HB_R 4
+#define HB_S	 4
+#define HB_R	 4
 #define HB_LOOPS 25
 static const struct ts_phase hb_sender[] = {
-	{ .kind = TS_PH_SEND, .ch = { .chan = 0, .iter_mod = HB_R }, .bytes = 100 },
-	{ .kind = TS_PH_RUN, .ns = 1 * US },
+	{.kind = TS_PH_SEND, .ch = {.chan = 0, .iter_mod = HB_R}, .bytes = 100},
+	{.kind = TS_PH_RUN, .ns = 1 * US},
 };
 static const struct ts_phase hb_receiver[] = {
-	{ .kind = TS_PH_RECV, .ch = { .chan = 0, .per_instance = true } },
-	{ .kind = TS_PH_RUN, .ns = 1 * US },
+	{.kind = TS_PH_RECV, .ch = {.chan = 0, .per_instance = true}},
+	{.kind = TS_PH_RUN, .ns = 1 * US},
 };
 static const struct ts_task_class hb_classes[] = {
-	{ .name = "sender", .count = HB_S, .footprint_kib = 32, .phases = hb_sender,
-	  .nr_phases = 2, .iterations = HB_LOOPS * HB_R },
-	{ .name = "receiver", .count = HB_R, .footprint_kib = 32, .phases = hb_receiver,
-	  .nr_phases = 2, .iterations = HB_LOOPS * HB_S },
+	{.name = "sender",
+	 .count = HB_S,
+	 .footprint_kib = 32,
+	 .phases = hb_sender,
+	 .nr_phases = 2,
+	 .iterations = HB_LOOPS * HB_R},
+	{.name = "receiver",
+	 .count = HB_R,
+	 .footprint_kib = 32,
+	 .phases = hb_receiver,
+	 .nr_phases = 2,
+	 .iterations = HB_LOOPS * HB_S},
 };
 static const struct ts_workload hackbench = {
 	.name = "test-hackbench",
@@ -213,12 +229,12 @@ static void test_time_s_cap_not_finished(void **state)
 
 /* Timers: sleepers wake from their timer (waker = the CPU they slept on, no task). */
 static const struct ts_phase sleeper[] = {
-	{ .kind = TS_PH_SLEEP, .ns = 100 * US },
-	{ .kind = TS_PH_RUN, .ns = 10 * US },
-	{ .kind = TS_PH_MARK },
+	{.kind = TS_PH_SLEEP, .ns = 100 * US},
+	{.kind = TS_PH_RUN, .ns = 10 * US},
+	{.kind = TS_PH_MARK},
 };
 static const struct ts_task_class sleeper_class[] = {
-	{ .name = "sleeper", .count = 4, .phases = sleeper, .nr_phases = 3, .measure_wakeup = true },
+	{.name = "sleeper", .count = 4, .phases = sleeper, .nr_phases = 3, .measure_wakeup = true},
 };
 static const struct ts_workload sleepers = {
 	.name = "test-sleepers",
@@ -261,8 +277,8 @@ static void test_pipe_pair_stays_local(void **state)
 	cfg.warmup_ns = 40 * MS;
 	struct ts_sim_result r = sim_run_ok(&cfg);
 	assert_true(r.wakeups > 100);
-	uint64_t local = r.wakeups_by_relation[TS_REL_SAME_CPU] + r.wakeups_by_relation[TS_REL_SMT] +
-			 r.wakeups_by_relation[TS_REL_CLUSTER];
+	uint64_t local = r.wakeups_by_relation[TS_REL_SAME_CPU] +
+			 r.wakeups_by_relation[TS_REL_SMT] + r.wakeups_by_relation[TS_REL_CLUSTER];
 	assert_int_equal(local, r.wakeups);
 	assert_true(r.metric > 0);
 	assert_conserved(&r);
@@ -276,7 +292,7 @@ static void test_throughput_grows_with_pairs(void **state)
 	struct machine m;
 	machine_load(&m, "jacobsville"); /* 24 CPUs */
 	double last = 0;
-	const int pairs[] = { 1, 2, 4, 8, 12 };
+	const int pairs[] = {1, 2, 4, 8, 12};
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		struct ts_sim_config cfg = sim_config(&m, &pingpong, pairs[i]);
 		struct ts_sim_result r = sim_run_ok(&cfg);
@@ -295,7 +311,7 @@ static void test_time_grows_with_groups(void **state)
 	struct machine m;
 	machine_load(&m, "jacobsville"); /* 24 CPUs; a group is 8 tasks */
 	double last = 0;
-	const int groups[] = { 4, 8, 16 };
+	const int groups[] = {4, 8, 16};
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
 		struct ts_sim_config cfg = sim_config(&m, &hackbench, groups[i]);
 		cfg.duration_ns = 0;
@@ -311,19 +327,19 @@ static void test_time_grows_with_groups(void **state)
 /* With SIS_UTIL (nr_idle_scan updated by LLC-level periodic balancing), CPUs examined per
  * wake-up fall as the load rises. */
 static const struct ts_phase busy_client[] = {
-	{ .kind = TS_PH_RUN, .ns = 20 * US, .dist = TS_DIST_EXPONENTIAL },
-	{ .kind = TS_PH_SEND, .ch = { .chan = 0 }, .bytes = 64 },
-	{ .kind = TS_PH_RECV, .ch = { .chan = 1 } },
-	{ .kind = TS_PH_MARK },
+	{.kind = TS_PH_RUN, .ns = 20 * US, .dist = TS_DIST_EXPONENTIAL},
+	{.kind = TS_PH_SEND, .ch = {.chan = 0}, .bytes = 64},
+	{.kind = TS_PH_RECV, .ch = {.chan = 1}},
+	{.kind = TS_PH_MARK},
 };
 static const struct ts_phase busy_server[] = {
-	{ .kind = TS_PH_RECV, .ch = { .chan = 0 } },
-	{ .kind = TS_PH_RUN, .ns = 20 * US, .dist = TS_DIST_EXPONENTIAL },
-	{ .kind = TS_PH_SEND, .ch = { .chan = 1 }, .bytes = 64 },
+	{.kind = TS_PH_RECV, .ch = {.chan = 0}},
+	{.kind = TS_PH_RUN, .ns = 20 * US, .dist = TS_DIST_EXPONENTIAL},
+	{.kind = TS_PH_SEND, .ch = {.chan = 1}, .bytes = 64},
 };
 static const struct ts_task_class busy_classes[] = {
-	{ .name = "client", .count = 1, .phases = busy_client, .nr_phases = 4 },
-	{ .name = "server", .count = 1, .phases = busy_server, .nr_phases = 3 },
+	{.name = "client", .count = 1, .phases = busy_client, .nr_phases = 4},
+	{.name = "server", .count = 1, .phases = busy_server, .nr_phases = 3},
 };
 static const struct ts_workload busy_pairs = {
 	.name = "test-busy-pairs",
@@ -344,10 +360,10 @@ static double examined_per_llc_scan(const struct ts_sim_result *r)
 static struct ts_sim_result busy_run(const struct machine *m, int pairs, const char *features)
 {
 	struct ts_sim_config cfg = sim_config(m, &busy_pairs, pairs);
-	cfg.pin = m->node0; /* one 32-CPU LLC */
+	cfg.pin = m->node0;	 /* one 32-CPU LLC */
 	cfg.warmup_ns = 40 * MS; /* PELT util and nr_idle_scan settle (see above) */
 	cfg.duration_ns = 10 * MS;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_features_parse(features, &cfg.features, &err), 0);
 	return sim_run_ok(&cfg);
 }
@@ -362,14 +378,15 @@ static void test_sis_util_scan_falls_with_load(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "kunpeng920");
-	const int pairs[] = { 32, 40, 48 };
+	const int pairs[] = {32, 40, 48};
 	double last_llc = 1e9, per[3];
 	for (int i = 0; i < 3; i++) {
 		struct ts_sim_result r = busy_run(&m, pairs[i], "");
 		assert_true(r.sis.search > 0 && r.sis.domain_search > 0);
 		per[i] = (double)r.sis.scanned / (double)r.sis.search;
 		double llc = examined_per_llc_scan(&r);
-		print_message("pairs %2d (util %.2f): %.2f CPUs examined per wake-up, %.2f per LLC scan\n",
+		print_message("pairs %2d (util %.2f): %.2f CPUs examined per wake-up, %.2f per LLC "
+			      "scan\n",
 			      pairs[i], r.cpu_util, per[i], llc);
 		assert_true(llc < last_llc);
 		last_llc = llc;
@@ -386,7 +403,7 @@ static void test_sis_util_scan_falls_with_load(void **state)
 static void expect_invalid(const struct ts_sim_config *cfg, const char *needle)
 {
 	struct ts_sim_result r;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_sim_run(cfg, &r, &err);
 	if (rc >= 0 || !strstr(err.msg, needle))
 		print_error("expected '%s', got rc %d: '%s'\n", needle, rc, err.msg);
@@ -394,11 +411,11 @@ static void expect_invalid(const struct ts_sim_config *cfg, const char *needle)
 	assert_non_null(strstr(err.msg, needle));
 }
 
-static const struct ts_phase spin_only[] = { { .kind = TS_PH_MARK },
-					     { .kind = TS_PH_SEND, .ch = { .chan = 0 }, .bytes = 1 } };
-static const struct ts_phase bad_chan[] = { { .kind = TS_PH_RECV, .ch = { .chan = 0, .iter_mod = 3 } } };
-static const struct ts_phase send0[] = { { .kind = TS_PH_SEND, .ch = { .chan = 0 } },
-					 { .kind = TS_PH_RECV, .ch = { .chan = 0 } } };
+static const struct ts_phase spin_only[] = {{.kind = TS_PH_MARK},
+					    {.kind = TS_PH_SEND, .ch = {.chan = 0}, .bytes = 1}};
+static const struct ts_phase bad_chan[] = {{.kind = TS_PH_RECV, .ch = {.chan = 0, .iter_mod = 3}}};
+static const struct ts_phase send0[] = {{.kind = TS_PH_SEND, .ch = {.chan = 0}},
+					{.kind = TS_PH_RECV, .ch = {.chan = 0}}};
 
 static void test_validation(void **state)
 {
@@ -442,9 +459,13 @@ static void test_validation(void **state)
 	ts_cpumask_free(beyond);
 
 	/* workloads */
-	struct ts_task_class cls = { .name = "spinner", .count = 1, .phases = spin_only, .nr_phases = 2 };
-	struct ts_workload w = { .name = "bad", .classes = &cls, .nr_classes = 1,
-				 .channels_per_instance = 1, .metric = TS_METRIC_TPS_PER_INSTANCE };
+	struct ts_task_class cls = {
+		.name = "spinner", .count = 1, .phases = spin_only, .nr_phases = 2};
+	struct ts_workload w = {.name = "bad",
+				.classes = &cls,
+				.nr_classes = 1,
+				.channels_per_instance = 1,
+				.metric = TS_METRIC_TPS_PER_INSTANCE};
 	c = cfg;
 	c.workload = &w;
 	expect_invalid(&c, "without ever blocking or running");
@@ -479,12 +500,15 @@ static void test_validation(void **state)
 
 	/* a program that only talks to itself is caught at run time */
 	static const struct ts_phase self[] = {
-		{ .kind = TS_PH_SEND, .ch = { .chan = 0 }, .bytes = 1 },
-		{ .kind = TS_PH_RECV, .ch = { .chan = 0 } },
+		{.kind = TS_PH_SEND, .ch = {.chan = 0}, .bytes = 1},
+		{.kind = TS_PH_RECV, .ch = {.chan = 0}},
 	};
-	struct ts_task_class sc = { .name = "self", .count = 1, .phases = self, .nr_phases = 2 };
-	struct ts_workload sw = { .name = "selfish", .classes = &sc, .nr_classes = 1,
-				  .channels_per_instance = 1, .metric = TS_METRIC_TPS_PER_INSTANCE };
+	struct ts_task_class sc = {.name = "self", .count = 1, .phases = self, .nr_phases = 2};
+	struct ts_workload sw = {.name = "selfish",
+				 .classes = &sc,
+				 .nr_classes = 1,
+				 .channels_per_instance = 1,
+				 .metric = TS_METRIC_TPS_PER_INSTANCE};
 	struct ts_cost_model zero = m.costs;
 	zero.ctx_switch.value = 0;
 	for (int i = 0; i < TS_REL_NR; i++)

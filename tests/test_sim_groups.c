@@ -20,12 +20,12 @@
 #include <cmocka.h>
 
 #include "exp_report.h"
+#include "sim/groups_run.h"
 #include "sim_machine.h"
 #include "test_support.h"
 #include "toposched/experiment.h"
 #include "toposched/sim.h"
 #include "toposched/sim_groups.h"
-#include "sim/groups_run.h"
 
 #define US 1000ULL
 #define MS 1000000ULL
@@ -410,7 +410,6 @@ static void test_ttwu_executor(void **state)
 	machine_free(&m);
 }
 
-
 /* ---- who executes a wake-up's activation, seen through whole runs ---- */
 
 /* a (root group): works 500 us, wakes b through channel 0 (a plain SEND: no WF_SYNC),
@@ -463,11 +462,20 @@ static void exec_run(const char *machine, bool hogs, struct ts_sim_result *r)
 	assert_int_equal(ts_topology_load(machine, &t, &err), 0);
 	struct ts_cost_model costs;
 	assert_int_equal(ts_cost_model_for(t, machine, &costs, &err), 0);
-	static const char *const flat[] = {
-		"c2c.same_cpu=0", "c2c.smt=0", "c2c.cluster=0", "c2c.llc=0", "c2c.node=0",
-		"c2c.package=0", "c2c.remote=0", "scan_per_cpu.same_cpu=0", "scan_per_cpu.smt=0",
-		"scan_per_cpu.cluster=0", "scan_per_cpu.llc=0", "scan_per_cpu.node=0",
-		"scan_per_cpu.package=0", "scan_per_cpu.remote=0"};
+	static const char *const flat[] = {"c2c.same_cpu=0",
+					   "c2c.smt=0",
+					   "c2c.cluster=0",
+					   "c2c.llc=0",
+					   "c2c.node=0",
+					   "c2c.package=0",
+					   "c2c.remote=0",
+					   "scan_per_cpu.same_cpu=0",
+					   "scan_per_cpu.smt=0",
+					   "scan_per_cpu.cluster=0",
+					   "scan_per_cpu.llc=0",
+					   "scan_per_cpu.node=0",
+					   "scan_per_cpu.package=0",
+					   "scan_per_cpu.remote=0"};
 	for (size_t i = 0; i < sizeof(flat) / sizeof(flat[0]); i++)
 		assert_int_equal(ts_cost_model_set(&costs, flat[i], &err), 0);
 	costs.bulk_per_kib[TS_REL_NODE] = costs.bulk_per_kib[TS_REL_LLC];

@@ -28,9 +28,9 @@
 #include "toposched/experiment.h"
 #include "toposched/sim.h"
 
-#define MS 1000000ULL
+#define MS    1000000ULL
 #define SMALL "numa:2 core:4 pu:1"
-#define MIB (1ULL << 20)
+#define MIB   (1ULL << 20)
 
 static struct ts_sim_config config(const struct machine *m, const struct ts_workload *w, int load,
 				   const char *features)
@@ -44,7 +44,7 @@ static struct ts_sim_config config(const struct machine *m, const struct ts_work
 		.seed = 1,
 		.max_events = 100000000,
 	};
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_features_parse(features, &cfg.features, &err), 0);
 	return cfg;
 }
@@ -52,16 +52,20 @@ static struct ts_sim_config config(const struct machine *m, const struct ts_work
 /* ---- chunks and conservation ------------------------------------------------------------- */
 
 static const struct ts_region two_regions[] = {
-	{ .name = "big", .bytes = 3ULL << 30 },
-	{ .name = "odd", .bytes = 5 * MIB + 4096 + 1 }, /* 2 MiB, 2 MiB, 1 MiB + 2 pages */
+	{.name = "big", .bytes = 3ULL << 30},
+	{.name = "odd", .bytes = 5 * MIB + 4096 + 1}, /* 2 MiB, 2 MiB, 1 MiB + 2 pages */
 };
-static const struct ts_phase touch_big[] = { { .kind = TS_PH_TOUCH, .accesses = 1 } };
+static const struct ts_phase touch_big[] = {{.kind = TS_PH_TOUCH, .accesses = 1}};
 static const struct ts_task_class one_class[] = {
-	{ .name = "t", .count = 1, .phases = touch_big, .nr_phases = 1, .iterations = 1 },
+	{.name = "t", .count = 1, .phases = touch_big, .nr_phases = 1, .iterations = 1},
 };
 static const struct ts_workload two_region_wl = {
-	.name = "regions", .classes = one_class, .nr_classes = 1,
-	.regions = two_regions, .nr_regions = 2, .metric = TS_METRIC_TIME_S,
+	.name = "regions",
+	.classes = one_class,
+	.nr_classes = 1,
+	.regions = two_regions,
+	.nr_regions = 2,
+	.metric = TS_METRIC_TIME_S,
 };
 
 static void test_chunks_and_conservation(void **state)
@@ -70,7 +74,7 @@ static void test_chunks_and_conservation(void **state)
 	struct sim_mm mm;
 	assert_int_equal(sim_mm_init(&mm, 0, &two_region_wl, 4), 0);
 	assert_int_equal(mm.regions[0].pages, 786432);
-	assert_int_equal(mm.regions[0].nr_chunks, 1536); /* 3 GiB of 2 MiB THPs */
+	assert_int_equal(mm.regions[0].nr_chunks, 1536);    /* 3 GiB of 2 MiB THPs */
 	assert_int_equal(mm.regions[1].pages, 5 * 256 + 2); /* the partial page rounds up */
 	assert_int_equal(mm.regions[1].nr_chunks, 3);
 	assert_int_equal(mm.chunks[1536 + 2].pages, 256 + 2);
@@ -112,7 +116,7 @@ static void test_scan_windows(void **state)
 	struct sim_mm mm;
 	assert_int_equal(sim_mm_init(&mm, 0, &two_region_wl, 2), 0);
 	int64_t pages = (int64_t)TS_NUMA_SCAN_SIZE_MB << (20 - TS_NUMA_PAGE_SHIFT);
-	bool scan[2] = { true, true };
+	bool scan[2] = {true, true};
 	int resets = 0;
 	uint32_t lo, hi;
 	/* nothing present: 8 x 256 MB of address space walked, nothing marked */
@@ -163,7 +167,7 @@ struct filter_env {
 static void filter_open(struct filter_env *e)
 {
 	memset(e, 0, sizeof(*e));
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_topology_load(SMALL, &e->t, &err), 0);
 	e->n.nr_nodes = 2;
 	e->n.numa_preferred_nid = TS_NUMA_NO_NODE;
@@ -190,7 +194,7 @@ static void test_two_stage_filter(void **state)
 	filter_open(&e);
 	const int P = 3, Q = 4; /* task indexes: p and another task */
 	/* CPUs 0-3 on node 0, 4-7 on node 1 */
-	struct sim_chunk c = { .last_task = -1, .last_cpu = -1, .node = 1, .pages = 512 };
+	struct sim_chunk c = {.last_task = -1, .last_cpu = -1, .node = 1, .pages = 512};
 	/* a first fault (no last accessor) early in life: migrate at once; the chunk now
 	 * records (p, CPU 2) */
 	assert_true(sim_should_migrate_memory(e.t, &e.p, P, &c, 1, 2));
@@ -274,16 +278,22 @@ static void test_task_scan_start(void **state)
 static void test_sweep_cost_and_recost(void **state)
 {
 	(void)state;
-	static const struct ts_region r3[] = { { .name = "r", .bytes = 6 * MIB } };
-	const struct ts_workload w = { .name = "w", .regions = r3, .nr_regions = 1 };
+	static const struct ts_region r3[] = {{.name = "r", .bytes = 6 * MIB}};
+	const struct ts_workload w = {.name = "w", .regions = r3, .nr_regions = 1};
 	struct sim_mm mm;
 	assert_int_equal(sim_mm_init(&mm, 0, &w, 2), 0);
 	sim_chunk_place(&mm, 0, 0);
 	sim_chunk_place(&mm, 1, 1);
 	sim_chunk_place(&mm, 2, 0);
-	const double lat[2] = { 100, 150 };
-	struct sim_sweep sw = { .mm = &mm, .r = &mm.regions[0], .slice_lo = 0, .slice_len = 1536,
-				.start = 0, .len = 1536, .page_ns = 10, .accesses = 2 };
+	const double lat[2] = {100, 150};
+	struct sim_sweep sw = {.mm = &mm,
+			       .r = &mm.regions[0],
+			       .slice_lo = 0,
+			       .slice_len = 1536,
+			       .start = 0,
+			       .len = 1536,
+			       .page_ns = 10,
+			       .accesses = 2};
 	const double local = 10 + 2 * 100, remote = 10 + 2 * 150;
 	double end, cost = sim_sweep_plan(&sw, 0, lat, &end);
 	assert_float_equal(end, 1536, 0);
@@ -321,18 +331,27 @@ static void test_sweep_cost_and_recost(void **state)
  * where the pages are: bound to node 1 and run on node 0 (remote, 145 ns), bound to node 0
  * (local, 100 ns), interleaved (half and half), first touch by a task pinned to node 1. */
 static struct ts_region cost_region[] = {
-	{ .name = "r", .bytes = 8 * MIB, .policy = TS_MEM_BIND_BALANCING, .node = 1,
-	  .prefault = TS_PREFAULT_PARENT },
+	{.name = "r",
+	 .bytes = 8 * MIB,
+	 .policy = TS_MEM_BIND_BALANCING,
+	 .node = 1,
+	 .prefault = TS_PREFAULT_PARENT},
 };
 static const struct ts_phase cost_touch[] = {
-	{ .kind = TS_PH_TOUCH, .ns = 50, .accesses = 2, .slice = TS_SLICE_ALL },
+	{.kind = TS_PH_TOUCH, .ns = 50, .accesses = 2, .slice = TS_SLICE_ALL},
 };
 static const struct ts_task_class cost_class[] = {
-	{ .name = "sweeper", .count = 1, .phases = cost_touch, .nr_phases = 1, .iterations = 3 },
+	{.name = "sweeper", .count = 1, .phases = cost_touch, .nr_phases = 1, .iterations = 3},
 };
 static const struct ts_workload cost_wl = {
-	.name = "cost", .classes = cost_class, .nr_classes = 1, .regions = cost_region,
-	.nr_regions = 1, .metric = TS_METRIC_TIME_S, .metric_name = "time", .unit = "s",
+	.name = "cost",
+	.classes = cost_class,
+	.nr_classes = 1,
+	.regions = cost_region,
+	.nr_regions = 1,
+	.metric = TS_METRIC_TIME_S,
+	.metric_name = "time",
+	.unit = "s",
 	.load_name = "processes",
 };
 
@@ -393,7 +412,8 @@ static void test_migrated_sweep_is_recosted(void **state)
 	struct ts_sim_result r = sim_run_ok(&cfg);
 	const struct ts_sim_numa *n = &r.numa;
 	uint64_t remote_only = 1500 + 8000ULL * 2048 * (50 + 2 * 145);
-	print_message("busy %llu ns (remote-only %llu), system %llu ns, faults %llu remote %llu, moves %llu applied %llu, preferred %llu/%llu\n",
+	print_message("busy %llu ns (remote-only %llu), system %llu ns, faults %llu remote %llu, "
+		      "moves %llu applied %llu, preferred %llu/%llu\n",
 		      (unsigned long long)r.busy_ns, (unsigned long long)remote_only,
 		      (unsigned long long)n->system_ns, (unsigned long long)n->hint_faults,
 		      (unsigned long long)n->hint_faults_remote,
@@ -422,7 +442,8 @@ static void test_numa02_settles(void **state)
 	cfg.iterations = 1500;
 	struct ts_sim_result r = sim_run_ok(&cfg);
 	const struct ts_sim_numa *n = &r.numa;
-	print_message("numa02: %.3f s, faults %llu (local %llu), pages migrated %llu, moves %llu swaps %llu, preferred %llu/%llu, system %.3f s\n",
+	print_message("numa02: %.3f s, faults %llu (local %llu), pages migrated %llu, moves %llu "
+		      "swaps %llu, preferred %llu/%llu, system %.3f s\n",
 		      r.metric, (unsigned long long)n->hint_faults,
 		      (unsigned long long)n->hint_faults_local,
 		      (unsigned long long)n->pages_migrated, (unsigned long long)n->task_migrations,
@@ -435,7 +456,7 @@ static void test_numa02_settles(void **state)
 	assert_true(n->hint_faults_local > n->hint_faults_remote);
 	/* without NUMA balancing the half of the threads on node 1 stay remote: slower */
 	cfg.features = ts_features_default();
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_features_parse("NO_NUMA", &cfg.features, &err), 0);
 	struct ts_sim_result off = sim_run_ok(&cfg);
 	print_message("numa02 NO_NUMA: %.3f s\n", off.metric);
@@ -462,7 +483,7 @@ static void test_bind_references(void **state)
 	assert_true(hard.finished && inv.finished);
 	assert_int_equal(hard.numa.pte_updates, 0); /* MPOL_BIND: no MPOL_F_MOF */
 	assert_int_equal(inv.numa.pte_updates, 0);
-	assert_int_equal(hard.migrations, 0);	    /* pinned to their nodes */
+	assert_int_equal(hard.migrations, 0); /* pinned to their nodes */
 	/* 8 threads, 32768 pages each, 6.4 accesses: local 100 ns vs remote 145 ns */
 	double ratio = inv.metric / hard.metric;
 	assert_true(ratio > 1.3 && ratio < 1.5); /* 145 / 100, plus start and switch costs */
@@ -470,7 +491,7 @@ static void test_bind_references(void **state)
 	cfg.workload = ts_workload_find("tbench");
 	cfg.duration_ns = MS;
 	struct ts_sim_result r;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_sim_run(&cfg, &r, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "home nodes"));
 	machine_free(&m);
@@ -485,19 +506,32 @@ static void test_bind_references(void **state)
  * within the stop work's latency (numa.stop_latency, 3 us): without the reservation three
  * of them pick the same idle CPU (two double migrations); with it, never. */
 static const struct ts_region race_region[] = {
-	{ .name = "r", .bytes = 32 * MIB, .policy = TS_MEM_BIND_BALANCING, .node = 1,
-	  .prefault = TS_PREFAULT_PARENT },
+	{.name = "r",
+	 .bytes = 32 * MIB,
+	 .policy = TS_MEM_BIND_BALANCING,
+	 .node = 1,
+	 .prefault = TS_PREFAULT_PARENT},
 };
 static const struct ts_phase race_touch[] = {
-	{ .kind = TS_PH_TOUCH, .accesses = 6.4, .slice = TS_SLICE_OWN },
+	{.kind = TS_PH_TOUCH, .accesses = 6.4, .slice = TS_SLICE_OWN},
 };
 static const struct ts_task_class race_class[] = {
-	{ .name = "t", .count = 4, .phases = race_touch, .nr_phases = 1, .iterations = 3000,
-	  .home = TS_HOME_TASK },
+	{.name = "t",
+	 .count = 4,
+	 .phases = race_touch,
+	 .nr_phases = 1,
+	 .iterations = 3000,
+	 .home = TS_HOME_TASK},
 };
 static const struct ts_workload race_wl = {
-	.name = "race", .classes = race_class, .nr_classes = 1, .regions = race_region,
-	.nr_regions = 1, .metric = TS_METRIC_TIME_S, .metric_name = "time", .unit = "s",
+	.name = "race",
+	.classes = race_class,
+	.nr_classes = 1,
+	.regions = race_region,
+	.nr_regions = 1,
+	.metric = TS_METRIC_TIME_S,
+	.metric_name = "time",
+	.unit = "s",
 	.load_name = "processes",
 };
 
@@ -506,18 +540,19 @@ static struct ts_sim_numa race(struct machine *m, const char *features, uint64_t
 	struct ts_sim_config cfg = config(m, &race_wl, 1, features);
 	cfg.seed = seed;
 	struct ts_sim_result r = sim_run_ok(&cfg);
-	print_message("%-16s seed %llu: %.3f s, searches %llu, moves %llu, swaps %llu, applied %llu, conflicts %llu (alt %llu), skips %llu, double %llu, within 10ms %llu, on preferred node %llu/%llu\n",
-		      features, (unsigned long long)seed, r.metric,
-		      (unsigned long long)r.numa.migrate_attempts,
-		      (unsigned long long)r.numa.task_migrations,
-		      (unsigned long long)r.numa.task_swaps, (unsigned long long)r.numa.applied,
-		      (unsigned long long)r.numa.reserve_conflicts,
-		      (unsigned long long)r.numa.reserve_conflict_alt,
-		      (unsigned long long)r.numa.reserved_skips,
-		      (unsigned long long)r.numa.double_migrations,
-		      (unsigned long long)r.numa.close_migrations,
-		      (unsigned long long)r.numa.tasks_preferred,
-		      (unsigned long long)r.numa.tasks_numa);
+	print_message(
+		"%-16s seed %llu: %.3f s, searches %llu, moves %llu, swaps %llu, applied %llu, "
+		"conflicts %llu (alt %llu), skips %llu, double %llu, within 10ms %llu, on "
+		"preferred node %llu/%llu\n",
+		features, (unsigned long long)seed, r.metric,
+		(unsigned long long)r.numa.migrate_attempts,
+		(unsigned long long)r.numa.task_migrations, (unsigned long long)r.numa.task_swaps,
+		(unsigned long long)r.numa.applied, (unsigned long long)r.numa.reserve_conflicts,
+		(unsigned long long)r.numa.reserve_conflict_alt,
+		(unsigned long long)r.numa.reserved_skips,
+		(unsigned long long)r.numa.double_migrations,
+		(unsigned long long)r.numa.close_migrations,
+		(unsigned long long)r.numa.tasks_preferred, (unsigned long long)r.numa.tasks_numa);
 	assert_true(r.finished);
 	return r.numa;
 }
@@ -551,18 +586,46 @@ static void test_cli_json_deterministic_and_numa_block(void **state)
 	(void)state;
 	char dir[] = "/tmp/ts-sim-numa-XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	const char *a1[] = { "sim", "--machine", SMALL, "--workload", "numa02", "--loops", "200",
-			     "--iterations", "2", "--compare", "reserve=NUMA_RESERVE",
-			     "noreserve=NO_NUMA_RESERVE", "--format", "json", "--quiet", "--jobs",
-			     "1", NULL };
+	const char *a1[] = {"sim",
+			    "--machine",
+			    SMALL,
+			    "--workload",
+			    "numa02",
+			    "--loops",
+			    "200",
+			    "--iterations",
+			    "2",
+			    "--compare",
+			    "reserve=NUMA_RESERVE",
+			    "noreserve=NO_NUMA_RESERVE",
+			    "--format",
+			    "json",
+			    "--quiet",
+			    "--jobs",
+			    "1",
+			    NULL};
 	struct run a = ts_run_cli(dir, a1, 300);
 	if (a.status)
 		print_error("toposched sim: %s\n", a.err);
 	assert_int_equal(a.status, 0);
-	const char *a2[] = { "sim", "--machine", SMALL, "--workload", "numa02", "--loops", "200",
-			     "--iterations", "2", "--compare", "reserve=NUMA_RESERVE",
-			     "noreserve=NO_NUMA_RESERVE", "--format", "json", "--quiet", "--jobs",
-			     "2", NULL };
+	const char *a2[] = {"sim",
+			    "--machine",
+			    SMALL,
+			    "--workload",
+			    "numa02",
+			    "--loops",
+			    "200",
+			    "--iterations",
+			    "2",
+			    "--compare",
+			    "reserve=NUMA_RESERVE",
+			    "noreserve=NO_NUMA_RESERVE",
+			    "--format",
+			    "json",
+			    "--quiet",
+			    "--jobs",
+			    "2",
+			    NULL};
 	struct run b = ts_run_cli(dir, a2, 300);
 	assert_int_equal(b.status, 0);
 	assert_int_equal(a.out_len, b.out_len);
@@ -573,17 +636,18 @@ static void test_cli_json_deterministic_and_numa_block(void **state)
 	assert_int_equal(count_substr(a.out, "\"preferred_pct\": "), 2);
 	assert_null(strstr(a.out, "\"hint_faults\": 0,")); /* balancing ran */
 	/* the table shows the NUMA block for both configurations */
-	const char *t1[] = { "sim", "--machine", SMALL, "--workload", "numa02", "--loops", "200",
-			     "--iterations", "1", "--compare", "on=NUMA", "off=NO_NUMA", "--quiet",
-			     NULL };
+	const char *t1[] = {"sim",     "--machine",   SMALL,	      "--workload", "numa02",
+			    "--loops", "200",	      "--iterations", "1",	    "--compare",
+			    "on=NUMA", "off=NO_NUMA", "--quiet",      NULL};
 	struct run t = ts_run_cli(dir, t1, 300);
 	assert_int_equal(t.status, 0);
 	assert_int_equal(count_substr(t.out, "NUMA hint faults (pages)"), 1); /* not for "off" */
 	assert_int_equal(count_substr(t.out, "NUMA double migrations"), 1);
 	assert_int_equal(count_substr(t.out, "NUMA tasks on preferred node %"), 1);
 	/* CSV: the NUMA columns */
-	const char *c1[] = { "sim", "--machine", SMALL, "--workload", "numa02", "--loops", "50",
-			     "--iterations", "1", "--format", "csv", "--quiet", NULL };
+	const char *c1[] = {"sim", "--machine",	   SMALL, "--workload", "numa02", "--loops",
+			    "50",  "--iterations", "1",	  "--format",	"csv",	  "--quiet",
+			    NULL};
 	struct run c = ts_run_cli(dir, c1, 300);
 	assert_int_equal(c.status, 0);
 	assert_non_null(strstr(c.out, ",numa_hint_faults,"));
@@ -601,7 +665,7 @@ static void test_cli_json_deterministic_and_numa_block(void **state)
 static void expect_invalid(const struct ts_sim_config *cfg, const char *word)
 {
 	struct ts_sim_result r;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_sim_run(cfg, &r, &err);
 	if (rc != -EINVAL || !strstr(err.msg, word))
 		fail_msg("want -EINVAL with '%s', got %d: %s", word, rc, err.msg);
@@ -612,12 +676,16 @@ static void test_bad_descriptions(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, SMALL);
-	struct ts_region reg = { .name = "r", .bytes = MIB };
-	struct ts_phase ph = { .kind = TS_PH_TOUCH, .accesses = 1 };
-	struct ts_task_class cls = { .name = "c", .count = 1, .phases = &ph, .nr_phases = 1,
-				     .iterations = 1 };
-	struct ts_workload w = { .name = "bad", .classes = &cls, .nr_classes = 1, .regions = &reg,
-				 .nr_regions = 1, .metric = TS_METRIC_TIME_S };
+	struct ts_region reg = {.name = "r", .bytes = MIB};
+	struct ts_phase ph = {.kind = TS_PH_TOUCH, .accesses = 1};
+	struct ts_task_class cls = {
+		.name = "c", .count = 1, .phases = &ph, .nr_phases = 1, .iterations = 1};
+	struct ts_workload w = {.name = "bad",
+				.classes = &cls,
+				.nr_classes = 1,
+				.regions = &reg,
+				.nr_regions = 1,
+				.metric = TS_METRIC_TIME_S};
 	struct ts_sim_config cfg = config(&m, &w, 1, "");
 	sim_run_ok(&cfg); /* the good one */
 	ph.region = 1;
@@ -678,7 +746,7 @@ static void test_cli_bad_input(void **state)
 	(void)state;
 	char dir[] = "/tmp/ts-sim-numa-XXXXXX";
 	assert_non_null(mkdtemp(dir));
-#define A(...) ((const char *const[]){ "sim", __VA_ARGS__, NULL })
+#define A(...) ((const char *const[]){"sim", __VA_ARGS__, NULL})
 	expect_cli_error(dir, A("--workload", "numa02", "--bind", "soft"), "'soft'");
 	expect_cli_error(dir, A("--workload", "numa02", "--bind"), "--bind");
 	expect_cli_error(dir, A("--workload", "tbench", "--bind", "hard"), "no memory to bind");
@@ -687,7 +755,8 @@ static void test_cli_bad_input(void **state)
 	expect_cli_error(dir, A("--workload", "numa02", "--cost", "numa.migrate_per_kib=x"),
 			 "not a number");
 	expect_cli_error(dir, A("--workload", "numa02", "--cost", "numa.stop=5"), "unknown term");
-	expect_cli_error(dir, A("--workload", "numa01", "--machine", "kunpeng920", "--load", "2000"),
+	expect_cli_error(dir,
+			 A("--workload", "numa01", "--machine", "kunpeng920", "--load", "2000"),
 			 "more than the limit");
 	expect_cli_error(dir, A("--workload", "numa03"), "numa02");
 #undef A
@@ -701,7 +770,8 @@ static void test_workload_figures(void **state)
 	(void)state;
 	const struct ts_workload *n1 = ts_workload_find("numa01"),
 				 *n1t = ts_workload_find("numa01-thread-alloc"),
-				 *n2 = ts_workload_find("numa02"), *n2s = ts_workload_find("numa02-smt"),
+				 *n2 = ts_workload_find("numa02"),
+				 *n2s = ts_workload_find("numa02-smt"),
 				 *jbb = ts_workload_find("specjbb");
 	assert_non_null(n1);
 	assert_non_null(n1t);
@@ -728,7 +798,9 @@ static void test_workload_figures(void **state)
 	assert_int_equal(n2->classes[0].iterations, 800);
 	assert_int_equal(n2->classes[0].nr_prologue, 0);
 	assert_float_equal(n2->classes[0].phases[0].accesses, 64 / 10.0, 1e-12);
-	for (const struct ts_workload *const *w = (const struct ts_workload *const[]){ n1, n1t, n2, n2s, NULL }; *w; w++) {
+	for (const struct ts_workload *const *w =
+		     (const struct ts_workload *const[]){n1, n1t, n2, n2s, NULL};
+	     *w; w++) {
 		assert_int_equal((*w)->metric, TS_METRIC_TIME_S);
 		assert_non_null((*w)->default_loads);
 		assert_true((*w)->classes[0].home != TS_HOME_NONE);

@@ -21,15 +21,14 @@
 
 #include <cmocka.h>
 
-#include "test_support.h"
 #include "sim_machine.h"
+#include "test_support.h"
 #include "toposched/sim.h"
 
 #define US 1000ULL
 #define MS 1000000ULL
 
 /* ---- helpers ---- */
-
 
 static const struct ts_workload *workload(const char *name)
 {
@@ -40,7 +39,10 @@ static const struct ts_workload *workload(const char *name)
 	return w;
 }
 
-static bool time_to_finish(const struct ts_workload *w) { return w->metric == TS_METRIC_TIME_S; }
+static bool time_to_finish(const struct ts_workload *w)
+{
+	return w->metric == TS_METRIC_TIME_S;
+}
 
 /* Loops per task for time-to-finish workloads: few, to keep hackbench runs short. */
 #define FEW_LOOPS 5
@@ -67,7 +69,10 @@ static uint64_t tasks_per_instance(const struct machine *m, const struct ts_work
 	return n;
 }
 
-static bool has_messages(const struct ts_workload *w) { return w->channels_per_instance > 0; }
+static bool has_messages(const struct ts_workload *w)
+{
+	return w->channels_per_instance > 0;
+}
 
 static void assert_conserved(const struct ts_sim_result *r, const struct ts_workload *w)
 {
@@ -116,12 +121,14 @@ static void test_conservation_every_builtin(void **state)
 			assert_int_equal((uint64_t)(r.metric * 1e9 + 0.5), r.sim_ns);
 			/* hackbench: 20 senders x 20 receivers x loops messages per group */
 			if (strncmp(w->name, "hackbench", 9) == 0)
-				assert_int_equal(r.messages_sent, (uint64_t)load * 20 * 20 * FEW_LOOPS);
+				assert_int_equal(r.messages_sent,
+						 (uint64_t)load * 20 * 20 * FEW_LOOPS);
 		} else {
 			assert_int_equal(r.sim_ns, cfg.warmup_ns + cfg.duration_ns);
 			/* one request (pair workloads) or one post and one wake per worker
 			 * (schbench) in flight at most: a bound by the task count */
-			assert_true(r.messages_queued <= (uint64_t)load * tasks_per_instance(&m, w));
+			assert_true(r.messages_queued <=
+				    (uint64_t)load * tasks_per_instance(&m, w));
 			assert_true(r.marks > 0 || w->metric == TS_METRIC_WAKEUP_P99_US);
 		}
 	}
@@ -172,8 +179,8 @@ static void test_determinism_every_builtin(void **state)
 		struct ts_sim_result c = sim_run_ok(&cfg);
 		cfg.seed = 3;
 		struct ts_sim_result d = sim_run_ok(&cfg);
-		print_message("%-18s load %2d: seeds 1, 2, 3 -> %.6g, %.6g, %.6g %s\n", w->name, load,
-			      a.metric, c.metric, d.metric, w->unit);
+		print_message("%-18s load %2d: seeds 1, 2, 3 -> %.6g, %.6g, %.6g %s\n", w->name,
+			      load, a.metric, c.metric, d.metric, w->unit);
 		assert_true(c.metric != a.metric || d.metric != a.metric);
 	}
 	machine_free(&m);
@@ -188,7 +195,7 @@ static void test_tbench_throughput_grows_with_clients(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "jacobsville");
-	const int clients[] = { 1, 4, 12 };
+	const int clients[] = {1, 4, 12};
 	double last = 0;
 	for (size_t i = 0; i < sizeof(clients) / sizeof(clients[0]); i++) {
 		struct ts_sim_config cfg = config(&m, workload("tbench"), clients[i]);
@@ -209,7 +216,7 @@ static void test_hackbench_time_grows_with_groups(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "jacobsville");
-	const int groups[] = { 1, 2, 4 };
+	const int groups[] = {1, 2, 4};
 	double last = 0;
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
 		struct ts_sim_config cfg = config(&m, workload("hackbench"), groups[i]);
@@ -235,13 +242,14 @@ static void test_schbench_latency_rises_when_overloaded(void **state)
 	machine_load(&m, "jacobsville");
 	const struct ts_workload *w = workload("schbench");
 	double p99[2];
-	const int load[2] = { 1, 2 };
+	const int load[2] = {1, 2};
 	for (int i = 0; i < 2; i++) {
 		struct ts_sim_config cfg = config(&m, w, load[i]);
 		cfg.warmup_ns = 10 * MS; /* past the first request of every worker */
 		cfg.duration_ns = 20 * MS;
 		struct ts_sim_result r = sim_run_ok(&cfg);
-		print_message("schbench %d message threads (%d workers): p50 %.2f p99 %.2f us, util %.2f\n",
+		print_message("schbench %d message threads (%d workers): p50 %.2f p99 %.2f us, "
+			      "util %.2f\n",
 			      load[i], 16 * load[i], r.wakeup_lat_us[0], r.wakeup_lat_us[2],
 			      r.cpu_util);
 		assert_conserved(&r, cfg.workload);
@@ -280,10 +288,11 @@ static struct ts_sim_result netperf_run(const struct machine *m, int pairs, cons
 	struct ts_sim_config cfg = config(m, workload("netperf-tcp-rr"), pairs);
 	cfg.warmup_ns = 30 * MS;
 	cfg.duration_ns = 4 * MS;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_features_parse(features, &cfg.features, &err), 0);
 	struct ts_sim_result r = sim_run_ok(&cfg);
-	print_message("netperf %2d pairs [%s] (util %.2f): %.3f CPUs examined per wake-up, %.3f per LLC scan (%llu scans)\n",
+	print_message("netperf %2d pairs [%s] (util %.2f): %.3f CPUs examined per wake-up, %.3f "
+		      "per LLC scan (%llu scans)\n",
 		      pairs, features, r.cpu_util, examined_per_wakeup(&r),
 		      examined_per_llc_scan(&r), (unsigned long long)r.sis.domain_search);
 	assert_true(r.sis.search > 0);
@@ -320,10 +329,11 @@ static void test_pipe_pair_stays_local(void **state)
 	struct ts_sim_result r = sim_run_ok(&cfg);
 	assert_conserved(&r, cfg.workload);
 	assert_true(r.wakeups > 100);
-	uint64_t local = r.wakeups_by_relation[TS_REL_SAME_CPU] + r.wakeups_by_relation[TS_REL_SMT] +
-			 r.wakeups_by_relation[TS_REL_CLUSTER];
-	print_message("pipe: %.3f us per round trip, %llu of %llu wake-ups on the CPU or its cluster\n",
-		      r.metric, (unsigned long long)local, (unsigned long long)r.wakeups);
+	uint64_t local = r.wakeups_by_relation[TS_REL_SAME_CPU] +
+			 r.wakeups_by_relation[TS_REL_SMT] + r.wakeups_by_relation[TS_REL_CLUSTER];
+	print_message(
+		"pipe: %.3f us per round trip, %llu of %llu wake-ups on the CPU or its cluster\n",
+		r.metric, (unsigned long long)local, (unsigned long long)r.wakeups);
 	assert_int_equal(local, r.wakeups);
 	assert_true(r.metric > 0);
 	machine_free(&m);
@@ -358,10 +368,9 @@ static void test_cli_json_deterministic(void **state)
 	(void)state;
 	char dir[] = "/tmp/ts-sim-workloads-XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	const char *args3[] = { "sim",	      "--workload", "pipe",   "--clients", "1,2",
-				"--iterations", "2",	    "--duration", "5ms",  "--warmup",
-				"1ms",	      "--format",   "json",   "--seed",	   "3",
-				NULL };
+	const char *args3[] = {"sim",  "--workload", "pipe", "--clients", "1,2", "--iterations",
+			       "2",    "--duration", "5ms",  "--warmup",  "1ms", "--format",
+			       "json", "--seed",     "3",    NULL};
 	struct run a = ts_run_cli(dir, args3, 120);
 	if (a.status)
 		print_error("toposched sim exited %d: %s\n", a.status, a.err);
@@ -372,10 +381,9 @@ static void test_cli_json_deterministic(void **state)
 	assert_int_equal(a.out_len, b.out_len);
 	assert_memory_equal(a.out, b.out, a.out_len);
 
-	const char *args4[] = { "sim",	      "--workload", "pipe",   "--clients", "1,2",
-				"--iterations", "2",	    "--duration", "5ms",  "--warmup",
-				"1ms",	      "--format",   "json",   "--seed",	   "4",
-				NULL };
+	const char *args4[] = {"sim",  "--workload", "pipe", "--clients", "1,2", "--iterations",
+			       "2",    "--duration", "5ms",  "--warmup",  "1ms", "--format",
+			       "json", "--seed",     "4",    NULL};
 	struct run c = ts_run_cli(dir, args4, 120);
 	assert_int_equal(c.status, 0);
 	char *sa = samples_of(a.out), *sc = samples_of(c.out);

@@ -19,10 +19,9 @@
 
 /* A topology with one CPU per core/cluster, one LLC per node and one package:
  * only the node of each CPU and the distances matter to spreading. */
-static struct ts_topology *hand_topo(int nr_cpus, int nr_nodes, const int *node_of,
-				     const int *dist)
+static struct ts_topology *hand_topo(int nr_cpus, int nr_nodes, const int *node_of, const int *dist)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = ts_topology_alloc(nr_cpus, nr_nodes, &err);
 	if (!t) {
 		print_message("alloc: %s\n", err.msg);
@@ -47,7 +46,7 @@ static struct ts_topology *preset(const char *name)
 {
 	const struct ts_preset *p = ts_preset_find(name);
 	assert_non_null(p);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_topology *t = p->build(&err);
 	if (!t)
 		fail_msg("preset %s: %s", name, err.msg);
@@ -56,7 +55,7 @@ static struct ts_topology *preset(const char *name)
 
 static void levels_init(struct ts_numa_levels *nl, const struct ts_topology *t)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	if (ts_numa_levels_init(nl, t, &err))
 		fail_msg("numa levels of %s: %s", t->name, err.msg);
 }
@@ -107,18 +106,16 @@ static char *ranges(const int *r, int nr)
 						len ? " " : "", c);
 	return buf;
 }
-#define RANGES(...) ranges((const int[]){ __VA_ARGS__ }, \
-			   (int)(sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int) / 2))
+#define RANGES(...)                                                                                \
+	ranges((const int[]){__VA_ARGS__},                                                         \
+	       (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int) / 2))
 
 /* The distances of Yury Norov's commit "cpumask: improve on cpumask_local_spread() locality"
  * (v6.3), whose message is the source of the reference's §3.3 example. Row 0 is the one the
  * reference quotes (node1 50, node2 30, node3 70); rows 1-3 are the commit's numactl -H
  * output, and make the matrix symmetric. */
 static const int norov_dist[16] = {
-	10, 50, 30, 70,
-	50, 10, 70, 30,
-	30, 70, 10, 50,
-	70, 30, 50, 10,
+	10, 50, 30, 70, 50, 10, 70, 30, 30, 70, 10, 50, 70, 30, 50, 10,
 };
 
 /* The reference's "0 1 2 3 | 6 7 | 4 5 | 8..15" holds for the commit's machine, whose nodes
@@ -128,7 +125,7 @@ static const int norov_dist[16] = {
 static void test_reference_example_commit_numbering(void **state)
 {
 	(void)state;
-	const int node_of[16] = { 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3 };
+	const int node_of[16] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3};
 	struct ts_topology *t = hand_topo(16, 4, node_of, norov_dist);
 	struct ts_numa_levels nl;
 	levels_init(&nl, t);
@@ -158,7 +155,7 @@ static void test_reference_example_commit_numbering(void **state)
 static void test_reference_example_4x4(void **state)
 {
 	(void)state;
-	const int node_of[16] = { 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3 };
+	const int node_of[16] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
 	struct ts_topology *t = hand_topo(16, 4, node_of, norov_dist);
 	struct ts_numa_levels nl;
 	levels_init(&nl, t);
@@ -182,7 +179,7 @@ static void test_reference_example_4x4(void **state)
 	assert_order(&nl, on, TS_SPREAD_PLAIN, 3, RANGES(12, 15, 0, 11));
 
 	/* hop masks are cumulative, and NULL past the last hop */
-	const char *want[] = { "0-3", "0-3,8-11", "0-11", "0-15" };
+	const char *want[] = {"0-3", "0-3,8-11", "0-11", "0-15"};
 	for (int h = 0; h < 4; h++) {
 		const struct ts_cpumask *m = ts_sched_numa_hop_mask(&nl, 0, h);
 		assert_non_null(m);
@@ -199,12 +196,14 @@ static void test_reference_example_4x4(void **state)
 	for (int node = 0; node < 4; node++) {
 		const struct ts_cpumask *mask, *prev = NULL;
 		int hop, cpu, i = 0, nr_masks = 0;
-		ts_for_each_numa_hop_mask(&nl, mask, node, on, hop) {
+		ts_for_each_numa_hop_mask(&nl, mask, node, on, hop)
+		{
 			if (prev)
 				assert_true(ts_cpumask_subset(prev, mask));
 			struct ts_cpumask *empty = ts_cpumask_alloc(16);
 			assert_non_null(empty);
-			ts_for_each_cpu_andnot(cpu, mask, prev ? prev : empty) {
+			ts_for_each_cpu_andnot(cpu, mask, prev ? prev : empty)
+			{
 				assert_int_equal(cpu, ts_cpumask_local_spread(&nl, on,
 									      TS_SPREAD_NUMA_HOPS,
 									      i, node));
@@ -221,7 +220,8 @@ static void test_reference_example_4x4(void **state)
 	/* NUMA_NO_NODE yields the online mask once */
 	const struct ts_cpumask *mask;
 	int hop, nr = 0;
-	ts_for_each_numa_hop_mask(&nl, mask, TS_NUMA_NO_NODE, on, hop) {
+	ts_for_each_numa_hop_mask(&nl, mask, TS_NUMA_NO_NODE, on, hop)
+	{
 		assert_ptr_equal(mask, on);
 		nr++;
 	}
@@ -238,12 +238,9 @@ static void test_reference_example_4x4(void **state)
 static void test_ties_and_interleaving(void **state)
 {
 	(void)state;
-	const int node_of[8] = { 0, 1, 2, 3, 0, 1, 2, 3 };
+	const int node_of[8] = {0, 1, 2, 3, 0, 1, 2, 3};
 	const int dist[16] = {
-		10, 20, 20, 30,
-		20, 10, 30, 20,
-		20, 30, 10, 20,
-		30, 20, 20, 10,
+		10, 20, 20, 30, 20, 10, 30, 20, 20, 30, 10, 20, 30, 20, 20, 10,
 	};
 	struct ts_topology *t = hand_topo(8, 4, node_of, dist);
 	struct ts_numa_levels nl;
@@ -267,13 +264,13 @@ static void test_ties_and_interleaving(void **state)
 static void test_wrap_no_node_online(void **state)
 {
 	(void)state;
-	const int node_of[16] = { 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3 };
+	const int node_of[16] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
 	struct ts_topology *t = hand_topo(16, 4, node_of, norov_dist);
 	struct ts_numa_levels nl;
 	levels_init(&nl, t);
 	struct ts_cpumask *on = all_online(t);
-	const enum ts_spread_policy pol[] = { TS_SPREAD_PLAIN, TS_SPREAD_NEAREST_NODE,
-					      TS_SPREAD_NUMA_HOPS };
+	const enum ts_spread_policy pol[] = {TS_SPREAD_PLAIN, TS_SPREAD_NEAREST_NODE,
+					     TS_SPREAD_NUMA_HOPS};
 
 	for (int p = 0; p < 3; p++) {
 		for (int node = 0; node < 4; node++) {
@@ -300,7 +297,7 @@ static void test_wrap_no_node_online(void **state)
 	/* Node 3 and CPU 9 offline: i wraps modulo the 11 online CPUs. */
 	struct ts_cpumask *some = ts_cpumask_alloc(16);
 	assert_non_null(some);
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	assert_int_equal(ts_cpumask_parse(some, "0-8,10-11", &err), 0);
 	assert_order(&nl, some, TS_SPREAD_NUMA_HOPS, 0, "0 1 2 3 8 10 11 4 5 6 7");
 	assert_order(&nl, some, TS_SPREAD_NUMA_HOPS, 3, "4 5 6 7 8 10 11 0 1 2 3");
@@ -339,11 +336,9 @@ static void test_cpuless_node(void **state)
 {
 	(void)state;
 	/* node0 = 0-3, node1 memory only, node2 = 4-7; node 1 is nearer to node 2 (12 < 15) */
-	const int node_of[8] = { 0, 0, 0, 0, 2, 2, 2, 2 };
+	const int node_of[8] = {0, 0, 0, 0, 2, 2, 2, 2};
 	const int dist[9] = {
-		10, 15, 20,
-		15, 10, 12,
-		20, 12, 10,
+		10, 15, 20, 15, 10, 12, 20, 12, 10,
 	};
 	struct ts_topology *t = hand_topo(8, 3, node_of, dist);
 	struct ts_numa_levels nl;
@@ -379,9 +374,7 @@ static void test_cpuless_node(void **state)
 
 	/* equidistant CPU-less node: ties go to the lower node id */
 	const int dist_tie[9] = {
-		10, 15, 20,
-		15, 10, 15,
-		20, 15, 10,
+		10, 15, 20, 15, 10, 15, 20, 15, 10,
 	};
 	t = hand_topo(8, 3, node_of, dist_tie);
 	levels_init(&nl, t);
@@ -411,10 +404,11 @@ static void test_preset_kunpeng920(void **state)
 	/* node 3 (row 33 32 16 10): 96-127, 64-95, 32-63, 0-31 */
 	assert_order(&nl, on, TS_SPREAD_NUMA_HOPS, 3, RANGES(96, 127, 64, 95, 32, 63, 0, 31));
 	/* the last two levels (32, 33) both cover every CPU from node 1 */
-	const char *want[] = { "32-63", "0-63", "0-95", "0-127", "0-127" };
+	const char *want[] = {"32-63", "0-63", "0-95", "0-127", "0-127"};
 	int hop;
 	const struct ts_cpumask *m;
-	ts_for_each_numa_hop_mask(&nl, m, 1, on, hop) {
+	ts_for_each_numa_hop_mask(&nl, m, 1, on, hop)
+	{
 		assert_true(hop < 5);
 		char *s = ts_cpumask_to_string(m);
 		assert_string_equal(s, want[hop]);
@@ -442,8 +436,8 @@ static void test_preset_epyc_7601(void **state)
 		     RANGES(0, 7, 64, 71, 8, 31, 72, 95, 32, 63, 96, 127));
 	/* node by node instead: node 1 = 8-15,72-79 comes whole before node 2 */
 	assert_order(&nl, on, TS_SPREAD_NEAREST_NODE, 0,
-		     RANGES(0, 7, 64, 71, 8, 15, 72, 79, 16, 23, 80, 87, 24, 31, 88, 95, 32, 39,
-			    96, 103, 40, 47, 104, 111, 48, 55, 112, 119, 56, 63, 120, 127));
+		     RANGES(0, 7, 64, 71, 8, 15, 72, 79, 16, 23, 80, 87, 24, 31, 88, 95, 32, 39, 96,
+			    103, 40, 47, 104, 111, 48, 55, 112, 119, 56, 63, 120, 127));
 	assert_order(&nl, on, TS_SPREAD_NUMA_HOPS, 5,
 		     RANGES(40, 47, 104, 111, 32, 39, 48, 63, 96, 103, 112, 127, 0, 31, 64, 95));
 	ts_cpumask_free(on);
@@ -474,17 +468,18 @@ static void check_model(const struct ts_numa_levels *nl, const struct ts_cpumask
 	struct keyed *k = calloc((size_t)w, sizeof(*k));
 	assert_non_null(k);
 	int from = ts_numa_nearest_node(nl, node);
-	ts_for_each_cpu(cpu, on) {
+	ts_for_each_cpu(cpu, on)
+	{
 		int cn = t->cpu[cpu].node;
 		switch (p) {
 		case TS_SPREAD_NUMA_HOPS:
-			k[n] = (struct keyed){ ts_topo_distance(t, from, cn), 0, cpu };
+			k[n] = (struct keyed){ts_topo_distance(t, from, cn), 0, cpu};
 			break;
 		case TS_SPREAD_NEAREST_NODE:
-			k[n] = (struct keyed){ ts_topo_distance(t, from, cn), cn, cpu };
+			k[n] = (struct keyed){ts_topo_distance(t, from, cn), cn, cpu};
 			break;
 		default:
-			k[n] = (struct keyed){ cn != from, 0, cpu };
+			k[n] = (struct keyed){cn != from, 0, cpu};
 			break;
 		}
 		n++;
@@ -539,21 +534,21 @@ static void test_policy_parse(void **state)
 		const char *name;
 		enum ts_spread_policy p;
 	} ok[] = {
-		{ "plain", TS_SPREAD_PLAIN },
-		{ "nearest-node", TS_SPREAD_NEAREST_NODE },
-		{ "numa-hops", TS_SPREAD_NUMA_HOPS },
+		{"plain", TS_SPREAD_PLAIN},
+		{"nearest-node", TS_SPREAD_NEAREST_NODE},
+		{"numa-hops", TS_SPREAD_NUMA_HOPS},
 	};
 	for (size_t i = 0; i < 3; i++) {
-		struct ts_error err = { 0 };
-		enum ts_spread_policy p = (enum ts_spread_policy)-1;
+		struct ts_error err = {0};
+		enum ts_spread_policy p = (enum ts_spread_policy) - 1;
 		assert_int_equal(ts_spread_policy_parse(ok[i].name, &p, &err), 0);
 		assert_int_equal(p, ok[i].p);
 		assert_int_equal(err.code, 0);
 		assert_string_equal(ts_spread_policy_name(p), ok[i].name);
 	}
-	const char *bad[] = { "bogus", "", "numa", "numa-hops ", "PLAIN" };
+	const char *bad[] = {"bogus", "", "numa", "numa-hops ", "PLAIN"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct ts_error err = { 0 };
+		struct ts_error err = {0};
 		enum ts_spread_policy p = TS_SPREAD_PLAIN;
 		assert_int_equal(ts_spread_policy_parse(bad[i], &p, &err), -EINVAL);
 		assert_int_equal(p, TS_SPREAD_PLAIN); /* untouched */

@@ -41,8 +41,8 @@ static inline uint64_t rng(void)
 /* ---- the CLI runner --------------------------------------------------------------------- */
 
 struct run {
-	int status;	       /* exit status, or 128 + signal */
-	char *out, *err;       /* NUL-terminated, malloc'd; free with run_free() */
+	int status;		 /* exit status, or 128 + signal */
+	char *out, *err;	 /* NUL-terminated, malloc'd; free with run_free() */
 	size_t out_len, err_len; /* bytes read, which may include NULs */
 };
 
@@ -80,7 +80,7 @@ static inline struct run ts_run_cli(const char *dir, const char *const *args, un
 	char out_path[300], err_path[300];
 	snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
 	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
-	const char *argv[32] = { TS_CLI_PATH };
+	const char *argv[32] = {TS_CLI_PATH};
 	int argc = 1;
 	for (; args[argc - 1]; argc++) {
 		assert_true(argc < 31);
@@ -103,7 +103,7 @@ static inline struct run ts_run_cli(const char *dir, const char *const *args, un
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		assert_int_equal(errno, EINTR);
-	struct run r = { 0 };
+	struct run r = {0};
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	r.out = slurp(out_path, &r.out_len);
 	r.err = slurp(err_path, &r.err_len);

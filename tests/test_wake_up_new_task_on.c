@@ -171,10 +171,10 @@ static void test_util_from_the_group_cfs_rq(void **state)
 	struct ts_rq *rq = ts_cpu_rq(w.s, 1);
 	const struct ts_cfs_rq *gcfs = ts_tg_cfs_rq(w.g, 1);
 	unsigned long weight = w.p.se.load.weight;
-	unsigned long want = expected_util(rq->cpu_capacity, gcfs->avg.util_avg,
-					   gcfs->avg.load_avg, weight);
-	unsigned long root_based = expected_util(rq->cpu_capacity, rq->cfs.avg.util_avg,
-						 rq->cfs.avg.load_avg, weight);
+	unsigned long want =
+		expected_util(rq->cpu_capacity, gcfs->avg.util_avg, gcfs->avg.load_avg, weight);
+	unsigned long root_based =
+		expected_util(rq->cpu_capacity, rq->cfs.avg.util_avg, rq->cfs.avg.load_avg, weight);
 	/* preconditions: the history is there and the two queues give different answers */
 	assert_true(gcfs->avg.util_avg > 0);
 	assert_int_not_equal(want, root_based);

@@ -16,9 +16,9 @@
 #include "toposched/sim.h"
 
 static const char *const builtin_names[] = {
-	"tbench",	    "netperf-tcp-rr", "netperf-udp-rr",	     "hackbench",
-	"hackbench-socket", "schbench",	      "pipe",		     "numa01",
-	"numa01-thread-alloc", "numa02",      "numa02-smt",	     "specjbb",
+	"tbench",     "netperf-tcp-rr", "netperf-udp-rr", "hackbench",		 "hackbench-socket",
+	"schbench",   "pipe",		"numa01",	  "numa01-thread-alloc", "numa02",
+	"numa02-smt", "specjbb",
 };
 
 /* Task counts are read for a nominal run on 8 CPUs at load 1 (the CPU-scaled classes of
@@ -294,7 +294,9 @@ static struct walk_result walk(const struct ts_workload *w, int override)
 			if (its <= 0)
 				its = w->default_iterations;
 			assert_true(its > 0); /* callers pass an override for open-ended ones */
-			t[k++] = (struct walk_task){.cls = c, .idx = i, .iters = its,
+			t[k++] = (struct walk_task){.cls = c,
+						    .idx = i,
+						    .iters = its,
 						    .pro = w->classes[c].nr_prologue > 0};
 		}
 	struct walk_result r = {0};

@@ -39,7 +39,7 @@ struct ts_cost_term {
 
 struct ts_cost_model {
 	char machine[64]; /* the preset's name, or "generic" */
-	bool generic;     /* true when no preset's data applies */
+	bool generic;	  /* true when no preset's data applies */
 	/* One-way cache-line transfer / wake-up signalling latency, ns (c2c.*). */
 	struct ts_cost_term c2c[TS_REL_NR];
 	/* Moving message payload whose lines are in the sender's caches to the receiver,
@@ -54,9 +54,9 @@ struct ts_cost_model {
 	struct ts_cost_term scan_per_cpu[TS_REL_NR];
 	/* The SLIT distance at which the .remote tiers apply (remote_distance). */
 	struct ts_cost_term remote_distance;
-	struct ts_cost_term idle_exit;        /* leaving a shallow idle state (C1/WFI), ns */
-	struct ts_cost_term ctx_switch;       /* direct cost of one context switch, ns */
-	struct ts_cost_term mem_local;        /* DRAM load latency, local node, ns */
+	struct ts_cost_term idle_exit;	      /* leaving a shallow idle state (C1/WFI), ns */
+	struct ts_cost_term ctx_switch;	      /* direct cost of one context switch, ns */
+	struct ts_cost_term mem_local;	      /* DRAM load latency, local node, ns */
 	struct ts_cost_term mem_per_distance; /* extra ns per SLIT unit above 10 */
 	/* NUMA balancing's costs, charged to the task they happen in (its system time). */
 	struct ts_cost_term numa_hint_fault;	  /* one NUMA hinting fault, ns */
@@ -79,8 +79,7 @@ int ts_cost_model_for(const struct ts_topology *t, const char *preset_name,
  * unit; remote_distance must be more than 10 and at most 254. Errors name the input:
  * missing '=', empty name, unknown name, missing value, not a number, trailing
  * characters, not finite, negative, out of range. On error *m is unchanged. */
-int ts_cost_model_set(struct ts_cost_model *m, const char *name_equals_value,
-		      struct ts_error *err);
+int ts_cost_model_set(struct ts_cost_model *m, const char *name_equals_value, struct ts_error *err);
 
 /* Static description of one term. */
 struct ts_cost_term_info {
@@ -106,7 +105,8 @@ int ts_cost_model_foreach(const struct ts_cost_model *m,
  * (distance <= 0: tier[REMOTE] as is). */
 double ts_cost_c2c(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
 double ts_cost_bulk_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
-double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
+double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation rel,
+			      int distance);
 double ts_cost_scan_per_cpu(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
 /* mem_local + mem_per_distance * (distance - 10). */
 double ts_cost_mem(const struct ts_cost_model *m, int distance);
@@ -118,8 +118,8 @@ double ts_cost_migrate_per_kib(const struct ts_cost_model *m, int distance);
 /* The same for two CPUs of t (relation and distance from t); -1 for an invalid CPU. */
 double ts_cost_between(const struct ts_cost_model *m, const struct ts_topology *t, int cpu_a,
 		       int cpu_b);
-double ts_cost_bulk_between(const struct ts_cost_model *m, const struct ts_topology *t,
-			    int cpu_a, int cpu_b);
+double ts_cost_bulk_between(const struct ts_cost_model *m, const struct ts_topology *t, int cpu_a,
+			    int cpu_b);
 double ts_cost_refill_between(const struct ts_cost_model *m, const struct ts_topology *t,
 			      int prev_cpu, int cpu);
 double ts_cost_scan_between(const struct ts_cost_model *m, const struct ts_topology *t,

@@ -14,11 +14,14 @@
 #define TS_MAX_CPUS 8192
 
 struct ts_cpumask {
-	int nr_cpus;     /* number of valid bits; bits beyond are always 0 */
+	int nr_cpus;	 /* number of valid bits; bits beyond are always 0 */
 	uint64_t bits[]; /* ts_cpumask_words(nr_cpus) words */
 };
 
-static inline int ts_cpumask_words(int nr_cpus) { return (nr_cpus + 63) / 64; }
+static inline int ts_cpumask_words(int nr_cpus)
+{
+	return (nr_cpus + 63) / 64;
+}
 static inline size_t ts_cpumask_size(int nr_cpus)
 {
 	return sizeof(struct ts_cpumask) + (size_t)ts_cpumask_words(nr_cpus) * sizeof(uint64_t);
@@ -65,7 +68,10 @@ uint64_t ts_cpumask_hash(const struct ts_cpumask *m);
 int ts_cpumask_next(const struct ts_cpumask *m, int cpu);
 int ts_cpumask_next_and(const struct ts_cpumask *a, const struct ts_cpumask *b, int cpu);
 int ts_cpumask_next_andnot(const struct ts_cpumask *a, const struct ts_cpumask *b, int cpu);
-static inline int ts_cpumask_first(const struct ts_cpumask *m) { return ts_cpumask_next(m, -1); }
+static inline int ts_cpumask_first(const struct ts_cpumask *m)
+{
+	return ts_cpumask_next(m, -1);
+}
 static inline int ts_cpumask_first_and(const struct ts_cpumask *a, const struct ts_cpumask *b)
 {
 	return ts_cpumask_next_and(a, b, -1);
@@ -80,17 +86,17 @@ int ts_cpumask_nth_andnot(const struct ts_cpumask *a, const struct ts_cpumask *b
 int ts_cpumask_first_wrap(const struct ts_cpumask *m, int start);
 int ts_cpumask_next_wrap(const struct ts_cpumask *m, int cpu, int start);
 
-#define ts_for_each_cpu(cpu, m) \
-	for ((cpu) = ts_cpumask_next((m), -1); (cpu) < (m)->nr_cpus; \
+#define ts_for_each_cpu(cpu, m)                                                                    \
+	for ((cpu) = ts_cpumask_next((m), -1); (cpu) < (m)->nr_cpus;                               \
 	     (cpu) = ts_cpumask_next((m), (cpu)))
-#define ts_for_each_cpu_and(cpu, a, b) \
-	for ((cpu) = ts_cpumask_next_and((a), (b), -1); (cpu) < (a)->nr_cpus; \
+#define ts_for_each_cpu_and(cpu, a, b)                                                             \
+	for ((cpu) = ts_cpumask_next_and((a), (b), -1); (cpu) < (a)->nr_cpus;                      \
 	     (cpu) = ts_cpumask_next_and((a), (b), (cpu)))
-#define ts_for_each_cpu_andnot(cpu, a, b) \
-	for ((cpu) = ts_cpumask_next_andnot((a), (b), -1); (cpu) < (a)->nr_cpus; \
+#define ts_for_each_cpu_andnot(cpu, a, b)                                                          \
+	for ((cpu) = ts_cpumask_next_andnot((a), (b), -1); (cpu) < (a)->nr_cpus;                   \
 	     (cpu) = ts_cpumask_next_andnot((a), (b), (cpu)))
-#define ts_for_each_cpu_wrap(cpu, m, start) \
-	for ((cpu) = ts_cpumask_first_wrap((m), (start)); (cpu) < (m)->nr_cpus; \
+#define ts_for_each_cpu_wrap(cpu, m, start)                                                        \
+	for ((cpu) = ts_cpumask_first_wrap((m), (start)); (cpu) < (m)->nr_cpus;                    \
 	     (cpu) = ts_cpumask_next_wrap((m), (cpu), (start)))
 
 /* Formats as a cpulist ("0-3,8-11"; "" for an empty mask). Returns the length the full

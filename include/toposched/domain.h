@@ -37,11 +37,11 @@ enum {
 	TS_SD_FLAG_COUNT = 14,
 };
 /* Flags with the SDF_NEEDS_GROUPS meta flag: meaningless on a domain with one group. */
-#define TS_SD_DEGENERATE_GROUPS_MASK                                                     \
-	(TS_SD_BALANCE_NEWIDLE | TS_SD_BALANCE_EXEC | TS_SD_BALANCE_FORK |               \
-	 TS_SD_BALANCE_WAKE | TS_SD_ASYM_CPUCAPACITY | TS_SD_ASYM_CPUCAPACITY_FULL |     \
-	 TS_SD_SHARE_CPUCAPACITY | TS_SD_CLUSTER | TS_SD_SHARE_LLC | TS_SD_SERIALIZE |   \
-	 TS_SD_ASYM_PACKING | TS_SD_PREFER_SIBLING | TS_SD_NUMA)
+#define TS_SD_DEGENERATE_GROUPS_MASK                                                               \
+	(TS_SD_BALANCE_NEWIDLE | TS_SD_BALANCE_EXEC | TS_SD_BALANCE_FORK | TS_SD_BALANCE_WAKE |    \
+	 TS_SD_ASYM_CPUCAPACITY | TS_SD_ASYM_CPUCAPACITY_FULL | TS_SD_SHARE_CPUCAPACITY |          \
+	 TS_SD_CLUSTER | TS_SD_SHARE_LLC | TS_SD_SERIALIZE | TS_SD_ASYM_PACKING |                  \
+	 TS_SD_PREFER_SIBLING | TS_SD_NUMA)
 
 const char *ts_sd_flag_name(unsigned int flag); /* "SD_SHARE_LLC"; NULL if not one flag */
 /* "SD_BALANCE_NEWIDLE|SD_WAKE_AFFINE|..." in bit order; snprintf-style return. */
@@ -49,19 +49,19 @@ size_t ts_sd_flags_format(unsigned int flags, char *buf, size_t size);
 
 /* Shared by all CPUs of one group (sched_group_capacity): written by load balancing. */
 struct ts_sched_group_capacity {
-	unsigned long capacity;     /* sum of the CPUs' capacities */
+	unsigned long capacity; /* sum of the CPUs' capacities */
 	unsigned long min_capacity, max_capacity;
 	unsigned long next_update;
-	int imbalance;              /* set when affinity defeated a balance */
-	int id;                     /* the group's balance CPU */
+	int imbalance; /* set when affinity defeated a balance */
+	int id;	       /* the group's balance CPU */
 };
 
 struct ts_sched_group {
-	const struct ts_cpumask *span;         /* interned: equal spans are the same pointer */
+	const struct ts_cpumask *span;	       /* interned: equal spans are the same pointer */
 	const struct ts_cpumask *balance_mask; /* CPUs that may balance for this group */
-	unsigned int flags;                    /* the child domain's flags (SD_CLUSTER …) */
+	unsigned int flags;		       /* the child domain's flags (SD_CLUSTER …) */
 	int group_weight;
-	int cores;                             /* SMT cores in the group */
+	int cores; /* SMT cores in the group */
 	struct ts_sched_group_capacity *sgc;
 };
 
@@ -69,8 +69,8 @@ struct ts_sched_group {
 struct ts_sched_domain_shared {
 	alignas(64) atomic_int nr_busy_cpus;
 	atomic_int has_idle_cores;
-	atomic_int nr_idle_scan;     /* SIS_UTIL budget */
-	atomic_int overloaded;       /* SIS_OVERLOAD mark */
+	atomic_int nr_idle_scan; /* SIS_UTIL budget */
+	atomic_int overloaded;	 /* SIS_OVERLOAD mark */
 	char pad_[64 - 4 * sizeof(atomic_int)];
 };
 static_assert(sizeof(struct ts_sched_domain_shared) == 64, "sched_domain_shared is one line");
@@ -83,9 +83,9 @@ struct ts_sched_domain {
 	struct ts_sched_group **groups; /* circular in the kernel; here [nr_groups], [0] = own */
 	int nr_groups;
 	unsigned int flags;
-	int level;       /* build depth (sd->level): 0 = lowest level built */
+	int level; /* build depth (sd->level): 0 = lowest level built */
 	const char *name;
-	int numa_level;  /* index into the NUMA distances for NODE/NUMA, -1 otherwise */
+	int numa_level; /* index into the NUMA distances for NODE/NUMA, -1 otherwise */
 	/* sd_init() constants */
 	unsigned int min_interval, max_interval, busy_factor, imbalance_pct, cache_nice_tries;
 	unsigned int imb_numa_nr;
@@ -95,19 +95,19 @@ struct ts_sched_domain {
 	uint64_t last_balance;
 	uint64_t max_newidle_lb_cost;
 	uint64_t last_decay_max_lb_cost;
-	uint64_t avg_scan_cost;        /* SIS_PROP, on each CPU's sd_llc */
-	struct ts_sd_stats stats;      /* schedstat counters of this CPU's domain */
+	uint64_t avg_scan_cost;	  /* SIS_PROP, on each CPU's sd_llc */
+	struct ts_sd_stats stats; /* schedstat counters of this CPU's domain */
 	struct ts_sched_domain_shared *shared;
-	int cpu;         /* owning CPU */
+	int cpu; /* owning CPU */
 };
 
 /* The per-CPU shortcuts of update_top_cache_domain(). */
 struct ts_cpu_domains {
-	struct ts_sched_domain *sd;      /* rq->sd: the base domain, NULL when none */
+	struct ts_sched_domain *sd; /* rq->sd: the base domain, NULL when none */
 	struct ts_sched_domain *sd_llc;
 	int sd_llc_size;
-	int sd_llc_id;                   /* first CPU of sd_llc's span (mainline) */
-	int sd_share_id;                 /* first CPU of the lowest SD_CLUSTER domain, else llc id */
+	int sd_llc_id;	 /* first CPU of sd_llc's span (mainline) */
+	int sd_share_id; /* first CPU of the lowest SD_CLUSTER domain, else llc id */
 	struct ts_sched_domain_shared *sd_llc_shared;
 	struct ts_sched_domain *sd_numa;
 	struct ts_sched_domain *sd_asym_cpucapacity;
@@ -118,12 +118,12 @@ struct ts_mask_pool; /* interning table, private */
 struct ts_domains {
 	const struct ts_topology *topo;
 	int nr_cpus;
-	struct ts_cpumask *cpu_map;        /* the CPUs the domains were built for */
-	struct ts_cpu_domains *cpu;        /* [nr_cpus] */
+	struct ts_cpumask *cpu_map; /* the CPUs the domains were built for */
+	struct ts_cpu_domains *cpu; /* [nr_cpus] */
 	struct ts_numa_levels numa;
-	bool smt_active;                   /* sched_smt_present */
-	bool cluster_active;               /* sched_cluster_active */
-	bool asym_cpucapacity;             /* sched_asym_cpucapacity */
+	bool smt_active;       /* sched_smt_present */
+	bool cluster_active;   /* sched_cluster_active */
+	bool asym_cpucapacity; /* sched_asym_cpucapacity */
 	/* storage */
 	struct ts_mask_pool *pool;
 	struct ts_sched_domain *sd_arena;

@@ -59,17 +59,17 @@
 
 struct ts_task_group;
 
-#define TS_NICE_0_LOAD	       1024UL
-#define TS_WMULT_CONST	       (~0U)
-#define TS_WMULT_SHIFT	       32
-#define TS_MIN_NICE	       (-20)
-#define TS_MAX_NICE	       19
-#define TS_NSEC_PER_SEC	       1000000000ULL
+#define TS_NICE_0_LOAD	1024UL
+#define TS_WMULT_CONST	(~0U)
+#define TS_WMULT_SHIFT	32
+#define TS_MIN_NICE	(-20)
+#define TS_MAX_NICE	19
+#define TS_NSEC_PER_SEC 1000000000ULL
 /* normalized_sysctl_sched_base_slice since v6.15 / 6.12.y (was 750000 ns). */
 #define TS_NORMALIZED_BASE_SLICE 700000ULL
 /* TICK_NSEC = (NSEC_PER_SEC + HZ/2) / HZ; the default here is HZ=250 (most distributions). */
-#define TS_TICK_NSEC(hz)       ((TS_NSEC_PER_SEC + (hz) / 2) / (hz))
-#define TS_TICK_NSEC_DEFAULT   TS_TICK_NSEC(250ULL)
+#define TS_TICK_NSEC(hz)     ((TS_NSEC_PER_SEC + (hz) / 2) / (hz))
+#define TS_TICK_NSEC_DEFAULT TS_TICK_NSEC(250ULL)
 
 /* sched_prio_to_weight[] / sched_prio_to_wmult[] (kernel/sched/core.c), index nice + 20. */
 extern const int ts_sched_prio_to_weight[40];
@@ -118,13 +118,13 @@ struct ts_sched_entity {
 	uint64_t min_vruntime; /* augmentation: min vruntime over this node's subtree */
 	uint64_t min_slice;    /* augmentation: min slice over this node's subtree */
 	unsigned char on_rq;
-	bool custom_slice;     /* slice set by the host (sched_attr.sched_runtime), kept */
+	bool custom_slice; /* slice set by the host (sched_attr.sched_runtime), kept */
 	uint64_t exec_start;
 	uint64_t sum_exec_runtime;
 	uint64_t prev_sum_exec_runtime;
 	uint64_t vruntime;
-	int64_t vlag;	       /* lag at dequeue; while curr: deadline stash (protect_slice) */
-	uint64_t slice;	       /* request size r_i in real ns */
+	int64_t vlag;	/* lag at dequeue; while curr: deadline stash (protect_slice) */
+	uint64_t slice; /* request size r_i in real ns */
 	/* Group scheduling: parent = the group entity above (NULL under the root), cfs_rq =
 	 * the queue this entity is on (a task's is set by the host when it is queued),
 	 * my_q = the queue a group entity owns (NULL for a task). */
@@ -147,9 +147,9 @@ struct ts_cfs_rq {
 	unsigned long avg_load;	    /* sum over the tree (not curr) of w_i */
 	uint64_t min_vruntime;	    /* monotonic reference v0 of avg_vruntime */
 	struct ts_rb_root_cached tasks_timeline; /* by deadline, augmented min_vruntime */
-	struct ts_sched_entity *curr; /* running entity; not in the tree */
-	struct ts_sched_entity *next; /* NEXT_BUDDY */
-	bool resched;		      /* resched_curr() requested; the host clears it */
+	struct ts_sched_entity *curr;		 /* running entity; not in the tree */
+	struct ts_sched_entity *next;		 /* NEXT_BUDDY */
+	bool resched;				 /* resched_curr() requested; the host clears it */
 	/* sysctl_sched_base_slice and TICK_NSEC: kernel globals, per queue here (no globals). */
 	uint64_t base_slice;
 	uint64_t tick_nsec;
@@ -170,9 +170,9 @@ struct ts_cfs_rq {
 
 /* Result of update_curr(). */
 struct ts_update_curr_result {
-	int64_t delta_exec;  /* ns charged to curr (<= 0: nothing was done) */
-	bool slice_expired;  /* update_deadline(): curr consumed its request, new deadline */
-	bool resched;	     /* the kernel would resched_curr() (also set in cfs->resched) */
+	int64_t delta_exec; /* ns charged to curr (<= 0: nothing was done) */
+	bool slice_expired; /* update_deadline(): curr consumed its request, new deadline */
+	bool resched;	    /* the kernel would resched_curr() (also set in cfs->resched) */
 };
 
 /* get_update_sysctl_factor() under SCHED_TUNABLESCALING_LOG: 1 + ilog2(min(ncpus, 8)). */
@@ -240,16 +240,16 @@ void ts_place_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, int flag
 		     struct ts_features f);
 
 /* enqueue_entity() / dequeue_entity() for one level (the queue se is on). */
-void ts_enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
-		       int flags, struct ts_features f);
-void ts_dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
-		       int flags, struct ts_features f);
+void ts_enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now, int flags,
+		       struct ts_features f);
+void ts_dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now, int flags,
+		       struct ts_features f);
 /* One level of enqueue_task_fair()/dequeue_entities() for a flat queue (tests, standalone
  * use): the entity call plus h_nr_queued/h_nr_runnable. rq.c walks the hierarchy itself. */
-void ts_enqueue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
-		     int flags, struct ts_features f);
-void ts_dequeue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
-		     int flags, struct ts_features f);
+void ts_enqueue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now, int flags,
+		     struct ts_features f);
+void ts_dequeue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now, int flags,
+		     struct ts_features f);
 
 /* pick_eevdf(): the eligible entity with the earliest deadline (curr included), O(log n);
  * RUN_TO_PARITY keeps a protected, eligible curr. NULL only when nothing is queued. */

@@ -8,8 +8,8 @@
 #define TS_ERR_MSG_MAX 512
 
 struct ts_error {
-	int code;                  /* 0 or a negative errno value */
-	char msg[TS_ERR_MSG_MAX];  /* "" when code == 0 */
+	int code;		  /* 0 or a negative errno value */
+	char msg[TS_ERR_MSG_MAX]; /* "" when code == 0 */
 };
 
 /* Records the first error only: later calls keep the original (root-cause) message.

@@ -55,8 +55,8 @@ struct ts_exp_stats {
 	uint64_t scan_hist[TS_SCAN_HIST_BUCKETS];
 	double cpu_util;
 	double wakeup_lat_us[4];
-	double wall_s;	   /* host time of the runs, summed (never in deterministic output) */
-	bool all_finished; /* every run's `finished` */
+	double wall_s;		 /* host time of the runs, summed (never in deterministic output) */
+	bool all_finished;	 /* every run's `finished` */
 	struct ts_sim_numa numa; /* every field summed (tasks_* too: their ratio is the share) */
 	/* ---- task groups: the runs' group results summed (ts_sim_tg_result_add) ---- */
 	struct ts_sim_tg_result tg;

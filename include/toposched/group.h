@@ -82,8 +82,8 @@
 #include <stdint.h>
 
 #include "toposched/eevdf.h"
-#include "toposched/features.h"
 #include "toposched/error.h"
+#include "toposched/features.h"
 #include "toposched/stats.h"
 
 #define TS_TG_CACHELINE	 64
@@ -111,8 +111,8 @@ static inline struct ts_tg_switches ts_tg_switches_default(void)
 /* The switches as the feature set has them (TG_LOAD_FILTER, TG_LOAD_RATELIMIT). */
 static inline struct ts_tg_switches ts_tg_switches_of(struct ts_features f)
 {
-	return (struct ts_tg_switches){ .filter = ts_features_has(f, TS_FEAT_TG_LOAD_FILTER),
-					.ratelimit = ts_features_has(f, TS_FEAT_TG_LOAD_RATELIMIT) };
+	return (struct ts_tg_switches){.filter = ts_features_has(f, TS_FEAT_TG_LOAD_FILTER),
+				       .ratelimit = ts_features_has(f, TS_FEAT_TG_LOAD_RATELIMIT)};
 }
 
 /* Per CPU of a group: the group cfs_rq (tg->cfs_rq[cpu] points here, except for a root
@@ -202,7 +202,7 @@ struct ts_task_group {
 	struct ts_tg_writer_line *writer; /* NULL unless track_writer_node */
 	struct ts_tg_cpu *cpu;		  /* [nr_cpus], line-aligned */
 	struct ts_task_group *first_child, *last_child, *next_sibling;
-	struct ts_task_group *root;	/* the hierarchy's root (itself for the root) */
+	struct ts_task_group *root;	  /* the hierarchy's root (itself for the root) */
 	ts_tg_line_access_fn line_access; /* NULL = none; inherited from the parent */
 	void *line_host;
 	/* Root only: per CPU the host's published copy of the root cfs_rq's load_avg, read

@@ -38,22 +38,22 @@ struct ts_task;
 struct ts_error;
 
 /* Sysctl defaults (kernel/sched/fair.c). */
-#define TS_NUMA_SCAN_DELAY_MS      1000  /* sysctl_numa_balancing_scan_delay */
-#define TS_NUMA_SCAN_PERIOD_MIN_MS 1000  /* sysctl_numa_balancing_scan_period_min */
-#define TS_NUMA_SCAN_PERIOD_MAX_MS 60000 /* sysctl_numa_balancing_scan_period_max */
-#define TS_NUMA_SCAN_SIZE_MB       256   /* sysctl_numa_balancing_scan_size */
-#define TS_NUMA_MAX_SCAN_WINDOW    2560  /* MAX_SCAN_WINDOW, MB/s */
-#define TS_NUMA_PAGE_SHIFT         12
-#define TS_NUMA_PERIOD_SLOTS       10
-#define TS_NUMA_PERIOD_THRESHOLD   7
+#define TS_NUMA_SCAN_DELAY_MS	     1000  /* sysctl_numa_balancing_scan_delay */
+#define TS_NUMA_SCAN_PERIOD_MIN_MS   1000  /* sysctl_numa_balancing_scan_period_min */
+#define TS_NUMA_SCAN_PERIOD_MAX_MS   60000 /* sysctl_numa_balancing_scan_period_max */
+#define TS_NUMA_SCAN_SIZE_MB	     256   /* sysctl_numa_balancing_scan_size */
+#define TS_NUMA_MAX_SCAN_WINDOW	     2560  /* MAX_SCAN_WINDOW, MB/s */
+#define TS_NUMA_PAGE_SHIFT	     12
+#define TS_NUMA_PERIOD_SLOTS	     10
+#define TS_NUMA_PERIOD_THRESHOLD     7
 #define TS_NUMA_ACTIVE_NODE_FRACTION 3
-#define TS_NUMA_SMALLIMP           30
-#define TS_NUMA_IMBALANCE_MIN      2
+#define TS_NUMA_SMALLIMP	     30
+#define TS_NUMA_IMBALANCE_MIN	     2
 
 /* task_numa_fault() flags: the kernel's TNF_* values. */
-#define TS_TNF_MIGRATED     0x01 /* the fault migrated the page(s) to this node */
-#define TS_TNF_NO_GROUP     0x02 /* do not try to join the last accessor's group */
-#define TS_TNF_SHARED       0x04 /* the page is mapped by several processes */
+#define TS_TNF_MIGRATED	    0x01 /* the fault migrated the page(s) to this node */
+#define TS_TNF_NO_GROUP	    0x02 /* do not try to join the last accessor's group */
+#define TS_TNF_SHARED	    0x04 /* the page is mapped by several processes */
 #define TS_TNF_FAULT_LOCAL  0x08 /* the page is (now) on the faulting CPU's node */
 #define TS_TNF_MIGRATE_FAIL 0x10 /* the page should have moved and could not */
 /* toposched's own, not a kernel TNF_* value (the kernel's use the low bits): feed the fault
@@ -61,7 +61,7 @@ struct ts_error;
  * numa_migrate_retry is left alone and nothing is searched, so a host can feed faults
  * holding only p's rq lock and run ts_numa_migrate_preferred() itself, under the locks the
  * search needs, when ts_numa_migrate_due() says a search will happen. */
-#define TS_TNF_NO_MIGRATE   0x80000000u
+#define TS_TNF_NO_MIGRATE 0x80000000u
 
 /* numa_faults[] buckets; index = 2 * (bucket * nr_nodes + nid) + priv. */
 enum { TS_NUMA_MEM, TS_NUMA_CPU, TS_NUMA_MEMBUF, TS_NUMA_CPUBUF, TS_NUMA_BUCKETS };
@@ -74,8 +74,8 @@ static inline int ts_numa_faults_idx(int nr_nodes, int bucket, int nid, int priv
 
 /* The address space a task belongs to (the part of mm_struct NUMA balancing reads). */
 struct ts_numa_mm {
-	atomic_int numa_scan_seq;  /* bumped when a scan of the whole space completes */
-	unsigned long rss_pages;   /* get_mm_rss(), 4 KiB pages; 0 = one scan window */
+	atomic_int numa_scan_seq; /* bumped when a scan of the whole space completes */
+	unsigned long rss_pages;  /* get_mm_rss(), 4 KiB pages; 0 = one scan window */
 	int id;
 };
 
@@ -89,23 +89,23 @@ struct ts_numa_group {
 	unsigned long max_faults_cpu;
 	unsigned long total_faults;
 	atomic_flag lock;
-	unsigned long *faults;     /* [TS_NUMA_FAULT_STATS * nr_nodes] */
+	unsigned long *faults; /* [TS_NUMA_FAULT_STATS * nr_nodes] */
 };
 
 #define TS_NUMA_SCAN_HIST 8 /* scan periods remembered per task */
 
 struct ts_numa_task {
 	int nr_nodes;
-	struct ts_numa_mm *mm;       /* shared by the threads of a process, or &own_mm */
+	struct ts_numa_mm *mm; /* shared by the threads of a process, or &own_mm */
 	struct ts_numa_mm own_mm;
-	int numa_preferred_nid;      /* TS_NUMA_NO_NODE initially */
+	int numa_preferred_nid; /* TS_NUMA_NO_NODE initially */
 	int numa_scan_seq;
-	unsigned int numa_scan_period;     /* ms */
+	unsigned int numa_scan_period;	   /* ms */
 	unsigned int numa_scan_period_max; /* ms */
-	uint64_t numa_migrate_retry;       /* jiffies */
+	uint64_t numa_migrate_retry;	   /* jiffies */
 	uint64_t last_task_numa_placement; /* ns (se.exec_start at the last placement) */
 	uint64_t last_sum_exec_runtime;
-	unsigned long *numa_faults;  /* [TS_NUMA_BUCKETS * 2 * nr_nodes]; NULL until a fault */
+	unsigned long *numa_faults; /* [TS_NUMA_BUCKETS * 2 * nr_nodes]; NULL until a fault */
 	unsigned long total_numa_faults;
 	unsigned long numa_faults_locality[3]; /* remote, local, failed migrations */
 	unsigned long numa_pages_migrated;
@@ -121,32 +121,32 @@ struct ts_numa_task {
 
 /* Per CPU, written by the CPU that owns the event (the faulting / searching CPU). */
 struct ts_numa_cpu_stats {
-	ts_counter hint_faults;          /* numa_hint_faults (pages) */
-	ts_counter hint_faults_local;    /* TNF_FAULT_LOCAL (numa_hint_faults_local) */
+	ts_counter hint_faults;	      /* numa_hint_faults (pages) */
+	ts_counter hint_faults_local; /* TNF_FAULT_LOCAL (numa_hint_faults_local) */
 	ts_counter hint_faults_remote;
 	ts_counter hint_faults_private, hint_faults_shared;
-	ts_counter pages_migrated;       /* TNF_MIGRATED (numa_pages_migrated) */
-	ts_counter pages_migrate_failed; /* TNF_MIGRATE_FAIL */
-	ts_counter migrate_attempts;     /* task_numa_migrate() calls */
-	ts_counter migrations;           /* sched_move_numa: moves decided */
-	ts_counter swaps;                /* sched_swap_numa: swaps decided */
-	ts_counter stick;                /* sched_stick_numa: nothing found or apply failed */
-	ts_counter applied;              /* moves/swaps that ts_numa_migrate_apply() did */
-	ts_counter reserve_conflicts;    /* assign found the candidate reserved */
-	ts_counter reserve_conflict_alt; /* ... and reserved another idle CPU of the node */
+	ts_counter pages_migrated;	   /* TNF_MIGRATED (numa_pages_migrated) */
+	ts_counter pages_migrate_failed;   /* TNF_MIGRATE_FAIL */
+	ts_counter migrate_attempts;	   /* task_numa_migrate() calls */
+	ts_counter migrations;		   /* sched_move_numa: moves decided */
+	ts_counter swaps;		   /* sched_swap_numa: swaps decided */
+	ts_counter stick;		   /* sched_stick_numa: nothing found or apply failed */
+	ts_counter applied;		   /* moves/swaps that ts_numa_migrate_apply() did */
+	ts_counter reserve_conflicts;	   /* assign found the candidate reserved */
+	ts_counter reserve_conflict_alt;   /* ... and reserved another idle CPU of the node */
 	ts_counter reserve_conflict_noalt; /* ... and kept the previous best */
-	ts_counter reserved_skips;       /* CPUs skipped while scanning (flag set) */
+	ts_counter reserved_skips;	   /* CPUs skipped while scanning (flag set) */
 };
 
 /* What task_numa_migrate() decided. */
 struct ts_numa_result {
-	int ret;                 /* 0 decided; -EAGAIN nothing better (stick); -EINVAL no sd_numa */
+	int ret; /* 0 decided; -EAGAIN nothing better (stick); -EINVAL no sd_numa */
 	struct ts_task *p;
-	struct ts_task *swap;    /* migrate_swap partner (running on dst_cpu), NULL = move */
-	int src_cpu, dst_cpu;    /* dst_cpu: env.best_cpu, -1 when none */
-	long imp;                /* env.best_imp */
-	bool reserved;           /* rq(dst_cpu)->numa_migrate_on is held for this result */
-	bool applied;            /* ts_numa_migrate_apply() moved the task(s) */
+	struct ts_task *swap; /* migrate_swap partner (running on dst_cpu), NULL = move */
+	int src_cpu, dst_cpu; /* dst_cpu: env.best_cpu, -1 when none */
+	long imp;	      /* env.best_imp */
+	bool reserved;	      /* rq(dst_cpu)->numa_migrate_on is held for this result */
+	bool applied;	      /* ts_numa_migrate_apply() moved the task(s) */
 };
 
 /* Allocates p->numa (init_numa_balancing()): preferred node none, scan period

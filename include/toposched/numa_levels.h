@@ -8,16 +8,16 @@
 #include "toposched/cpumask.h"
 #include "toposched/topology.h"
 
-#define TS_NUMA_NO_NODE (-1)
+#define TS_NUMA_NO_NODE	    (-1)
 #define TS_RECLAIM_DISTANCE 30 /* node_reclaim_distance default */
 
 enum ts_numa_topology_type { TS_NUMA_DIRECT, TS_NUMA_GLUELESS_MESH, TS_NUMA_BACKPLANE };
 
 struct ts_numa_levels {
 	const struct ts_topology *topo;
-	int nr_levels;            /* sched_domains_numa_levels */
-	int *distance;            /* [nr_levels] ascending; distance[0] == 10 */
-	int max_distance;         /* sched_max_numa_distance */
+	int nr_levels;	  /* sched_domains_numa_levels */
+	int *distance;	  /* [nr_levels] ascending; distance[0] == 10 */
+	int max_distance; /* sched_max_numa_distance */
 	enum ts_numa_topology_type type;
 	/* masks[level * nr_nodes + node]: NULL for CPU-less nodes, as in the kernel */
 	struct ts_cpumask **masks;

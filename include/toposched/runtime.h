@@ -52,12 +52,12 @@ struct ts_rt_config {
 	 * more workers than cores; `cpulist` then selects virtual CPUs (NULL = all). */
 	const char *topology;
 	const char *cpulist;
-	const char *features;     /* applied on ts_features_default(); NULL = defaults */
+	const char *features;	     /* applied on ts_features_default(); NULL = defaults */
 	enum ts_tg_layout tg_layout; /* of every task group's load_avg (group.h); 0 = aligned */
-	unsigned int hz;          /* tick frequency; 0 = TS_HZ_DEFAULT */
-	size_t stack_size;        /* default task stack; 0 = 256 KiB */
-	int idle_spin;            /* polls of the run queue before parking; 0 = 200, <0 = none */
-	bool no_pin;              /* leave workers unpinned (testing) */
+	unsigned int hz;	     /* tick frequency; 0 = TS_HZ_DEFAULT */
+	size_t stack_size;	     /* default task stack; 0 = 256 KiB */
+	int idle_spin;		     /* polls of the run queue before parking; 0 = 200, <0 = none */
+	bool no_pin;		     /* leave workers unpinned (testing) */
 	/* NUMA balancing (feature NUMA). A task's first scan comes after numa_scan_delay_ms
 	 * of its run time, the next ones every scan period of run time: the core's adaptive
 	 * p->numa->numa_scan_period, or numa_scan_period_ms when set (fixed). 0 = the kernel
@@ -91,24 +91,24 @@ struct ts_sched *ts_rt_sched(void);
 int ts_rt_nr_workers(void);
 /* Runtime counters (sums over workers, relaxed reads). */
 struct ts_rt_stats {
-	uint64_t spawned;      /* tasks placed by ts_wake_up_new_task() or on their spread CPU */
-	uint64_t wakeups;      /* ts_try_to_wake_up() calls */
+	uint64_t spawned;	/* tasks placed by ts_wake_up_new_task() or on their spread CPU */
+	uint64_t wakeups;	/* ts_try_to_wake_up() calls */
 	uint64_t early_wakeups; /* wake-ups that found the task not yet switched out */
 	uint64_t deferred_wakeups; /* ... caught while it was being switched out */
-	uint64_t switches;     /* worker -> task switches */
-	uint64_t parks;        /* futex waits of idle workers */
-	uint64_t ticks;        /* ts_sched_tick() calls */
+	uint64_t switches;	   /* worker -> task switches */
+	uint64_t parks;		   /* futex waits of idle workers */
+	uint64_t ticks;		   /* ts_sched_tick() calls */
 	/* NUMA balancing */
-	uint64_t numa_scans;         /* scans of a task's declared memory */
-	uint64_t numa_searches;      /* ... that ran the search (task_numa_migrate()) and so
-				      * locked every CPU outside the worker's node */
-	uint64_t numa_faults;        /* pages fed to the core as hinting faults */
-	uint64_t numa_faults_local;  /* ... on the node of the CPU the task ran on */
-	uint64_t numa_decisions;     /* migrations and swaps the core decided */
-	uint64_t numa_migrations;    /* task moves performed (migrate_task_to) */
-	uint64_t numa_swaps;         /* task swaps performed (migrate_swap) */
+	uint64_t numa_scans;	      /* scans of a task's declared memory */
+	uint64_t numa_searches;	      /* ... that ran the search (task_numa_migrate()) and so
+				       * locked every CPU outside the worker's node */
+	uint64_t numa_faults;	      /* pages fed to the core as hinting faults */
+	uint64_t numa_faults_local;   /* ... on the node of the CPU the task ran on */
+	uint64_t numa_decisions;      /* migrations and swaps the core decided */
+	uint64_t numa_migrations;     /* task moves performed (migrate_task_to) */
+	uint64_t numa_swaps;	      /* task swaps performed (migrate_swap) */
 	uint64_t numa_migrate_failed; /* decided, not performed (the task or its partner
-					* moved, blocked or ran through the stop timeout) */
+				       * moved, blocked or ran through the stop timeout) */
 };
 void ts_rt_get_stats(struct ts_rt_stats *out);
 
@@ -121,11 +121,11 @@ typedef struct ts_task_handle {
 } ts_task_handle;
 
 struct ts_task_attr {
-	size_t stack_size;     /* 0 = the runtime default; rounded up to pages */
-	int nice;              /* -20..19 */
-	const char *cpus;      /* allowed scheduler CPUs as a cpulist; NULL = all */
-	int node;              /* allowed NUMA node; -1 = any (only when cpus is NULL) */
-	const char *name;      /* copied, at most 31 bytes kept */
+	size_t stack_size; /* 0 = the runtime default; rounded up to pages */
+	int nice;	   /* -20..19 */
+	const char *cpus;  /* allowed scheduler CPUs as a cpulist; NULL = all */
+	int node;	   /* allowed NUMA node; -1 = any (only when cpus is NULL) */
+	const char *name;  /* copied, at most 31 bytes kept */
 	/* Where the task starts: the spread_index-th CPU nearest near_node among its allowed
 	 * CPUs, hop by hop over the distances (cpumask_local_spread(), v6.3+). Only the first
 	 * CPU: afterwards the task moves like any other (cpus/node are the hard limits).
@@ -136,9 +136,11 @@ struct ts_task_attr {
 	int spread_index;
 	struct ts_rt_group *group; /* task group (ts_rt_group_create()); NULL = the root */
 };
-#define TS_TASK_ATTR_INIT                                                                      \
-	{ .stack_size = 0, .nice = 0, .cpus = NULL, .node = -1, .name = NULL, .near_node = -1,  \
-	  .spread_index = -1 }
+#define TS_TASK_ATTR_INIT                                                                          \
+	{                                                                                          \
+		.stack_size = 0, .nice = 0, .cpus = NULL, .node = -1, .name = NULL,                \
+		.near_node = -1, .spread_index = -1                                                \
+	}
 
 typedef void *(*ts_task_fn)(void *arg);
 
@@ -200,10 +202,10 @@ int ts_numa_undeclare(void *addr, size_t len);
  * with NUMA_RESERVE, was taken before it), `done` after the stop work and before the
  * reservation was released. */
 struct ts_rt_numa_event {
-	uint64_t task;       /* ts_task_handle id of the task moved toward its memory */
-	uint64_t swap_with;  /* its swap partner's id, 0 for a move */
+	uint64_t task;	    /* ts_task_handle id of the task moved toward its memory */
+	uint64_t swap_with; /* its swap partner's id, 0 for a move */
 	int src_cpu, dst_cpu;
-	bool applied;        /* the stop work moved the task(s) */
+	bool applied; /* the stop work moved the task(s) */
 	uint64_t decided_ns, done_ns;
 };
 /* Copies up to max events of the trace (config numa_trace) in order of completion;
@@ -250,15 +252,15 @@ struct ts_task_group *ts_rt_group_tg(const struct ts_rt_group *g);
 /* The counters of a group's tg->load_avg accesses (group.h), summed over CPUs, read with
  * relaxed loads, and when (CLOCK_MONOTONIC ns) they were read. */
 struct ts_rt_group_stats {
-	uint64_t writes;            /* atomic adds to load_avg (update_tg_load_avg passed) */
-	uint64_t reads;             /* reads of load_avg (calc_group_shares) */
+	uint64_t writes; /* atomic adds to load_avg (update_tg_load_avg passed) */
+	uint64_t reads;	 /* reads of load_avg (calc_group_shares) */
 	/* writes by a CPU of another NUMA node than the previous write's (the runtime turns
 	 * on the core's last-writer tracking); always 0 for per-node and on one node */
 	uint64_t remote_writes;
 	uint64_t skipped_ratelimit; /* update_tg_load_avg() stopped by the 1 ms limit */
 	uint64_t skipped_filter;    /* ... by the 1/64 filter (or a zero delta) */
 	uint64_t at_ns;
-	int nr_groups;              /* groups summed */
+	int nr_groups; /* groups summed */
 };
 /* g's counters, or with g NULL the sum over every group created in this run (not the
  * root: it has no load_avg). -ENXIO not running, -EINVAL g not a group of this run. */
@@ -271,8 +273,8 @@ struct ts_rt_group_rates {
 	double remote_share;
 	double interval_s;
 };
-int ts_rt_group_rates(const struct ts_rt_group_stats *before,
-		      const struct ts_rt_group_stats *after, struct ts_rt_group_rates *out);
+int ts_rt_group_rates(const struct ts_rt_group_stats *before, const struct ts_rt_group_stats *after,
+		      struct ts_rt_group_rates *out);
 /* The hierarchy below g (NULL = the root, "/"), one line per group, children indented by
  * two spaces: "<name> shares=<n> parent=<name|-> layout=<layout> load_avg=<n>" (the
  * core's ts_tg_dump()). snprintf semantics: returns the length of the whole text, writes

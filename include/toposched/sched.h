@@ -31,19 +31,19 @@
 
 /* Wake flags: the kernel's values (kernel/sched/sched.h); TS_WF_SYNC/TS_WF_FORK come from
  * eevdf.h. The low nibble maps onto SD_BALANCE_{EXEC,FORK,WAKE} (sd_flag = wf & 0xF). */
-#define TS_WF_EXEC        0x02
-#define TS_WF_TTWU        0x08
-#define TS_WF_MIGRATED    0x20
+#define TS_WF_EXEC	  0x02
+#define TS_WF_TTWU	  0x08
+#define TS_WF_MIGRATED	  0x20
 #define TS_WF_CURRENT_CPU 0x40
 
 #define TS_SCHED_MIGRATION_COST_NS 500000ULL /* sysctl_sched_migration_cost */
-#define TS_SCHED_NR_MIGRATE        32        /* sysctl_sched_nr_migrate */
-#define TS_HZ_DEFAULT              1000
+#define TS_SCHED_NR_MIGRATE	   32	     /* sysctl_sched_nr_migrate */
+#define TS_HZ_DEFAULT		   1000
 
 /* What the core needs from its host. */
 struct ts_host_ops {
-	uint64_t (*clock)(void *host);               /* ns, monotonic (rq_clock) */
-	void (*resched_cpu)(void *host, int cpu);    /* resched_curr(): make cpu reschedule */
+	uint64_t (*clock)(void *host);		  /* ns, monotonic (rq_clock) */
+	void (*resched_cpu)(void *host, int cpu); /* resched_curr(): make cpu reschedule */
 	void (*rq_lock)(void *host, int cpu);
 	void (*rq_unlock)(void *host, int cpu);
 	/* Time an idle scan took: the runtime measures it (clock() - t0), the simulator
@@ -62,44 +62,44 @@ struct ts_list_head {
 };
 
 enum ts_task_state {
-	TS_TASK_NEW,      /* initialised, never woken */
+	TS_TASK_NEW,	  /* initialised, never woken */
 	TS_TASK_RUNNABLE, /* queued on task->cpu (running when rq->curr == task) */
 	TS_TASK_SLEEPING, /* blocked: not queued anywhere */
 	TS_TASK_DEAD,
 };
 
 struct ts_task {
-	struct ts_sched_entity se;     /* first: container_of-free conversion */
-	struct ts_list_head cfs_node;  /* rq->cfs_tasks, most recently picked first */
+	struct ts_sched_entity se;    /* first: container_of-free conversion */
+	struct ts_list_head cfs_node; /* rq->cfs_tasks, most recently picked first */
 	enum ts_task_state state;
-	int cpu;                       /* task_cpu(): the rq it is queued on or last ran on;
-	                                * stored atomically (read by ts_task_h_load_of()) */
+	int cpu; /* task_cpu(): the rq it is queued on or last ran on;
+		  * stored atomically (read by ts_task_h_load_of()) */
 	int recent_used_cpu;
 	int nice;
 	unsigned int wakee_flips;
-	uint64_t wakee_flip_decay_ts;  /* ns */
+	uint64_t wakee_flip_decay_ts; /* ns */
 	const struct ts_task *last_wakee;
 	struct ts_cpumask *cpus_allowed; /* NULL = every CPU */
 	int nr_cpus_allowed;
-	bool percpu_kthread;           /* models is_per_cpu_kthread(current) for SIS step 3 */
+	bool percpu_kthread; /* models is_per_cpu_kthread(current) for SIS step 3 */
 	uint64_t nr_migrations;
 	uint64_t nr_wakeups, nr_wakeups_local, nr_wakeups_remote, nr_wakeups_affine,
 		nr_wakeups_affine_attempts, nr_wakeups_sync, nr_wakeups_migrate;
-	void *host_data;               /* the host's own task object */
+	void *host_data; /* the host's own task object */
 	int id;
-	struct ts_numa_task *numa;     /* NUMA balancing state (numa.h), NULL = none */
-	struct ts_task_group *tg;      /* task group; NULL (or s->root_tg) = the root; stored
-	                                * atomically (read by ts_task_h_load_of()) */
+	struct ts_numa_task *numa; /* NUMA balancing state (numa.h), NULL = none */
+	struct ts_task_group *tg;  /* task group; NULL (or s->root_tg) = the root; stored
+				    * atomically (read by ts_task_h_load_of()) */
 };
 
 /* The part of a run queue other CPUs read without its lock. */
 struct ts_rq_ro {
-	atomic_uint nr_running;      /* rq->nr_running */
-	atomic_bool idle;            /* curr is the idle task */
-	atomic_uint ttwu_pending;    /* wake-ups targeted here, not yet enqueued */
-	atomic_ulong load_avg;       /* cpu_load(): cfs.avg.load_avg */
-	atomic_ulong runnable_avg;   /* cpu_runnable() */
-	atomic_ulong util_avg;       /* cpu_util_cfs() */
+	atomic_uint nr_running;	   /* rq->nr_running */
+	atomic_bool idle;	   /* curr is the idle task */
+	atomic_uint ttwu_pending;  /* wake-ups targeted here, not yet enqueued */
+	atomic_ulong load_avg;	   /* cpu_load(): cfs.avg.load_avg */
+	atomic_ulong runnable_avg; /* cpu_runnable() */
+	atomic_ulong util_avg;	   /* cpu_util_cfs() */
 	/* SIS_PROP's idle history: set by whoever wakes a task onto this idle rq (under its
 	 * lock), aged and spent by wakers running on this CPU (without it), as the kernel. */
 	atomic_ullong wake_stamp;    /* jiffies */
@@ -107,7 +107,7 @@ struct ts_rq_ro {
 	/* NUMA balancing (numa.c): the migration reservation, taken by xchg() from any CPU
 	 * and cleared when the migration is done; the NUMA task counts, owner-written. */
 	atomic_int numa_migrate_on;
-	atomic_uint nr_numa_running;      /* tasks here with a preferred node */
+	atomic_uint nr_numa_running;	  /* tasks here with a preferred node */
 	atomic_uint nr_preferred_running; /* ... that are on it */
 };
 
@@ -115,25 +115,25 @@ struct ts_rq {
 	alignas(64) struct ts_rq_ro ro;
 	alignas(64) struct ts_removed_load removed;
 	alignas(64) int cpu;
-	unsigned int nr_running;       /* CFS tasks queued, curr included */
-	struct ts_task *curr;          /* NULL = the idle task runs */
+	unsigned int nr_running; /* CFS tasks queued, curr included */
+	struct ts_task *curr;	 /* NULL = the idle task runs */
 	struct ts_cfs_rq cfs;
 	struct ts_list_head cfs_tasks;
-	uint64_t clock;                /* last clock read under the lock */
-	uint64_t idle_stamp;           /* when this CPU went idle (0 = not idle) */
-	uint64_t avg_idle;             /* update_avg() of idle periods, ns */
+	uint64_t clock;	     /* last clock read under the lock */
+	uint64_t idle_stamp; /* when this CPU went idle (0 = not idle) */
+	uint64_t avg_idle;   /* update_avg() of idle periods, ns */
 	uint64_t max_idle_balance_cost;
 	unsigned long cpu_capacity;
-	uint64_t next_balance;         /* ns */
+	uint64_t next_balance; /* ns */
 	uint64_t last_blocked_load_update;
 	struct ts_cpu_stats stats;
 	struct ts_numa_cpu_stats numa_stats;
 };
 
 struct ts_sched_config {
-	unsigned int hz;               /* tick frequency (TS_HZ_DEFAULT when 0) */
+	unsigned int hz;		  /* tick frequency (TS_HZ_DEFAULT when 0) */
 	const struct ts_cpumask *cpu_map; /* CPUs to schedule on (NULL = all) */
-	enum ts_tg_layout tg_layout;   /* of every task group's load_avg (0 = aligned) */
+	enum ts_tg_layout tg_layout;	  /* of every task group's load_avg (0 = aligned) */
 	/* Keep the node of tg->load_avg's last writer in every task group, for the
 	 * remote-write counter (ts_tg_stats.remote_writes): the root group's
 	 * track_writer_node (ts_tg_root_params), which the groups created under it inherit.
@@ -148,15 +148,15 @@ struct ts_sched {
 	struct ts_host_ops ops;
 	void *host;
 	int nr_cpus;
-	struct ts_rq *rq;               /* [nr_cpus], cache-line aligned */
+	struct ts_rq *rq; /* [nr_cpus], cache-line aligned */
 	unsigned int hz;
 	uint64_t tick_nsec;
-	uint64_t base_slice;            /* sysctl_sched_base_slice for this machine */
+	uint64_t base_slice; /* sysctl_sched_base_slice for this machine */
 	uint64_t max_load_balance_interval_ns;
-	atomic_bool overloaded;         /* rd->overloaded: some rq has >1 runnable task */
-	struct ts_cpumask **select_rq_mask; /* per-CPU scratch masks (select_rq_mask) */
+	atomic_bool overloaded;		       /* rd->overloaded: some rq has >1 runnable task */
+	struct ts_cpumask **select_rq_mask;    /* per-CPU scratch masks (select_rq_mask) */
 	struct ts_cpumask **lb_cpus, **lb_swb; /* per-CPU load-balance scratch masks */
-	atomic_int sched_balance_running; /* SD_SERIALIZE: one CPU balances NUMA levels */
+	atomic_int sched_balance_running;      /* SD_SERIALIZE: one CPU balances NUMA levels */
 	/* root_task_group, on the rqs' cfs; groups below it are created with
 	 * ts_sched_group_create() and freed with the sched. */
 	struct ts_task_group *root_tg;
@@ -168,7 +168,10 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 		    struct ts_sched **out, struct ts_error *err);
 void ts_sched_destroy(struct ts_sched *s);
 
-static inline struct ts_rq *ts_cpu_rq(struct ts_sched *s, int cpu) { return &s->rq[cpu]; }
+static inline struct ts_rq *ts_cpu_rq(struct ts_sched *s, int cpu)
+{
+	return &s->rq[cpu];
+}
 static inline struct ts_task *ts_task_of(struct ts_sched_entity *se)
 {
 	return (struct ts_task *)se;
@@ -273,15 +276,15 @@ static inline bool ts_task_allowed(const struct ts_task *p, int cpu)
 /* ---- placement (select.c), lock-free ---- */
 
 struct ts_placement {
-	int cpu;                    /* where the task should run */
+	int cpu; /* where the task should run */
 	enum ts_place_reason reason;
-	int target;                 /* the SIS target: waker CPU (affine) or prev */
-	int nr_scanned;             /* CPUs examined by the scans (sis_scanned grows by 1 + this) */
+	int target;	/* the SIS target: waker CPU (affine) or prev */
+	int nr_scanned; /* CPUs examined by the scans (sis_scanned grows by 1 + this) */
 	int scanned_by_relation[TS_REL_NR]; /* examined CPUs by relation to the waker */
-	bool want_affine;           /* !wake_wide() and the waker's CPU is allowed */
-	bool affine_attempted;      /* wake_affine() ran */
-	bool affine;                /* wake_affine() chose the waker's CPU */
-	uint64_t scan_time_ns;      /* from ops->scan_time, when select_idle_cpu() ran */
+	bool want_affine;		    /* !wake_wide() and the waker's CPU is allowed */
+	bool affine_attempted;		    /* wake_affine() ran */
+	bool affine;			    /* wake_affine() chose the waker's CPU */
+	uint64_t scan_time_ns;		    /* from ops->scan_time, when select_idle_cpu() ran */
 };
 
 /* select_task_rq_fair(): where p (last on p->cpu) should run when `waker` (NULL for a
@@ -351,8 +354,8 @@ void ts_update_rq_load(struct ts_sched *s, struct ts_rq *rq, uint64_t now);
 
 /* sched_balance_find_dst_cpu() (find_idlest_cpu): the fork/exec slow path, top-down from
  * sd (the highest domain with sd_flag); lock-free like the rest of placement. */
-int ts_sched_balance_find_dst_cpu(struct ts_sched *s, struct ts_sched_domain *sd,
-				  struct ts_task *p, int cpu, int prev_cpu, int sd_flag);
+int ts_sched_balance_find_dst_cpu(struct ts_sched *s, struct ts_sched_domain *sd, struct ts_task *p,
+				  int cpu, int prev_cpu, int sd_flag);
 
 /* sched_balance_domains(): periodic balancing of cpu's domains that are due; called by
  * the host without any rq lock held, after ts_sched_tick() returned true. */
@@ -365,8 +368,14 @@ int ts_balance_newidle(struct ts_sched *s, int cpu);
 void ts_update_idle_cpu_scan(struct ts_sched *s, int cpu, unsigned long sum_util);
 
 /* ---- list helpers ---- */
-static inline void ts_list_init(struct ts_list_head *h) { h->next = h->prev = h; }
-static inline bool ts_list_empty(const struct ts_list_head *h) { return h->next == h; }
+static inline void ts_list_init(struct ts_list_head *h)
+{
+	h->next = h->prev = h;
+}
+static inline bool ts_list_empty(const struct ts_list_head *h)
+{
+	return h->next == h;
+}
 static inline void ts_list_add(struct ts_list_head *n, struct ts_list_head *h)
 {
 	n->next = h->next;
@@ -385,7 +394,6 @@ static inline void ts_list_move(struct ts_list_head *n, struct ts_list_head *h)
 	ts_list_del(n);
 	ts_list_add(n, h);
 }
-#define ts_task_of_cfs_node(n) \
-	((struct ts_task *)((char *)(n) - offsetof(struct ts_task, cfs_node)))
+#define ts_task_of_cfs_node(n) ((struct ts_task *)((char *)(n)-offsetof(struct ts_task, cfs_node)))
 
 #endif

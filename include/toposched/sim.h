@@ -37,12 +37,12 @@ enum ts_phase_kind {
 /* Which pages of its region a TOUCH phase covers. */
 enum ts_touch_slice {
 	TS_SLICE_OWN, /* the task's share: pages [k*P/n, (k+1)*P/n) for task k of the n tasks
-	                 of its class in the instance (numa02's THREAD_SIZE slices) */
+			 of its class in the instance (numa02's THREAD_SIZE slices) */
 	TS_SLICE_ALL, /* the whole region (numa01's shared buffer) */
 };
 
 enum ts_dist {
-	TS_DIST_FIXED,       /* exactly ns */
+	TS_DIST_FIXED,	     /* exactly ns */
 	TS_DIST_EXPONENTIAL, /* mean ns */
 	TS_DIST_UNIFORM,     /* uniform in [ns/2, 3ns/2] */
 };
@@ -67,95 +67,95 @@ struct ts_chan_ref {
  * page the scanner marked). */
 struct ts_phase {
 	enum ts_phase_kind kind;
-	uint64_t ns;            /* RUN, SLEEP; TOUCH: CPU ns per page besides DRAM stalls */
+	uint64_t ns; /* RUN, SLEEP; TOUCH: CPU ns per page besides DRAM stalls */
 	enum ts_dist dist;
-	struct ts_chan_ref ch;  /* SEND, RECV */
-	uint32_t bytes;         /* SEND: payload; drawn from the workload's size mix when 0 */
-	bool sync;              /* SEND: the sender blocks next (WF_SYNC wake-up) */
-	bool count_bytes;       /* SEND: payload counts toward a throughput metric */
-	int region;             /* TOUCH: index into the workload's regions */
+	struct ts_chan_ref ch;	   /* SEND, RECV */
+	uint32_t bytes;		   /* SEND: payload; drawn from the workload's size mix when 0 */
+	bool sync;		   /* SEND: the sender blocks next (WF_SYNC wake-up) */
+	bool count_bytes;	   /* SEND: payload counts toward a throughput metric */
+	int region;		   /* TOUCH: index into the workload's regions */
 	enum ts_touch_slice slice; /* TOUCH */
-	uint64_t pages;         /* TOUCH: pages per execution, 0 = the whole slice */
-	double accesses;        /* TOUCH: DRAM accesses per page (latency-bound) */
+	uint64_t pages;		   /* TOUCH: pages per execution, 0 = the whole slice */
+	double accesses;	   /* TOUCH: DRAM accesses per page (latency-bound) */
 };
 
 /* How many tasks of a class an instance has. */
 enum ts_count_rule {
 	TS_COUNT_FIXED, /* `count` */
-	TS_COUNT_CPUS,  /* the CPUs the run may use / `count` (at least 1): autonuma's
-	                   THREADS = NCPUS (count 1) or NCPUS/2 (count 2) */
-	TS_COUNT_LOAD,  /* the run's load (SPECjbb: warehouses per JVM) */
+	TS_COUNT_CPUS,	/* the CPUs the run may use / `count` (at least 1): autonuma's
+			   THREADS = NCPUS (count 1) or NCPUS/2 (count 2) */
+	TS_COUNT_LOAD,	/* the run's load (SPECjbb: warehouses per JVM) */
 };
 
 /* Which nodes a task belongs to under --bind (ts_sim_config.bind); see enum ts_sim_bind. */
 enum ts_home_rule {
-	TS_HOME_NONE,     /* no home: the class cannot be bound */
+	TS_HOME_NONE,	  /* no home: the class cannot be bound */
 	TS_HOME_INSTANCE, /* instance i of I: the i-th of I equal blocks of the run's nodes
-	                     (I <= nodes), else node i mod nodes (numa01: process 1 on the
-	                     first half of the nodes, process 2 on the second; SPECjbb: JVM i
-	                     on node i) */
-	TS_HOME_TASK,     /* task k of n in the instance: node k x nodes / n (numa02's
-	                     i / (THREADS / NNODES)) */
+			     (I <= nodes), else node i mod nodes (numa01: process 1 on the
+			     first half of the nodes, process 2 on the second; SPECjbb: JVM i
+			     on node i) */
+	TS_HOME_TASK,	  /* task k of n in the instance: node k x nodes / n (numa02's
+			     i / (THREADS / NNODES)) */
 };
 
 struct ts_task_class {
 	const char *name;
-	int count;               /* tasks of this class per instance */
+	int count; /* tasks of this class per instance */
 	int nice;
-	uint32_t footprint_kib;  /* cache footprint, refetched when the task changes CPU */
+	uint32_t footprint_kib; /* cache footprint, refetched when the task changes CPU */
 	const struct ts_phase *phases;
 	int nr_phases;
-	int iterations;          /* times the program runs; 0 = until the run's duration ends */
-	bool measure_wakeup;     /* record wake-up-to-run latency of this class */
-	enum ts_count_rule count_rule; /* how `count` is read (TS_COUNT_FIXED: as is) */
+	int iterations;	     /* times the program runs; 0 = until the run's duration ends */
+	bool measure_wakeup; /* record wake-up-to-run latency of this class */
+	enum ts_count_rule count_rule;	 /* how `count` is read (TS_COUNT_FIXED: as is) */
 	const struct ts_phase *prologue; /* run once before the first iteration (may be NULL) */
 	int nr_prologue;
-	enum ts_home_rule home;  /* home nodes for --bind */
+	enum ts_home_rule home; /* home nodes for --bind */
 };
 
 /* A memory region of every instance (a process's allocation, one VMA). */
 enum ts_mem_policy {
-	TS_MEM_LOCAL,      /* MPOL_DEFAULT: a page goes to the node of the CPU that first
-	                      touches it (or of the toucher's --bind nodes); NUMA balancing
-	                      scans it and migrates its pages */
-	TS_MEM_INTERLEAVE, /* mbind MPOL_INTERLEAVE over every node, chunk by chunk;
-	                      not scanned, never migrated (no MPOL_F_MOF) */
+	TS_MEM_LOCAL,	       /* MPOL_DEFAULT: a page goes to the node of the CPU that first
+				  touches it (or of the toucher's --bind nodes); NUMA balancing
+				  scans it and migrates its pages */
+	TS_MEM_INTERLEAVE,     /* mbind MPOL_INTERLEAVE over every node, chunk by chunk;
+				  not scanned, never migrated (no MPOL_F_MOF) */
 	TS_MEM_BIND_BALANCING, /* mbind MPOL_BIND | MPOL_F_NUMA_BALANCING to `node` (Linux
-	                      5.12+): pages on `node`, scanned (hinting faults drive task
-	                      placement), never migrated off the node */
+			      5.12+): pages on `node`, scanned (hinting faults drive task
+			      placement), never migrated off the node */
 };
 
 enum ts_prefault {
 	TS_PREFAULT_NONE,   /* pages are placed when first touched */
 	TS_PREFAULT_PARENT, /* faulted in at the start by the forking parent, on the node of
-	                       the first CPU the run may use (numa02's main thread bzero()s
-	                       the buffer before creating the threads); under --bind, block
-	                       b of N on the b-th node, as numa02's BINDMAP does */
+			       the first CPU the run may use (numa02's main thread bzero()s
+			       the buffer before creating the threads); under --bind, block
+			       b of N on the b-th node, as numa02's BINDMAP does */
 };
 
 struct ts_region {
 	const char *name;
-	uint64_t bytes;          /* rounded up to 4 KiB pages */
+	uint64_t bytes; /* rounded up to 4 KiB pages */
 	enum ts_mem_policy policy;
-	int node;                /* TS_MEM_BIND_BALANCING: the node */
+	int node; /* TS_MEM_BIND_BALANCING: the node */
 	enum ts_prefault prefault;
 };
 
 enum ts_metric_kind {
-	TS_METRIC_THROUGHPUT_MBS,  /* counted SEND bytes / duration, MB/s (higher is better) */
-	TS_METRIC_TPS_PER_INSTANCE,/* MARKs / duration / load (higher is better) */
-	TS_METRIC_TIME_S,          /* time until every task finished its iterations (lower) */
-	TS_METRIC_WAKEUP_P99_US,   /* p99 wake-up latency of measured classes, us (lower) */
-	TS_METRIC_US_PER_MARK,     /* duration / MARKs, us (lower: e.g. pipe round trip) */
-	TS_METRIC_OPS_PER_S,       /* MARKs / duration over all instances (higher: SPECjbb's
-	                              bops) */
+	TS_METRIC_THROUGHPUT_MBS,   /* counted SEND bytes / duration, MB/s (higher is better) */
+	TS_METRIC_TPS_PER_INSTANCE, /* MARKs / duration / load (higher is better) */
+	TS_METRIC_TIME_S,	    /* time until every task finished its iterations (lower) */
+	TS_METRIC_WAKEUP_P99_US,    /* p99 wake-up latency of measured classes, us (lower) */
+	TS_METRIC_US_PER_MARK,	    /* duration / MARKs, us (lower: e.g. pipe round trip) */
+	TS_METRIC_OPS_PER_S,	    /* MARKs / duration over all instances (higher: SPECjbb's
+				       bops) */
 };
 
 /* How many instances a run has. */
 enum ts_instance_rule {
 	TS_INSTANCES_LOAD,  /* `load` instances */
 	TS_INSTANCES_NODES, /* one per node with CPUs the run may use; `load` then only sizes
-	                       TS_COUNT_LOAD classes (SPECjbb: one JVM per node) */
+			       TS_COUNT_LOAD classes (SPECjbb: one JVM per node) */
 };
 
 /* A message-size mix (tbench's op mix): sizes with relative weights. */
@@ -167,18 +167,18 @@ struct ts_size_mix {
 
 struct ts_workload {
 	const char *name;
-	const char *description;           /* one line, with the benchmark it models */
+	const char *description; /* one line, with the benchmark it models */
 	const struct ts_task_class *classes;
 	int nr_classes;
 	int channels_per_instance;
-	uint32_t channel_capacity;         /* bytes a channel buffers before SEND blocks */
+	uint32_t channel_capacity;		   /* bytes a channel buffers before SEND blocks */
 	struct ts_size_mix request_mix, reply_mix; /* for SEND phases with bytes == 0 */
 	enum ts_metric_kind metric;
-	const char *metric_name;           /* "throughput", "tps", "time", "p99_wakeup", ... */
-	const char *unit;                  /* "MB/s", "trans/s", "s", "us" */
-	const char *load_name;             /* what `load` counts: "clients", "pairs", "groups" */
-	int default_iterations;            /* per task, for TS_METRIC_TIME_S workloads */
-	const struct ts_region *regions;   /* memory of every instance (NUMA workloads) */
+	const char *metric_name;	 /* "throughput", "tps", "time", "p99_wakeup", ... */
+	const char *unit;		 /* "MB/s", "trans/s", "s", "us" */
+	const char *load_name;		 /* what `load` counts: "clients", "pairs", "groups" */
+	int default_iterations;		 /* per task, for TS_METRIC_TIME_S workloads */
+	const struct ts_region *regions; /* memory of every instance (NUMA workloads) */
 	int nr_regions;
 	enum ts_instance_rule instances;
 	/* What `toposched sim` uses when the options do not say (NULL / 0: its own
@@ -205,9 +205,9 @@ int64_t ts_workload_nr_tasks(const struct ts_workload *w, int nr_cpus, int nr_no
  * the process (task_numa_work skips !vma_policy_mof VMAs). */
 enum ts_sim_bind {
 	TS_BIND_NONE,
-	TS_BIND_HARD,    /* CPU nodes = home nodes (numa0x_HARD_BIND): the best case */
+	TS_BIND_HARD,	 /* CPU nodes = home nodes (numa0x_HARD_BIND): the best case */
 	TS_BIND_INVERSE, /* CPU nodes = the mirrored home (instance I-1-i, task n-1-k), memory
-	                    on the home: every thread on the wrong node (the worst case) */
+			    on the home: every thread on the wrong node (the worst case) */
 };
 
 struct ts_sim_config {
@@ -215,23 +215,23 @@ struct ts_sim_config {
 	const struct ts_cost_model *costs;
 	struct ts_features features;
 	const struct ts_workload *workload;
-	int load;                      /* instances (clients, pairs, groups) */
-	int iterations;                /* overrides the classes' iterations when > 0 */
-	const struct ts_cpumask *pin;  /* every task allowed only here (NULL = all CPUs) */
-	uint64_t duration_ns;          /* measured time (after warm-up) for open-ended loads */
-	uint64_t warmup_ns;            /* not measured */
+	int load;		      /* instances (clients, pairs, groups) */
+	int iterations;		      /* overrides the classes' iterations when > 0 */
+	const struct ts_cpumask *pin; /* every task allowed only here (NULL = all CPUs) */
+	uint64_t duration_ns;	      /* measured time (after warm-up) for open-ended loads */
+	uint64_t warmup_ns;	      /* not measured */
 	uint64_t seed;
-	unsigned int hz;               /* tick (0 = 1000) */
-	uint64_t max_events;           /* safety bound (0 = no bound) */
+	unsigned int hz;     /* tick (0 = 1000) */
+	uint64_t max_events; /* safety bound (0 = no bound) */
 	enum ts_sim_bind bind;
 	/* ---- task groups (sim_groups.h) ---- */
 	const struct ts_groups_spec *groups; /* NULL = every task in the root group */
-	enum ts_tg_layout tg_layout;   /* of the groups' load_avg (0 = aligned, mainline) */
+	enum ts_tg_layout tg_layout;	     /* of the groups' load_avg (0 = aligned, mainline) */
 };
 
-#define TS_SIM_MAX_TASKS 65536 /* a sane bound on load x tasks per instance */
+#define TS_SIM_MAX_TASKS	65536	     /* a sane bound on load x tasks per instance */
 #define TS_SIM_MAX_REGION_BYTES (1ULL << 40) /* 1 TiB per region */
-#define TS_SIM_MAX_CHUNKS (1 << 24)           /* 2 MiB chunks of all regions of a run */
+#define TS_SIM_MAX_CHUNKS	(1 << 24)    /* 2 MiB chunks of all regions of a run */
 /* "Two NUMA migrations to one CPU within a window": the window, 10 ms: ten ticks, shorter
  * than a NUMA domain's balance interval (its span in ms, >= 16 on the presets), so two
  * NUMA moves this close land before the load balancer could have evened them out. */
@@ -240,55 +240,55 @@ struct ts_sim_config {
 /* NUMA balancing as the run saw it (the measured window; see docs/sim-json.md). Fault
  * counts are in 4 KiB pages, as the core counts them (a 2 MiB chunk's fault is 512). */
 struct ts_sim_numa {
-	uint64_t hint_faults;          /* numa_hint_faults (pages) */
-	uint64_t hint_faults_local;    /* the page was on the faulting CPU's node */
+	uint64_t hint_faults;	    /* numa_hint_faults (pages) */
+	uint64_t hint_faults_local; /* the page was on the faulting CPU's node */
 	uint64_t hint_faults_remote;
-	uint64_t hint_faults_private;  /* last accessor = this task (or none) */
+	uint64_t hint_faults_private; /* last accessor = this task (or none) */
 	uint64_t hint_faults_shared;
 	uint64_t pages_migrated;       /* numa_pages_migrated */
-	uint64_t scans;                /* task_numa_work() passes that ran */
-	uint64_t pte_updates;          /* 2 MiB chunks made PROT_NONE (numa_huge_pte_updates) */
+	uint64_t scans;		       /* task_numa_work() passes that ran */
+	uint64_t pte_updates;	       /* 2 MiB chunks made PROT_NONE (numa_huge_pte_updates) */
 	uint64_t migrate_attempts;     /* task_numa_migrate() searches */
 	uint64_t task_migrations;      /* moves decided (sched_move_numa) */
-	uint64_t task_swaps;           /* swaps decided (sched_swap_numa) */
-	uint64_t task_stick;           /* nothing better, or the stop work failed */
-	uint64_t applied;              /* moves and swaps the stop work performed */
+	uint64_t task_swaps;	       /* swaps decided (sched_swap_numa) */
+	uint64_t task_stick;	       /* nothing better, or the stop work failed */
+	uint64_t applied;	       /* moves and swaps the stop work performed */
 	uint64_t reserve_conflicts;    /* the chosen CPU was reserved (NUMA_RESERVE) */
 	uint64_t reserve_conflict_alt; /* ... and another idle CPU of the node was taken */
 	uint64_t reserve_conflict_noalt;
-	uint64_t reserved_skips;       /* reserved CPUs passed over by the searches */
-	uint64_t double_migrations;    /* applied to a CPU whose previous NUMA arrival was
-	                                  still in flight when this one was decided */
-	uint64_t close_migrations;     /* applied within TS_SIM_NUMA_CLOSE_NS of the previous
-	                                  NUMA arrival at the same CPU */
-	uint64_t tasks_numa;           /* at the end: tasks with a preferred node */
-	uint64_t tasks_preferred;      /* ... whose CPU is on it */
-	uint64_t system_ns;            /* CPU time charged for NUMA balancing: hinting
-	                                  faults, page copies, scans, stop work */
+	uint64_t reserved_skips;    /* reserved CPUs passed over by the searches */
+	uint64_t double_migrations; /* applied to a CPU whose previous NUMA arrival was
+				       still in flight when this one was decided */
+	uint64_t close_migrations;  /* applied within TS_SIM_NUMA_CLOSE_NS of the previous
+				       NUMA arrival at the same CPU */
+	uint64_t tasks_numa;	    /* at the end: tasks with a preferred node */
+	uint64_t tasks_preferred;   /* ... whose CPU is on it */
+	uint64_t system_ns;	    /* CPU time charged for NUMA balancing: hinting
+				       faults, page copies, scans, stop work */
 };
 
 struct ts_sim_result {
-	double metric;                 /* the workload's metric for this run */
-	uint64_t marks, bytes;         /* raw counts behind the metric (measured window) */
-	uint64_t sim_ns;               /* virtual time simulated (incl. warm-up) */
-	uint64_t events;               /* events processed */
-	double wall_s;                 /* host time the run took (reports only) */
-	double cpu_util;               /* busy CPU time / (CPUs x measured time), 0..1 */
-	double wakeup_lat_us[4];       /* p50, p90, p99, p99.9 of measured classes (-1 if none) */
-	struct ts_sis_counts sis;      /* summed over CPUs, measured window */
+	double metric;		  /* the workload's metric for this run */
+	uint64_t marks, bytes;	  /* raw counts behind the metric (measured window) */
+	uint64_t sim_ns;	  /* virtual time simulated (incl. warm-up) */
+	uint64_t events;	  /* events processed */
+	double wall_s;		  /* host time the run took (reports only) */
+	double cpu_util;	  /* busy CPU time / (CPUs x measured time), 0..1 */
+	double wakeup_lat_us[4];  /* p50, p90, p99, p99.9 of measured classes (-1 if none) */
+	struct ts_sis_counts sis; /* summed over CPUs, measured window */
 	uint64_t reasons[TS_PLACE_NR];
 	uint64_t wakeups_by_relation[TS_REL_NR];
 	uint64_t wakeups;
 	uint64_t migrations;
 	uint64_t scan_hist[TS_SCAN_HIST_BUCKETS];
 	uint64_t messages_sent, messages_received; /* conservation */
-	uint64_t busy_ns;              /* CPU time accounted to tasks */
-	bool finished;                 /* TIME_S: every task completed */
+	uint64_t busy_ns;			   /* CPU time accounted to tasks */
+	bool finished;				   /* TIME_S: every task completed */
 	/* Added by the engine for its conservation checks. messages_* count the whole run:
 	 * messages_sent == messages_received + messages_queued. */
-	uint64_t messages_queued;      /* still in channels at the end */
-	uint64_t exec_ns;              /* CPU time the core accounted (sum_exec_runtime) in
-	                                  the window; equals busy_ns */
+	uint64_t messages_queued; /* still in channels at the end */
+	uint64_t exec_ns;	  /* CPU time the core accounted (sum_exec_runtime) in
+				     the window; equals busy_ns */
 	struct ts_sim_numa numa;
 	/* ---- task groups: zero (enabled = false) without cfg->groups ---- */
 	struct ts_sim_tg_result tg;

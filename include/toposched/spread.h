@@ -29,11 +29,12 @@ const struct ts_cpumask *ts_sched_numa_hop_mask(const struct ts_numa_levels *nl,
 
 /* for_each_numa_hop_mask(mask, node): yields hop 0, 1, ... masks; with TS_NUMA_NO_NODE
  * it yields `online` once. */
-#define ts_for_each_numa_hop_mask(nl, mask, node, online, hop)                                 \
-	for ((hop) = 0, (mask) = (node) == TS_NUMA_NO_NODE ? (online)                         \
-						 : ts_sched_numa_hop_mask((nl), (node), 0);    \
-	     (mask);                                                                          \
-	     (mask) = (node) == TS_NUMA_NO_NODE ? NULL                                        \
+#define ts_for_each_numa_hop_mask(nl, mask, node, online, hop)                                     \
+	for ((hop) = 0, (mask) = (node) == TS_NUMA_NO_NODE                                         \
+					 ? (online)                                                \
+					 : ts_sched_numa_hop_mask((nl), (node), 0);                \
+	     (mask);                                                                               \
+	     (mask) = (node) == TS_NUMA_NO_NODE ? NULL                                             \
 						: ts_sched_numa_hop_mask((nl), (node), ++(hop)))
 
 #endif

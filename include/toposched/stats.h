@@ -20,7 +20,10 @@ static inline void ts_stat_add(ts_counter *c, uint64_t v)
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
 			      memory_order_relaxed);
 }
-static inline void ts_stat_inc(ts_counter *c) { ts_stat_add(c, 1); }
+static inline void ts_stat_inc(ts_counter *c)
+{
+	ts_stat_add(c, 1);
+}
 static inline uint64_t ts_stat_read(const ts_counter *c)
 {
 	return atomic_load_explicit((ts_counter *)c, memory_order_relaxed);
@@ -28,28 +31,27 @@ static inline uint64_t ts_stat_read(const ts_counter *c)
 
 /* The step of select_task_rq_fair()/select_idle_sibling() that decided a placement. */
 enum ts_place_reason {
-	TS_PLACE_TARGET_IDLE,      /* SIS 1: target idle */
-	TS_PLACE_PREV,             /* SIS 2: prev idle, shares cache (and cluster) */
-	TS_PLACE_KTHREAD_STACK,    /* SIS 3: per-CPU kthread waker, stack on it */
-	TS_PLACE_RECENT,           /* SIS 4: recent_used_cpu idle, shares cache (and cluster) */
-	TS_PLACE_ASYM_CAPACITY,    /* SIS 5: select_idle_capacity() */
-	TS_PLACE_NO_LLC,           /* SIS 6: target has no LLC domain */
-	TS_PLACE_IDLE_SMT,         /* SIS 7: idle SMT sibling of prev */
-	TS_PLACE_IDLE_CORE,        /* SIS 8: a fully idle core found by the LLC scan */
-	TS_PLACE_IDLE_THREAD,      /* SIS 8: no idle core, an idle thread remembered on the way */
-	TS_PLACE_CLUSTER_SCAN,     /* SIS 8: idle CPU in the target's cluster */
-	TS_PLACE_LLC_SCAN,         /* SIS 8: idle CPU elsewhere in the LLC */
-	TS_PLACE_PREV_FALLBACK,    /* SIS 9: remembered prev of another cluster */
+	TS_PLACE_TARGET_IDLE,	   /* SIS 1: target idle */
+	TS_PLACE_PREV,		   /* SIS 2: prev idle, shares cache (and cluster) */
+	TS_PLACE_KTHREAD_STACK,	   /* SIS 3: per-CPU kthread waker, stack on it */
+	TS_PLACE_RECENT,	   /* SIS 4: recent_used_cpu idle, shares cache (and cluster) */
+	TS_PLACE_ASYM_CAPACITY,	   /* SIS 5: select_idle_capacity() */
+	TS_PLACE_NO_LLC,	   /* SIS 6: target has no LLC domain */
+	TS_PLACE_IDLE_SMT,	   /* SIS 7: idle SMT sibling of prev */
+	TS_PLACE_IDLE_CORE,	   /* SIS 8: a fully idle core found by the LLC scan */
+	TS_PLACE_IDLE_THREAD,	   /* SIS 8: no idle core, an idle thread remembered on the way */
+	TS_PLACE_CLUSTER_SCAN,	   /* SIS 8: idle CPU in the target's cluster */
+	TS_PLACE_LLC_SCAN,	   /* SIS 8: idle CPU elsewhere in the LLC */
+	TS_PLACE_PREV_FALLBACK,	   /* SIS 9: remembered prev of another cluster */
 	TS_PLACE_RECENT_FALLBACK,  /* SIS 10: remembered recent_used_cpu of another cluster */
 	TS_PLACE_TARGET_FALLBACK,  /* SIS 11: nothing found (sis_failed) */
-	TS_PLACE_SCAN_ABORTED,     /* SIS_OVERLOAD: LLC marked overloaded, no scan */
+	TS_PLACE_SCAN_ABORTED,	   /* SIS_OVERLOAD: LLC marked overloaded, no scan */
 	TS_PLACE_BUDGET_EXHAUSTED, /* SIS_UTIL/SIS_PROP budget ran out (or was 0) */
-	TS_PLACE_CURRENT_CPU,      /* WF_CURRENT_CPU */
-	TS_PLACE_SLOW_PATH,        /* fork/exec balancing: sched_balance_find_dst_cpu() */
+	TS_PLACE_CURRENT_CPU,	   /* WF_CURRENT_CPU */
+	TS_PLACE_SLOW_PATH,	   /* fork/exec balancing: sched_balance_find_dst_cpu() */
 	TS_PLACE_NR
 };
 const char *ts_place_reason_name(enum ts_place_reason r); /* "target_idle", ... */
-
 
 #define TS_SCAN_HIST_BUCKETS 12 /* 0, 1, 2, 3-4, 5-8, 9-16, ..., 513+ CPUs examined */
 int ts_scan_hist_bucket(int nr_scanned);
@@ -57,21 +59,21 @@ const char *ts_scan_hist_label(int bucket);
 
 /* Per CPU, written by that CPU (as the waker, or as the rq owner). */
 struct ts_cpu_stats {
-	ts_counter ttwu_count;    /* wake-ups issued from this CPU */
-	ts_counter ttwu_local;    /* ... that chose this CPU */
-	ts_counter sis_search;    /* select_idle_sibling() calls */
+	ts_counter ttwu_count;	      /* wake-ups issued from this CPU */
+	ts_counter ttwu_local;	      /* ... that chose this CPU */
+	ts_counter sis_search;	      /* select_idle_sibling() calls */
 	ts_counter sis_domain_search; /* ... that reached the LLC scan */
-	ts_counter sis_scanned;   /* 1 per call + 1 per CPU examined */
-	ts_counter sis_failed;    /* ... that returned target with nothing found */
+	ts_counter sis_scanned;	      /* 1 per call + 1 per CPU examined */
+	ts_counter sis_failed;	      /* ... that returned target with nothing found */
 	ts_counter sis_recent_hit, sis_recent_miss;
 	ts_counter sis_core_search, sis_core_failed;
 	ts_counter wake_affine_attempts, wake_affine; /* wake_affine() calls / chose this CPU */
-	ts_counter reasons[TS_PLACE_NR];  /* per wake-up: they sum to ttwu_count */
-	ts_counter fork_exec_placements; /* placements of new tasks (WF_FORK / WF_EXEC) */
+	ts_counter reasons[TS_PLACE_NR];	      /* per wake-up: they sum to ttwu_count */
+	ts_counter fork_exec_placements;	   /* placements of new tasks (WF_FORK / WF_EXEC) */
 	ts_counter wakeups_by_relation[TS_REL_NR]; /* waker CPU vs chosen CPU */
 	ts_counter scan_hist[TS_SCAN_HIST_BUCKETS]; /* CPUs examined per select_idle_cpu() */
-	ts_counter scan_time_ns;  /* modelled/measured time of select_idle_cpu() scans */
-	ts_counter migrations;    /* tasks that arrived here from another CPU */
+	ts_counter scan_time_ns;	 /* modelled/measured time of select_idle_cpu() scans */
+	ts_counter migrations;		 /* tasks that arrived here from another CPU */
 	ts_counter nr_idle_scan_updates; /* SIS_UTIL recomputations done by this CPU */
 };
 
@@ -94,13 +96,13 @@ struct ts_sd_stats {
 /* mmtests' derived SIS metrics (MonitorProcschedstat.pm), from counter values or deltas.
  * Each is a percentage; a metric whose denominator is 0 is reported as -1 (undefined). */
 struct ts_sis_metrics {
-	double search_efficiency;        /* 100 * search / scanned */
+	double search_efficiency;	 /* 100 * search / scanned */
 	double domain_search_efficiency; /* 100 * domain_search / (scanned - fast_search) */
-	double fast_success_rate;        /* 100 * fast_search / search */
-	double success_rate;             /* 100 * (search - failed) / search */
-	double recent_success_rate;      /* 100 * recent_hit / (recent_hit + recent_miss) */
-	double core_search_efficiency;   /* 100 * (core_search - core_failed) / core_search */
-	double scanned_per_wakeup;       /* scanned / search */
+	double fast_success_rate;	 /* 100 * fast_search / search */
+	double success_rate;		 /* 100 * (search - failed) / search */
+	double recent_success_rate;	 /* 100 * recent_hit / (recent_hit + recent_miss) */
+	double core_search_efficiency;	 /* 100 * (core_search - core_failed) / core_search */
+	double scanned_per_wakeup;	 /* scanned / search */
 };
 struct ts_sis_counts {
 	uint64_t search, domain_search, scanned, failed, recent_hit, recent_miss, core_search,

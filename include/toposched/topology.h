@@ -11,11 +11,11 @@
 #include "toposched/cpumask.h"
 #include "toposched/error.h"
 
-#define TS_MAX_NODES 1024
-#define TS_LOCAL_DISTANCE 10   /* LOCAL_DISTANCE */
-#define TS_REMOTE_DISTANCE 20  /* REMOTE_DISTANCE: what Linux assumes without a SLIT */
-#define TS_MAX_DISTANCE 254    /* SLIT entries are bytes; 255 means unreachable */
-#define TS_CAPACITY_SCALE 1024 /* SCHED_CAPACITY_SCALE */
+#define TS_MAX_NODES	   1024
+#define TS_LOCAL_DISTANCE  10	/* LOCAL_DISTANCE */
+#define TS_REMOTE_DISTANCE 20	/* REMOTE_DISTANCE: what Linux assumes without a SLIT */
+#define TS_MAX_DISTANCE	   254	/* SLIT entries are bytes; 255 means unreachable */
+#define TS_CAPACITY_SCALE  1024 /* SCHED_CAPACITY_SCALE */
 
 /* core, cluster, llc and package ids are dense (0..nr_X-1) and numbered in order of the
  * lowest CPU of each object, so that two sources describing the same machine give the
@@ -31,14 +31,14 @@ struct ts_cpu_topo {
 };
 
 struct ts_topology {
-	char name[64];          /* preset name, "host", or a short form of the source */
-	char description[160];  /* one line for humans */
+	char name[64];	       /* preset name, "host", or a short form of the source */
+	char description[160]; /* one line for humans */
 	int nr_cpus;
 	int nr_cores, nr_clusters, nr_llcs, nr_nodes, nr_packages;
 	struct ts_cpu_topo *cpu; /* [nr_cpus] */
-	int *distance;           /* [nr_nodes * nr_nodes], row-major: distance[a*nr_nodes+b] */
-	bool has_clusters;       /* some cluster is bigger than its core and smaller than its LLC */
-	bool has_smt;            /* some core has more than one CPU */
+	int *distance;		 /* [nr_nodes * nr_nodes], row-major: distance[a*nr_nodes+b] */
+	bool has_clusters;	 /* some cluster is bigger than its core and smaller than its LLC */
+	bool has_smt;		 /* some core has more than one CPU */
 };
 
 static inline int ts_topo_distance(const struct ts_topology *t, int a, int b)
@@ -80,9 +80,9 @@ enum ts_cpu_relation {
 	TS_REL_SMT,
 	TS_REL_CLUSTER,
 	TS_REL_LLC,
-	TS_REL_NODE,    /* another LLC of the same node (AMD: another CCX of the node) */
+	TS_REL_NODE,	/* another LLC of the same node (AMD: another CCX of the node) */
 	TS_REL_PACKAGE, /* another node of the same package (Kunpeng: the other die) */
-	TS_REL_REMOTE,  /* another package */
+	TS_REL_REMOTE,	/* another package */
 	TS_REL_NR
 };
 enum ts_cpu_relation ts_topology_relation(const struct ts_topology *t, int a, int b);

@@ -44,9 +44,9 @@ enum migration_type { migrate_load, migrate_util, migrate_task, migrate_misfit }
  * node; all: no distinction. */
 enum fbq_type { regular, remote, all };
 
-#define LBF_ALL_PINNED  0x01
-#define LBF_NEED_BREAK  0x02
-#define LBF_DST_PINNED  0x04
+#define LBF_ALL_PINNED	0x01
+#define LBF_NEED_BREAK	0x02
+#define LBF_DST_PINNED	0x04
 #define LBF_SOME_PINNED 0x08
 
 #define SCHED_NR_MIGRATE_BREAK 32
@@ -99,13 +99,25 @@ struct sd_lb_stats {
 };
 
 /* env->idle as the kernel's v6.10+ enum reads it: true for CPU_IDLE and CPU_NEWLY_IDLE. */
-static inline bool env_idle(const struct lb_env *env) { return env->idle != TS_CPU_NOT_IDLE; }
+static inline bool env_idle(const struct lb_env *env)
+{
+	return env->idle != TS_CPU_NOT_IDLE;
+}
 
-static inline uint64_t jiffies_of(struct ts_sched *s) { return s->ops.clock(s->host) / s->tick_nsec; }
+static inline uint64_t jiffies_of(struct ts_sched *s)
+{
+	return s->ops.clock(s->host) / s->tick_nsec;
+}
 
 /* time_after(a, b) on jiffies */
-static inline bool time_after(uint64_t a, uint64_t b) { return (int64_t)(b - a) < 0; }
-static inline bool time_after_eq(uint64_t a, uint64_t b) { return (int64_t)(a - b) >= 0; }
+static inline bool time_after(uint64_t a, uint64_t b)
+{
+	return (int64_t)(b - a) < 0;
+}
+static inline bool time_after_eq(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b) >= 0;
+}
 
 /* sgc->imbalance is shared by the CPUs of a group and written without a lock, as in the
  * kernel: relaxed atomic accesses on the plain int. */
@@ -150,7 +162,8 @@ static bool is_core_idle(struct ts_sched *s, int cpu)
 	int sibling;
 	if (!smt)
 		return true;
-	ts_for_each_cpu(sibling, smt) {
+	ts_for_each_cpu(sibling, smt)
+	{
 		if (sibling != cpu && !ts_idle_cpu(s, sibling))
 			return false;
 	}
@@ -181,7 +194,8 @@ static inline bool group_is_overloaded(unsigned int imbalance_pct, const struct 
 	return false;
 }
 
-static enum group_type group_classify(unsigned int imbalance_pct, const struct ts_sched_group *group,
+static enum group_type group_classify(unsigned int imbalance_pct,
+				      const struct ts_sched_group *group,
 				      const struct sg_lb_stats *sgs)
 {
 	if (group_is_overloaded(imbalance_pct, sgs))
@@ -215,8 +229,9 @@ static void update_sg_lb_stats(struct lb_env *env, struct sd_lb_stats *sds,
 	bool local_group = group == sds->local;
 	int i;
 
-	*sgs = (struct sg_lb_stats){ 0 };
-	ts_for_each_cpu_and(i, group->span, env->cpus) {
+	*sgs = (struct sg_lb_stats){0};
+	ts_for_each_cpu_and(i, group->span, env->cpus)
+	{
 		unsigned int nr_running = ts_rq_nr_running(s, i);
 		sgs->group_load += ts_cpu_load(s, i);
 		sgs->group_util += ts_cpu_util(s, i);
@@ -225,8 +240,8 @@ static void update_sg_lb_stats(struct lb_env *env, struct sd_lb_stats *sds,
 		sgs->sum_nr_running += nr_running;
 		sgs->nr_numa_running +=
 			atomic_load_explicit(&s->rq[i].ro.nr_numa_running, memory_order_relaxed);
-		sgs->nr_preferred_running +=
-			atomic_load_explicit(&s->rq[i].ro.nr_preferred_running, memory_order_relaxed);
+		sgs->nr_preferred_running += atomic_load_explicit(&s->rq[i].ro.nr_preferred_running,
+								  memory_order_relaxed);
 		if (!nr_running && ts_idle_cpu(s, i)) {
 			sgs->idle_cpus++;
 			continue;
@@ -399,7 +414,8 @@ static void calculate_imbalance(struct lb_env *env, struct sd_lb_stats *sds)
 		if (busiest->group_type > group_fully_busy && !(env->sd->flags & TS_SD_SHARE_LLC)) {
 			/* Fill the spare capacity of the local group. */
 			unsigned long cap = local->group_capacity > local->group_util
-						    ? local->group_capacity : local->group_util;
+						    ? local->group_capacity
+						    : local->group_util;
 			env->migration_type = migrate_util;
 			env->imbalance = (long)(cap - local->group_util);
 			if (env_idle(env) && env->imbalance == 0) {
@@ -447,7 +463,7 @@ static void calculate_imbalance(struct lb_env *env, struct sd_lb_stats *sds)
 /* sched_balance_find_src_group(), once find_busiest_group(). */
 static struct ts_sched_group *find_busiest_group(struct lb_env *env)
 {
-	struct sd_lb_stats sds = { 0 };
+	struct sd_lb_stats sds = {0};
 	sds.busiest_stat.idle_cpus = UINT_MAX;
 	sds.busiest_stat.group_type = group_has_spare;
 
@@ -509,7 +525,8 @@ static int find_busiest_queue(struct lb_env *env, const struct ts_sched_group *g
 	unsigned long busiest_util = 0, busiest_load = 0, busiest_capacity = 1;
 	unsigned int busiest_nr = 0;
 
-	ts_for_each_cpu_and(i, group->span, env->cpus) {
+	ts_for_each_cpu_and(i, group->span, env->cpus)
+	{
 		/* Leave ideally placed NUMA tasks alone while better sources exist: skip rqs
 		 * whose class is better placed than the busiest group's (at SD_NUMA levels;
 		 * elsewhere fbq_type is `all` and nothing is skipped). */
@@ -587,7 +604,8 @@ static bool can_migrate_task(struct ts_task *p, struct lb_env *env)
 		if (env->idle == TS_CPU_NEWLY_IDLE || (env->flags & LBF_DST_PINNED))
 			return false;
 		int cpu;
-		ts_for_each_cpu_and(cpu, env->dst_grpmask, env->cpus) {
+		ts_for_each_cpu_and(cpu, env->dst_grpmask, env->cpus)
+		{
 			if (ts_task_allowed(p, cpu)) {
 				env->flags |= LBF_DST_PINNED;
 				env->new_dst_cpu = cpu;
@@ -661,7 +679,8 @@ static int detach_tasks(struct lb_env *env)
 			break;
 		}
 		case migrate_util: {
-			unsigned long util = p->se.avg.util_avg; /* task_util_est() without util_est */
+			unsigned long util =
+				p->se.avg.util_avg; /* task_util_est() without util_est */
 			if ((long)shr_bound(util, env->sd->nr_balance_failed) > env->imbalance)
 				goto next;
 			env->imbalance -= (long)util;
@@ -707,7 +726,8 @@ static bool should_we_balance(struct lb_env *env)
 		return true;
 	}
 	ts_cpumask_copy(env->swb_cpus, sg->balance_mask);
-	ts_for_each_cpu_and(cpu, env->swb_cpus, env->cpus) {
+	ts_for_each_cpu_and(cpu, env->swb_cpus, env->cpus)
+	{
 		if (!ts_idle_cpu(s, cpu))
 			continue;
 		if (!(env->sd->flags & TS_SD_SHARE_CPUCAPACITY) && !is_core_idle(s, cpu)) {
@@ -887,7 +907,7 @@ static bool update_newidle_cost(struct ts_sched *s, struct ts_sched_domain *sd, 
 /* The balancing CPU's scratch masks (balance for one CPU never runs twice at once). */
 static struct lb_masks lb_masks_of(struct ts_sched *s, int cpu)
 {
-	return (struct lb_masks){ .cpus = s->lb_cpus[cpu], .swb = s->lb_swb[cpu] };
+	return (struct lb_masks){.cpus = s->lb_cpus[cpu], .swb = s->lb_swb[cpu]};
 }
 
 void ts_balance_tick(struct ts_sched *s, int cpu)
@@ -902,7 +922,8 @@ void ts_balance_tick(struct ts_sched *s, int cpu)
 	struct ts_sched_domain *sd;
 	struct lb_masks m = lb_masks_of(s, cpu);
 
-	ts_for_each_domain(s->dom, cpu, sd) {
+	ts_for_each_domain(s->dom, cpu, sd)
+	{
 		/* A regular visit to every domain: decay the newidle costs here. */
 		need_decay = update_newidle_cost(s, sd, 0);
 		max_cost += sd->max_newidle_lb_cost;
@@ -915,9 +936,9 @@ void ts_balance_tick(struct ts_sched *s, int cpu)
 		/* SD_SERIALIZE: one CPU at a time balances the NUMA levels (a trylock). */
 		bool need_serialize = sd->flags & TS_SD_SERIALIZE;
 		int unlocked = 0;
-		if (need_serialize &&
-		    !atomic_compare_exchange_strong_explicit(&s->sched_balance_running, &unlocked, 1,
-							     memory_order_acquire, memory_order_relaxed))
+		if (need_serialize && !atomic_compare_exchange_strong_explicit(
+					      &s->sched_balance_running, &unlocked, 1,
+					      memory_order_acquire, memory_order_relaxed))
 			goto out;
 		uint64_t jiffies = jiffies_of(s);
 		if (time_after_eq(jiffies, sd->last_balance + interval)) {
@@ -931,7 +952,7 @@ void ts_balance_tick(struct ts_sched *s, int cpu)
 		}
 		if (need_serialize)
 			atomic_store_explicit(&s->sched_balance_running, 0, memory_order_release);
-out:
+	out:
 		if (time_after(next_balance, sd->last_balance + interval)) {
 			next_balance = sd->last_balance + interval;
 			update_next_balance = true;
@@ -940,8 +961,9 @@ out:
 	s->ops.rq_lock(s->host, cpu);
 	if (need_decay) {
 		/* The rq-wide value decays too, with a floor. */
-		rq->max_idle_balance_cost =
-			max_cost > TS_SCHED_MIGRATION_COST_NS ? max_cost : TS_SCHED_MIGRATION_COST_NS;
+		rq->max_idle_balance_cost = max_cost > TS_SCHED_MIGRATION_COST_NS
+						    ? max_cost
+						    : TS_SCHED_MIGRATION_COST_NS;
 	}
 	if (update_next_balance)
 		rq->next_balance = next_balance * s->tick_nsec;
@@ -1053,15 +1075,19 @@ static bool task_counts_on(const struct ts_task *p, int cpu)
 {
 	return cpu == p->cpu && p->se.avg.last_update_time != 0;
 }
-static unsigned long sub_floor(unsigned long a, unsigned long b) { return a > b ? a - b : 0; }
+static unsigned long sub_floor(unsigned long a, unsigned long b)
+{
+	return a > b ? a - b : 0;
+}
 
 static void update_sg_wakeup_stats(struct ts_sched *s, struct ts_sched_domain *sd,
 				   struct ts_sched_group *group, struct sg_lb_stats *sgs,
 				   struct ts_task *p)
 {
 	int i;
-	*sgs = (struct sg_lb_stats){ 0 };
-	ts_for_each_cpu(i, group->span) {
+	*sgs = (struct sg_lb_stats){0};
+	ts_for_each_cpu(i, group->span)
+	{
 		bool own = task_counts_on(p, i);
 		unsigned long load = ts_cpu_load(s, i), util = ts_cpu_util(s, i),
 			      runnable = ts_cpu_runnable(s, i);
@@ -1134,8 +1160,8 @@ static struct ts_sched_group *find_idlest_group(struct ts_sched *s, struct ts_sc
 						struct ts_task *p, int this_cpu)
 {
 	struct ts_sched_group *idlest = NULL, *local = NULL;
-	struct sg_lb_stats local_sgs = { 0 }, tmp_sgs;
-	struct sg_lb_stats idlest_sgs = { .avg_load = UINT_MAX, .group_type = group_overloaded };
+	struct sg_lb_stats local_sgs = {0}, tmp_sgs;
+	struct sg_lb_stats idlest_sgs = {.avg_load = UINT_MAX, .group_type = group_overloaded};
 
 	for (int g = 0; g < sd->nr_groups; g++) {
 		struct ts_sched_group *group = sd->groups[g];
@@ -1165,7 +1191,8 @@ static struct ts_sched_group *find_idlest_group(struct ts_sched *s, struct ts_sc
 	case group_fully_busy: {
 		unsigned long imbalance = TS_NICE_0_LOAD * (sd->imbalance_pct - 100) / 100;
 		/* Across NUMA nodes, add the imbalance to the remote side: stay local. */
-		if ((sd->flags & TS_SD_NUMA) && idlest_sgs.avg_load + imbalance >= local_sgs.avg_load)
+		if ((sd->flags & TS_SD_NUMA) &&
+		    idlest_sgs.avg_load + imbalance >= local_sgs.avg_load)
 			return NULL;
 		if (idlest_sgs.avg_load >= local_sgs.avg_load + imbalance)
 			return NULL;
@@ -1187,11 +1214,13 @@ static struct ts_sched_group *find_idlest_group(struct ts_sched *s, struct ts_sc
 			 * left out.) Keep the task near its parent while the local node stays
 			 * below the allowed imbalance, counting only CPUs it may use. */
 			long imb_numa_nr = (long)sd->imb_numa_nr;
-			long w = p->cpus_allowed ? ts_cpumask_weight_and(local->span, p->cpus_allowed)
-						 : local->group_weight;
+			long w = p->cpus_allowed
+					 ? ts_cpumask_weight_and(local->span, p->cpus_allowed)
+					 : local->group_weight;
 			if (w < imb_numa_nr)
 				imb_numa_nr = w;
-			long imbalance = labs((long)local_sgs.idle_cpus - (long)idlest_sgs.idle_cpus);
+			long imbalance =
+				labs((long)local_sgs.idle_cpus - (long)idlest_sgs.idle_cpus);
 			if (!adjust_numa_imbalance(imbalance, (long)local_sgs.sum_nr_running + 1,
 						   imb_numa_nr))
 				return NULL;
@@ -1216,7 +1245,8 @@ static int find_idlest_group_cpu(struct ts_sched *s, const struct ts_sched_group
 
 	if (group->group_weight == 1)
 		return ts_cpumask_first(group->span);
-	ts_for_each_cpu(i, group->span) {
+	ts_for_each_cpu(i, group->span)
+	{
 		if (!ts_task_allowed(p, i))
 			continue;
 		if (ts_available_idle_cpu(s, i)) {
@@ -1238,8 +1268,8 @@ static int find_idlest_group_cpu(struct ts_sched *s, const struct ts_sched_group
 	return shallowest_idle_cpu != -1 ? shallowest_idle_cpu : least_loaded_cpu;
 }
 
-int ts_sched_balance_find_dst_cpu(struct ts_sched *s, struct ts_sched_domain *sd,
-				  struct ts_task *p, int cpu, int prev_cpu, int sd_flag)
+int ts_sched_balance_find_dst_cpu(struct ts_sched *s, struct ts_sched_domain *sd, struct ts_task *p,
+				  int cpu, int prev_cpu, int sd_flag)
 {
 	int new_cpu = cpu;
 	if (!sd)
@@ -1267,7 +1297,8 @@ int ts_sched_balance_find_dst_cpu(struct ts_sched *s, struct ts_sched_domain *sd
 		int weight = sd->span_weight;
 		struct ts_sched_domain *tmp;
 		sd = NULL;
-		ts_for_each_domain(s->dom, cpu, tmp) {
+		ts_for_each_domain(s->dom, cpu, tmp)
+		{
 			if (weight <= tmp->span_weight)
 				break;
 			if (tmp->flags & (unsigned)sd_flag)

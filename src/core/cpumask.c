@@ -24,7 +24,10 @@ struct ts_cpumask *ts_cpumask_dup(const struct ts_cpumask *src)
 	return m;
 }
 
-void ts_cpumask_free(struct ts_cpumask *m) { free(m); }
+void ts_cpumask_free(struct ts_cpumask *m)
+{
+	free(m);
+}
 
 /* Mask of the valid bits of the last word, so fill/not never set bits past nr_cpus. */
 static uint64_t last_word_mask(int nr_cpus)
@@ -116,7 +119,8 @@ bool ts_cpumask_empty(const struct ts_cpumask *m)
 bool ts_cpumask_equal(const struct ts_cpumask *a, const struct ts_cpumask *b)
 {
 	return a->nr_cpus == b->nr_cpus &&
-	       memcmp(a->bits, b->bits, (size_t)ts_cpumask_words(a->nr_cpus) * sizeof(uint64_t)) == 0;
+	       memcmp(a->bits, b->bits, (size_t)ts_cpumask_words(a->nr_cpus) * sizeof(uint64_t)) ==
+		       0;
 }
 
 bool ts_cpumask_subset(const struct ts_cpumask *a, const struct ts_cpumask *b)
@@ -184,7 +188,10 @@ static int find_next(const struct ts_cpumask *a, const struct ts_cpumask *b, int
 	}
 }
 
-int ts_cpumask_next(const struct ts_cpumask *m, int cpu) { return find_next(m, m, cpu, C_ONE); }
+int ts_cpumask_next(const struct ts_cpumask *m, int cpu)
+{
+	return find_next(m, m, cpu, C_ONE);
+}
 int ts_cpumask_next_and(const struct ts_cpumask *a, const struct ts_cpumask *b, int cpu)
 {
 	return find_next(a, b, cpu, C_AND);
@@ -194,8 +201,7 @@ int ts_cpumask_next_andnot(const struct ts_cpumask *a, const struct ts_cpumask *
 	return find_next(a, b, cpu, C_ANDNOT);
 }
 
-static int find_nth(const struct ts_cpumask *a, const struct ts_cpumask *b, int n,
-		    enum combine how)
+static int find_nth(const struct ts_cpumask *a, const struct ts_cpumask *b, int n, enum combine how)
 {
 	if (n < 0)
 		return a->nr_cpus;
@@ -213,7 +219,10 @@ static int find_nth(const struct ts_cpumask *a, const struct ts_cpumask *b, int 
 	return a->nr_cpus;
 }
 
-int ts_cpumask_nth(const struct ts_cpumask *m, int n) { return find_nth(m, m, n, C_ONE); }
+int ts_cpumask_nth(const struct ts_cpumask *m, int n)
+{
+	return find_nth(m, m, n, C_ONE);
+}
 int ts_cpumask_nth_and(const struct ts_cpumask *a, const struct ts_cpumask *b, int n)
 {
 	return find_nth(a, b, n, C_AND);
@@ -258,7 +267,8 @@ size_t ts_cpumask_format(const struct ts_cpumask *m, char *buf, size_t size)
 			last++;
 		char part[32];
 		int n = last == cpu ? snprintf(part, sizeof(part), "%s%d", len ? "," : "", cpu)
-				    : snprintf(part, sizeof(part), "%s%d-%d", len ? "," : "", cpu, last);
+				    : snprintf(part, sizeof(part), "%s%d-%d", len ? "," : "", cpu,
+					       last);
 		if (len + 1 < size) { /* copy what fits, like snprintf */
 			size_t room = size - 1 - len;
 			memcpy(buf + len, part, (size_t)n < room ? (size_t)n : room);
@@ -287,19 +297,22 @@ static int parse_cpu(const char **p, int nr_cpus, const char *list, struct ts_er
 	if (*s == 'N') {
 		*p = s + 1;
 		if (nr_cpus == 0)
-			return ts_error_set(err, -EINVAL, "cpulist '%s': 'N' (last CPU) in an empty machine",
+			return ts_error_set(err, -EINVAL,
+					    "cpulist '%s': 'N' (last CPU) in an empty machine",
 					    list);
 		return nr_cpus - 1;
 	}
 	if (!isdigit((unsigned char)*s))
-		return ts_error_set(err, -EINVAL, "cpulist '%s': expected a CPU number at offset %td",
-				    list, s - list);
+		return ts_error_set(err, -EINVAL,
+				    "cpulist '%s': expected a CPU number at offset %td", list,
+				    s - list);
 	long v = 0;
 	while (isdigit((unsigned char)*s)) {
 		v = v * 10 + (*s - '0');
 		if (v > TS_MAX_CPUS * 16L)
-			return ts_error_set(err, -ERANGE, "cpulist '%s': number at offset %td is too large",
-					    list, *p - list);
+			return ts_error_set(err, -ERANGE,
+					    "cpulist '%s': number at offset %td is too large", list,
+					    *p - list);
 		s++;
 	}
 	*p = s;
@@ -338,7 +351,8 @@ int ts_cpumask_parse(struct ts_cpumask *m, const char *list, struct ts_error *er
 				used = parse_cpu(&p, m->nr_cpus, list, err);
 				if (used >= 0 && *p != '/')
 					used = ts_error_set(err, -EINVAL,
-							    "cpulist '%s': expected '/' after the used count at offset %td",
+							    "cpulist '%s': expected '/' after the "
+							    "used count at offset %td",
 							    list, p - list);
 				if (used < 0) {
 					rc = used;
@@ -352,26 +366,29 @@ int ts_cpumask_parse(struct ts_cpumask *m, const char *list, struct ts_error *er
 				}
 				if (used == 0 || group == 0 || used > group) {
 					rc = ts_error_set(err, -EINVAL,
-							  "cpulist '%s': stride %d/%d at offset %td needs 0 < used <= group",
+							  "cpulist '%s': stride %d/%d at offset "
+							  "%td needs 0 < used <= group",
 							  list, used, group, item - list);
 					break;
 				}
 			}
 		}
 		if (p < end && *p != ',') {
-			rc = ts_error_set(err, -EINVAL, "cpulist '%s': unexpected '%c' at offset %td", list,
-					  *p, p - list);
+			rc = ts_error_set(err, -EINVAL,
+					  "cpulist '%s': unexpected '%c' at offset %td", list, *p,
+					  p - list);
 			break;
 		}
 		if (last < first) {
-			rc = ts_error_set(err, -EINVAL, "cpulist '%s': range %d-%d is decreasing", list,
-					  first, last);
+			rc = ts_error_set(err, -EINVAL, "cpulist '%s': range %d-%d is decreasing",
+					  list, first, last);
 			break;
 		}
 		if (last >= m->nr_cpus) {
-			rc = ts_error_set(err, -ERANGE,
-					  "cpulist '%s': CPU %d is out of range (the machine has %d CPUs)",
-					  list, last, m->nr_cpus);
+			rc = ts_error_set(
+				err, -ERANGE,
+				"cpulist '%s': CPU %d is out of range (the machine has %d CPUs)",
+				list, last, m->nr_cpus);
 			break;
 		}
 		for (int cpu = first; cpu <= last; cpu++)

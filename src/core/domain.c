@@ -103,7 +103,10 @@ static const struct ts_cpumask *pool_intern(struct ts_mask_pool *p, const struct
 	return copy;
 }
 
-static int pooled_weight(const struct ts_cpumask *m) { return hdr_of(m)->weight; }
+static int pooled_weight(const struct ts_cpumask *m)
+{
+	return hdr_of(m)->weight;
+}
 
 /* ---- small arena for groups and capacities ---- */
 
@@ -142,16 +145,26 @@ static void arena_free(struct arena *a)
 /* ---- flag names ---- */
 
 static const char *const flag_names[TS_SD_FLAG_COUNT] = {
-	"SD_BALANCE_NEWIDLE", "SD_BALANCE_EXEC", "SD_BALANCE_FORK", "SD_BALANCE_WAKE",
-	"SD_WAKE_AFFINE", "SD_ASYM_CPUCAPACITY", "SD_ASYM_CPUCAPACITY_FULL",
-	"SD_SHARE_CPUCAPACITY", "SD_CLUSTER", "SD_SHARE_LLC", "SD_SERIALIZE",
-	"SD_ASYM_PACKING", "SD_PREFER_SIBLING", "SD_NUMA",
+	"SD_BALANCE_NEWIDLE",
+	"SD_BALANCE_EXEC",
+	"SD_BALANCE_FORK",
+	"SD_BALANCE_WAKE",
+	"SD_WAKE_AFFINE",
+	"SD_ASYM_CPUCAPACITY",
+	"SD_ASYM_CPUCAPACITY_FULL",
+	"SD_SHARE_CPUCAPACITY",
+	"SD_CLUSTER",
+	"SD_SHARE_LLC",
+	"SD_SERIALIZE",
+	"SD_ASYM_PACKING",
+	"SD_PREFER_SIBLING",
+	"SD_NUMA",
 };
 
 /* SDF_SHARED_CHILD flags: highest_flag_domain() stops at the first domain without one. */
-#define SHARED_CHILD_MASK                                                                  \
-	(TS_SD_BALANCE_NEWIDLE | TS_SD_BALANCE_EXEC | TS_SD_BALANCE_FORK | TS_SD_BALANCE_WAKE | \
-	 TS_SD_WAKE_AFFINE | TS_SD_SHARE_CPUCAPACITY | TS_SD_CLUSTER | TS_SD_SHARE_LLC |        \
+#define SHARED_CHILD_MASK                                                                          \
+	(TS_SD_BALANCE_NEWIDLE | TS_SD_BALANCE_EXEC | TS_SD_BALANCE_FORK | TS_SD_BALANCE_WAKE |    \
+	 TS_SD_WAKE_AFFINE | TS_SD_SHARE_CPUCAPACITY | TS_SD_CLUSTER | TS_SD_SHARE_LLC |           \
 	 TS_SD_ASYM_PACKING)
 
 const char *ts_sd_flag_name(unsigned int flag)
@@ -186,9 +199,9 @@ size_t ts_sd_flags_format(unsigned int flags, char *buf, size_t size)
 
 struct tl {
 	const char *name;
-	unsigned int flags;               /* topology flags (TOPOLOGY_SD_FLAGS) */
-	int numa_level;                   /* -1, or the index into the NUMA distances */
-	const struct ts_cpumask **span;   /* [nr_cpus]: tl->mask(cpu) & cpu_map, interned */
+	unsigned int flags;		/* topology flags (TOPOLOGY_SD_FLAGS) */
+	int numa_level;			/* -1, or the index into the NUMA distances */
+	const struct ts_cpumask **span; /* [nr_cpus]: tl->mask(cpu) & cpu_map, interned */
 };
 
 struct builder {
@@ -196,19 +209,19 @@ struct builder {
 	const struct ts_topology *t;
 	int nr_tl;
 	struct tl *tl;
-	struct ts_sched_domain **sd_of;      /* [nr_tl * nr_cpus]: per-level per-CPU domain */
-	struct ts_sched_group **reg_group;   /* [nr_tl * nr_cpus]: non-overlap groups by first CPU */
+	struct ts_sched_domain **sd_of;	   /* [nr_tl * nr_cpus]: per-level per-CPU domain */
+	struct ts_sched_group **reg_group; /* [nr_tl * nr_cpus]: non-overlap groups by first CPU */
 	struct ts_sched_group_capacity **sgc_of; /* [nr_tl * nr_cpus] */
 	struct arena arena;
-	const struct ts_cpumask *cpu_map;    /* interned */
+	const struct ts_cpumask *cpu_map; /* interned */
 	struct ts_cpumask *tmp, *tmp2;
-	int *core_stamp, stamp;              /* for counting cores per mask */
-	struct balance_cache {               /* (level, group span) -> balance mask */
+	int *core_stamp, stamp; /* for counting cores per mask */
+	struct balance_cache {	/* (level, group span) -> balance mask */
 		const struct ts_cpumask *span, *mask;
 		int level;
-	} *bal;
+	} * bal;
 	size_t bal_cap, bal_count;
-	int nr_caps, caps[16];               /* distinct CPU capacities (asym_cap_list) */
+	int nr_caps, caps[16]; /* distinct CPU capacities (asym_cap_list) */
 	struct ts_cpumask *cap_span[16];
 };
 
@@ -268,10 +281,10 @@ static int build_topology_levels(struct builder *b)
 		const char *name;
 		unsigned int flags;
 	} base[4] = {
-		{ "SMT", TS_SD_SHARE_CPUCAPACITY | TS_SD_SHARE_LLC }, /* cpu_smt_flags() */
-		{ "CLS", TS_SD_CLUSTER | TS_SD_SHARE_LLC },           /* cpu_cluster_flags() */
-		{ "MC", TS_SD_SHARE_LLC },                            /* cpu_core_flags() */
-		{ "PKG", 0 },                                         /* cpu_node_mask() */
+		{"SMT", TS_SD_SHARE_CPUCAPACITY | TS_SD_SHARE_LLC}, /* cpu_smt_flags() */
+		{"CLS", TS_SD_CLUSTER | TS_SD_SHARE_LLC},	    /* cpu_cluster_flags() */
+		{"MC", TS_SD_SHARE_LLC},			    /* cpu_core_flags() */
+		{"PKG", 0},					    /* cpu_node_mask() */
 	};
 	int rc = 0;
 	for (int i = 0; i < b->nr_tl && !rc; i++) {
@@ -285,10 +298,15 @@ static int build_topology_levels(struct builder *b)
 			l->name = base[i].name;
 			l->flags = base[i].flags;
 			l->numa_level = -1;
-			int nr_ids = i == 0 ? t->nr_cores : i == 1 ? t->nr_clusters : i == 2 ? t->nr_llcs : t->nr_nodes;
+			int nr_ids = i == 0   ? t->nr_cores
+				     : i == 1 ? t->nr_clusters
+				     : i == 2 ? t->nr_llcs
+					      : t->nr_nodes;
 			for (int c = 0; c < n; c++)
-				ids[c] = i == 0 ? t->cpu[c].core : i == 1 ? t->cpu[c].cluster
-						   : i == 2 ? t->cpu[c].llc : t->cpu[c].node;
+				ids[c] = i == 0	  ? t->cpu[c].core
+					 : i == 1 ? t->cpu[c].cluster
+					 : i == 2 ? t->cpu[c].llc
+						  : t->cpu[c].node;
 			rc = spans_by_id(b, l, ids, nr_ids);
 			continue;
 		}
@@ -408,7 +426,8 @@ static int count_cores(struct builder *b, const struct ts_cpumask *span)
 		return h->cores;
 	int cores = 0, cpu;
 	b->stamp++;
-	ts_for_each_cpu(cpu, span) {
+	ts_for_each_cpu(cpu, span)
+	{
 		int core = b->t->cpu[cpu].core;
 		if (b->core_stamp[core] != b->stamp) {
 			b->core_stamp[core] = b->stamp;
@@ -431,7 +450,8 @@ static struct ts_sched_group_capacity *get_sgc(struct builder *b, int level, int
 	sgc->id = id;
 	sgc->min_capacity = ~0ul;
 	int cpu;
-	ts_for_each_cpu(cpu, span) {
+	ts_for_each_cpu(cpu, span)
+	{
 		unsigned long c = (unsigned long)b->t->cpu[cpu].capacity;
 		sgc->capacity += c;
 		if (c < sgc->min_capacity)
@@ -524,7 +544,7 @@ static int build_sched_groups(struct builder *b, struct ts_sched_domain *sd, int
 {
 	int cap = 0;
 	ts_cpumask_zero(b->tmp2);
-	struct wrap_walk w = { sd->span, b->tmp2, cpu, cpu, false };
+	struct wrap_walk w = {sd->span, b->tmp2, cpu, cpu, false};
 	for (int i = cpu; i < sd->span->nr_cpus; i = wrap_next(&w)) {
 		struct ts_sched_group *sg = get_group(b, sd->level, i);
 		if (add_group(sd, sg, &cap))
@@ -558,7 +578,8 @@ static int balance_cache_grow(struct builder *b)
 	for (size_t i = 0; i < b->bal_cap; i++) {
 		if (!b->bal[i].span)
 			continue;
-		size_t j = (((uintptr_t)b->bal[i].span >> 4) * 31 + (size_t)b->bal[i].level) & (ncap - 1);
+		size_t j = (((uintptr_t)b->bal[i].span >> 4) * 31 + (size_t)b->bal[i].level) &
+			   (ncap - 1);
 		while (nb[j].span)
 			j = (j + 1) & (ncap - 1);
 		nb[j] = b->bal[i];
@@ -583,7 +604,8 @@ static int build_balance_mask(struct builder *b, const struct ts_sched_domain *s
 	}
 	ts_cpumask_zero(b->tmp);
 	int i;
-	ts_for_each_cpu(i, sg_span) {
+	ts_for_each_cpu(i, sg_span)
+	{
 		struct ts_sched_domain *s = AT(b, sd_of, sibling->level, i);
 		if (!s || !s->child || s->child->span != sg_span)
 			continue;
@@ -591,7 +613,7 @@ static int build_balance_mask(struct builder *b, const struct ts_sched_domain *s
 	}
 	if (intern_into(b, b->tmp, out))
 		return -ENOMEM;
-	b->bal[j] = (struct balance_cache){ sg_span, *out, sibling->level };
+	b->bal[j] = (struct balance_cache){sg_span, *out, sibling->level};
 	b->bal_count++;
 	return 0;
 }
@@ -600,7 +622,7 @@ static int build_overlap_sched_groups(struct builder *b, struct ts_sched_domain 
 {
 	int cap = 0;
 	ts_cpumask_zero(b->tmp2);
-	struct wrap_walk w = { sd->span, b->tmp2, cpu, cpu, false };
+	struct wrap_walk w = {sd->span, b->tmp2, cpu, cpu, false};
 	for (int i = cpu; i < sd->span->nr_cpus; i = wrap_next(&w)) {
 		struct ts_sched_domain *sibling = AT(b, sd_of, sd->level, i);
 		/* Asymmetric setups: the sibling level may not exist for i. */
@@ -608,7 +630,8 @@ static int build_overlap_sched_groups(struct builder *b, struct ts_sched_domain 
 			continue;
 		if (sibling->child && !ts_cpumask_subset(sibling->child->span, sd->span))
 			sibling = find_descended_sibling(sd, sibling);
-		const struct ts_cpumask *sg_span = sibling->child ? sibling->child->span : sibling->span;
+		const struct ts_cpumask *sg_span =
+			sibling->child ? sibling->child->span : sibling->span;
 		const struct ts_cpumask *balance;
 		if (build_balance_mask(b, sibling, sg_span, &balance))
 			return -ENOMEM;
@@ -706,7 +729,8 @@ struct ts_sched_domain *ts_highest_flag_domain(const struct ts_domains *d, int c
 					       unsigned int flag)
 {
 	struct ts_sched_domain *sd, *hsd = NULL;
-	ts_for_each_domain(d, cpu, sd) {
+	ts_for_each_domain(d, cpu, sd)
+	{
 		if (sd->flags & flag) {
 			hsd = sd;
 			continue;
@@ -722,9 +746,7 @@ struct ts_sched_domain *ts_lowest_flag_domain(const struct ts_domains *d, int cp
 					      unsigned int flag)
 {
 	struct ts_sched_domain *sd;
-	ts_for_each_domain(d, cpu, sd)
-		if (sd->flags & flag)
-			return sd;
+	ts_for_each_domain(d, cpu, sd) if (sd->flags & flag) return sd;
 	return NULL;
 }
 
@@ -753,7 +775,7 @@ static void update_top_cache_domain(struct ts_domains *d, int cpu)
 static int builder_init(struct builder *b, struct ts_domains *d, const struct ts_topology *t)
 {
 	int n = t->nr_cpus;
-	*b = (struct builder){ .d = d, .t = t };
+	*b = (struct builder){.d = d, .t = t};
 	b->tmp = ts_cpumask_alloc(n);
 	b->tmp2 = ts_cpumask_alloc(n);
 	b->core_stamp = calloc((size_t)t->nr_cores, sizeof(int));
@@ -825,11 +847,10 @@ static int build(struct builder *b, const struct ts_cpumask *cpu_map_in)
 	memset(d->shared_arena, 0, (size_t)n * sizeof(*d->shared_arena));
 
 	int cpu;
-	ts_for_each_cpu(cpu, d->cpu_map)
-		if ((rc = build_domains_of(b, cpu)))
-			return rc;
+	ts_for_each_cpu(cpu, d->cpu_map) if ((rc = build_domains_of(b, cpu))) return rc;
 
-	ts_for_each_cpu(cpu, d->cpu_map) {
+	ts_for_each_cpu(cpu, d->cpu_map)
+	{
 		for (struct ts_sched_domain *sd = d->cpu[cpu].sd; sd; sd = sd->parent) {
 			rc = (sd->flags & TS_SD_NUMA) ? build_overlap_sched_groups(b, sd, cpu)
 						      : build_sched_groups(b, sd, cpu);
@@ -838,7 +859,8 @@ static int build(struct builder *b, const struct ts_cpumask *cpu_map_in)
 		}
 	}
 
-	ts_for_each_cpu(cpu, d->cpu_map) {
+	ts_for_each_cpu(cpu, d->cpu_map)
+	{
 		struct ts_sched_domain *sd = d->cpu[cpu].sd;
 		while (sd->parent && (sd->parent->flags & TS_SD_SHARE_LLC))
 			sd = sd->parent;
@@ -852,12 +874,14 @@ static int build(struct builder *b, const struct ts_cpumask *cpu_map_in)
 			adjust_numa_imbalance(sd);
 	}
 
-	ts_for_each_cpu(cpu, d->cpu_map) {
+	ts_for_each_cpu(cpu, d->cpu_map)
+	{
 		cpu_attach_domain(d, cpu);
 		if (ts_lowest_flag_domain(d, cpu, TS_SD_CLUSTER))
 			d->cluster_active = true;
 	}
-	ts_for_each_cpu(cpu, d->cpu_map) {
+	ts_for_each_cpu(cpu, d->cpu_map)
+	{
 		update_top_cache_domain(d, cpu);
 		if (pooled_weight(b->tl[0].span[cpu]) > 1) /* SMT level: siblings in cpu_map */
 			d->smt_active = true;
@@ -871,7 +895,9 @@ int ts_domains_build(const struct ts_topology *t, const struct ts_cpumask *cpu_m
 {
 	*out = NULL;
 	if (cpu_map && (cpu_map->nr_cpus != t->nr_cpus || ts_cpumask_empty(cpu_map)))
-		return ts_error_set(err, -EINVAL, "domains: the CPU map must name at least one CPU of the topology");
+		return ts_error_set(
+			err, -EINVAL,
+			"domains: the CPU map must name at least one CPU of the topology");
 	struct ts_domains *d = calloc(1, sizeof(*d));
 	if (!d)
 		return ts_error_set(err, -ENOMEM, "domains: out of memory");
@@ -889,8 +915,9 @@ int ts_domains_build(const struct ts_topology *t, const struct ts_cpumask *cpu_m
 	builder_destroy(&b);
 	if (rc) {
 		ts_domains_free(d);
-		return ts_error_set(err, rc, rc == -EINVAL ? "domains: more than 16 distinct CPU capacities"
-							   : "domains: out of memory");
+		return ts_error_set(err, rc,
+				    rc == -EINVAL ? "domains: more than 16 distinct CPU capacities"
+						  : "domains: out of memory");
 	}
 	*out = d;
 	return 0;
@@ -903,7 +930,7 @@ void ts_domains_free(struct ts_domains *d)
 	if (d->sd_arena)
 		for (size_t i = 0; i < d->nr_sd; i++)
 			free(d->sd_arena[i].groups);
-	struct arena a = { .blocks = (char **)d->group_blocks, .nr_blocks = d->nr_group_blocks };
+	struct arena a = {.blocks = (char **)d->group_blocks, .nr_blocks = d->nr_group_blocks};
 	arena_free(&a);
 	free(d->sd_arena);
 	free(d->shared_arena);

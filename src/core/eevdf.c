@@ -76,7 +76,7 @@ uint64_t ts_sched_base_slice(unsigned int nr_cpus)
 
 void ts_cfs_rq_init(struct ts_cfs_rq *cfs, uint64_t base_slice, uint64_t tick_nsec)
 {
-	*cfs = (struct ts_cfs_rq){ 0 };
+	*cfs = (struct ts_cfs_rq){0};
 	cfs->base_slice = base_slice;
 	cfs->tick_nsec = tick_nsec;
 	/* init_cfs_rq(): min_vruntime = (u64)(-(1LL << 20)), so wrap-around is exercised
@@ -85,11 +85,10 @@ void ts_cfs_rq_init(struct ts_cfs_rq *cfs, uint64_t base_slice, uint64_t tick_ns
 
 void ts_sched_entity_init(struct ts_sched_entity *se)
 {
-	*se = (struct ts_sched_entity){ 0 };
+	*se = (struct ts_sched_entity){0};
 	se->load.weight = TS_NICE_0_LOAD;
 	se->load.inv_weight = ts_sched_prio_to_wmult[20];
 }
-
 
 static void update_inv_weight(struct ts_load_weight *lw)
 {
@@ -166,7 +165,8 @@ static void avg_vruntime_add(struct ts_cfs_rq *cfs, const struct ts_sched_entity
 {
 	unsigned long weight = se->load.weight;
 
-	cfs->avg_vruntime = s64_add(cfs->avg_vruntime, s64_mul(entity_key(cfs, se), (int64_t)weight));
+	cfs->avg_vruntime =
+		s64_add(cfs->avg_vruntime, s64_mul(entity_key(cfs, se), (int64_t)weight));
 	cfs->avg_load += weight;
 }
 
@@ -174,7 +174,8 @@ static void avg_vruntime_sub(struct ts_cfs_rq *cfs, const struct ts_sched_entity
 {
 	unsigned long weight = se->load.weight;
 
-	cfs->avg_vruntime = s64_sub(cfs->avg_vruntime, s64_mul(entity_key(cfs, se), (int64_t)weight));
+	cfs->avg_vruntime =
+		s64_sub(cfs->avg_vruntime, s64_mul(entity_key(cfs, se), (int64_t)weight));
 	cfs->avg_load -= weight;
 }
 
@@ -249,7 +250,8 @@ void ts_update_entity_lag(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
 
 static inline struct ts_sched_entity *node_se(const struct ts_rb_node *n)
 {
-	return n ? (struct ts_sched_entity *)((char *)n - offsetof(struct ts_sched_entity, run_node))
+	return n ? (struct ts_sched_entity *)((char *)n -
+					      offsetof(struct ts_sched_entity, run_node))
 		 : NULL;
 }
 
@@ -257,7 +259,7 @@ static inline struct ts_sched_entity *node_se(const struct ts_rb_node *n)
 static void augment_recompute(struct ts_rb_node *n)
 {
 	struct ts_sched_entity *se = node_se(n);
-	struct ts_rb_node *kids[2] = { n->right, n->left };
+	struct ts_rb_node *kids[2] = {n->right, n->left};
 
 	se->min_vruntime = se->vruntime;
 	se->min_slice = se->slice;
@@ -515,7 +517,7 @@ static void rb_erase(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
 /* ---- run-queue bookkeeping --------------------------------------------------------------- */
 
 static inline __attribute__((always_inline)) void __enqueue_entity(struct ts_cfs_rq *cfs,
-								     struct ts_sched_entity *se)
+								   struct ts_sched_entity *se)
 {
 	avg_vruntime_add(cfs, se);
 	se->min_vruntime = se->vruntime;
@@ -674,7 +676,7 @@ static bool update_deadline(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
 struct ts_update_curr_result ts_update_curr(struct ts_cfs_rq *cfs, uint64_t now,
 					    struct ts_features f)
 {
-	struct ts_update_curr_result r = { 0 };
+	struct ts_update_curr_result r = {0};
 	struct ts_sched_entity *curr = cfs->curr;
 
 	if (!curr)
@@ -748,8 +750,8 @@ static void account_entity_dequeue(struct ts_cfs_rq *cfs, const struct ts_sched_
 	cfs->nr_queued--;
 }
 
-void ts_enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
-		       int flags, struct ts_features f)
+void ts_enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now, int flags,
+		       struct ts_features f)
 {
 	bool curr = cfs->curr == se;
 
@@ -769,8 +771,8 @@ void ts_enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64
 	se->on_rq = 1;
 }
 
-void ts_dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
-		       int flags, struct ts_features f)
+void ts_dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now, int flags,
+		       struct ts_features f)
 {
 	ts_update_curr(cfs, now, f);
 	/* kernel: update_load_avg(UPDATE_TG [| DO_DETACH]) -- host/PELT */
@@ -786,16 +788,16 @@ void ts_dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64
 		ts_update_min_vruntime(cfs);
 }
 
-void ts_enqueue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
-		     int flags, struct ts_features f)
+void ts_enqueue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now, int flags,
+		     struct ts_features f)
 {
 	ts_enqueue_entity(cfs, se, now, flags, f);
 	cfs->h_nr_queued++;
 	cfs->h_nr_runnable++;
 }
 
-void ts_dequeue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
-		     int flags, struct ts_features f)
+void ts_dequeue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now, int flags,
+		     struct ts_features f)
 {
 	ts_dequeue_entity(cfs, se, now, flags, f);
 	cfs->h_nr_queued--;
@@ -937,8 +939,8 @@ static int64_t div_s64(int64_t a, int64_t b)
 	return a / b;
 }
 
-void ts_reweight_eevdf(const struct ts_cfs_rq *cfs, struct ts_sched_entity *se,
-		       uint64_t avruntime, unsigned long weight)
+void ts_reweight_eevdf(const struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t avruntime,
+		       unsigned long weight)
 {
 	unsigned long old_weight = se->load.weight;
 	int64_t vlag, vslice;
@@ -1016,7 +1018,7 @@ int ts_set_load_weight(struct ts_sched_entity *se, int nice)
 	struct ts_cfs_rq *cfs = se->cfs_rq;
 	uint64_t now = cfs->curr ? cfs->curr->exec_start : 0;
 	if (se->load.weight != weight || se->load.inv_weight != ts_sched_prio_to_wmult[nice + 20])
-		ts_reweight_entity(cfs, se, weight, now, (struct ts_features){ 0 });
+		ts_reweight_entity(cfs, se, weight, now, (struct ts_features){0});
 	se->load.inv_weight = ts_sched_prio_to_wmult[nice + 20];
 	return 0;
 }
@@ -1123,7 +1125,7 @@ static int check_node(const struct ts_cfs_rq *cfs, const struct ts_rb_node *n,
 int ts_cfs_rq_check(const struct ts_cfs_rq *cfs, const char **why)
 {
 	const char *dummy;
-	struct check_acc acc = { 0 };
+	struct check_acc acc = {0};
 	const struct ts_sched_entity *curr = cfs->curr;
 	unsigned long load;
 	unsigned int nr;

@@ -40,7 +40,7 @@
 	F(WA_BIAS, true, "mainline",                                                               \
 	  "wake_affine_weight favours the previous CPU by half of imbalance_pct")                  \
 	F(NEWIDLE_BALANCE, true, "toposched",                                                      \
-	  "a CPU about to go idle pulls work from a busier one (the kernel always does)")        \
+	  "a CPU about to go idle pulls work from a busier one (the kernel always does)")          \
 	F(NUMA, true, "mainline",                                                                  \
 	  "NUMA balancing: hinting faults drive task placement (kernel.numa_balancing)")           \
 	F(NUMA_RESERVE, true, "toposched",                                                         \
@@ -51,8 +51,8 @@
 	  "skip tg->load_avg updates within 1/64 of the cfs_rq's contribution (always on there)")
 
 #define TS_FEAT_ENTRY(n, d, o, m)                                                                  \
-	[TS_FEAT_##n] = { .name = #n, .default_on = (d), .origin = (o), .meaning = (m) },
-static const struct ts_feature_info feature_table[] = { TS_FEATURE_TABLE(TS_FEAT_ENTRY) };
+	[TS_FEAT_##n] = {.name = #n, .default_on = (d), .origin = (o), .meaning = (m)},
+static const struct ts_feature_info feature_table[] = {TS_FEATURE_TABLE(TS_FEAT_ENTRY)};
 
 /* The designators are enum constants and the names are spelled from them, so an entry
  * cannot name the wrong bit; a duplicated designator is an error under -Werror
@@ -74,7 +74,7 @@ static_assert(0 TS_FEATURE_TABLE(TS_FEAT_LEN) <= TS_FEATURES_STR_MAX,
 
 struct ts_features ts_features_default(void)
 {
-	struct ts_features f = { 0 };
+	struct ts_features f = {0};
 	for (int i = 0; i < TS_FEAT_NR; i++)
 		if (feature_table[i].default_on)
 			f.mask |= UINT64_C(1) << i;
@@ -157,8 +157,7 @@ int ts_features_parse(const char *text, struct ts_features *inout, struct ts_err
 			name += 3;
 		size_t name_len = len - (size_t)(name - tok);
 		if (neg && name_len == 0)
-			return ts_error_set(err, -EINVAL,
-					    "'NO_' at offset %td names no feature",
+			return ts_error_set(err, -EINVAL, "'NO_' at offset %td names no feature",
 					    tok - text);
 		int i = lookup(name, name_len);
 		if (i < 0) {
@@ -182,7 +181,8 @@ int ts_features_format(struct ts_features f, char *buf, size_t size)
 	for (int i = 0; i < TS_FEAT_NR; i++) {
 		bool room = buf && len < size;
 		int n = snprintf(room ? buf + len : NULL, room ? size - len : 0, "%s%s%s",
-				 i ? " " : "", (f.mask >> i) & 1 ? "" : "NO_", feature_table[i].name);
+				 i ? " " : "", (f.mask >> i) & 1 ? "" : "NO_",
+				 feature_table[i].name);
 		if (n < 0)
 			return n;
 		len += (size_t)n;

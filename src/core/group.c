@@ -116,18 +116,18 @@ const void *ts_tg_load_line(const struct ts_task_group *tg, int node)
 }
 
 /* One predictable branch when there is no hook. */
-#define LINE_ACCESS(tg, cpu, line, write)                                                    \
-	do {                                                                                 \
-		if (__builtin_expect((tg)->line_access != NULL, 0))                            \
-			(tg)->line_access((tg)->line_host, (cpu), (line), (write));            \
+#define LINE_ACCESS(tg, cpu, line, write)                                                          \
+	do {                                                                                       \
+		if (__builtin_expect((tg)->line_access != NULL, 0))                                \
+			(tg)->line_access((tg)->line_host, (cpu), (line), (write));                \
 	} while (0)
 
 /* A read of the read-mostly line. The root's lines are never written (its load_avg is not
  * kept), so its reads cannot false-share and are not reported. */
-#define RO_READ(tg, cpu)                                                                      \
-	do {                                                                                 \
-		if (__builtin_expect((tg)->line_access != NULL, 0) && (tg)->depth)             \
-			(tg)->line_access((tg)->line_host, (cpu), ts_tg_ro_line(tg), false);   \
+#define RO_READ(tg, cpu)                                                                           \
+	do {                                                                                       \
+		if (__builtin_expect((tg)->line_access != NULL, 0) && (tg)->depth)                 \
+			(tg)->line_access((tg)->line_host, (cpu), ts_tg_ro_line(tg), false);       \
 	} while (0)
 
 void ts_tg_note_ro_read(const struct ts_task_group *tg, int cpu)
@@ -281,9 +281,10 @@ int ts_tg_create(struct ts_task_group *parent, const char *name, unsigned long s
 		return ts_error_set(err, -EINVAL, "task group '%s': no parent", name ? name : "");
 	if (!name || !name[0] || strlen(name) >= TS_TG_NAME_MAX || strchr(name, ' ') ||
 	    strchr(name, '/'))
-		return ts_error_set(err, -EINVAL,
-				    "task group name '%s': need 1..%d characters without blanks or '/'",
-				    name ? name : "(null)", TS_TG_NAME_MAX - 1);
+		return ts_error_set(
+			err, -EINVAL,
+			"task group name '%s': need 1..%d characters without blanks or '/'",
+			name ? name : "(null)", TS_TG_NAME_MAX - 1);
 	for (const struct ts_task_group *c = parent->first_child; c; c = c->next_sibling)
 		if (strcmp(c->name, name) == 0)
 			return ts_error_set(err, -EEXIST, "task group '%s': '%s' already has one",

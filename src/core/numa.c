@@ -29,14 +29,20 @@ struct task_numa_env {
 	struct ts_task *best_task;
 	long best_imp;
 	int best_cpu;
-	bool reserve;                   /* NUMA_RESERVE */
-	struct ts_numa_cpu_stats *st;   /* the searching CPU's counters */
+	bool reserve;		      /* NUMA_RESERVE */
+	struct ts_numa_cpu_stats *st; /* the searching CPU's counters */
 };
 
 /* ---- small helpers ---- */
 
-static inline int nr_nodes_of(struct ts_sched *s) { return s->topo->nr_nodes; }
-static inline int cpu_to_node(struct ts_sched *s, int cpu) { return s->topo->cpu[cpu].node; }
+static inline int nr_nodes_of(struct ts_sched *s)
+{
+	return s->topo->nr_nodes;
+}
+static inline int cpu_to_node(struct ts_sched *s, int cpu)
+{
+	return s->topo->cpu[cpu].node;
+}
 static inline int task_node(struct ts_sched *s, const struct ts_task *p)
 {
 	return cpu_to_node(s, __atomic_load_n(&p->cpu, __ATOMIC_RELAXED));
@@ -45,7 +51,10 @@ static inline int node_distance(struct ts_sched *s, int a, int b)
 {
 	return ts_topo_distance(s->topo, a, b);
 }
-static inline uint64_t jiffies(struct ts_sched *s) { return s->ops.clock(s->host) / s->tick_nsec; }
+static inline uint64_t jiffies(struct ts_sched *s)
+{
+	return s->ops.clock(s->host) / s->tick_nsec;
+}
 static inline uint64_t msecs_to_jiffies(struct ts_sched *s, uint64_t ms)
 {
 	return (ms * s->hz + 999) / 1000;
@@ -152,7 +161,8 @@ static unsigned long score_nearby_nodes(struct ts_sched *s, const struct ts_task
 			continue;
 		if (nl->type == TS_NUMA_BACKPLANE && dist >= lim_dist)
 			continue;
-		unsigned long faults = task ? ts_numa_task_faults(p, node) : ts_numa_group_faults(p, node);
+		unsigned long faults =
+			task ? ts_numa_task_faults(p, node) : ts_numa_group_faults(p, node);
 		if (nl->type == TS_NUMA_GLUELESS_MESH) {
 			faults *= (unsigned long)(max_dist - dist);
 			faults /= (unsigned long)(max_dist - TS_LOCAL_DISTANCE);
@@ -167,7 +177,8 @@ unsigned long ts_numa_task_weight(struct ts_sched *s, const struct ts_task *p, i
 	const struct ts_numa_task *n = p->numa;
 	if (!n || !n->numa_faults || !n->total_numa_faults)
 		return 0;
-	unsigned long faults = ts_numa_task_faults(p, nid) + score_nearby_nodes(s, p, nid, dist, true);
+	unsigned long faults =
+		ts_numa_task_faults(p, nid) + score_nearby_nodes(s, p, nid, dist, true);
 	return 1000 * faults / n->total_numa_faults;
 }
 
@@ -176,7 +187,8 @@ unsigned long ts_numa_group_weight(struct ts_sched *s, const struct ts_task *p, 
 	const struct ts_numa_group *ng = numa_group_of(p);
 	if (!ng || !ng->total_faults)
 		return 0;
-	unsigned long faults = ts_numa_group_faults(p, nid) + score_nearby_nodes(s, p, nid, dist, false);
+	unsigned long faults =
+		ts_numa_group_faults(p, nid) + score_nearby_nodes(s, p, nid, dist, false);
 	return 1000 * faults / ng->total_faults;
 }
 
@@ -184,7 +196,8 @@ unsigned long ts_numa_group_weight(struct ts_sched *s, const struct ts_task *p, 
 
 static unsigned int task_nr_scan_windows(const struct ts_task *p)
 {
-	unsigned long nr_scan_pages = (unsigned long)TS_NUMA_SCAN_SIZE_MB << (20 - TS_NUMA_PAGE_SHIFT);
+	unsigned long nr_scan_pages = (unsigned long)TS_NUMA_SCAN_SIZE_MB
+				      << (20 - TS_NUMA_PAGE_SHIFT);
 	unsigned long rss = p->numa->mm->rss_pages;
 	if (!rss)
 		rss = nr_scan_pages;
@@ -209,7 +222,8 @@ unsigned int ts_numa_task_scan_max(const struct ts_task *p)
 	const struct ts_numa_group *ng = p->numa->numa_group;
 	if (ng) {
 		int nn = p->numa->nr_nodes;
-		unsigned long shared = group_faults_priv(ng, nn, 0), priv = group_faults_priv(ng, nn, 1);
+		unsigned long shared = group_faults_priv(ng, nn, 0),
+			      priv = group_faults_priv(ng, nn, 1);
 		unsigned long period = smax;
 		period *= (unsigned long)ng->refcount;
 		period *= shared + 1;
@@ -228,7 +242,8 @@ unsigned int ts_numa_task_scan_start(const struct ts_task *p)
 	const struct ts_numa_group *ng = p->numa->numa_group;
 	if (ng) {
 		int nn = p->numa->nr_nodes;
-		unsigned long shared = group_faults_priv(ng, nn, 0), priv = group_faults_priv(ng, nn, 1);
+		unsigned long shared = group_faults_priv(ng, nn, 0),
+			      priv = group_faults_priv(ng, nn, 1);
 		period *= (unsigned long)ng->refcount;
 		period *= shared + 1;
 		period /= priv + shared + 1;
@@ -254,7 +269,8 @@ static void update_task_scan_period(struct ts_task *p, unsigned long shared, uns
 		return;
 	}
 	long period_slot = (n->numa_scan_period + TS_NUMA_PERIOD_SLOTS - 1) / TS_NUMA_PERIOD_SLOTS;
-	long lr_ratio = local + remote ? (long)(local * TS_NUMA_PERIOD_SLOTS / (local + remote)) : 0;
+	long lr_ratio =
+		local + remote ? (long)(local * TS_NUMA_PERIOD_SLOTS / (local + remote)) : 0;
 	long ps_ratio = (long)(priv * TS_NUMA_PERIOD_SLOTS / (priv + shared));
 	long diff;
 	if (ps_ratio >= TS_NUMA_PERIOD_THRESHOLD) {
@@ -286,13 +302,15 @@ void ts_numa_account_enqueue(struct ts_sched *s, struct ts_task *p, int cpu)
 	n->acct_numa = n->numa_preferred_nid != TS_NUMA_NO_NODE;
 	n->acct_preferred = n->numa_preferred_nid == cpu_to_node(s, cpu);
 	if (n->acct_numa)
-		atomic_store_explicit(&ro->nr_numa_running,
-				      atomic_load_explicit(&ro->nr_numa_running, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
+		atomic_store_explicit(
+			&ro->nr_numa_running,
+			atomic_load_explicit(&ro->nr_numa_running, memory_order_relaxed) + 1,
+			memory_order_relaxed);
 	if (n->acct_preferred)
-		atomic_store_explicit(&ro->nr_preferred_running,
-				      atomic_load_explicit(&ro->nr_preferred_running, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
+		atomic_store_explicit(
+			&ro->nr_preferred_running,
+			atomic_load_explicit(&ro->nr_preferred_running, memory_order_relaxed) + 1,
+			memory_order_relaxed);
 }
 
 void ts_numa_account_dequeue(struct ts_sched *s, struct ts_task *p)
@@ -302,13 +320,15 @@ void ts_numa_account_dequeue(struct ts_sched *s, struct ts_task *p)
 		return;
 	struct ts_rq_ro *ro = &s->rq[n->acct_cpu].ro;
 	if (n->acct_numa)
-		atomic_store_explicit(&ro->nr_numa_running,
-				      atomic_load_explicit(&ro->nr_numa_running, memory_order_relaxed) - 1,
-				      memory_order_relaxed);
+		atomic_store_explicit(
+			&ro->nr_numa_running,
+			atomic_load_explicit(&ro->nr_numa_running, memory_order_relaxed) - 1,
+			memory_order_relaxed);
 	if (n->acct_preferred)
-		atomic_store_explicit(&ro->nr_preferred_running,
-				      atomic_load_explicit(&ro->nr_preferred_running, memory_order_relaxed) - 1,
-				      memory_order_relaxed);
+		atomic_store_explicit(
+			&ro->nr_preferred_running,
+			atomic_load_explicit(&ro->nr_preferred_running, memory_order_relaxed) - 1,
+			memory_order_relaxed);
 	n->acct_cpu = -1;
 	n->acct_numa = n->acct_preferred = false;
 }
@@ -451,7 +471,8 @@ static uint64_t numa_get_avg_runtime(struct ts_task *p, uint64_t *period)
 	uint64_t now = p->se.exec_start, runtime = p->se.sum_exec_runtime, delta;
 	if (n->last_task_numa_placement) {
 		delta = runtime - n->last_sum_exec_runtime;
-		*period = now >= n->last_task_numa_placement ? now - n->last_task_numa_placement : 0;
+		*period =
+			now >= n->last_task_numa_placement ? now - n->last_task_numa_placement : 0;
 	} else {
 		delta = p->se.avg.load_sum;
 		*period = TS_LOAD_AVG_MAX;
@@ -543,7 +564,7 @@ void ts_task_numa_placement(struct ts_sched *s, struct ts_task *p)
 	n->nr_placements++;
 
 	int nn = n->nr_nodes, max_nid = TS_NUMA_NO_NODE;
-	unsigned long max_faults = 0, fault_types[2] = { 0, 0 };
+	unsigned long max_faults = 0, fault_types[2] = {0, 0};
 	unsigned long total_faults = n->numa_faults_locality[0] + n->numa_faults_locality[1];
 	uint64_t period, runtime = numa_get_avg_runtime(p, &period);
 	struct ts_numa_group *ng = n->numa_group;
@@ -625,7 +646,8 @@ static void task_numa_group(struct ts_sched *s, struct ts_task *p, const struct 
 		n->numa_group = grp;
 	}
 	/* tsk = cpu_rq(cpupid_to_cpu(last_cpupid))->curr; cpupid_match_pid(tsk, cpupid) */
-	if (!last || !last->numa || rq_curr(s, __atomic_load_n(&last->cpu, __ATOMIC_RELAXED)) != last)
+	if (!last || !last->numa ||
+	    rq_curr(s, __atomic_load_n(&last->cpu, __ATOMIC_RELAXED)) != last)
 		return;
 	struct ts_numa_group *grp = last->numa->numa_group, *my_grp = n->numa_group;
 	if (!grp || grp == my_grp)
@@ -641,7 +663,8 @@ static void task_numa_group(struct ts_sched *s, struct ts_task *p, const struct 
 	if (!join)
 		return;
 	grp->refcount++; /* get_numa_group() */
-	struct ts_numa_group *a = my_grp->gid < grp->gid ? my_grp : grp, *b = a == my_grp ? grp : my_grp;
+	struct ts_numa_group *a = my_grp->gid < grp->gid ? my_grp : grp,
+			     *b = a == my_grp ? grp : my_grp;
 	group_lock(a);
 	group_lock(b);
 	for (int i = 0; i < TS_NUMA_FAULT_STATS * nn; i++) {
@@ -671,7 +694,8 @@ int ts_task_numa_fault(struct ts_sched *s, struct ts_task *p, const struct ts_ta
 	int local = !!(flags & TS_TNF_FAULT_LOCAL), priv;
 	bool migrated = flags & TS_TNF_MIGRATED;
 	if (!n->numa_faults) {
-		n->numa_faults = calloc((size_t)(TS_NUMA_BUCKETS * 2 * nn), sizeof(*n->numa_faults));
+		n->numa_faults =
+			calloc((size_t)(TS_NUMA_BUCKETS * 2 * nn), sizeof(*n->numa_faults));
 		if (!n->numa_faults)
 			return 1;
 		n->total_numa_faults = 0;
@@ -687,8 +711,8 @@ int ts_task_numa_fault(struct ts_sched *s, struct ts_task *p, const struct ts_ta
 	}
 	/* A shared fault wholly within the group's active nodes counts as local. */
 	struct ts_numa_group *ng = n->numa_group;
-	if (!priv && !local && ng && ng->active_nodes > 1 && numa_is_active_node(ng, nn, cpu_node) &&
-	    numa_is_active_node(ng, nn, mem_node))
+	if (!priv && !local && ng && ng->active_nodes > 1 &&
+	    numa_is_active_node(ng, nn, cpu_node) && numa_is_active_node(ng, nn, mem_node))
 		local = 1;
 
 	struct ts_numa_cpu_stats *st = &s->rq[cpu].numa_stats;
@@ -712,8 +736,10 @@ int ts_task_numa_fault(struct ts_sched *s, struct ts_task *p, const struct ts_ta
 		n->numa_pages_migrated += (unsigned long)pages;
 	if (flags & TS_TNF_MIGRATE_FAIL)
 		n->numa_faults_locality[2] += (unsigned long)pages;
-	n->numa_faults[ts_numa_faults_idx(nn, TS_NUMA_MEMBUF, mem_node, priv)] += (unsigned long)pages;
-	n->numa_faults[ts_numa_faults_idx(nn, TS_NUMA_CPUBUF, cpu_node, priv)] += (unsigned long)pages;
+	n->numa_faults[ts_numa_faults_idx(nn, TS_NUMA_MEMBUF, mem_node, priv)] +=
+		(unsigned long)pages;
+	n->numa_faults[ts_numa_faults_idx(nn, TS_NUMA_CPUBUF, cpu_node, priv)] +=
+		(unsigned long)pages;
 	n->numa_faults_locality[local] += (unsigned long)pages;
 	return ret;
 }
@@ -737,11 +763,11 @@ static int numa_idle_core(struct ts_sched *s, int idle_core, int cpu)
 
 static enum numa_type numa_classify(unsigned int pct, const struct numa_stats *ns)
 {
-	if (ns->nr_running > ns->weight &&
-	    (ns->compute_capacity * 100 < ns->util * pct || ns->compute_capacity * pct < ns->runnable * 100))
+	if (ns->nr_running > ns->weight && (ns->compute_capacity * 100 < ns->util * pct ||
+					    ns->compute_capacity * pct < ns->runnable * 100))
 		return node_overloaded;
-	if (ns->nr_running < ns->weight ||
-	    (ns->compute_capacity * 100 > ns->util * pct && ns->compute_capacity * pct > ns->runnable * 100))
+	if (ns->nr_running < ns->weight || (ns->compute_capacity * 100 > ns->util * pct &&
+					    ns->compute_capacity * pct > ns->runnable * 100))
 		return node_has_spare;
 	return node_fully_busy;
 }
@@ -762,13 +788,15 @@ static void update_numa_stats(struct task_numa_env *env, struct numa_stats *ns, 
 	const struct ts_cpumask *m = node_mask(s, nid);
 	if (!m)
 		return;
-	ts_for_each_cpu_and(cpu, m, s->dom->cpu_map) {
+	ts_for_each_cpu_and(cpu, m, s->dom->cpu_map)
+	{
 		ns->load += ts_cpu_load(s, cpu);
 		ns->runnable += ts_cpu_runnable(s, cpu);
 		ns->util += ts_cpu_util(s, cpu);
 		ns->nr_running += ts_rq_nr_running(s, cpu);
 		ns->compute_capacity += ts_capacity_of(s, cpu);
-		if (find_idle && idle_core < 0 && !ts_rq_nr_running(s, cpu) && ts_idle_cpu(s, cpu)) {
+		if (find_idle && idle_core < 0 && !ts_rq_nr_running(s, cpu) &&
+		    ts_idle_cpu(s, cpu)) {
 			if (migrate_reserved(env, cpu)) {
 				ts_stat_inc(&env->st->reserved_skips);
 				continue;
@@ -799,7 +827,8 @@ static void task_numa_assign(struct task_numa_env *env, struct ts_task *p, long 
 		const struct ts_cpumask *m = node_mask(s, env->dst_nid);
 		ts_stat_inc(&env->st->reserve_conflicts);
 		int first = start + 1 < s->nr_cpus ? start + 1 : 0;
-		ts_for_each_cpu_wrap(cpu, m, first) {
+		ts_for_each_cpu_wrap(cpu, m, first)
+		{
 			if (cpu == env->best_cpu || !ts_cpumask_test(s->dom->cpu_map, cpu) ||
 			    !ts_idle_cpu(s, cpu) || !ts_task_allowed(env->p, cpu))
 				continue;
@@ -949,7 +978,8 @@ static void task_numa_find_cpu(struct task_numa_env *env, long taskimp, long gro
 	const struct ts_cpumask *m = node_mask(s, env->dst_nid);
 	if (!m)
 		return;
-	ts_for_each_cpu_and(cpu, m, s->dom->cpu_map) {
+	ts_for_each_cpu_and(cpu, m, s->dom->cpu_map)
+	{
 		if (!ts_task_allowed(env->p, cpu))
 			continue;
 		env->dst_cpu = cpu;
@@ -1009,9 +1039,11 @@ int ts_task_numa_migrate(struct ts_sched *s, struct ts_task *p, struct ts_numa_r
 	struct ts_numa_group *ng = n->numa_group;
 	if (env.best_cpu == -1 || (ng && ng->active_nodes > 1)) {
 		for (int nid = 0; nid < nr_nodes_of(s); nid++) {
-			if (!node_has_cpus(s, nid) || nid == env.src_nid || nid == n->numa_preferred_nid)
+			if (!node_has_cpus(s, nid) || nid == env.src_nid ||
+			    nid == n->numa_preferred_nid)
 				continue;
-			dist = node_distance(s, env.src_nid, env.dst_nid); /* sic: the previous dst */
+			dist = node_distance(s, env.src_nid,
+					     env.dst_nid); /* sic: the previous dst */
 			if (s->dom->numa.type == TS_NUMA_BACKPLANE && dist != env.dist) {
 				taskweight = (long)ts_numa_task_weight(s, p, env.src_nid, dist);
 				groupweight = (long)ts_numa_group_weight(s, p, env.src_nid, dist);
@@ -1165,7 +1197,8 @@ void ts_numa_preferred_share(struct ts_sched *s, unsigned int *preferred, unsign
 {
 	unsigned int pr = 0, nu = 0;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		pr += atomic_load_explicit(&s->rq[cpu].ro.nr_preferred_running, memory_order_relaxed);
+		pr += atomic_load_explicit(&s->rq[cpu].ro.nr_preferred_running,
+					   memory_order_relaxed);
 		nu += atomic_load_explicit(&s->rq[cpu].ro.nr_numa_running, memory_order_relaxed);
 	}
 	if (preferred)

@@ -35,11 +35,11 @@ static enum ts_numa_topology_type classify(const struct ts_numa_levels *nl)
 int ts_numa_levels_init(struct ts_numa_levels *nl, const struct ts_topology *t,
 			struct ts_error *err)
 {
-	*nl = (struct ts_numa_levels){ .topo = t };
+	*nl = (struct ts_numa_levels){.topo = t};
 	int nn = t->nr_nodes;
 	nl->node_has_cpu = ts_cpumask_alloc(nn);
 	/* sched_record_numa_dist(): de-duplicated, sorted distances over CPU-bearing nodes. */
-	bool seen[TS_MAX_DISTANCE + 1] = { false };
+	bool seen[TS_MAX_DISTANCE + 1] = {false};
 	if (!nl->node_has_cpu)
 		goto nomem;
 	for (int c = 0; c < t->nr_cpus; c++)
@@ -82,7 +82,8 @@ int ts_numa_levels_init(struct ts_numa_levels *nl, const struct ts_topology *t,
 			}
 			nl->masks[i * nn + j] = m;
 			for (int k = 0; k < nn; k++)
-				if (node_has_cpus(nl, k) && ts_topo_distance(t, j, k) <= nl->distance[i])
+				if (node_has_cpus(nl, k) &&
+				    ts_topo_distance(t, j, k) <= nl->distance[i])
 					ts_cpumask_or(m, m, node_cpus[k]);
 		}
 	}
@@ -106,7 +107,7 @@ void ts_numa_levels_destroy(struct ts_numa_levels *nl)
 	free(nl->masks);
 	free(nl->distance);
 	ts_cpumask_free(nl->node_has_cpu);
-	*nl = (struct ts_numa_levels){ 0 };
+	*nl = (struct ts_numa_levels){0};
 }
 
 int ts_numa_nearest_node(const struct ts_numa_levels *nl, int node)

@@ -249,7 +249,8 @@ void ts_dequeue_load_avg(struct ts_sched_avg *cfs_sa, const struct ts_sched_avg 
 			 unsigned long se_weight)
 {
 	/* se_weight(se) * -se->avg.load_sum: negate in unsigned arithmetic, as the kernel. */
-	update_sa_load(cfs_sa, -(long)se_sa->load_avg, (int64_t)(se_weight * (0 - se_sa->load_sum)));
+	update_sa_load(cfs_sa, -(long)se_sa->load_avg,
+		       (int64_t)(se_weight * (0 - se_sa->load_sum)));
 }
 
 void ts_attach_entity_load_avg(struct ts_sched_avg *cfs_sa, struct ts_sched_avg *se_sa,

@@ -93,10 +93,11 @@ static inline void update_tg_load_avg(struct ts_sched *s, struct ts_cfs_rq *cfs,
 /* update_cfs_rq_load_avg(): fold in the load of tasks that left while we were unlocked,
  * then age the queue's averages. Returns 1 if the load decayed or some was removed. */
 static inline __attribute__((always_inline)) int update_cfs_rq_load_avg(struct ts_cfs_rq *cfs,
-									    uint64_t now)
+									uint64_t now)
 {
 	int decayed = 0;
-	if (__builtin_expect(atomic_load_explicit(&cfs->removed->nr, memory_order_relaxed) != 0, 0)) {
+	if (__builtin_expect(atomic_load_explicit(&cfs->removed->nr, memory_order_relaxed) != 0,
+			     0)) {
 		long prop;
 		if (ts_apply_removed_load(&cfs->avg, cfs->removed, &prop)) {
 			add_tg_cfs_propagate(cfs, prop);
@@ -110,7 +111,8 @@ static inline __attribute__((always_inline)) int update_cfs_rq_load_avg(struct t
 
 /* propagate_entity_load_avg(): a group entity takes over what changed in its group
  * cfs_rq (attach/detach/removal below) and passes it one level up. */
-static inline __attribute__((always_inline)) int propagate_entity_load_avg(struct ts_sched_entity *se)
+static inline __attribute__((always_inline)) int
+propagate_entity_load_avg(struct ts_sched_entity *se)
 {
 	struct ts_cfs_rq *gcfs = se->my_q;
 	if (!gcfs || !gcfs->propagate)
@@ -160,7 +162,8 @@ update_load_avg_se(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_en
 {
 	if (se->avg.last_update_time && !(flags & SKIP_AGE_LOAD))
 		ts_update_load_avg_se(now, &se->avg, se->load.weight, se->on_rq,
-				      kind == TASK_SE ? se->on_rq : se_runnable(se), cfs->curr == se);
+				      kind == TASK_SE ? se->on_rq : se_runnable(se),
+				      cfs->curr == se);
 	int decayed = update_cfs_rq_load_avg(cfs, now);
 	if (kind != TASK_SE)
 		decayed |= propagate_entity_load_avg(se);
@@ -177,9 +180,10 @@ update_load_avg_se(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_en
 }
 
 /* update_load_avg(cfs_rq, se, flags). */
-static inline __attribute__((always_inline)) void
-update_load_avg(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now,
-		int flags)
+static inline __attribute__((always_inline)) void update_load_avg(struct ts_sched *s,
+								  struct ts_cfs_rq *cfs,
+								  struct ts_sched_entity *se,
+								  uint64_t now, int flags)
 {
 	update_load_avg_se(s, cfs, se, now, flags, ANY_SE);
 }
@@ -204,7 +208,8 @@ static void propagate_entity_cfs_rq(struct ts_sched *s, struct ts_sched_entity *
 }
 
 /* set_task_rq(): p's entity points at its group's queue and entity on cpu. */
-static inline __attribute__((always_inline)) void set_task_rq(struct ts_sched *s, struct ts_task *p, int cpu)
+static inline __attribute__((always_inline)) void set_task_rq(struct ts_sched *s, struct ts_task *p,
+							      int cpu)
 {
 	struct ts_task_group *tg = task_group_of(s, p);
 	struct ts_sched_entity *se = &p->se;
@@ -290,9 +295,9 @@ void ts_update_rq_load(struct ts_sched *s, struct ts_rq *rq, uint64_t now)
 
 /* ---- per-level entity operations ----------------------------------------------------------- */
 
-static inline __attribute__((always_inline)) void enqueue_entity(struct ts_sched *s, struct ts_rq *rq,
-							   struct ts_cfs_rq *cfs, struct ts_sched_entity *se,
-							   uint64_t now, int flags, int kind)
+static inline __attribute__((always_inline)) void
+enqueue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
+	       struct ts_sched_entity *se, uint64_t now, int flags, int kind)
 {
 	ts_update_curr(cfs, now, s->features);
 	update_load_avg_se(s, cfs, se, now, UPDATE_TG | DO_ATTACH, kind);
@@ -307,9 +312,9 @@ static inline __attribute__((always_inline)) void enqueue_entity(struct ts_sched
 	fold_resched(rq, cfs);
 }
 
-static inline __attribute__((always_inline)) void dequeue_entity(struct ts_sched *s, struct ts_rq *rq,
-							   struct ts_cfs_rq *cfs, struct ts_sched_entity *se,
-							   uint64_t now, int flags, bool migrating, int kind)
+static inline __attribute__((always_inline)) void
+dequeue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
+	       struct ts_sched_entity *se, uint64_t now, int flags, bool migrating, int kind)
 {
 	ts_update_curr(cfs, now, s->features);
 	int action = UPDATE_TG;
@@ -324,8 +329,8 @@ static inline __attribute__((always_inline)) void dequeue_entity(struct ts_sched
 	fold_resched(rq, cfs);
 }
 
-static inline __attribute__((always_inline)) void set_next_entity(struct ts_sched *s, struct ts_cfs_rq *cfs,
-							    struct ts_sched_entity *se, uint64_t now)
+static inline __attribute__((always_inline)) void
+set_next_entity(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now)
 {
 	/* PELT while the entity is not yet running (cfs->curr is not se). */
 	if (se->on_rq)
@@ -333,9 +338,9 @@ static inline __attribute__((always_inline)) void set_next_entity(struct ts_sche
 	ts_set_next_entity(cfs, se, now);
 }
 
-static inline __attribute__((always_inline)) void put_prev_entity(struct ts_sched *s, struct ts_rq *rq,
-							    struct ts_cfs_rq *cfs, struct ts_sched_entity *prev,
-							    uint64_t now)
+static inline __attribute__((always_inline)) void
+put_prev_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
+		struct ts_sched_entity *prev, uint64_t now)
 {
 	/* still on the runqueue: charge it; PELT while it still counts as running */
 	if (prev->on_rq) {
@@ -391,8 +396,8 @@ static void enqueue_group_levels(struct ts_sched *s, struct ts_rq *rq, struct ts
 }
 
 /* enqueue_task_fair(): p's entity, then (in a group) the levels above. */
-static void enqueue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p,
-			      uint64_t now, int flags)
+static void enqueue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now,
+			      int flags)
 {
 	struct ts_sched_entity *se = &p->se;
 	struct ts_cfs_rq *cfs = se->cfs_rq;
@@ -454,8 +459,8 @@ static void dequeue_group_levels(struct ts_sched *s, struct ts_rq *rq, struct ts
 }
 
 /* dequeue_entities(): p's entity, then (in a group) the levels above. */
-static void dequeue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p,
-			      uint64_t now, int flags, bool migrating)
+static void dequeue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now,
+			      int flags, bool migrating)
 {
 	struct ts_sched_entity *se = &p->se;
 	struct ts_cfs_rq *cfs = se->cfs_rq;
@@ -471,8 +476,8 @@ static void dequeue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_ta
 
 /* pick_task_fair(): top down from the root, pick_next_entity() per level with each level's
  * curr still in place (charged first if it is still queued). */
-static inline __attribute__((always_inline)) struct ts_sched_entity *pick_task_fair(struct ts_sched *s, struct ts_rq *rq,
-									 uint64_t now)
+static inline __attribute__((always_inline)) struct ts_sched_entity *
+pick_task_fair(struct ts_sched *s, struct ts_rq *rq, uint64_t now)
 {
 	struct ts_cfs_rq *cfs = &rq->cfs;
 	struct ts_sched_entity *se;
@@ -558,8 +563,8 @@ static inline void find_matching_se(struct ts_sched_entity **se, struct ts_sched
 }
 
 /* wakeup_preempt(): an idle CPU always reschedules; else check_preempt_wakeup_fair(). */
-static inline __attribute__((always_inline)) bool preempt_on(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p,
-							 uint64_t now, int wake_flags)
+static inline __attribute__((always_inline)) bool
+preempt_on(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now, int wake_flags)
 {
 	struct ts_task *curr = rq->curr;
 	bool resched = false;
@@ -599,7 +604,7 @@ static void migrate_task_rq(struct ts_sched *s, struct ts_task *p, int new_cpu, 
 		ts_remove_entity_load_avg(old->removed, &se->avg);
 	}
 	se->avg.last_update_time = 0; /* attach on the new queue */
-	se->exec_start = 0;           /* no longer cache hot */
+	se->exec_start = 0;	      /* no longer cache hot */
 	set_task_cpu(p, new_cpu);
 	p->nr_migrations++;
 	ts_stat_inc(&s->rq[new_cpu].stats.migrations);
@@ -627,7 +632,8 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
 		if (rq->avg_idle > max)
 			rq->avg_idle = max;
 		atomic_store_explicit(&rq->ro.wake_stamp, now / s->tick_nsec, memory_order_relaxed);
-		atomic_store_explicit(&rq->ro.wake_avg_idle, rq->avg_idle / 2, memory_order_relaxed);
+		atomic_store_explicit(&rq->ro.wake_avg_idle, rq->avg_idle / 2,
+				      memory_order_relaxed);
 		ts_rq_set_idle_stamp(rq, 0);
 	}
 	bool resched = preempt_on(s, rq, p, now, wake_flags);
@@ -645,7 +651,8 @@ static void post_init_entity_util_avg(struct ts_sched *s, struct ts_task *p, int
 	long cap = ((long)rq->cpu_capacity - (long)cfs->avg.util_avg) / 2;
 	if (cap > 0) {
 		if (cfs->avg.util_avg) {
-			sa->util_avg = cfs->avg.util_avg * p->se.load.weight / (cfs->avg.load_avg + 1);
+			sa->util_avg =
+				cfs->avg.util_avg * p->se.load.weight / (cfs->avg.load_avg + 1);
 			if (sa->util_avg > (unsigned long)cap)
 				sa->util_avg = (unsigned long)cap;
 		} else {
@@ -670,7 +677,8 @@ static void count_wakeup(struct ts_sched *s, struct ts_task *p, int waker_cpu, i
 	} else {
 		p->nr_wakeups_remote++;
 		struct ts_sched_domain *sd;
-		ts_for_each_domain(s->dom, waker_cpu, sd) {
+		ts_for_each_domain(s->dom, waker_cpu, sd)
+		{
 			if (ts_cpumask_test(sd->span, cpu)) {
 				ts_stat_inc(&sd->stats.ttwu_wake_remote);
 				break;

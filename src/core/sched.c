@@ -56,8 +56,9 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 {
 	*out = NULL;
 	if (!ops || !ops->clock || !ops->resched_cpu || !ops->rq_lock || !ops->rq_unlock)
-		return ts_error_set(err, -EINVAL,
-				    "sched: the host must provide clock, resched_cpu, rq_lock and rq_unlock");
+		return ts_error_set(
+			err, -EINVAL,
+			"sched: the host must provide clock, resched_cpu, rq_lock and rq_unlock");
 	struct ts_sched *s = calloc(1, sizeof(*s));
 	if (!s)
 		return ts_error_set(err, -ENOMEM, "sched: out of memory");
@@ -160,7 +161,9 @@ int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct t
 	p->nr_cpus_allowed = s->nr_cpus;
 	if (allowed) {
 		if (!ts_cpumask_intersects(allowed, s->dom->cpu_map))
-			return ts_error_set(err, -EINVAL, "task: its allowed CPUs are all outside the scheduled CPUs");
+			return ts_error_set(
+				err, -EINVAL,
+				"task: its allowed CPUs are all outside the scheduled CPUs");
 		if (!(p->cpus_allowed = ts_cpumask_dup(allowed)))
 			return ts_error_set(err, -ENOMEM, "task: out of memory");
 		p->nr_cpus_allowed = ts_cpumask_weight(allowed);

@@ -173,7 +173,8 @@ static int wake_affine_weight(struct ts_sched *s, struct ts_sched_domain *sd, st
 {
 	int64_t this_eff_load = (int64_t)ts_cpu_load(s, this_cpu);
 	if (sync) {
-		int64_t current_load = (int64_t)ts_task_h_load_of(s, waker); /* task_h_load(current) */
+		int64_t current_load =
+			(int64_t)ts_task_h_load_of(s, waker); /* task_h_load(current) */
 		if (current_load > this_eff_load)
 			return this_cpu;
 		this_eff_load -= current_load;

@@ -22,10 +22,12 @@ int ts_spread_policy_parse(const char *name, enum ts_spread_policy *out, struct 
 			    name);
 }
 
-const char *ts_spread_policy_name(enum ts_spread_policy p) { return policy_names[p]; }
+const char *ts_spread_policy_name(enum ts_spread_policy p)
+{
+	return policy_names[p];
+}
 
-const struct ts_cpumask *ts_sched_numa_hop_mask(const struct ts_numa_levels *nl, int node,
-						int hops)
+const struct ts_cpumask *ts_sched_numa_hop_mask(const struct ts_numa_levels *nl, int node, int hops)
 {
 	if (node < 0 || node >= nl->topo->nr_nodes || hops < 0 || hops >= nl->nr_levels)
 		return NULL;
@@ -60,7 +62,8 @@ int ts_sched_numa_find_nth_cpu(const struct ts_numa_levels *nl, const struct ts_
 	/* cpumask_nth_and_andnot(n - w, cpus, cur, prev) */
 	int k = n - w;
 	int cpu;
-	ts_for_each_cpu_and(cpu, cpus, cur) {
+	ts_for_each_cpu_and(cpu, cpus, cur)
+	{
 		if (ts_cpumask_test(prev, cpu))
 			continue;
 		if (k-- == 0)
@@ -75,18 +78,20 @@ static int nearest_node_spread(const struct ts_numa_levels *nl, const struct ts_
 			       int i, int node)
 {
 	const struct ts_topology *t = nl->topo;
-	bool used[TS_MAX_NODES] = { false };
+	bool used[TS_MAX_NODES] = {false};
 	for (int round = 0; round < t->nr_nodes; round++) {
 		int best = -1;
 		for (int k = 0; k < t->nr_nodes; k++) {
 			if (used[k])
 				continue;
-			if (best < 0 || ts_topo_distance(t, node, k) < ts_topo_distance(t, node, best))
+			if (best < 0 ||
+			    ts_topo_distance(t, node, k) < ts_topo_distance(t, node, best))
 				best = k;
 		}
 		used[best] = true;
 		int cpu;
-		ts_for_each_cpu(cpu, online) {
+		ts_for_each_cpu(cpu, online)
+		{
 			if (t->cpu[cpu].node == best && i-- == 0)
 				return cpu;
 		}
@@ -118,11 +123,13 @@ int ts_cpumask_local_spread(const struct ts_numa_levels *nl, const struct ts_cpu
 		/* Before 6.3: the node's online CPUs first, then the rest in id order. */
 		const struct ts_topology *t = nl->topo;
 		int cpu;
-		ts_for_each_cpu(cpu, online) {
+		ts_for_each_cpu(cpu, online)
+		{
 			if (t->cpu[cpu].node == node && i-- == 0)
 				return cpu;
 		}
-		ts_for_each_cpu(cpu, online) {
+		ts_for_each_cpu(cpu, online)
+		{
 			if (t->cpu[cpu].node != node && i-- == 0)
 				return cpu;
 		}

@@ -43,7 +43,10 @@ void ts_chan_destroy(struct ts_chan *c)
 	free(c);
 }
 
-static void *slot(struct ts_chan *c, size_t i) { return c->buf + ((c->head + i) % c->cap) * c->elem; }
+static void *slot(struct ts_chan *c, size_t i)
+{
+	return c->buf + ((c->head + i) % c->cap) * c->elem;
+}
 
 /* With c->lock held. 1: done, 0: would block, <0: error. *wake gets a task to wake. */
 static int send_locked(struct ts_chan *c, const void *e, struct rt_task **wake)
@@ -99,18 +102,19 @@ static int chan_op(struct ts_chan *c, void *e, bool send, bool block, int wake_f
 		return rt_error(-EINVAL, "ts_chan: NULL channel");
 	struct rt_task *self = rt_current();
 	if (block && !self)
-		return rt_error(-EPERM, "ts_chan_%s: blocking call outside a task (use ts_chan_try_%s)",
+		return rt_error(-EPERM,
+				"ts_chan_%s: blocking call outside a task (use ts_chan_try_%s)",
 				send ? "send" : "recv", send ? "send" : "recv");
 	struct rt_task *wake = NULL;
 	pthread_mutex_lock(&c->lock);
 	int rc = send ? send_locked(c, e, &wake) : recv_locked(c, e, &wake);
 	if (rc == 0 && !block) {
 		pthread_mutex_unlock(&c->lock);
-		return rt_error(-EAGAIN, "ts_chan_try_%s: the channel is %s", send ? "send" : "recv",
-				send ? "full" : "empty");
+		return rt_error(-EAGAIN, "ts_chan_try_%s: the channel is %s",
+				send ? "send" : "recv", send ? "full" : "empty");
 	}
 	if (rc == 0) {
-		struct rt_waiter w = { .task = self, .buf = e };
+		struct rt_waiter w = {.task = self, .buf = e};
 		rt_waitq_push(send ? &c->senders : &c->receivers, &w);
 		rt_wait_done(&c->lock, &w);
 		rc = w.status;
@@ -125,17 +129,26 @@ static int chan_op(struct ts_chan *c, void *e, bool send, bool block, int wake_f
 	return rc < 0 ? rc : 0;
 }
 
-int ts_chan_send(struct ts_chan *c, const void *elem) { return chan_op(c, (void *)elem, true, true, 0); }
+int ts_chan_send(struct ts_chan *c, const void *elem)
+{
+	return chan_op(c, (void *)elem, true, true, 0);
+}
 int ts_chan_send_sync(struct ts_chan *c, const void *elem)
 {
 	return chan_op(c, (void *)elem, true, true, TS_WF_SYNC);
 }
-int ts_chan_recv(struct ts_chan *c, void *elem) { return chan_op(c, elem, false, true, 0); }
+int ts_chan_recv(struct ts_chan *c, void *elem)
+{
+	return chan_op(c, elem, false, true, 0);
+}
 int ts_chan_try_send(struct ts_chan *c, const void *elem)
 {
 	return chan_op(c, (void *)elem, true, false, 0);
 }
-int ts_chan_try_recv(struct ts_chan *c, void *elem) { return chan_op(c, elem, false, false, 0); }
+int ts_chan_try_recv(struct ts_chan *c, void *elem)
+{
+	return chan_op(c, elem, false, false, 0);
+}
 
 int ts_chan_close(struct ts_chan *c)
 {

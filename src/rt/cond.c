@@ -34,7 +34,7 @@ int ts_cond_wait(struct ts_cond *c, struct ts_mutex *m)
 		return rt_error(-EPERM, "ts_cond_wait: blocking call outside a task");
 	if (!rt_mutex_owned_by(m, self)) /* only the owner can change that */
 		return rt_error(-EPERM, "ts_cond_wait: the caller does not hold the mutex");
-	struct rt_waiter w = { .task = self };
+	struct rt_waiter w = {.task = self};
 	pthread_mutex_lock(&c->lock);
 	rt_waitq_push(&c->waiters, &w);
 	rt_prepare_block(self);
@@ -63,5 +63,11 @@ static int wake_n(struct ts_cond *c, bool all)
 	return 0;
 }
 
-int ts_cond_signal(struct ts_cond *c) { return wake_n(c, false); }
-int ts_cond_broadcast(struct ts_cond *c) { return wake_n(c, true); }
+int ts_cond_signal(struct ts_cond *c)
+{
+	return wake_n(c, false);
+}
+int ts_cond_broadcast(struct ts_cond *c)
+{
+	return wake_n(c, true);
+}

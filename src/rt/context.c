@@ -81,8 +81,8 @@ void rt_ctx_init_task(struct rt_ctx *c, void *lo, size_t size, void (*entry)(voi
 	memset(sp, 0, 176);
 	uint64_t fpcr;
 	__asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
-	sp[0] = (uint64_t)(uintptr_t)arg;   /* x19 */
-	sp[1] = (uint64_t)(uintptr_t)entry; /* x20 */
+	sp[0] = (uint64_t)(uintptr_t)arg;	       /* x19 */
+	sp[1] = (uint64_t)(uintptr_t)entry;	       /* x20 */
 	sp[11] = (uint64_t)(uintptr_t)ts_rt_ctx_start; /* x30 */
 	sp[20] = fpcr;
 #else

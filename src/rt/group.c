@@ -82,7 +82,8 @@ struct ts_rt_group *ts_rt_group_create(const char *name, unsigned long shares,
 	pthread_mutex_lock(&rt_g.group_lock);
 	int rc = 0;
 	if (parent && !known(parent)) {
-		rc = rt_error(-EINVAL, "ts_rt_group_create: '%s': the parent is not a group of this run",
+		rc = rt_error(-EINVAL,
+			      "ts_rt_group_create: '%s': the parent is not a group of this run",
 			      name ? name : "(null)");
 		goto out;
 	}
@@ -96,7 +97,7 @@ struct ts_rt_group *ts_rt_group_create(const char *name, unsigned long shares,
 		rt_g.groups = v;
 		rt_g.cap_groups = cap;
 	}
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	lock_all_rqs();
 	rc = ts_sched_group_create(rt_g.s, parent ? parent->tg : NULL, name, shares, &g->tg, &err);
 	unlock_all_rqs();
@@ -162,12 +163,15 @@ int ts_rt_group_rates(const struct ts_rt_group_stats *a, const struct ts_rt_grou
 {
 	memset(out, 0, sizeof(*out));
 	if (b->at_ns <= a->at_ns)
-		return rt_error(-EINVAL, "ts_rt_group_rates: the second reading is not later than the first");
+		return rt_error(
+			-EINVAL,
+			"ts_rt_group_rates: the second reading is not later than the first");
 	if (b->writes < a->writes || b->reads < a->reads || b->remote_writes < a->remote_writes ||
 	    b->skipped_ratelimit < a->skipped_ratelimit || b->skipped_filter < a->skipped_filter ||
 	    a->nr_groups != b->nr_groups)
-		return rt_error(-EINVAL,
-				"ts_rt_group_rates: the readings are not of the same groups in one run");
+		return rt_error(
+			-EINVAL,
+			"ts_rt_group_rates: the readings are not of the same groups in one run");
 	uint64_t dt = b->at_ns - a->at_ns;
 	out->interval_s = (double)dt / 1e9;
 	out->writes = ts_tg_per_sec(b->writes - a->writes, dt);
@@ -175,8 +179,8 @@ int ts_rt_group_rates(const struct ts_rt_group_stats *a, const struct ts_rt_grou
 	out->remote_writes = ts_tg_per_sec(b->remote_writes - a->remote_writes, dt);
 	out->skipped_ratelimit = ts_tg_per_sec(b->skipped_ratelimit - a->skipped_ratelimit, dt);
 	out->skipped_filter = ts_tg_per_sec(b->skipped_filter - a->skipped_filter, dt);
-	struct ts_tg_stats d = { .writes = b->writes - a->writes,
-				 .remote_writes = b->remote_writes - a->remote_writes };
+	struct ts_tg_stats d = {.writes = b->writes - a->writes,
+				.remote_writes = b->remote_writes - a->remote_writes};
 	out->remote_share = ts_tg_remote_share(&d);
 	return 0;
 }

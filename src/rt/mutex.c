@@ -39,7 +39,9 @@ int ts_mutex_lock(struct ts_mutex *m)
 {
 	struct rt_task *self = rt_current();
 	if (!self)
-		return rt_error(-EPERM, "ts_mutex_lock: blocking call outside a task (use ts_mutex_trylock)");
+		return rt_error(
+			-EPERM,
+			"ts_mutex_lock: blocking call outside a task (use ts_mutex_trylock)");
 	pthread_mutex_lock(&m->lock);
 	if (m->owner == self) {
 		pthread_mutex_unlock(&m->lock);
@@ -48,7 +50,7 @@ int ts_mutex_lock(struct ts_mutex *m)
 	if (!m->owner) {
 		m->owner = self;
 	} else {
-		struct rt_waiter w = { .task = self };
+		struct rt_waiter w = {.task = self};
 		rt_waitq_push(&m->waiters, &w);
 		rt_wait_done(&m->lock, &w); /* the unlocker made us the owner */
 	}

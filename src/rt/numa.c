@@ -53,7 +53,7 @@
 #include <time.h>
 
 #define RT_NUMA_SAMPLES_DEFAULT 256
-#define RT_STOP_TIMEOUT_TICKS 10
+#define RT_STOP_TIMEOUT_TICKS	10
 #define SCAN_WINDOW_PAGES(page) (((size_t)TS_NUMA_SCAN_SIZE_MB << 20) / (page))
 
 /* ---- memory on a node ---- */
@@ -141,21 +141,24 @@ static size_t page_round(size_t len)
 void *ts_numa_alloc(size_t len, int node)
 {
 	if (!rt_is_running()) {
-		rt_error(-ENXIO, "ts_numa_alloc: the runtime is not running (its topology names the nodes)");
+		rt_error(
+			-ENXIO,
+			"ts_numa_alloc: the runtime is not running (its topology names the nodes)");
 		return NULL;
 	}
 	int nr = rt_g.topo->nr_nodes;
 	size_t size = page_round(len);
 	if (!size) {
-		rt_error(-EINVAL, "ts_numa_alloc: length %zu (must be 1 .. SIZE_MAX - page size)", len);
+		rt_error(-EINVAL, "ts_numa_alloc: length %zu (must be 1 .. SIZE_MAX - page size)",
+			 len);
 		return NULL;
 	}
 	if (node < 0 || node >= nr) {
-		rt_error(-EINVAL, "ts_numa_alloc: node %d does not exist (%d nodes: 0-%d)", node, nr,
-			 nr - 1);
+		rt_error(-EINVAL, "ts_numa_alloc: node %d does not exist (%d nodes: 0-%d)", node,
+			 nr, nr - 1);
 		return NULL;
 	}
-	struct numa_alloc a = { .len = size, .node = node };
+	struct numa_alloc a = {.len = size, .node = node};
 	void *p;
 	if (rt_g.numa_query && rt_g.os_node[node] >= 0) {
 		p = numa_alloc_onnode(size, rt_g.os_node[node]);
@@ -166,7 +169,8 @@ void *ts_numa_alloc(size_t len, int node)
 			p = NULL;
 	}
 	if (!p) {
-		rt_error(-ENOMEM, "ts_numa_alloc: cannot allocate %zu bytes on node %d", size, node);
+		rt_error(-ENOMEM, "ts_numa_alloc: cannot allocate %zu bytes on node %d", size,
+			 node);
 		return NULL;
 	}
 	a.start = (uintptr_t)p;
@@ -200,11 +204,15 @@ int ts_numa_free(void *p, size_t len)
 	size_t have = found ? allocs[i].len : 0;
 	pthread_mutex_unlock(&alloc_lock);
 	if (!found)
-		return rt_error(-EINVAL, "ts_numa_free: %p is no memory of ts_numa_alloc (or freed already)", p);
+		return rt_error(-EINVAL,
+				"ts_numa_free: %p is no memory of ts_numa_alloc (or freed already)",
+				p);
 	if (page_round(len) != have)
 		return rt_error(-EINVAL, "ts_numa_free: %p has %zu bytes, not %zu", p, have, len);
 	if (!alloc_remove((uintptr_t)p, &a)) /* freed by another thread meanwhile */
-		return rt_error(-EINVAL, "ts_numa_free: %p is no memory of ts_numa_alloc (or freed already)", p);
+		return rt_error(-EINVAL,
+				"ts_numa_free: %p is no memory of ts_numa_alloc (or freed already)",
+				p);
 	if (rt_current())
 		ts_numa_undeclare(p, a.len);
 	alloc_release(&a);
@@ -224,7 +232,7 @@ static int region_add(struct rt_task *t, uintptr_t start, size_t pages, int node
 		rn->region = v;
 		rn->cap_region = cap;
 	}
-	rn->region[rn->nr_region++] = (struct rt_numa_region){ start, pages, node };
+	rn->region[rn->nr_region++] = (struct rt_numa_region){start, pages, node};
 	rn->nr_pages += pages;
 	return 0;
 }
@@ -245,7 +253,7 @@ static int numa_state_locked(struct rt_task *t)
 {
 	if (t->ts.numa)
 		return 0;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	int rc = ts_numa_task_init(rt_g.s, &t->ts, NULL, &err);
 	if (rc)
 		return rt_error(rc, "%s", err.msg);
@@ -257,7 +265,8 @@ int ts_numa_declare(void *addr, size_t len)
 {
 	struct rt_task *t = rt_current();
 	if (!t)
-		return rt_error(-EPERM, "ts_numa_declare: called outside a task (memory is declared by the task using it)");
+		return rt_error(-EPERM, "ts_numa_declare: called outside a task (memory is "
+					"declared by the task using it)");
 	size_t page = rt_page_size();
 	uintptr_t start = (uintptr_t)addr & ~(uintptr_t)(page - 1);
 	if (!addr || !len || (uintptr_t)addr > UINTPTR_MAX - page ||
@@ -268,7 +277,9 @@ int ts_numa_declare(void *addr, size_t len)
 	for (int i = 0; i < rn->nr_region; i++) {
 		const struct rt_numa_region *r = &rn->region[i];
 		if (start < r->start + r->pages * page && r->start < end)
-			return rt_error(-EEXIST, "ts_numa_declare: %p + %zu overlaps memory this task declared already",
+			return rt_error(-EEXIST,
+					"ts_numa_declare: %p + %zu overlaps memory this task "
+					"declared already",
 					addr, len);
 	}
 	/* Split by allocation: each part on its allocation's node, the rest on the node this
@@ -400,9 +411,11 @@ int ts_task_set_preferred_node(ts_task_handle h, int node)
 		return rt_error(-ENXIO, "ts_task_set_preferred_node: the runtime is not running");
 	int nr = rt_g.topo->nr_nodes;
 	if (node < -1 || node >= nr)
-		return rt_error(-EINVAL, "ts_task_set_preferred_node: node %d does not exist (%d nodes; -1 = none)",
-				node, nr);
-	struct pref_op op = { .node = node, .set = true };
+		return rt_error(
+			-EINVAL,
+			"ts_task_set_preferred_node: node %d does not exist (%d nodes; -1 = none)",
+			node, nr);
+	struct pref_op op = {.node = node, .set = true};
 	return rt_task_with(h.id, "ts_task_set_preferred_node", pref_apply, &op);
 }
 
@@ -412,7 +425,7 @@ int ts_task_get_preferred_node(ts_task_handle h, int *node)
 		return rt_error(-ENXIO, "ts_task_get_preferred_node: the runtime is not running");
 	if (!node)
 		return rt_error(-EINVAL, "ts_task_get_preferred_node: node is NULL");
-	struct pref_op op = { .set = false };
+	struct pref_op op = {.set = false};
 	int rc = rt_task_with(h.id, "ts_task_get_preferred_node", pref_apply, &op);
 	if (!rc)
 		*node = op.node;
@@ -473,7 +486,8 @@ static int map_os_nodes(void)
 			rt_g.os_node[i] = -1;
 		for (int c = 0; c < tp->nr_cpus; c++)
 			if (tp->cpu[c].os_index >= 0)
-				rt_g.os_node[tp->cpu[c].node] = numa_node_of_cpu(tp->cpu[c].os_index);
+				rt_g.os_node[tp->cpu[c].node] =
+					numa_node_of_cpu(tp->cpu[c].os_index);
 	}
 	for (int os = 0; os < rt_g.nr_os_nodes; os++)
 		rt_g.node_of_os[os] = -1;
@@ -488,7 +502,7 @@ static int map_os_nodes(void)
 static bool kernel_answers_queries(void)
 {
 	char probe = 1;
-	void *pages[1] = { &probe };
+	void *pages[1] = {&probe};
 	int status[1];
 	return move_pages(0, 1, pages, NULL, status, 0) == 0;
 }
@@ -500,9 +514,11 @@ int rt_numa_start(const struct ts_rt_config *cfg, bool host)
 	pthread_mutex_init(&rt_g.trace_lock, NULL);
 	rt_g.numa_on = ts_features_has(s->features, TS_FEAT_NUMA);
 	rt_g.numa_delay_ns = (uint64_t)(cfg->numa_scan_delay_ms ? cfg->numa_scan_delay_ms
-								 : TS_NUMA_SCAN_DELAY_MS) * 1000000u;
+								: TS_NUMA_SCAN_DELAY_MS) *
+			     1000000u;
 	rt_g.numa_period_ns = (uint64_t)cfg->numa_scan_period_ms * 1000000u;
-	rt_g.numa_samples = cfg->numa_scan_samples ? cfg->numa_scan_samples : RT_NUMA_SAMPLES_DEFAULT;
+	rt_g.numa_samples =
+		cfg->numa_scan_samples ? cfg->numa_scan_samples : RT_NUMA_SAMPLES_DEFAULT;
 	if (rt_g.numa_samples > (unsigned)SCAN_WINDOW_PAGES(rt_page_size()))
 		rt_g.numa_samples = (unsigned)SCAN_WINDOW_PAGES(rt_page_size());
 	rt_g.numa_stop_delay_ns = (uint64_t)cfg->numa_test_stop_delay_us * 1000u;
@@ -512,7 +528,8 @@ int rt_numa_start(const struct ts_rt_config *cfg, bool host)
 	if (cfg->numa_trace) {
 		if (cfg->numa_trace > SIZE_MAX / sizeof(*rt_g.trace) ||
 		    !(rt_g.trace = calloc(cfg->numa_trace, sizeof(*rt_g.trace))))
-			return rt_error(-ENOMEM, "ts_rt_start: no memory for a NUMA trace of %zu events",
+			return rt_error(-ENOMEM,
+					"ts_rt_start: no memory for a NUMA trace of %zu events",
 					cfg->numa_trace);
 		rt_g.trace_cap = cfg->numa_trace;
 	}
@@ -651,7 +668,7 @@ static void wait_servicing(struct rt_worker *w, struct rt_task *t, uint64_t unti
 {
 	while (rt_clock_ns() < until) {
 		rt_stop_service(w, t, true);
-		struct timespec ts = { 0, 50000 };
+		struct timespec ts = {0, 50000};
 		nanosleep(&ts, NULL);
 	}
 }
@@ -660,7 +677,7 @@ static bool swap_on_partner_worker(struct rt_worker *w, struct rt_task *t,
 				   struct ts_numa_result *res)
 {
 	struct rt_worker *dw = rt_g.worker[res->dst_cpu];
-	struct rt_stop_work work = { .res = res };
+	struct rt_stop_work work = {.res = res};
 	atomic_init(&work.state, RT_STOP_POSTED);
 	pthread_mutex_lock(&dw->stop_lock);
 	work.next = dw->stop_head;
@@ -675,14 +692,16 @@ static bool swap_on_partner_worker(struct rt_worker *w, struct rt_task *t,
 			return work.rc == 0;
 		if (st == RT_STOP_POSTED && rt_clock_ns() > deadline) {
 			pthread_mutex_lock(&dw->stop_lock);
-			bool cancel = atomic_load_explicit(&work.state, memory_order_relaxed) == RT_STOP_POSTED;
+			bool cancel = atomic_load_explicit(&work.state, memory_order_relaxed) ==
+				      RT_STOP_POSTED;
 			if (cancel) {
 				struct rt_stop_work **pp = &dw->stop_head;
 				while (*pp != &work)
 					pp = &(*pp)->next;
 				*pp = work.next;
 				atomic_fetch_sub(&dw->stop_n, 1);
-				atomic_store_explicit(&work.state, RT_STOP_CANCELLED, memory_order_relaxed);
+				atomic_store_explicit(&work.state, RT_STOP_CANCELLED,
+						      memory_order_relaxed);
 			}
 			pthread_mutex_unlock(&dw->stop_lock);
 			if (cancel)
@@ -746,7 +765,8 @@ static bool numa_stop_work(struct rt_worker *w, struct rt_task *t, struct ts_num
 	ts_numa_migrate_done(s, res);
 	if (q)
 		atomic_fetch_sub_explicit(&q->numa_pins, 1, memory_order_release);
-	rt_stat_bump(applied ? (q ? &w->numa_swaps : &w->numa_migrations) : &w->numa_migrate_failed);
+	rt_stat_bump(applied ? (q ? &w->numa_swaps : &w->numa_migrations)
+			     : &w->numa_migrate_failed);
 	trace_add(&ev);
 	return !rt_still_curr(t, w->cpu);
 }
@@ -771,7 +791,8 @@ static bool migrate_preferred(struct rt_worker *w, struct ts_task *p, struct ts_
 	bool have = ts_numa_migrate_preferred(s, p, res) == 0 && res->dst_cpu >= 0;
 	/* The partner runs on dst_cpu (locked): alive until unpinned. */
 	if (have && res->swap)
-		atomic_fetch_add_explicit(&rt_task_of(res->swap)->numa_pins, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&rt_task_of(res->swap)->numa_pins, 1,
+					  memory_order_relaxed);
 	rt_rq_unlock_set(w->numa_lockset);
 	rt_rq_lock_set(w->numa_ownset);
 	return have;
@@ -787,7 +808,7 @@ bool rt_numa_work(struct rt_worker *w, struct rt_task *t)
 	unsigned int n = collect_samples(w, t, &window, &stride);
 	query_nodes(w, n);
 
-	struct ts_numa_result decided = { .dst_cpu = -1 };
+	struct ts_numa_result decided = {.dst_cpu = -1};
 	bool have = false;
 	size_t consumed = 0;
 	uint64_t faults = 0, local = 0;
@@ -807,7 +828,8 @@ bool rt_numa_work(struct rt_worker *w, struct rt_task *t)
 			unsigned int flags = mem == node ? TS_TNF_FAULT_LOCAL : 0;
 			/* Read before the fault, as the fault path does (jiffies move on). */
 			bool retry = ts_numa_migrate_retry_passed(s, p);
-			ts_task_numa_fault(s, p, p, mem, (int)pages, flags | TS_TNF_NO_MIGRATE, NULL);
+			ts_task_numa_fault(s, p, p, mem, (int)pages, flags | TS_TNF_NO_MIGRATE,
+					   NULL);
 			faults += pages;
 			local += flags ? pages : 0;
 			if (retry)

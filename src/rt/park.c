@@ -20,7 +20,6 @@ static long futex(atomic_int *uaddr, int op, int val, const struct timespec *ts)
 	return syscall(SYS_futex, (int *)uaddr, op, val, ts, NULL, 0);
 }
 
-
 void rt_futex_wait(atomic_int *word, int expected, uint64_t timeout_ns)
 {
 	struct timespec ts, *tp = NULL;

@@ -34,14 +34,14 @@
 
 /* An execution context: a task's stack, or a worker thread's own stack. */
 struct rt_ctx {
-	void *sp;                 /* saved stack pointer (assembly back ends) */
+	void *sp; /* saved stack pointer (assembly back ends) */
 #if defined(TS_RT_CTX_UCONTEXT)
 	ucontext_t uc;
 #endif
-	void *stack_lo;           /* for ASan: the stack this context runs on */
+	void *stack_lo; /* for ASan: the stack this context runs on */
 	size_t stack_size;
-	void *asan_fake;          /* ASan's fake stack, saved while switched away */
-	void *tsan_fiber;         /* TSan's fiber of this context */
+	void *asan_fake;  /* ASan's fake stack, saved while switched away */
+	void *tsan_fiber; /* TSan's fiber of this context */
 };
 
 /* The context of the calling thread (a worker's scheduler loop). */
@@ -60,9 +60,9 @@ void rt_ctx_entered(void);
 /* ---- stacks (stack.c) ---- */
 
 struct rt_stack {
-	void *map;        /* guard page(s) + stack */
+	void *map; /* guard page(s) + stack */
 	size_t map_size;
-	void *lo;         /* lowest usable byte (just above the guard) */
+	void *lo; /* lowest usable byte (just above the guard) */
 	size_t size;
 };
 int rt_stack_alloc(struct rt_stack *st, size_t size);
@@ -73,10 +73,10 @@ size_t rt_page_size(void);
 
 /* The wake-up state word of a task (see wake.c for the protocol). */
 enum rt_wstate {
-	RT_RUNNING,       /* running or runnable */
-	RT_BLOCKING,      /* announced it will block; still on its worker */
-	RT_PARKING,       /* its worker is taking it off the run queue */
-	RT_SLEEPING,      /* off every run queue: a waker may claim it */
+	RT_RUNNING,	  /* running or runnable */
+	RT_BLOCKING,	  /* announced it will block; still on its worker */
+	RT_PARKING,	  /* its worker is taking it off the run queue */
+	RT_SLEEPING,	  /* off every run queue: a waker may claim it */
 	RT_WAKE_DEFERRED, /* a waker came while PARKING: the worker wakes it when done */
 };
 
@@ -97,10 +97,10 @@ struct rt_numa_region {
 struct rt_numa_task {
 	struct rt_numa_region *region;
 	int nr_region, cap_region;
-	size_t nr_pages;       /* declared, in all regions */
-	size_t scan_off;       /* where the next scan starts, pages into the regions in order */
-	uint64_t node_stamp;   /* se.sum_exec_runtime at the last scan (the kernel's node_stamp) */
-	bool scanned;          /* a first scan was done (the scan delay is over) */
+	size_t nr_pages;     /* declared, in all regions */
+	size_t scan_off;     /* where the next scan starts, pages into the regions in order */
+	uint64_t node_stamp; /* se.sum_exec_runtime at the last scan (the kernel's node_stamp) */
+	bool scanned;	     /* a first scan was done (the scan delay is over) */
 };
 
 /* A swap the core decided (migrate_swap()): the stop work runs on the partner's worker,
@@ -109,29 +109,29 @@ enum rt_stop_state { RT_STOP_POSTED, RT_STOP_TAKEN, RT_STOP_DONE, RT_STOP_CANCEL
 struct rt_stop_work {
 	struct ts_numa_result *res;
 	struct rt_stop_work *next;
-	atomic_int state;     /* enum rt_stop_state; POSTED -> TAKEN/CANCELLED under stop_lock */
-	int rc;               /* ts_numa_migrate_apply()'s, valid once DONE */
+	atomic_int state; /* enum rt_stop_state; POSTED -> TAKEN/CANCELLED under stop_lock */
+	int rc;		  /* ts_numa_migrate_apply()'s, valid once DONE */
 };
 enum rt_inbox_kind { RT_INBOX_NEW, RT_INBOX_WAKE };
 
 struct rt_worker;
 
 struct rt_task {
-	struct ts_task ts;            /* the core's task (host_data = this) */
+	struct ts_task ts; /* the core's task (host_data = this) */
 	struct rt_ctx ctx;
 	struct rt_stack stack;
-	_Atomic int wstate;           /* enum rt_wstate */
-	atomic_int on_cpu;            /* 1 while a worker runs it (a task never runs twice) */
-	pthread_mutex_t pi_lock;      /* held around ts_try_to_wake_up(), as p->pi_lock */
-	struct rt_worker *worker;     /* the worker running it (valid while it runs) */
-	int reason;                   /* enum rt_switch_reason, set before switching out */
+	_Atomic int wstate;	  /* enum rt_wstate */
+	atomic_int on_cpu;	  /* 1 while a worker runs it (a task never runs twice) */
+	pthread_mutex_t pi_lock;  /* held around ts_try_to_wake_up(), as p->pi_lock */
+	struct rt_worker *worker; /* the worker running it (valid while it runs) */
+	int reason;		  /* enum rt_switch_reason, set before switching out */
 	ts_task_fn fn;
 	void *arg, *ret;
 	uint64_t id;
 	char name[32];
 	/* join */
 	pthread_mutex_t join_lock;
-	atomic_int finished;          /* futex word for plain-thread joiners */
+	atomic_int finished; /* futex word for plain-thread joiners */
 	int ext_waiters;
 	struct rt_task *joiner;
 	/* sleep (timer.c): in its worker's heap while sleeping */
@@ -147,10 +147,13 @@ struct rt_task {
 	 * task as the partner and are not done yet (it is not freed while there are any). */
 	struct rt_numa_task numa;
 	atomic_int numa_pins;
-	char err[TS_ERR_MSG_MAX];     /* ts_rt_last_error() for this task */
+	char err[TS_ERR_MSG_MAX]; /* ts_rt_last_error() for this task */
 };
 
-static inline struct rt_task *rt_task_of(struct ts_task *p) { return p->host_data; }
+static inline struct rt_task *rt_task_of(struct ts_task *p)
+{
+	return p->host_data;
+}
 
 /* The task running on this thread (NULL in a worker's own context or a plain thread) and
  * this thread's worker. Never cached by the compiler across a context switch. */
@@ -173,7 +176,7 @@ struct rt_task_cache {
 	struct rt_task *head;
 	int n;
 };
-#define RT_TASK_CACHE_MAX 256         /* per worker, and for the shared one */
+#define RT_TASK_CACHE_MAX 256 /* per worker, and for the shared one */
 
 /* ---- workers (worker.c) ---- */
 
@@ -184,11 +187,11 @@ struct rt_timer_heap {
 
 struct rt_worker {
 	alignas(64) atomic_int need_resched;
-	atomic_int parked;            /* futex word: 1 while parked (park.c) */
-	alignas(64) int cpu;          /* scheduler CPU */
-	int os_cpu;                   /* real CPU it is pinned to */
+	atomic_int parked;   /* futex word: 1 while parked (park.c) */
+	alignas(64) int cpu; /* scheduler CPU */
+	int os_cpu;	     /* real CPU it is pinned to */
 	pthread_t thread;
-	struct rt_ctx ctx;            /* the scheduler loop's context */
+	struct rt_ctx ctx; /* the scheduler loop's context */
 	uint64_t last_tick;
 	/* The clock of a scheduling round (worker.c): while round_clock is set (rq locked,
 	 * this thread), the host's clock() returns round_now. */
@@ -197,18 +200,18 @@ struct rt_worker {
 	/* The task a direct task-to-task switch left: its on_cpu is cleared by the task
 	 * switched to, once off its stack (rt_after_switch()). */
 	struct rt_task *switch_from;
-	struct rt_timer_heap timers;  /* sleeping tasks of this worker; only its thread */
+	struct rt_timer_heap timers; /* sleeping tasks of this worker; only its thread */
 	pthread_mutex_t inbox_lock;
 	struct rt_task *inbox;
 	atomic_int inbox_n;
-	struct rt_task_cache tcache;  /* only this worker's thread (its loop and its tasks) */
+	struct rt_task_cache tcache; /* only this worker's thread (its loop and its tasks) */
 	/* NUMA: stop work posted by other workers (numa.c), run at this worker's safe points */
 	pthread_mutex_t stop_lock;
 	struct rt_stop_work *stop_head;
 	atomic_int stop_n;
 	struct ts_cpumask *numa_lockset; /* rq locks a search from this CPU holds (numa.c) */
-	struct ts_cpumask *numa_ownset;  /* this CPU alone: the lock a scan feeds faults under */
-	void **numa_pages;            /* scratch of a scan: [numa_samples] */
+	struct ts_cpumask *numa_ownset;	 /* this CPU alone: the lock a scan feeds faults under */
+	void **numa_pages;		 /* scratch of a scan: [numa_samples] */
 	int *numa_status, *numa_node;
 	/* counters (relaxed, this worker only) */
 	ts_counter spawned, wakeups, early_wakeups, deferred_wakeups, switches, parks, ticks;
@@ -219,30 +222,30 @@ struct rt_worker {
 struct rt {
 	struct ts_topology *topo;
 	struct ts_sched *s;
-	struct rt_worker **worker;    /* [topo->nr_cpus]; NULL for unscheduled CPUs */
-	int *worker_cpus;             /* scheduled CPUs, in order */
+	struct rt_worker **worker; /* [topo->nr_cpus]; NULL for unscheduled CPUs */
+	int *worker_cpus;	   /* scheduled CPUs, in order */
 	int nr_workers;
-	pthread_mutex_t *rq_lock;     /* [topo->nr_cpus] */
+	pthread_mutex_t *rq_lock; /* [topo->nr_cpus] */
 	size_t stack_size;
 	int idle_spin;
 	uint64_t t0;
 	atomic_int stopping;
-	atomic_long live;             /* tasks spawned and not yet exited */
+	atomic_long live; /* tasks spawned and not yet exited */
 	atomic_long joins_in_flight;
-	atomic_uint next_inbox;       /* round robin for spawns from plain threads */
+	atomic_uint next_inbox; /* round robin for spawns from plain threads */
 	pthread_mutex_t stop_lock;
 	pthread_cond_t stop_cond;
-	atomic_ulong spawned_near;    /* spawns placed on their spread CPU (task.c) */
-	atomic_uint *spread_next;     /* [nr_nodes]: next spread index near each node */
+	atomic_ulong spawned_near; /* spawns placed on their spread CPU (task.c) */
+	atomic_uint *spread_next;  /* [nr_nodes]: next spread index near each node */
 	/* NUMA balancing (numa.c) */
-	bool numa_on;                 /* feature NUMA */
-	bool numa_query;              /* host topology and libnuma: ask the kernel page nodes */
-	int *os_node;                 /* [nr_nodes]: the OS node of each topology node, or -1 */
-	int *node_of_os;              /* [nr_os_nodes]: the inverse, -1 where none */
+	bool numa_on;	 /* feature NUMA */
+	bool numa_query; /* host topology and libnuma: ask the kernel page nodes */
+	int *os_node;	 /* [nr_nodes]: the OS node of each topology node, or -1 */
+	int *node_of_os; /* [nr_os_nodes]: the inverse, -1 where none */
 	int nr_os_nodes;
 	uint64_t numa_delay_ns, numa_period_ns; /* period 0: the core's numa_scan_period */
 	unsigned int numa_samples;
-	uint64_t numa_stop_delay_ns;  /* test knob */
+	uint64_t numa_stop_delay_ns; /* test knob */
 	pthread_mutex_t trace_lock;
 	struct ts_rt_numa_event *trace;
 	size_t trace_cap, trace_n;
@@ -261,7 +264,7 @@ static inline bool rt_is_running(void)
 }
 
 uint64_t rt_clock_ns(void);
-void rt_worker_kick(struct rt_worker *w);            /* need_resched + unpark (park.c) */
+void rt_worker_kick(struct rt_worker *w);		       /* need_resched + unpark (park.c) */
 void rt_worker_park(struct rt_worker *w, uint64_t timeout_ns); /* 0 = no timeout */
 void rt_inbox_push(struct rt_worker *w, struct rt_task *t, int kind);
 void rt_stat_bump(ts_counter *c);
@@ -291,16 +294,19 @@ void rt_claim_cpu(struct rt_task *t);
 struct rt_waiter {
 	struct rt_waiter *next;
 	struct rt_task *task;
-	int done;      /* set by the waker under the owner's lock */
-	int status;    /* result for the waiter */
-	void *buf;     /* channel element */
+	int done;   /* set by the waker under the owner's lock */
+	int status; /* result for the waiter */
+	void *buf;  /* channel element */
 };
 struct rt_waitq {
 	struct rt_waiter *head, *tail;
 };
 void rt_waitq_push(struct rt_waitq *q, struct rt_waiter *w);
 struct rt_waiter *rt_waitq_pop(struct rt_waitq *q);
-static inline bool rt_waitq_empty(const struct rt_waitq *q) { return !q->head; }
+static inline bool rt_waitq_empty(const struct rt_waitq *q)
+{
+	return !q->head;
+}
 /* Blocks the current task until w->done, with *lock held on entry and on return. */
 void rt_wait_done(pthread_mutex_t *lock, struct rt_waiter *w);
 /* Wake chain: collect under the lock, wake after unlocking. */
@@ -358,7 +364,7 @@ static inline bool rt_still_curr(struct rt_task *t, int cpu)
 /* ---- task groups (group.c) ---- */
 
 int rt_groups_init(void);
-void rt_groups_free(void);  /* the registry; the core's groups go with the sched */
+void rt_groups_free(void); /* the registry; the core's groups go with the sched */
 /* The core's group of g (NULL for g NULL: the root); -EINVAL if g is not of this run. */
 int rt_group_resolve(const struct ts_rt_group *g, struct ts_task_group **out);
 

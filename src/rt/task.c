@@ -11,10 +11,10 @@
 
 #if defined(TS_RT_ASAN)
 #include <sanitizer/asan_interface.h>
-#define CACHE_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define CACHE_POISON(p, n)   ASAN_POISON_MEMORY_REGION(p, n)
 #define CACHE_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
 #else
-#define CACHE_POISON(p, n) ((void)(p), (void)(n))
+#define CACHE_POISON(p, n)   ((void)(p), (void)(n))
 #define CACHE_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
@@ -265,7 +265,7 @@ static int build_mask(const struct ts_task_attr *a, struct ts_cpumask **out)
 	struct ts_sched *s = rt_g.s;
 	*out = NULL;
 	if (a->cpus) {
-		struct ts_error err = { 0 };
+		struct ts_error err = {0};
 		struct ts_cpumask *m = ts_cpumask_alloc(s->nr_cpus);
 		if (!m)
 			return rt_error(-ENOMEM, "ts_spawn: out of memory");
@@ -278,8 +278,8 @@ static int build_mask(const struct ts_task_attr *a, struct ts_cpumask **out)
 	} else if (a->node >= 0) {
 		const struct ts_topology *t = s->topo;
 		if (a->node >= t->nr_nodes)
-			return rt_error(-EINVAL, "ts_spawn: node %d does not exist (%d nodes)", a->node,
-					t->nr_nodes);
+			return rt_error(-EINVAL, "ts_spawn: node %d does not exist (%d nodes)",
+					a->node, t->nr_nodes);
 		struct ts_cpumask *m = ts_cpumask_alloc(s->nr_cpus);
 		if (!m)
 			return rt_error(-ENOMEM, "ts_spawn: out of memory");
@@ -301,11 +301,14 @@ static int spread_target(const struct ts_task_attr *a, const struct ts_cpumask *
 	if (a->near_node == -1 && a->spread_index == -1)
 		return 0;
 	if (a->near_node < -1 || a->near_node >= nr)
-		return rt_error(-EINVAL, "ts_spawn: near_node %d does not exist (%d nodes; -1 = none)",
+		return rt_error(-EINVAL,
+				"ts_spawn: near_node %d does not exist (%d nodes; -1 = none)",
 				a->near_node, nr);
 	if (a->spread_index < -1)
-		return rt_error(-EINVAL, "ts_spawn: spread_index %d is negative (-1 = the next one near the node)",
-				a->spread_index);
+		return rt_error(
+			-EINVAL,
+			"ts_spawn: spread_index %d is negative (-1 = the next one near the node)",
+			a->spread_index);
 	struct ts_cpumask *online = ts_cpumask_dup(s->dom->cpu_map);
 	if (!online)
 		return rt_error(-ENOMEM, "ts_spawn: out of memory");
@@ -318,7 +321,8 @@ static int spread_target(const struct ts_task_attr *a, const struct ts_cpumask *
 	}
 	unsigned int i = (unsigned int)a->spread_index;
 	if (a->spread_index < 0)
-		i = atomic_fetch_add_explicit(&rt_g.spread_next[a->near_node], 1, memory_order_relaxed);
+		i = atomic_fetch_add_explicit(&rt_g.spread_next[a->near_node], 1,
+					      memory_order_relaxed);
 	*cpu = ts_cpumask_local_spread(&s->dom->numa, online, TS_SPREAD_NUMA_HOPS,
 				       (int)(i % (unsigned int)weight), a->near_node);
 	ts_cpumask_free(online);
@@ -329,7 +333,7 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 {
 	static const struct ts_task_attr defaults = TS_TASK_ATTR_INIT;
 	const struct ts_task_attr *a = attr ? attr : &defaults;
-	ts_task_handle h = { 0 };
+	ts_task_handle h = {0};
 	if (!rt_is_running()) {
 		rt_error(-ENXIO, "ts_spawn: the runtime is not running (call ts_rt_start first)");
 		return h;
@@ -368,8 +372,8 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	struct rt_worker *home = w;
 	if (!home)
 		home = rt_g.worker[rt_g.worker_cpus[atomic_fetch_add(&rt_g.next_inbox, 1) %
-						      (unsigned)rt_g.nr_workers]];
-	struct ts_error err = { 0 };
+						    (unsigned)rt_g.nr_workers]];
+	struct ts_error err = {0};
 	rc = ts_task_init(rt_g.s, &t->ts, a->nice, mask, target >= 0 ? target : home->cpu, &err);
 	ts_cpumask_free(mask);
 	if (rc) {
@@ -427,8 +431,10 @@ int ts_join(ts_task_handle h, void **ret)
 	struct slot *s = reg_find(h.id);
 	if (!s) {
 		pthread_mutex_unlock(&reg_lock);
-		return rt_error(-ESRCH, "ts_join: handle %#llx names no task (never spawned, or already joined)",
-				(unsigned long long)h.id);
+		return rt_error(
+			-ESRCH,
+			"ts_join: handle %#llx names no task (never spawned, or already joined)",
+			(unsigned long long)h.id);
 	}
 	struct rt_task *t = s->t;
 	if (t == self) {
@@ -437,7 +443,8 @@ int ts_join(ts_task_handle h, void **ret)
 	}
 	if (s->join_claimed) {
 		pthread_mutex_unlock(&reg_lock);
-		return rt_error(-EINVAL, "ts_join: task '%s' is already being joined by someone else",
+		return rt_error(-EINVAL,
+				"ts_join: task '%s' is already being joined by someone else",
 				t->name);
 	}
 	s->join_claimed = true;
@@ -446,7 +453,7 @@ int ts_join(ts_task_handle h, void **ret)
 
 	pthread_mutex_lock(&t->join_lock);
 	if (self) {
-		struct rt_waiter wt = { .task = self };
+		struct rt_waiter wt = {.task = self};
 		while (!atomic_load(&t->finished)) {
 			t->joiner = self;
 			rt_prepare_block(self);
@@ -479,7 +486,7 @@ int ts_join(ts_task_handle h, void **ret)
 ts_task_handle ts_self(void)
 {
 	struct rt_task *t = rt_current();
-	return (ts_task_handle){ t ? t->id : 0 };
+	return (ts_task_handle){t ? t->id : 0};
 }
 
 const char *ts_self_name(void)
@@ -505,7 +512,9 @@ int rt_task_with(uint64_t id, const char *what, int (*fn)(struct rt_task *, void
 	struct rt_task *self = rt_current();
 	if (!id) {
 		if (!self)
-			return rt_error(-ESRCH, "%s: handle 0 names the calling task, and this is no task", what);
+			return rt_error(-ESRCH,
+					"%s: handle 0 names the calling task, and this is no task",
+					what);
 		id = self->id;
 	}
 	pthread_mutex_lock(&reg_lock);
@@ -513,7 +522,8 @@ int rt_task_with(uint64_t id, const char *what, int (*fn)(struct rt_task *, void
 	int rc = s ? fn(s->t, arg) : -ESRCH;
 	pthread_mutex_unlock(&reg_lock);
 	if (!s)
-		return rt_error(-ESRCH, "%s: handle %#llx names no task", what, (unsigned long long)id);
+		return rt_error(-ESRCH, "%s: handle %#llx names no task", what,
+				(unsigned long long)id);
 	if (rc) {
 		char msg[TS_ERR_MSG_MAX];
 		snprintf(msg, sizeof(msg), "%s", ts_rt_last_error());

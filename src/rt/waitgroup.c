@@ -48,7 +48,10 @@ int ts_wg_add(struct ts_waitgroup *wg, int delta)
 	return 0;
 }
 
-int ts_wg_done(struct ts_waitgroup *wg) { return ts_wg_add(wg, -1); }
+int ts_wg_done(struct ts_waitgroup *wg)
+{
+	return ts_wg_add(wg, -1);
+}
 
 int ts_wg_wait(struct ts_waitgroup *wg)
 {
@@ -57,7 +60,7 @@ int ts_wg_wait(struct ts_waitgroup *wg)
 		return rt_error(-EPERM, "ts_wg_wait: blocking call outside a task");
 	pthread_mutex_lock(&wg->lock);
 	if (wg->count > 0) {
-		struct rt_waiter w = { .task = self };
+		struct rt_waiter w = {.task = self};
 		rt_waitq_push(&wg->waiters, &w);
 		rt_wait_done(&wg->lock, &w);
 	}

@@ -83,7 +83,10 @@ __attribute__((noinline)) void rt_set_this_worker(struct rt_worker *w)
 	tls_worker = w;
 }
 
-void rt_stat_bump(ts_counter *c) { ts_stat_inc(c); }
+void rt_stat_bump(ts_counter *c)
+{
+	ts_stat_inc(c);
+}
 
 uint64_t rt_clock_ns(void)
 {
@@ -127,7 +130,8 @@ static inline bool held_in_set(int cpu)
 	if (!held)
 		return false;
 	if (!ts_cpumask_test(held, cpu)) {
-		fprintf(stderr, "toposched runtime: rq lock of CPU %d taken during a NUMA scan\n", cpu);
+		fprintf(stderr, "toposched runtime: rq lock of CPU %d taken during a NUMA scan\n",
+			cpu);
 		abort();
 	}
 	return true;
@@ -159,8 +163,7 @@ static uint64_t host_scan_time(void *h, int cpu, int nr_scanned, uint64_t t0)
 void rt_rq_lock_set(const struct ts_cpumask *set)
 {
 	int cpu;
-	ts_for_each_cpu(cpu, set)
-		pthread_mutex_lock(&rt_g.rq_lock[cpu]);
+	ts_for_each_cpu(cpu, set) pthread_mutex_lock(&rt_g.rq_lock[cpu]);
 	tls_held = set;
 }
 
@@ -168,8 +171,7 @@ void rt_rq_unlock_set(const struct ts_cpumask *set)
 {
 	int cpu;
 	tls_held = NULL;
-	ts_for_each_cpu(cpu, set)
-		pthread_mutex_unlock(&rt_g.rq_lock[cpu]);
+	ts_for_each_cpu(cpu, set) pthread_mutex_unlock(&rt_g.rq_lock[cpu]);
 }
 
 static const struct ts_host_ops rt_ops = {
@@ -306,7 +308,8 @@ static void *worker_main(void *arg)
 				break;
 			case RT_SW_BLOCK: {
 				int st = RT_BLOCKING;
-				if (atomic_compare_exchange_strong(&prev->wstate, &st, RT_PARKING)) {
+				if (atomic_compare_exchange_strong(&prev->wstate, &st,
+								   RT_PARKING)) {
 					ts_deactivate_curr(s, cpu, TS_TASK_SLEEPING);
 					parking = true;
 				}
@@ -323,11 +326,12 @@ static void *worker_main(void *arg)
 			numa = rt_numa_due(w, rt_task_of(n));
 		if (parking) {
 			int st = RT_PARKING;
-			if (!atomic_compare_exchange_strong_explicit(&prev->wstate, &st, RT_SLEEPING,
-								     memory_order_release,
-								     memory_order_acquire)) {
+			if (!atomic_compare_exchange_strong_explicit(
+				    &prev->wstate, &st, RT_SLEEPING, memory_order_release,
+				    memory_order_acquire)) {
 				/* WAKE_DEFERRED: the waker left the wake-up to us. */
-				atomic_store_explicit(&prev->wstate, RT_RUNNING, memory_order_relaxed);
+				atomic_store_explicit(&prev->wstate, RT_RUNNING,
+						      memory_order_relaxed);
 				deferred = prev;
 			}
 		}
@@ -354,7 +358,8 @@ static void *worker_main(void *arg)
 			struct rt_task *t = rt_task_of(n);
 			rt_claim_cpu(t);
 			/* A NUMA stop work may have moved t while the lock was dropped; a due
-			 * NUMA scan may move it now (both before it runs: its stack is not live). */
+			 * NUMA scan may move it now (both before it runs: its stack is not live).
+			 */
 			if (!rt_still_curr(t, cpu) || (numa && rt_numa_work(w, t))) {
 				atomic_store_explicit(&t->on_cpu, 0, memory_order_release);
 				continue;
@@ -424,7 +429,7 @@ static void rt_free_all(void)
 
 static int start(const struct ts_rt_config *cfg)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_cpumask *real = NULL, *map = NULL;
 	int rc;
 	memset(&rt_g, 0, sizeof(rt_g));
@@ -465,8 +470,8 @@ static int start(const struct ts_rt_config *cfg)
 	if (!map || nr_real == 0) {
 		ts_cpumask_free(real);
 		ts_cpumask_free(map);
-		return rt_error(map ? -EINVAL : -ENOMEM,
-				"ts_rt_start: no CPU to run on (affinity mask and cpulist do not intersect)");
+		return rt_error(map ? -EINVAL : -ENOMEM, "ts_rt_start: no CPU to run on (affinity "
+							 "mask and cpulist do not intersect)");
 	}
 	if (host) {
 		for (int v = 0; v < nr; v++) {
@@ -486,15 +491,16 @@ static int start(const struct ts_rt_config *cfg)
 	if (ts_cpumask_empty(map)) {
 		ts_cpumask_free(real);
 		ts_cpumask_free(map);
-		return rt_error(-EINVAL, "ts_rt_start: no scheduled CPU left in topology '%s'", spec);
+		return rt_error(-EINVAL, "ts_rt_start: no scheduled CPU left in topology '%s'",
+				spec);
 	}
 
 	/* Count remote-node writes of load_avg (ts_rt_group_stats()): every group inherits
 	 * the switch from the root. */
-	struct ts_sched_config scfg = { .hz = cfg->hz,
-					.cpu_map = map,
-					.tg_layout = cfg->tg_layout,
-					.tg_track_writer_node = true };
+	struct ts_sched_config scfg = {.hz = cfg->hz,
+				       .cpu_map = map,
+				       .tg_layout = cfg->tg_layout,
+				       .tg_track_writer_node = true};
 	rc = ts_sched_create(rt_g.topo, feat, &rt_ops, NULL, &scfg, &rt_g.s, &err);
 	if (rc) {
 		ts_cpumask_free(real);
@@ -513,7 +519,8 @@ static int start(const struct ts_rt_config *cfg)
 	for (int i = 0; i < nr; i++)
 		pthread_mutex_init(&rt_g.rq_lock[i], NULL);
 	int v, k = 0;
-	ts_for_each_cpu(v, map) {
+	ts_for_each_cpu(v, map)
+	{
 		struct rt_worker *w = aligned_alloc(64, (sizeof(*w) + 63) & ~(size_t)63);
 		if (!w) {
 			ts_cpumask_free(real);
@@ -560,10 +567,11 @@ static int start(const struct ts_rt_config *cfg)
 
 int ts_rt_start(const struct ts_rt_config *cfg)
 {
-	static const struct ts_rt_config defaults = { 0 };
+	static const struct ts_rt_config defaults = {0};
 	int expected = 0;
 	if (rt_current())
-		return rt_error(-EALREADY, "ts_rt_start: called from a task of the running runtime");
+		return rt_error(-EALREADY,
+				"ts_rt_start: called from a task of the running runtime");
 	if (!atomic_compare_exchange_strong(&rt_state, &expected, 1))
 		return rt_error(-EALREADY, "ts_rt_start: the runtime is already %s",
 				expected == 2 ? "running" : "starting or stopping");
@@ -583,7 +591,8 @@ int ts_rt_start(const struct ts_rt_config *cfg)
 int ts_rt_stop(void)
 {
 	if (rt_current())
-		return rt_error(-EBUSY, "ts_rt_stop: called from a task (call it from a plain thread)");
+		return rt_error(-EBUSY,
+				"ts_rt_stop: called from a task (call it from a plain thread)");
 	int expected = 2;
 	if (!atomic_compare_exchange_strong(&rt_state, &expected, 1))
 		return rt_error(-ENXIO, "ts_rt_stop: the runtime is not running");
@@ -609,9 +618,18 @@ void rt_stop_notify(void)
 	pthread_mutex_unlock(&rt_g.stop_lock);
 }
 
-bool ts_rt_running(void) { return rt_is_running(); }
-struct ts_sched *ts_rt_sched(void) { return rt_is_running() ? rt_g.s : NULL; }
-int ts_rt_nr_workers(void) { return rt_is_running() ? rt_g.nr_workers : 0; }
+bool ts_rt_running(void)
+{
+	return rt_is_running();
+}
+struct ts_sched *ts_rt_sched(void)
+{
+	return rt_is_running() ? rt_g.s : NULL;
+}
+int ts_rt_nr_workers(void)
+{
+	return rt_is_running() ? rt_g.nr_workers : 0;
+}
 
 void ts_rt_get_stats(struct ts_rt_stats *out)
 {

@@ -6,9 +6,9 @@
 #include "toposched/cost_model.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,16 +38,18 @@ struct term_desc {
 	double min_excl, max; /* valid override: min_excl < v <= max (min_excl < 0: v >= 0) */
 };
 
-#define TERM(name, field, unit, meaning, lo, hi) \
-	{ { name, unit, meaning }, offsetof(struct ts_cost_model, field), lo, hi }
+#define TERM(name, field, unit, meaning, lo, hi)                                                   \
+	{                                                                                          \
+		{name, unit, meaning}, offsetof(struct ts_cost_model, field), lo, hi               \
+	}
 
 static const struct term_desc terms[] = {
 	TERM("c2c.same_cpu", c2c[TS_REL_SAME_CPU], "ns",
 	     "one-way cache-line transfer / wake-up signal to the same CPU (none)", -1, COST_MAX),
 	TERM("c2c.smt", c2c[TS_REL_SMT], "ns",
 	     "one-way cache-line transfer / wake-up signal between SMT siblings", -1, COST_MAX),
-	TERM("c2c.cluster", c2c[TS_REL_CLUSTER], "ns",
-	     "the same, between CPUs of one cluster", -1, COST_MAX),
+	TERM("c2c.cluster", c2c[TS_REL_CLUSTER], "ns", "the same, between CPUs of one cluster", -1,
+	     COST_MAX),
 	TERM("c2c.llc", c2c[TS_REL_LLC], "ns",
 	     "the same, between CPUs sharing the LLC (other cluster)", -1, COST_MAX),
 	TERM("c2c.node", c2c[TS_REL_NODE], "ns",
@@ -59,8 +61,8 @@ static const struct term_desc terms[] = {
 	TERM("remote_distance", remote_distance, "SLIT",
 	     "the node distance at which the *.remote tiers apply; others scale by d/this",
 	     TS_LOCAL_DISTANCE, TS_MAX_DISTANCE),
-	TERM("idle_exit", idle_exit, "ns",
-	     "waking a CPU out of its shallow idle state (C1 / WFI)", -1, COST_MAX),
+	TERM("idle_exit", idle_exit, "ns", "waking a CPU out of its shallow idle state (C1 / WFI)",
+	     -1, COST_MAX),
 	TERM("ctx_switch", ctx_switch, "ns",
 	     "direct cost of one context switch on a CPU (no cache effects)", -1, COST_MAX),
 	TERM("bulk_per_kib.same_cpu", bulk_per_kib[TS_REL_SAME_CPU], "ns/KiB",
@@ -83,8 +85,8 @@ static const struct term_desc terms[] = {
 	     "refetching a task's warm footprint after a move to an SMT sibling", -1, COST_MAX),
 	TERM("refill.cluster", refill[TS_REL_CLUSTER], "ns/KiB",
 	     "the same, after a move within the cluster", -1, COST_MAX),
-	TERM("refill.llc", refill[TS_REL_LLC], "ns/KiB",
-	     "the same, after a move within the LLC", -1, COST_MAX),
+	TERM("refill.llc", refill[TS_REL_LLC], "ns/KiB", "the same, after a move within the LLC",
+	     -1, COST_MAX),
 	TERM("refill.node", refill[TS_REL_NODE], "ns/KiB",
 	     "the same, after a move to another LLC of the node", -1, COST_MAX),
 	TERM("refill.package", refill[TS_REL_PACKAGE], "ns/KiB",
@@ -111,8 +113,7 @@ static const struct term_desc terms[] = {
 	     "extra DRAM latency per SLIT unit: mem(d) = mem.local + this * (d - 10)", -1,
 	     COST_MAX),
 	TERM("numa.hint_fault", numa_hint_fault, "ns",
-	     "one NUMA hinting fault (trap, do_huge_pmd_numa_page, task_numa_fault)", -1,
-	     COST_MAX),
+	     "one NUMA hinting fault (trap, do_huge_pmd_numa_page, task_numa_fault)", -1, COST_MAX),
 	TERM("numa.migrate_per_kib", numa_migrate_per_kib, "ns/KiB",
 	     "migrating a page between nodes at remote_distance, per KiB (others scale by "
 	     "mem(d) + mem.local)",
@@ -190,315 +191,402 @@ struct preset_costs {
 	struct fig numa_hint_fault;
 };
 
-#define KCORES_KUNPENG                                                                   \
+#define KCORES_KUNPENG                                                                             \
 	"KCORES core-to-core-latency-plus 'HiSilicon Kunpeng 920-6426 @ 2.6GHz by-Concyclics.csv'" \
 	" (one socket, 64 CPUs)"
-#define KCORES_7601 "KCORES 'Dual AMD EPYC 7601 32-Core Processor by-jstzwj.csv'"
+#define KCORES_7601   "KCORES 'Dual AMD EPYC 7601 32-Core Processor by-jstzwj.csv'"
 #define NVIENNOT_7742 "nviennot/core-to-core-latency 'Dual AMD EPYC 7742 64-Core Processor.csv'"
-#define KCORES_BDW "nviennot/KCORES 'Dual Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz.csv'"
-#define KCORES_ICX "KCORES 'Dual Intel Xeon Platinum 8358 CPU 2.60GHz by-leavelet.csv'"
-#define KCORES_SPR "KCORES 'Intel Xeon W9-3475X 2.2GHz 36Cores 2023-Q2 by-ReinForce-II.csv'"
+#define KCORES_BDW    "nviennot/KCORES 'Dual Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz.csv'"
+#define KCORES_ICX    "KCORES 'Dual Intel Xeon Platinum 8358 CPU 2.60GHz by-leavelet.csv'"
+#define KCORES_SPR    "KCORES 'Intel Xeon W9-3475X 2.2GHz 36Cores 2023-Q2 by-ReinForce-II.csv'"
 
-#define CTX_SWITCH_EST                                                                     \
-	{ 1500, "estimate: no figure in the reference (§5); the direct cost of switching "      \
-		"between two tasks on one CPU (__schedule, switch_mm, register state; cache "   \
-		"effects are refill.*) is of the order of 1-2 us on 2-3 GHz server cores; 1.5 us" }
+#define CTX_SWITCH_EST                                                                             \
+	{                                                                                          \
+		1500, "estimate: no figure in the reference (§5); the direct cost of switching "  \
+		      "between two tasks on one CPU (__schedule, switch_mm, register state; "      \
+		      "cache "                                                                     \
+		      "effects are refill.*) is of the order of 1-2 us on 2-3 GHz server cores; "  \
+		      "1.5 us"                                                                     \
+	}
 
-#define HINT_FAULT_EST                                                                     \
-	{ 1000, "estimate: no figure in the reference; a NUMA hinting fault on a THP is a "     \
-		"minor fault (exception entry and exit, 0.3-0.5 us with current mitigations) "  \
-		"plus do_huge_pmd_numa_page (page-table lock, the PMD rewrite, "               \
-		"numa_migrate_check) and task_numa_fault's bookkeeping: 1 us on 2-3 GHz "      \
-		"server cores; the page copy is numa.migrate_per_kib" }
+#define HINT_FAULT_EST                                                                             \
+	{                                                                                          \
+		1000, "estimate: no figure in the reference; a NUMA hinting fault on a THP is a "  \
+		      "minor fault (exception entry and exit, 0.3-0.5 us with current "            \
+		      "mitigations) "                                                              \
+		      "plus do_huge_pmd_numa_page (page-table lock, the PMD rewrite, "             \
+		      "numa_migrate_check) and task_numa_fault's bookkeeping: 1 us on 2-3 GHz "    \
+		      "server cores; the page copy is numa.migrate_per_kib"                        \
+	}
 
-#define IDLE_EXIT_AMD                                                                      \
-	{ 1000, "estimate: no figure in the reference; AMD's shallow state is C1 (MWAIT) via "  \
-		"ACPI _CST, comparable to Intel's C1 of the same years, which Linux declares "  \
-		"1-2 us (intel_idle icx/bdw tables); 1 us" }
+#define IDLE_EXIT_AMD                                                                              \
+	{                                                                                          \
+		1000, "estimate: no figure in the reference; AMD's shallow state is C1 (MWAIT) "   \
+		      "via "                                                                       \
+		      "ACPI _CST, comparable to Intel's C1 of the same years, which Linux "        \
+		      "declares "                                                                  \
+		      "1-2 us (intel_idle icx/bdw tables); 1 us"                                   \
+	}
 
-#define IDLE_EXIT_WFI                                                                      \
-	{ 1000, "declared: Linux ARM_CPUIDLE_WFI_STATE (WFI, exit_latency 1 us); the "          \
-		"shallow state of arm64 cpuidle; Kunpeng's own ACPI LPI table is not in the "   \
-		"reference" }
+#define IDLE_EXIT_WFI                                                                              \
+	{                                                                                          \
+		1000, "declared: Linux ARM_CPUIDLE_WFI_STATE (WFI, exit_latency 1 us); the "       \
+		      "shallow state of arm64 cpuidle; Kunpeng's own ACPI LPI table is not in "    \
+		      "the "                                                                       \
+		      "reference"                                                                  \
+	}
 
-#define SMT_INTEL_EST(dataset)                                                             \
-	{ 8.3, "estimate: " dataset " has SMT off; Intel SMT siblings share L1/L2 on every "     \
-	       "generation, so Broadwell's measured sibling figure is used: 8.3 ns "            \
-	       "(E5-2680 v4, ref §2.4)" }
+#define SMT_INTEL_EST(dataset)                                                                     \
+	{                                                                                          \
+		8.3, "estimate: " dataset " has SMT off; Intel SMT siblings share L1/L2 on every " \
+		     "generation, so Broadwell's measured sibling figure is used: 8.3 ns "         \
+		     "(E5-2680 v4, ref §2.4)"                                                     \
+	}
 
-#define MEM_CLX_LOCAL                                                                      \
-	{ 70, "estimate: not found (ref §2.5/2.6, §5); proxy: Cascade Lake 8269CY 2S local "    \
-	      "70 ns (plantegg lat_mem_rd 64M, ref §2.8), the preceding Xeon-SP generation" }
+#define MEM_CLX_LOCAL                                                                                \
+	{                                                                                            \
+		70, "estimate: not found (ref §2.5/2.6, §5); proxy: Cascade Lake 8269CY 2S local " \
+		    "70 ns (plantegg lat_mem_rd 64M, ref §2.8), the preceding Xeon-SP generation"   \
+	}
 
 static const struct preset_costs preset_costs[] = {
 	{
 		.name = "kunpeng920",
-		.c2c = {
-			[TS_REL_CLUSTER] = { 34.5, "measured: " KCORES_KUNPENG ", same cluster, "
-					     "median (p10-p90 30.0-37.9) [ref §2.1]" },
-			[TS_REL_LLC] = { 35.7, "measured: " KCORES_KUNPENG ", same die, other "
-					 "cluster, median (33.4-38.0) [ref §2.1]" },
-			[TS_REL_PACKAGE] = { 80.5, "measured: " KCORES_KUNPENG ", other die of "
-					     "the socket, median (72.2-84.5) [ref §2.1]" },
-			[TS_REL_REMOTE] = { 165, "estimate: no cross-socket figure (the data set "
-					    "is one socket; ref §2.1, §5); the midpoint of the "
-					    "reference's 150-180 ns, estimated from the memory "
-					    "latencies (other socket 198/219 ns vs other die 135)" },
-		},
-		.bulk_line = {
-			[TS_REL_CLUSTER] = { 30.0, "no published figure for coherence-heavy "
-					     "transfers (ref §2.1, §5); a pipelined multi-line copy "
-					     "is taken at the uncontended line latency, the p10 of "
-					     KCORES_KUNPENG ", the one statistic of it that "
-					     "separates the clusters: same cluster p10 30.0 ns" },
-			[TS_REL_LLC] = { 33.4, "as bulk_per_kib.cluster: other cluster p10 "
-					 "33.4 ns of the same data set" },
-		},
-		.remote_distance = { 32, "estimate: the distance the c2c.remote estimate is "
-				     "taken at: node 0 to the near die of the other socket "
-				     "(XA320 V2 SLIT 10/16/32/33)" },
+		.c2c =
+			{
+				[TS_REL_CLUSTER] = {34.5,
+						    "measured: " KCORES_KUNPENG ", same cluster, "
+						    "median (p10-p90 30.0-37.9) [ref §2.1]"},
+				[TS_REL_LLC] = {35.7,
+						"measured: " KCORES_KUNPENG ", same die, other "
+						"cluster, median (33.4-38.0) [ref §2.1]"},
+				[TS_REL_PACKAGE] = {80.5,
+						    "measured: " KCORES_KUNPENG ", other die of "
+						    "the socket, median (72.2-84.5) [ref §2.1]"},
+				[TS_REL_REMOTE] =
+					{165,
+					 "estimate: no cross-socket figure (the data set "
+					 "is one socket; ref §2.1, §5); the midpoint of the "
+					 "reference's 150-180 ns, estimated from the memory "
+					 "latencies (other socket 198/219 ns vs other die 135)"},
+			},
+		.bulk_line =
+			{
+				[TS_REL_CLUSTER] =
+					{30.0,
+					 "no published figure for coherence-heavy "
+					 "transfers (ref §2.1, §5); a pipelined multi-line copy "
+					 "is taken at the uncontended line latency, the p10 "
+					 "of " KCORES_KUNPENG ", the one statistic of it that "
+					 "separates the clusters: same cluster p10 30.0 ns"},
+				[TS_REL_LLC] = {33.4, "as bulk_per_kib.cluster: other cluster p10 "
+						      "33.4 ns of the same data set"},
+			},
+		.remote_distance = {32, "estimate: the distance the c2c.remote estimate is "
+					"taken at: node 0 to the near die of the other socket "
+					"(XA320 V2 SLIT 10/16/32/33)"},
 		.idle_exit = IDLE_EXIT_WFI,
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
-		.mem_local = { 117, "measured: plantegg 'Intel AMD 鲲鹏 海光 飞腾性能PK' (2021), "
-			       "lmbench lat_mem_rd -t 64M, 920-4826 2P, local [ref §2.1]" },
-		.mem_per_distance = { 4.04, "derived: the 920-4826 latencies (other die 135, "
-				      "other socket 198 / 219 ns) put on this preset's SLIT "
-				      "(16, 32, 33): least-squares slope through (10, 117 ns); "
-				      "measured on a 920-4826 board with another SLIT" },
+		.mem_local = {117, "measured: plantegg 'Intel AMD 鲲鹏 海光 飞腾性能PK' (2021), "
+				   "lmbench lat_mem_rd -t 64M, 920-4826 2P, local [ref §2.1]"},
+		.mem_per_distance = {4.04,
+				     "derived: the 920-4826 latencies (other die 135, "
+				     "other socket 198 / 219 ns) put on this preset's SLIT "
+				     "(16, 32, 33): least-squares slope through (10, 117 ns); "
+				     "measured on a 920-4826 board with another SLIT"},
 	},
 	{
 		.name = "kunpeng920-48",
-		.c2c = {
-			[TS_REL_CLUSTER] = { 34.5, "measured: " KCORES_KUNPENG ", on the 920-6426 "
-					     "(same TaiShan v110 die and 4-core clusters; no "
-					     "920-4826 data set), same cluster, median [ref §2.1]" },
-			[TS_REL_LLC] = { 35.7, "measured: " KCORES_KUNPENG ", on the 920-6426, "
-					 "same die, other cluster, median [ref §2.1]" },
-			[TS_REL_PACKAGE] = { 80.5, "measured: " KCORES_KUNPENG ", on the "
-					     "920-6426, other die, median [ref §2.1]" },
-			[TS_REL_REMOTE] = { 165, "estimate: no cross-socket figure (ref §2.1, "
-					    "§5); the midpoint of the reference's 150-180 ns" },
-		},
-		.bulk_line = {
-			[TS_REL_CLUSTER] = { 30.0, "no published figure for coherence-heavy "
-					     "transfers (ref §2.1, §5); the uncontended (p10) line "
-					     "latency of the 920-6426 data set, as for kunpeng920: "
-					     "same cluster 30.0 ns" },
-			[TS_REL_LLC] = { 33.4, "as bulk_per_kib.cluster: other cluster p10 "
-					 "33.4 ns" },
-		},
-		.remote_distance = { 20, "estimate: node 0 to the near die of the other socket "
-				     "(D06 SLIT 10/12/20/22)" },
+		.c2c =
+			{
+				[TS_REL_CLUSTER] =
+					{34.5,
+					 "measured: " KCORES_KUNPENG ", on the 920-6426 "
+					 "(same TaiShan v110 die and 4-core clusters; no "
+					 "920-4826 data set), same cluster, median [ref §2.1]"},
+				[TS_REL_LLC] = {35.7,
+						"measured: " KCORES_KUNPENG ", on the 920-6426, "
+						"same die, other cluster, median [ref §2.1]"},
+				[TS_REL_PACKAGE] = {80.5, "measured: " KCORES_KUNPENG ", on the "
+							  "920-6426, other die, median [ref §2.1]"},
+				[TS_REL_REMOTE] =
+					{165, "estimate: no cross-socket figure (ref §2.1, "
+					      "§5); the midpoint of the reference's 150-180 ns"},
+			},
+		.bulk_line =
+			{
+				[TS_REL_CLUSTER] =
+					{30.0,
+					 "no published figure for coherence-heavy "
+					 "transfers (ref §2.1, §5); the uncontended (p10) line "
+					 "latency of the 920-6426 data set, as for kunpeng920: "
+					 "same cluster 30.0 ns"},
+				[TS_REL_LLC] = {33.4, "as bulk_per_kib.cluster: other cluster p10 "
+						      "33.4 ns"},
+			},
+		.remote_distance = {20, "estimate: node 0 to the near die of the other socket "
+					"(D06 SLIT 10/12/20/22)"},
 		.idle_exit = IDLE_EXIT_WFI,
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
-		.mem_local = { 117, "measured: plantegg (2021), lmbench lat_mem_rd -t 64M, "
-			       "920-4826 2P, local [ref §2.1]" },
-		.mem_per_distance = { 8.35, "derived: plantegg lat_mem_rd (920-4826): other die "
-				      "135 ns at SLIT 12, other socket 198 at 20 and 219 at 22; "
-				      "least-squares slope through (10, 117 ns) [ref §2.1]" },
+		.mem_local = {117, "measured: plantegg (2021), lmbench lat_mem_rd -t 64M, "
+				   "920-4826 2P, local [ref §2.1]"},
+		.mem_per_distance = {8.35,
+				     "derived: plantegg lat_mem_rd (920-4826): other die "
+				     "135 ns at SLIT 12, other socket 198 at 20 and 219 at 22; "
+				     "least-squares slope through (10, 117 ns) [ref §2.1]"},
 	},
 	{
 		.name = "epyc-7601",
-		.c2c = {
-			[TS_REL_SMT] = { 12.0, "measured: " KCORES_7601 ", SMT sibling [ref §2.2]" },
-			[TS_REL_LLC] = { 38, "measured: " KCORES_7601 ", same CCX (the L3 is per "
-					 "CCX), median (35-47) [ref §2.2]" },
-			[TS_REL_NODE] = { 216, "measured: " KCORES_7601 ", other CCX of the die, "
-					  "socket 1 median (130-226); socket 0 reads 334 and is "
-					  "treated as the slow outlier (ref §5) [ref §2.2]" },
-			[TS_REL_PACKAGE] = { 244, "measured: " KCORES_7601 ", other die of the "
-					     "socket, socket 1 median (209-264); socket 0: 374, "
-					     "outlier (ref §5) [ref §2.2]" },
-			[TS_REL_REMOTE] = { 367, "measured: " KCORES_7601 ", other socket, median "
-					    "(334-408); the slow socket 0 is in every such pair, "
-					    "so this may read high [ref §2.2, §5]" },
-		},
-		.refill_line = {
-			[TS_REL_LLC] = { 16, "measured: AnandTech 11544 'Sizing Up Servers' "
-					 "(lmbench), L3 in own CCX 13-19 ns, midpoint [ref §2.2]" },
-			[TS_REL_NODE] = { 92, "measured: AnandTech 11544, L3 of another CCX "
-					  "89-95 ns, midpoint [ref §2.2]" },
-		},
-		.remote_distance = { 32, "measured: SLIT other socket (Matt Fleming, tip 2019) "
-				     "[ref §2.2]; the distance of every c2c.remote pair" },
+		.c2c =
+			{
+				[TS_REL_SMT] = {12.0, "measured: " KCORES_7601
+						      ", SMT sibling [ref §2.2]"},
+				[TS_REL_LLC] = {38, "measured: " KCORES_7601
+						    ", same CCX (the L3 is per "
+						    "CCX), median (35-47) [ref §2.2]"},
+				[TS_REL_NODE] =
+					{216,
+					 "measured: " KCORES_7601 ", other CCX of the die, "
+					 "socket 1 median (130-226); socket 0 reads 334 and is "
+					 "treated as the slow outlier (ref §5) [ref §2.2]"},
+				[TS_REL_PACKAGE] =
+					{244, "measured: " KCORES_7601 ", other die of the "
+					      "socket, socket 1 median (209-264); socket 0: 374, "
+					      "outlier (ref §5) [ref §2.2]"},
+				[TS_REL_REMOTE] =
+					{367, "measured: " KCORES_7601 ", other socket, median "
+					      "(334-408); the slow socket 0 is in every such pair, "
+					      "so this may read high [ref §2.2, §5]"},
+			},
+		.refill_line =
+			{
+				[TS_REL_LLC] =
+					{16,
+					 "measured: AnandTech 11544 'Sizing Up Servers' "
+					 "(lmbench), L3 in own CCX 13-19 ns, midpoint [ref §2.2]"},
+				[TS_REL_NODE] = {92, "measured: AnandTech 11544, L3 of another CCX "
+						     "89-95 ns, midpoint [ref §2.2]"},
+			},
+		.remote_distance = {32, "measured: SLIT other socket (Matt Fleming, tip 2019) "
+					"[ref §2.2]; the distance of every c2c.remote pair"},
 		.idle_exit = IDLE_EXIT_AMD,
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
-		.mem_local = { 97, "measured: AnandTech 11544 (lmbench), local DRAM 96-98 ns, "
-			       "DDR4-2400 [ref §2.2]" },
-		.mem_per_distance = { 6.66, "derived: no EPYC 7601 remote figure; the Hygon 7280 "
-				      "proxy (same Zen 1 MCM; plantegg lat_mem_rd: local 107, "
-				      "same socket 164-169, other socket 237-292 ns) as ratios "
-				      "applied to 97 ns: 151 at SLIT 16, 240 at 32; "
-				      "least-squares slope through (10, 97) [ref §2.2]" },
+		.mem_local = {97, "measured: AnandTech 11544 (lmbench), local DRAM 96-98 ns, "
+				  "DDR4-2400 [ref §2.2]"},
+		.mem_per_distance = {6.66,
+				     "derived: no EPYC 7601 remote figure; the Hygon 7280 "
+				     "proxy (same Zen 1 MCM; plantegg lat_mem_rd: local 107, "
+				     "same socket 164-169, other socket 237-292 ns) as ratios "
+				     "applied to 97 ns: 151 at SLIT 16, 240 at 32; "
+				     "least-squares slope through (10, 97) [ref §2.2]"},
 	},
 	{
 		.name = "epyc-7742",
-		.c2c = {
-			[TS_REL_SMT] = { 8.0, "measured: " NVIENNOT_7742 ", SMT sibling [ref §2.3]" },
-			[TS_REL_LLC] = { 25, "measured: " NVIENNOT_7742 ", same CCX (the L3 is per "
-					 "CCX), median (25-26) [ref §2.3]" },
-			[TS_REL_NODE] = { 130, "derived: " NVIENNOT_7742 ", other CCX of the "
-					  "socket (one node in NPS1), socket 1: same CCD 114, "
-					  "same quadrant 113, other quadrant 134, weighted by a "
-					  "core's partners 4/8/48; socket 0 (249/269) is the slow "
-					  "outlier (ref §5) [ref §2.3]" },
-			[TS_REL_REMOTE] = { 267, "measured: " NVIENNOT_7742 ", other socket, "
-					    "median (255-275) [ref §2.3]" },
-		},
-		.refill_line = {
-			[TS_REL_LLC] = { 10, "measured: AnandTech 14694 (Rome review), L3 ~34 "
-					 "cycles, about 10 ns [ref §2.3]" },
-		},
-		.remote_distance = { 32, "measured: SLIT NPS1 10/32 (ARCHER2 and other numactl "
-				     "outputs) [ref §2.3]" },
+		.c2c =
+			{
+				[TS_REL_SMT] = {8.0, "measured: " NVIENNOT_7742
+						     ", SMT sibling [ref §2.3]"},
+				[TS_REL_LLC] = {25, "measured: " NVIENNOT_7742
+						    ", same CCX (the L3 is per "
+						    "CCX), median (25-26) [ref §2.3]"},
+				[TS_REL_NODE] =
+					{130,
+					 "derived: " NVIENNOT_7742 ", other CCX of the "
+					 "socket (one node in NPS1), socket 1: same CCD 114, "
+					 "same quadrant 113, other quadrant 134, weighted by a "
+					 "core's partners 4/8/48; socket 0 (249/269) is the slow "
+					 "outlier (ref §5) [ref §2.3]"},
+				[TS_REL_REMOTE] = {267,
+						   "measured: " NVIENNOT_7742 ", other socket, "
+						   "median (255-275) [ref §2.3]"},
+			},
+		.refill_line =
+			{
+				[TS_REL_LLC] = {10,
+						"measured: AnandTech 14694 (Rome review), L3 ~34 "
+						"cycles, about 10 ns [ref §2.3]"},
+			},
+		.remote_distance = {32, "measured: SLIT NPS1 10/32 (ARCHER2 and other numactl "
+					"outputs) [ref §2.3]"},
 		.idle_exit = IDLE_EXIT_AMD,
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
-		.mem_local = { 122, "measured: AnandTech 14694, DRAM full random 128 MB, NPS1 "
-			       "[ref §2.3]" },
-		.mem_per_distance = { 4.09, "estimate: cross-socket not found (ref §2.3, §5); "
-				      "the reference's estimate +80-100 ns, +90 at SLIT 32" },
+		.mem_local = {122, "measured: AnandTech 14694, DRAM full random 128 MB, NPS1 "
+				   "[ref §2.3]"},
+		.mem_per_distance = {4.09, "estimate: cross-socket not found (ref §2.3, §5); "
+					   "the reference's estimate +80-100 ns, +90 at SLIT 32"},
 	},
 	{
 		.name = "epyc-7742-nps4",
-		.c2c = {
-			[TS_REL_SMT] = { 8.0, "measured: " NVIENNOT_7742 ", SMT sibling [ref §2.3]" },
-			[TS_REL_LLC] = { 25, "measured: " NVIENNOT_7742 ", same CCX, median "
-					 "(25-26) [ref §2.3]" },
-			[TS_REL_NODE] = { 113.3, "derived: " NVIENNOT_7742 ", other CCX of the "
-					  "quadrant (the node in NPS4), socket 1: same CCD 114, "
-					  "other CCD 113, weighted by partners 4/8 [ref §2.3]" },
-			[TS_REL_PACKAGE] = { 134, "measured: " NVIENNOT_7742 ", other quadrant "
-					     "of the socket, socket 1 median (110-140) [ref §2.3]" },
-			[TS_REL_REMOTE] = { 267, "measured: " NVIENNOT_7742 ", other socket, "
-					    "median (255-275) [ref §2.3]" },
-		},
-		.refill_line = {
-			[TS_REL_LLC] = { 10, "measured: AnandTech 14694, L3 about 10 ns "
-					 "[ref §2.3]" },
-		},
-		.remote_distance = { 32, "measured: SLIT NPS4 10/12/32 (ARCHER2 numactl) "
-				     "[ref §2.3]" },
+		.c2c =
+			{
+				[TS_REL_SMT] = {8.0, "measured: " NVIENNOT_7742
+						     ", SMT sibling [ref §2.3]"},
+				[TS_REL_LLC] = {25, "measured: " NVIENNOT_7742 ", same CCX, median "
+						    "(25-26) [ref §2.3]"},
+				[TS_REL_NODE] = {113.3,
+						 "derived: " NVIENNOT_7742 ", other CCX of the "
+						 "quadrant (the node in NPS4), socket 1: same CCD "
+						 "114, "
+						 "other CCD 113, weighted by partners 4/8 [ref "
+						 "§2.3]"},
+				[TS_REL_PACKAGE] =
+					{134,
+					 "measured: " NVIENNOT_7742 ", other quadrant "
+					 "of the socket, socket 1 median (110-140) [ref §2.3]"},
+				[TS_REL_REMOTE] = {267,
+						   "measured: " NVIENNOT_7742 ", other socket, "
+						   "median (255-275) [ref §2.3]"},
+			},
+		.refill_line =
+			{
+				[TS_REL_LLC] = {10, "measured: AnandTech 14694, L3 about 10 ns "
+						    "[ref §2.3]"},
+			},
+		.remote_distance = {32, "measured: SLIT NPS4 10/12/32 (ARCHER2 numactl) "
+					"[ref §2.3]"},
 		.idle_exit = IDLE_EXIT_AMD,
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
-		.mem_local = { 113, "measured: AnandTech 14694, DRAM full random 128 MB, NPS4 "
-			       "[ref §2.3]" },
-		.mem_per_distance = { 4.09, "estimate: no remote figure (ref §2.3, §5); +90 ns "
-				      "at SLIT 32 as for NPS1, so the same-socket step (SLIT 12) "
-				      "is +8 ns" },
+		.mem_local = {113, "measured: AnandTech 14694, DRAM full random 128 MB, NPS4 "
+				   "[ref §2.3]"},
+		.mem_per_distance = {4.09,
+				     "estimate: no remote figure (ref §2.3, §5); +90 ns "
+				     "at SLIT 32 as for NPS1, so the same-socket step (SLIT 12) "
+				     "is +8 ns"},
 	},
 	{
 		.name = "broadwell-2s",
-		.c2c = {
-			[TS_REL_SMT] = { 8.3, "measured: " KCORES_BDW " (2x14C proxy for the "
-					 "E5-2698 v4), SMT sibling, median (8.0-8.9) [ref §2.4]" },
-			[TS_REL_LLC] = { 45.2, "measured: " KCORES_BDW ", same socket, median "
+		.c2c =
+			{
+				[TS_REL_SMT] =
+					{8.3,
+					 "measured: " KCORES_BDW " (2x14C proxy for the "
+					 "E5-2698 v4), SMT sibling, median (8.0-8.9) [ref §2.4]"},
+				[TS_REL_LLC] =
+					{45.2,
+					 "measured: " KCORES_BDW ", same socket, median "
 					 "(39.4-50.4); the 20-core part may read slightly higher "
-					 "[ref §2.4]" },
-			[TS_REL_REMOTE] = { 127.5, "measured: " KCORES_BDW ", other socket, "
-					    "median (121.5-133.4) [ref §2.4]" },
-		},
-		.refill_line = {
-			[TS_REL_LLC] = { 34.5, "measured: AnandTech 11544, E5-2699 v4 L3 27-42 ns, "
-					 "midpoint (the inclusive L3 holds the footprint) "
-					 "[ref §2.4]" },
-		},
-		.remote_distance = { 21, "measured: the preset's SLIT 10/21 [ref §2.4]" },
-		.idle_exit = { 2000, "declared: Linux drivers/idle/intel_idle.c bdw_cstates C1 "
-			       "exit_latency 2 us (vendor-declared, not measured)" },
+					 "[ref §2.4]"},
+				[TS_REL_REMOTE] = {127.5, "measured: " KCORES_BDW ", other socket, "
+							  "median (121.5-133.4) [ref §2.4]"},
+			},
+		.refill_line =
+			{
+				[TS_REL_LLC] =
+					{34.5, "measured: AnandTech 11544, E5-2699 v4 L3 27-42 ns, "
+					       "midpoint (the inclusive L3 holds the footprint) "
+					       "[ref §2.4]"},
+			},
+		.remote_distance = {21, "measured: the preset's SLIT 10/21 [ref §2.4]"},
+		.idle_exit = {2000, "declared: Linux drivers/idle/intel_idle.c bdw_cstates C1 "
+				    "exit_latency 2 us (vendor-declared, not measured)"},
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
-		.mem_local = { 95, "measured: AnandTech 11544, E5-2699 v4 DRAM local [ref §2.4]" },
-		.mem_per_distance = { 4.09, "estimate: remote not found (ref §2.4, §5); the "
-				      "reference's estimate 135-145 ns: 140 at SLIT 21" },
+		.mem_local = {95, "measured: AnandTech 11544, E5-2699 v4 DRAM local [ref §2.4]"},
+		.mem_per_distance = {4.09, "estimate: remote not found (ref §2.4, §5); the "
+					   "reference's estimate 135-145 ns: 140 at SLIT 21"},
 	},
 	{
 		.name = "icelake-2s",
-		.c2c = {
-			[TS_REL_SMT] = SMT_INTEL_EST("the Ice Lake data set (8358)"),
-			[TS_REL_LLC] = { 51.1, "measured: " KCORES_ICX " (2x32C proxy for the "
-					 "8380), same socket, median (45.6-56.2) [ref §2.5]" },
-			[TS_REL_REMOTE] = { 110.9, "measured: " KCORES_ICX ", other socket, "
-					    "median (105.3-117.2) [ref §2.5]" },
-		},
-		.remote_distance = { 20, "estimate: the preset's SLIT 10/20 (10/20 or 10/21 by "
-				     "BIOS; the data set's SLIT is not stated) [ref §2.5]" },
-		.idle_exit = { 1000, "declared: Linux drivers/idle/intel_idle.c icx_cstates C1 "
-			       "exit_latency 1 us (vendor-declared, not measured)" },
+		.c2c =
+			{
+				[TS_REL_SMT] = SMT_INTEL_EST("the Ice Lake data set (8358)"),
+				[TS_REL_LLC] =
+					{51.1, "measured: " KCORES_ICX " (2x32C proxy for the "
+					       "8380), same socket, median (45.6-56.2) [ref §2.5]"},
+				[TS_REL_REMOTE] = {110.9, "measured: " KCORES_ICX ", other socket, "
+							  "median (105.3-117.2) [ref §2.5]"},
+			},
+		.remote_distance = {20, "estimate: the preset's SLIT 10/20 (10/20 or 10/21 by "
+					"BIOS; the data set's SLIT is not stated) [ref §2.5]"},
+		.idle_exit = {1000, "declared: Linux drivers/idle/intel_idle.c icx_cstates C1 "
+				    "exit_latency 1 us (vendor-declared, not measured)"},
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
 		.mem_local = MEM_CLX_LOCAL,
-		.mem_per_distance = { 2.3, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
-				      "93 ns remote (plantegg, ref §2.8), the step put on this "
-				      "preset's SLIT 20" },
+		.mem_per_distance = {2.3, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
+					  "93 ns remote (plantegg, ref §2.8), the step put on this "
+					  "preset's SLIT 20"},
 	},
 	{
 		.name = "spr-2s",
-		.c2c = {
-			[TS_REL_SMT] = SMT_INTEL_EST("the SPR data set (W9-3475X)"),
-			[TS_REL_LLC] = { 55.3, "measured: " KCORES_SPR " (one socket, 36C proxy "
-					 "for the 8480+), median over all pairs (46.4-64.1, "
-					 "same tile to cross tile) [ref §2.6]" },
-			[TS_REL_REMOTE] = { 125, "estimate: no dual-socket SPR data set (ref §2.6, "
-					    "§5); the midpoint of the reference's 110-140 ns" },
-		},
-		.remote_distance = { 21, "measured: SLIT 10/21 (LKP robot and HPC numactl "
-				     "outputs) [ref §2.6]" },
-		.idle_exit = { 1000, "declared: Linux drivers/idle/intel_idle.c spr_cstates C1 "
-			       "exit_latency 1 us (vendor-declared, not measured)" },
+		.c2c =
+			{
+				[TS_REL_SMT] = SMT_INTEL_EST("the SPR data set (W9-3475X)"),
+				[TS_REL_LLC] = {55.3,
+						"measured: " KCORES_SPR " (one socket, 36C proxy "
+						"for the 8480+), median over all pairs (46.4-64.1, "
+						"same tile to cross tile) [ref §2.6]"},
+				[TS_REL_REMOTE] =
+					{125, "estimate: no dual-socket SPR data set (ref §2.6, "
+					      "§5); the midpoint of the reference's 110-140 ns"},
+			},
+		.remote_distance = {21, "measured: SLIT 10/21 (LKP robot and HPC numactl "
+					"outputs) [ref §2.6]"},
+		.idle_exit = {1000, "declared: Linux drivers/idle/intel_idle.c spr_cstates C1 "
+				    "exit_latency 1 us (vendor-declared, not measured)"},
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
 		.mem_local = MEM_CLX_LOCAL,
-		.mem_per_distance = { 2.09, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
-				      "93 ns remote (plantegg, ref §2.8), on SLIT 21" },
+		.mem_per_distance = {2.09, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
+					   "93 ns remote (plantegg, ref §2.8), on SLIT 21"},
 	},
 	{
 		.name = "spr-2s-snc4",
-		.c2c = {
-			[TS_REL_SMT] = SMT_INTEL_EST("the SPR data set (W9-3475X)"),
-			[TS_REL_LLC] = { 46.4, "estimate: no per-tile figure; the p10 of " KCORES_SPR
+		.c2c =
+			{
+				[TS_REL_SMT] = SMT_INTEL_EST("the SPR data set (W9-3475X)"),
+				[TS_REL_LLC] =
+					{46.4,
+					 "estimate: no per-tile figure; the p10 of " KCORES_SPR
 					 ", the low end of the spread, which the reference "
 					 "puts down to same-tile pairs (an SNC4 node is one tile) "
-					 "[ref §2.6]" },
-			[TS_REL_PACKAGE] = { 55.3, "estimate: the median of " KCORES_SPR ", most of "
-					     "whose pairs are cross-tile [ref §2.6]" },
-			[TS_REL_REMOTE] = { 125, "estimate: no dual-socket SPR data set (ref §2.6, "
-					    "§5); the midpoint of the reference's 110-140 ns" },
-		},
-		.remote_distance = { 21, "measured: SLIT 10/12/21 (numactl outputs) [ref §2.6]" },
-		.idle_exit = { 1000, "declared: Linux drivers/idle/intel_idle.c spr_cstates C1 "
-			       "exit_latency 1 us (vendor-declared, not measured)" },
+					 "[ref §2.6]"},
+				[TS_REL_PACKAGE] = {55.3, "estimate: the median of " KCORES_SPR
+							  ", most of "
+							  "whose pairs are cross-tile [ref §2.6]"},
+				[TS_REL_REMOTE] =
+					{125, "estimate: no dual-socket SPR data set (ref §2.6, "
+					      "§5); the midpoint of the reference's 110-140 ns"},
+			},
+		.remote_distance = {21, "measured: SLIT 10/12/21 (numactl outputs) [ref §2.6]"},
+		.idle_exit = {1000, "declared: Linux drivers/idle/intel_idle.c spr_cstates C1 "
+				    "exit_latency 1 us (vendor-declared, not measured)"},
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
 		.mem_local = MEM_CLX_LOCAL,
-		.mem_per_distance = { 2.09, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
-				      "93 ns remote (plantegg, ref §2.8), on SLIT 21; the SNC "
-				      "step (SLIT 12) is then +4 ns" },
+		.mem_per_distance = {2.09, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
+					   "93 ns remote (plantegg, ref §2.8), on SLIT 21; the SNC "
+					   "step (SLIT 12) is then +4 ns"},
 	},
 	{
 		.name = "jacobsville",
-		.c2c = {
-			[TS_REL_CLUSTER] = { 25, "estimate: no c2c data (ref §2.7, §5); a cluster "
-					     "shares one L2, so a line moves through that L2: the "
-					     "low end of the reference's cluster/CCX tier 25-40 ns" },
-			[TS_REL_LLC] = { 50, "estimate: no c2c data (ref §2.7, §5); the middle of "
-					 "the reference's monolithic-LLC tier 45-55 ns" },
-		},
-		.remote_distance = { 20, "n/a: one node; Linux's REMOTE_DISTANCE" },
-		.idle_exit = { 2000, "declared: Linux drivers/idle/intel_idle.c snr_cstates "
-			       "(Snow Ridge, the Atom P5900 SoC) C1 exit_latency 2 us" },
-		.ctx_switch = { 2500, "estimate: no figure (ref §5); Tremont cores at about 2.2 "
-				"GHz with lower IPC than the big cores' 1.5 us estimate" },
-		.mem_local = { 100, "estimate: no figure (ref §2.7, §5); DDR4 server DRAM as on "
-			       "the other presets (95-122 ns)" },
-		.numa_hint_fault = { 1700, "estimate: the 1 us of the big cores' estimate "
-				     "scaled as ctx_switch is (2.5 / 1.5) for the slower "
-				     "Tremont cores" },
-		.mem_per_distance = { 4.5, "n/a: one node; the generic model's value" },
+		.c2c =
+			{
+				[TS_REL_CLUSTER] =
+					{25,
+					 "estimate: no c2c data (ref §2.7, §5); a cluster "
+					 "shares one L2, so a line moves through that L2: the "
+					 "low end of the reference's cluster/CCX tier 25-40 ns"},
+				[TS_REL_LLC] =
+					{50, "estimate: no c2c data (ref §2.7, §5); the middle of "
+					     "the reference's monolithic-LLC tier 45-55 ns"},
+			},
+		.remote_distance = {20, "n/a: one node; Linux's REMOTE_DISTANCE"},
+		.idle_exit = {2000, "declared: Linux drivers/idle/intel_idle.c snr_cstates "
+				    "(Snow Ridge, the Atom P5900 SoC) C1 exit_latency 2 us"},
+		.ctx_switch = {2500, "estimate: no figure (ref §5); Tremont cores at about 2.2 "
+				     "GHz with lower IPC than the big cores' 1.5 us estimate"},
+		.mem_local = {100, "estimate: no figure (ref §2.7, §5); DDR4 server DRAM as on "
+				   "the other presets (95-122 ns)"},
+		.numa_hint_fault = {1700, "estimate: the 1 us of the big cores' estimate "
+					  "scaled as ctx_switch is (2.5 / 1.5) for the slower "
+					  "Tremont cores"},
+		.mem_per_distance = {4.5, "n/a: one node; the generic model's value"},
 	},
 };
 
@@ -506,33 +594,37 @@ static const struct preset_costs preset_costs[] = {
 
 static const struct preset_costs generic_costs = {
 	.name = "generic",
-	.c2c = {
-		[TS_REL_SMT] = { 10, "estimate (generic): SMT siblings share L1/L2; the "
-				 "reference's SMT tier 8-12 ns (§0)" },
-		[TS_REL_CLUSTER] = { 32, "estimate (generic): the middle of the reference's "
-				     "cluster/CCX tier 25-40 ns (§0)" },
-		[TS_REL_LLC] = { 50, "estimate (generic): the middle of the reference's "
-				 "monolithic-LLC tier 45-55 ns (§0)" },
-		[TS_REL_NODE] = { 110, "estimate (generic): another LLC of the node goes over "
-				  "the die's fabric: AMD other-CCX figures 113-216 ns (§2.2-2.3), "
-				  "the low end" },
-		[TS_REL_PACKAGE] = { 120, "estimate (generic): another node of the package: "
-				     "55 (SPR SNC4) to 244 ns (EPYC 7601), about the presets' "
-				     "median" },
-		[TS_REL_REMOTE] = { 140, "estimate (generic): another package: 110-130 ns "
-				    "(Intel) to 250-370 (AMD) (§0); 140" },
-	},
-	.remote_distance = { 20, "estimate (generic): the topology's smallest distance between "
-			     "nodes of different packages (20, Linux's REMOTE_DISTANCE, when it "
-			     "has one package)" },
-	.idle_exit = { 1000, "estimate (generic): Linux declares the shallow state's exit "
-		       "latency 1-2 us on every machine here (intel_idle C1, arm64 WFI)" },
+	.c2c =
+		{
+			[TS_REL_SMT] = {10, "estimate (generic): SMT siblings share L1/L2; the "
+					    "reference's SMT tier 8-12 ns (§0)"},
+			[TS_REL_CLUSTER] = {32, "estimate (generic): the middle of the reference's "
+						"cluster/CCX tier 25-40 ns (§0)"},
+			[TS_REL_LLC] = {50, "estimate (generic): the middle of the reference's "
+					    "monolithic-LLC tier 45-55 ns (§0)"},
+			[TS_REL_NODE] =
+				{110,
+				 "estimate (generic): another LLC of the node goes over "
+				 "the die's fabric: AMD other-CCX figures 113-216 ns (§2.2-2.3), "
+				 "the low end"},
+			[TS_REL_PACKAGE] =
+				{120, "estimate (generic): another node of the package: "
+				      "55 (SPR SNC4) to 244 ns (EPYC 7601), about the presets' "
+				      "median"},
+			[TS_REL_REMOTE] = {140, "estimate (generic): another package: 110-130 ns "
+						"(Intel) to 250-370 (AMD) (§0); 140"},
+		},
+	.remote_distance = {20, "estimate (generic): the topology's smallest distance between "
+				"nodes of different packages (20, Linux's REMOTE_DISTANCE, when it "
+				"has one package)"},
+	.idle_exit = {1000, "estimate (generic): Linux declares the shallow state's exit "
+			    "latency 1-2 us on every machine here (intel_idle C1, arm64 WFI)"},
 	.ctx_switch = CTX_SWITCH_EST,
-	.mem_local = { 100, "estimate (generic): the presets' local DRAM figures are 70-122 ns" },
-	.mem_per_distance = { 4.5, "estimate (generic): the presets' figures are 2.1-8.4 "
-			      "ns per SLIT unit; 4.5 (SLIT 20 -> +45 ns, about 1.45x local)" },
-	.numa_hint_fault = { 1000, "estimate (generic): the presets' estimate for 2-3 GHz "
-			     "server cores, 1 us" },
+	.mem_local = {100, "estimate (generic): the presets' local DRAM figures are 70-122 ns"},
+	.mem_per_distance = {4.5, "estimate (generic): the presets' figures are 2.1-8.4 "
+				  "ns per SLIT unit; 4.5 (SLIT 20 -> +45 ns, about 1.45x local)"},
+	.numa_hint_fault = {1000, "estimate (generic): the presets' estimate for 2-3 GHz "
+				  "server cores, 1 us"},
 };
 
 /* ---- building a model ------------------------------------------------------------------- */
@@ -590,7 +682,7 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 	memset(m, 0, sizeof(*m));
 	snprintf(m->machine, sizeof(m->machine), "%s", pc->name);
 	m->generic = generic;
-	bool present[TS_REL_NR] = { true };
+	bool present[TS_REL_NR] = {true};
 	for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++)
 		present[rel] = pc->c2c[rel].src != NULL;
 
@@ -635,7 +727,8 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 				 na, LINES_PER_KIB, line, MISSES_IN_FLIGHT, bl->src);
 		else
 			set_term(&m->bulk_per_kib[rel], LINES_PER_KIB * line / MISSES_IN_FLIGHT,
-				 "%sestimate: %g lines/KiB x c2c.%s (%g ns, %s) / %g misses in flight",
+				 "%sestimate: %g lines/KiB x c2c.%s (%g ns, %s) / %g misses in "
+				 "flight",
 				 na, LINES_PER_KIB, ts_cpu_relation_name(rel), line, kind,
 				 MISSES_IN_FLIGHT);
 		line = rl->src ? rl->v : m->c2c[rel].value;
@@ -645,11 +738,12 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 				 "latency: %s",
 				 na, LINES_PER_KIB, line, MISSES_IN_FLIGHT, rl->src);
 		else
-			set_term(&m->refill[rel], LINES_PER_KIB * line / MISSES_IN_FLIGHT,
-				 "%sestimate: %g lines/KiB x c2c.%s (%g ns, %s) / %g misses in "
-				 "flight; the footprint is refetched from the previous CPU's caches",
-				 na, LINES_PER_KIB, ts_cpu_relation_name(rel), line, kind,
-				 MISSES_IN_FLIGHT);
+			set_term(
+				&m->refill[rel], LINES_PER_KIB * line / MISSES_IN_FLIGHT,
+				"%sestimate: %g lines/KiB x c2c.%s (%g ns, %s) / %g misses in "
+				"flight; the footprint is refetched from the previous CPU's caches",
+				na, LINES_PER_KIB, ts_cpu_relation_name(rel), line, kind,
+				MISSES_IN_FLIGHT);
 		set_term(&m->scan_per_cpu[rel], SCAN_LINES_PER_CPU * m->c2c[rel].value,
 			 "%sestimate: one struct rq line fetched from the examined CPU per probe "
 			 "= c2c.%s (%g ns, %s)",
@@ -670,14 +764,14 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 	/* NUMA balancing. */
 	set_fig(&m->numa_hint_fault, pc->numa_hint_fault);
 	double far = ts_cost_mem(m, (int)m->remote_distance.value);
-	set_term(&m->numa_migrate_per_kib, LINES_PER_KIB * (far + m->mem_local.value) / MISSES_IN_FLIGHT,
+	set_term(&m->numa_migrate_per_kib,
+		 LINES_PER_KIB * (far + m->mem_local.value) / MISSES_IN_FLIGHT,
 		 "derived: migrate_misplaced_folio() copies the page on the faulting CPU, "
 		 "reading each line from the old node at mem(remote_distance) = %g ns and "
 		 "writing it locally at mem.local = %g ns: %g lines/KiB x (%g + %g) / %g "
 		 "misses in flight (Kunpeng 920 cross-check: STREAM copy remote 4.1 GB/s, "
 		 "ref §2.1, moves 1 KiB in ~500 ns)",
-		 far, m->mem_local.value, LINES_PER_KIB, far, m->mem_local.value,
-		 MISSES_IN_FLIGHT);
+		 far, m->mem_local.value, LINES_PER_KIB, far, m->mem_local.value, MISSES_IN_FLIGHT);
 	set_term(&m->numa_stop_latency, 2 * m->ctx_switch.value,
 		 "derived: migrate_task_to()/migrate_swap() run the move on the CPU's stopper "
 		 "thread (stop_one_cpu / stop_two_cpus, kernel/stop_machine.c): it is woken, "
@@ -725,21 +819,25 @@ int ts_cost_model_for(const struct ts_topology *t, const char *preset_name,
 	if (p) {
 		const struct preset_costs *pc = find_preset_costs(p->name);
 		if (!pc)
-			return ts_error_set(err, -ENOENT, "cost model: preset '%s' has no cost "
-					    "figures", p->name);
+			return ts_error_set(err, -ENOENT,
+					    "cost model: preset '%s' has no cost "
+					    "figures",
+					    p->name);
 		if (t) {
 			struct ts_topology *ref = p->build(err);
 			if (!ref)
 				return err ? err->code : -EINVAL;
 			bool same = ref->nr_cpus == t->nr_cpus && ref->nr_nodes == t->nr_nodes &&
 				    ref->nr_packages == t->nr_packages;
-			int rc = same ? 0 :
-				ts_error_set(err, -EINVAL,
-					     "cost model '%s': the topology '%s' has %d CPUs, %d "
-					     "nodes, %d packages; the preset has %d, %d, %d",
-					     p->name, t->name, t->nr_cpus, t->nr_nodes,
-					     t->nr_packages, ref->nr_cpus, ref->nr_nodes,
-					     ref->nr_packages);
+			int rc =
+				same ? 0
+				     : ts_error_set(
+					       err, -EINVAL,
+					       "cost model '%s': the topology '%s' has %d CPUs, %d "
+					       "nodes, %d packages; the preset has %d, %d, %d",
+					       p->name, t->name, t->nr_cpus, t->nr_nodes,
+					       t->nr_packages, ref->nr_cpus, ref->nr_nodes,
+					       ref->nr_packages);
 			ts_topology_free(ref);
 			if (rc)
 				return rc;
@@ -750,7 +848,8 @@ int ts_cost_model_for(const struct ts_topology *t, const char *preset_name,
 	if (!t)
 		return ts_error_set(err, -EINVAL,
 				    "cost model for '%s': not a preset, and no topology to derive "
-				    "the generic model from", preset_name ? preset_name : "(none)");
+				    "the generic model from",
+				    preset_name ? preset_name : "(none)");
 	build(&generic_costs, true, nearest_remote_distance(t), out);
 	return 0;
 }
@@ -765,7 +864,8 @@ int ts_cost_model_set(struct ts_cost_model *m, const char *input, struct ts_erro
 	if (!eq)
 		return ts_error_set(err, -EINVAL,
 				    "cost override '%.200s': missing '=' (expected NAME=VALUE, "
-				    "e.g. c2c.llc=45)", input);
+				    "e.g. c2c.llc=45)",
+				    input);
 	if (eq == input)
 		return ts_error_set(err, -EINVAL, "cost override '%.200s': empty name before '='",
 				    input);
@@ -781,19 +881,22 @@ int ts_cost_model_set(struct ts_cost_model *m, const char *input, struct ts_erro
 				    input);
 	if (!(isdigit((unsigned char)text[0]) || text[0] == '.' || text[0] == '-' ||
 	      text[0] == '+'))
-		return ts_error_set(err, -EINVAL, "cost override '%.200s': '%.100s' is not a number",
-				    input, text);
+		return ts_error_set(err, -EINVAL,
+				    "cost override '%.200s': '%.100s' is not a number", input,
+				    text);
 	char *end;
 	errno = 0;
 	double v = strtod(text, &end);
 	if (end == text)
-		return ts_error_set(err, -EINVAL, "cost override '%.200s': '%.100s' is not a number",
-				    input, text);
+		return ts_error_set(err, -EINVAL,
+				    "cost override '%.200s': '%.100s' is not a number", input,
+				    text);
 	for (const char *c = text; c < end; c++)
 		if (!(isdigit((unsigned char)*c) || strchr(".eE+-", *c)))
 			return ts_error_set(err, -EINVAL,
 					    "cost override '%.200s': '%.100s' is not a decimal "
-					    "number", input, text);
+					    "number",
+					    input, text);
 	if (*end)
 		return ts_error_set(err, -EINVAL,
 				    "cost override '%.200s': trailing characters '%.100s' after "
@@ -804,7 +907,8 @@ int ts_cost_model_set(struct ts_cost_model *m, const char *input, struct ts_erro
 				    input);
 	if (v < 0)
 		return ts_error_set(err, -EINVAL,
-				    "cost override '%.200s': negative value (costs are >= 0)", input);
+				    "cost override '%.200s': negative value (costs are >= 0)",
+				    input);
 	if (d->min_excl >= 0 && !(v > d->min_excl))
 		return ts_error_set(err, -ERANGE, "cost override '%.200s': %s must be more than %g",
 				    input, d->info.name, d->min_excl);

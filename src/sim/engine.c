@@ -222,41 +222,41 @@ struct sim_numa_stop {
 };
 
 struct sim_task {
-	struct ts_task t;          /* the core's task; t.host_data points back here */
+	struct ts_task t;	   /* the core's task; t.host_data points back here */
 	struct sim_wait_link wait; /* on a channel's receiver or sender queue */
 	const struct ts_task_class *cls;
-	int cls_index, inst, idx;  /* class, instance, index among the class's tasks in it */
-	int pc;                    /* next phase */
-	uint64_t iter, limit;      /* iterations done / to do (0 = unbounded) */
-	uint64_t work;             /* ns of CPU work before the program moves on */
-	double work_frac;          /* sub-ns part of the costs added so far */
-	uint32_t send_bytes;       /* SEND being retried: its size (0 = not drawn yet) */
-	int on_cpu;                /* CPU it is the current task of, or -1 */
-	int last_cpu;              /* CPU it last ran on (-1: never ran) */
-	uint64_t wake_ns;          /* when it was last woken */
-	bool woken;                /* woken, not yet run since */
+	int cls_index, inst, idx; /* class, instance, index among the class's tasks in it */
+	int pc;			  /* next phase */
+	uint64_t iter, limit;	  /* iterations done / to do (0 = unbounded) */
+	uint64_t work;		  /* ns of CPU work before the program moves on */
+	double work_frac;	  /* sub-ns part of the costs added so far */
+	uint32_t send_bytes;	  /* SEND being retried: its size (0 = not drawn yet) */
+	int on_cpu;		  /* CPU it is the current task of, or -1 */
+	int last_cpu;		  /* CPU it last ran on (-1: never ran) */
+	uint64_t wake_ns;	  /* when it was last woken */
+	bool woken;		  /* woken, not yet run since */
 	bool exiting, exited;
-	bool pro;                  /* running its class's prologue (pc indexes it) */
+	bool pro;		     /* running its class's prologue (pc indexes it) */
 	const struct ts_phase *prog; /* the program pc indexes: the prologue, then phases */
 	int prog_n;
-	int count;                 /* tasks of its class in its instance */
+	int count; /* tasks of its class in its instance */
 	/* memory (workloads with regions) */
-	struct sim_mm *mm;         /* its instance's address space */
+	struct sim_mm *mm;	     /* its instance's address space */
 	struct ts_cpumask *mem_bind; /* --bind: its MPOL_BIND nodes (NULL: none) */
 	struct sim_touch touch;
-	uint64_t *touch_cursor;    /* per phase slot (prologue, then phases): next start */
-	uint64_t node_stamp;       /* task_tick_numa's p->node_stamp (ns of runtime) */
+	uint64_t *touch_cursor; /* per phase slot (prologue, then phases): next start */
+	uint64_t node_stamp;	/* task_tick_numa's p->node_stamp (ns of runtime) */
 };
 
 struct sim_cpu {
-	struct sim_task *curr;    /* the engine's view (== rq->curr) */
-	uint64_t seg_start;       /* start of the running work segment */
-	uint64_t gen;             /* DONE events carry it: a stale one is skipped */
+	struct sim_task *curr; /* the engine's view (== rq->curr) */
+	uint64_t seg_start;    /* start of the running work segment */
+	uint64_t gen;	       /* DONE events carry it: a stale one is skipped */
 	uint64_t busy_since, busy_total;
 	bool seg_active;
-	bool seg_touch;           /* the segment is a TOUCH sweep (its task's touch.seg) */
-	bool need_resched;        /* set by resched_cpu() while this CPU's event is handled */
-	bool resched_posted;      /* a RESCHED event is on its way */
+	bool seg_touch;	     /* the segment is a TOUCH sweep (its task's touch.seg) */
+	bool need_resched;   /* set by resched_cpu() while this CPU's event is handled */
+	bool resched_posted; /* a RESCHED event is on its way */
 	bool locked;
 };
 
@@ -289,7 +289,7 @@ struct sim {
 	int nr_allowed;
 
 	uint64_t now, t0, tick_ns;
-	int cur_cpu;          /* the CPU whose event is being handled */
+	int cur_cpu; /* the CPU whose event is being handled */
 	int nr_locked;
 	uint64_t ctx_switch_ns, idle_exit_ns;
 	double c2c[TS_REL_NR], bulk[TS_REL_NR], refill[TS_REL_NR], scan[TS_REL_NR];
@@ -300,7 +300,7 @@ struct sim {
 	struct stat_snap snap0;
 
 	uint64_t marks, bytes, msgs_sent, msgs_recv, events;
-	int64_t nr_runnable;  /* tasks the engine made runnable and not yet blocked/exited */
+	int64_t nr_runnable; /* tasks the engine made runnable and not yet blocked/exited */
 	int limited_tasks, exited_limited;
 	uint64_t finish_ns;
 	struct sim_hist *lat;
@@ -309,17 +309,17 @@ struct sim {
 
 	int nr_instances;
 	/* memory and NUMA balancing (workloads with regions) */
-	struct sim_mm *mms;         /* [nr_instances] */
+	struct sim_mm *mms; /* [nr_instances] */
 	int nr_mms;
-	bool numa_scan;             /* NUMA balancing runs: feature NUMA, > 1 node */
-	int *run_nodes;             /* nodes with CPUs the run may use, ascending */
+	bool numa_scan; /* NUMA balancing runs: feature NUMA, > 1 node */
+	int *run_nodes; /* nodes with CPUs the run may use, ascending */
 	int nr_run_nodes;
-	double *mem_lat;            /* [node * nr_nodes + node]: DRAM load latency */
-	bool *scan_region;          /* scratch: the regions a scan walks */
+	double *mem_lat;   /* [node * nr_nodes + node]: DRAM load latency */
+	bool *scan_region; /* scratch: the regions a scan walks */
 	double hint_fault_ns, stop_ns, scan_pmd_ns;
 	struct sim_numa_stop *stops; /* in flight */
-	uint64_t *numa_arrival;     /* per CPU: 1 + when its last NUMA arrival was applied */
-	struct ts_sim_numa numa;    /* the engine's NUMA counters (measured window) */
+	uint64_t *numa_arrival;	     /* per CPU: 1 + when its last NUMA arrival was applied */
+	struct ts_sim_numa numa;     /* the engine's NUMA counters (measured window) */
 	double numa_sys_ns;
 	uint64_t ticks0;
 	/* ---- task groups (cfg->groups; NULL without) ---- */
@@ -331,7 +331,10 @@ struct sim {
 			      (the target running a queued wake-up's activation) */
 };
 
-static inline struct sim_task *sim_task_of(struct ts_task *p) { return p->host_data; }
+static inline struct sim_task *sim_task_of(struct ts_task *p)
+{
+	return p->host_data;
+}
 
 /* ---- internal errors (debug builds) ---- */
 
@@ -347,16 +350,17 @@ static void internal_error(const char *fmt, ...)
 	va_end(ap);
 	abort();
 }
-#define SIM_CHECK(cond, ...)                     \
-	do {                                     \
-		if (!(cond))                     \
-			internal_error(__VA_ARGS__); \
+#define SIM_CHECK(cond, ...)                                                                       \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			internal_error(__VA_ARGS__);                                               \
 	} while (0)
 #else
 #define SIM_CHECK(cond, ...) ((void)sizeof(!(cond)))
 #endif
 
-static void fail(struct sim *m, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(struct sim *m, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void fail(struct sim *m, int code, const char *fmt, ...)
 {
 	if (!m->error) {
@@ -374,8 +378,8 @@ static void fail(struct sim *m, int code, const char *fmt, ...)
 /* ---- costs ---- */
 
 static inline double cost_of(const struct sim *m, const double *tier,
-			     double (*between)(const struct ts_cost_model *, const struct ts_topology *,
-					       int, int),
+			     double (*between)(const struct ts_cost_model *,
+					       const struct ts_topology *, int, int),
 			     int a, int b)
 {
 	enum ts_cpu_relation rel = ts_topology_relation(m->topo, a, b);
@@ -384,7 +388,10 @@ static inline double cost_of(const struct sim *m, const double *tier,
 	return between(m->costs, m->topo, a, b); /* scaled by the SLIT distance */
 }
 
-static inline uint64_t ns_of(double v) { return v > 0 ? (uint64_t)llround(v) : 0; }
+static inline uint64_t ns_of(double v)
+{
+	return v > 0 ? (uint64_t)llround(v) : 0;
+}
 
 /* Adds CPU work (ns, fractional) to a task. */
 static void add_work(struct sim_task *t, double ns)
@@ -401,7 +408,7 @@ static void add_work(struct sim_task *t, double ns)
 
 static void post(struct sim *m, uint64_t time, int kind, int cpu, void *obj, uint64_t gen)
 {
-	struct ts_event ev = { .time = time, .kind = kind, .cpu = cpu, .obj = obj, .gen = gen };
+	struct ts_event ev = {.time = time, .kind = kind, .cpu = cpu, .obj = obj, .gen = gen};
 	int rc = ts_eq_push(&m->q, ev);
 	if (rc == -ENOMEM)
 		fail(m, -ENOMEM, "sim: out of memory for events");
@@ -411,7 +418,10 @@ static void post(struct sim *m, uint64_t time, int kind, int cpu, void *obj, uin
 
 /* ---- the host interface ---- */
 
-static uint64_t host_clock(void *h) { return ((struct sim *)h)->now; }
+static uint64_t host_clock(void *h)
+{
+	return ((struct sim *)h)->now;
+}
 
 static void host_resched(void *h, int cpu)
 {
@@ -525,14 +535,26 @@ static const struct ts_host_ops sim_ops_groups = {
 	.tg_line_access = host_tg_line_access,
 };
 
-static inline void lock(struct sim *m, int cpu) { host_lock(m, cpu); }
-static inline void unlock(struct sim *m, int cpu) { host_unlock(m, cpu); }
+static inline void lock(struct sim *m, int cpu)
+{
+	host_lock(m, cpu);
+}
+static inline void unlock(struct sim *m, int cpu)
+{
+	host_unlock(m, cpu);
+}
 
 /* ---- CPU execution ---- */
 
-static bool measuring(const struct sim *m) { return m->in_window; }
+static bool measuring(const struct sim *m)
+{
+	return m->in_window;
+}
 
-static inline int cpu_node(const struct sim *m, int cpu) { return m->topo->cpu[cpu].node; }
+static inline int cpu_node(const struct sim *m, int cpu)
+{
+	return m->topo->cpu[cpu].node;
+}
 static inline const double *lat_row(const struct sim *m, int node)
 {
 	return &m->mem_lat[node * m->topo->nr_nodes];
@@ -540,8 +562,7 @@ static inline const double *lat_row(const struct sim *m, int node)
 
 /* A touch segment stops after `done` ns: the sweep's position follows the cost walked.
  * Out of line: stop_segment() runs on every event of every workload. */
-__attribute__((noinline)) static void touch_stop(struct sim *m, struct sim_task *t,
-						 uint64_t done)
+__attribute__((noinline)) static void touch_stop(struct sim *m, struct sim_task *t, uint64_t done)
 {
 	struct sim_touch *tc = &t->touch;
 	tc->seg = false;
@@ -669,7 +690,8 @@ static double wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *
 	m->nr_runnable++;
 	SIM_CHECK(cpu == m->cur_cpu, "wake-up from CPU %d while handling CPU %d", cpu, m->cur_cpu);
 	m->tg_waking = m->groups != NULL;
-	struct ts_placement pl = ts_try_to_wake_up(m->s, &t->t, cpu, waker ? &waker->t : NULL, flags);
+	struct ts_placement pl =
+		ts_try_to_wake_up(m->s, &t->t, cpu, waker ? &waker->t : NULL, flags);
 	m->tg_waking = false;
 	m->tg_exec_cpu = -1;
 	double cost = 0;
@@ -691,7 +713,10 @@ static double wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *
 
 /* ---- memory: TOUCH phases, faults, NUMA balancing's host part ---- */
 
-static inline uint64_t jiffies_of(const struct sim *m) { return m->now / m->tick_ns; }
+static inline uint64_t jiffies_of(const struct sim *m)
+{
+	return m->now / m->tick_ns;
+}
 static inline uint64_t msecs_to_jiffies(const struct sim *m, uint64_t ms)
 {
 	return (ms * (1000000000ULL / m->tick_ns) + 999) / 1000; /* as the core's */
@@ -755,8 +780,8 @@ static int nearest_node(const struct sim *m, const struct ts_cpumask *nodes, int
 
 /* Where a page is allocated: by the region's policy, else the allocating task's --bind
  * nodes, else the node it runs on. idx = the chunk's index in its region. */
-static int place_node(const struct sim *m, const struct ts_cpumask *bind, const struct sim_region *r,
-		      uint32_t idx, int here)
+static int place_node(const struct sim *m, const struct ts_cpumask *bind,
+		      const struct sim_region *r, uint32_t idx, int here)
 {
 	switch (r->desc->policy) {
 	case TS_MEM_INTERLEAVE:
@@ -855,8 +880,9 @@ static bool touch_step(struct sim *m, int cpu, struct sim_task *t, const struct 
 	struct sim_chunk *c = &t->mm->chunks[ci];
 	if (c->node < 0) { /* first touch: the page fault allocates the THP */
 		const struct sim_region *r = tc->sw.r;
-		sim_chunk_place(t->mm, ci,
-				place_node(m, t->mem_bind, r, ci - r->first_chunk, cpu_node(m, cpu)));
+		sim_chunk_place(
+			t->mm, ci,
+			place_node(m, t->mem_bind, r, ci - r->first_chunk, cpu_node(m, cpu)));
 		return false;
 	}
 	if (c->marked) {
@@ -878,7 +904,6 @@ static bool touch_step(struct sim *m, int cpu, struct sim_task *t, const struct 
 }
 
 enum step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT };
-
 
 static inline void advance(struct sim_task *t)
 {
@@ -909,7 +934,8 @@ static enum step step_task(struct sim *m, int cpu, struct sim_task *t)
 			return STEP_EXIT;
 		if (n > TS_SIM_MAX_INSTANT_PHASES) {
 			fail(m, -ELOOP,
-			     "sim: workload '%s' class '%s' runs its program without ever using time "
+			     "sim: workload '%s' class '%s' runs its program without ever using "
+			     "time "
 			     "or blocking",
 			     m->w->name, t->cls->name ? t->cls->name : "?");
 			return STEP_EXIT;
@@ -938,8 +964,9 @@ static enum step step_task(struct sim *m, int cpu, struct sim_task *t)
 			if (!t->send_bytes) {
 				t->send_bytes = ph->bytes;
 				if (!t->send_bytes)
-					t->send_bytes = draw_size(m, t->cls_index == 0 ? &m->w->request_mix
-										   : &m->w->reply_mix);
+					t->send_bytes =
+						draw_size(m, t->cls_index == 0 ? &m->w->request_mix
+									       : &m->w->reply_mix);
 				if (!t->send_bytes)
 					t->send_bytes = UINT32_MAX; /* a drawn 0: "drawn" marker */
 			}
@@ -948,7 +975,8 @@ static enum step step_task(struct sim *m, int cpu, struct sim_task *t)
 				sim_waitq_push(&ch->senders, &t->wait);
 				return STEP_BLOCK;
 			}
-			if (sim_chan_push(ch, (struct sim_msg){ .bytes = bytes, .sender_cpu = cpu })) {
+			if (sim_chan_push(ch,
+					  (struct sim_msg){.bytes = bytes, .sender_cpu = cpu})) {
 				fail(m, -ENOMEM, "sim: out of memory for messages");
 				return STEP_EXIT;
 			}
@@ -960,7 +988,8 @@ static enum step step_task(struct sim *m, int cpu, struct sim_task *t)
 			struct sim_wait_link *l = sim_waitq_pop(&ch->receivers);
 			if (l) {
 				struct sim_task *r =
-					(struct sim_task *)((char *)l - offsetof(struct sim_task, wait));
+					(struct sim_task *)((char *)l -
+							    offsetof(struct sim_task, wait));
 				add_work(t, wake(m, r, cpu, t, ph->sync ? TS_WF_SYNC : 0));
 			}
 			break;
@@ -979,7 +1008,8 @@ static enum step step_task(struct sim *m, int cpu, struct sim_task *t)
 			struct sim_wait_link *l = sim_waitq_pop(&ch->senders);
 			if (l) {
 				struct sim_task *s =
-					(struct sim_task *)((char *)l - offsetof(struct sim_task, wait));
+					(struct sim_task *)((char *)l -
+							    offsetof(struct sim_task, wait));
 				add_work(t, wake(m, s, cpu, t, 0));
 			}
 			break;
@@ -1123,7 +1153,8 @@ static void check_invariants(struct sim *m)
 	if (m->nr_mms && (m->ticks0++ & 63) == 0) {
 		char why[256];
 		for (int i = 0; i < m->nr_mms; i++)
-			SIM_CHECK(sim_mm_check(&m->mms[i], why, sizeof(why)) == 0, "pages: %s", why);
+			SIM_CHECK(sim_mm_check(&m->mms[i], why, sizeof(why)) == 0, "pages: %s",
+				  why);
 		for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
 			const struct sim_task *t = m->cpu[cpu].curr;
 			if (!t || !t->touch.seg)
@@ -1131,8 +1162,8 @@ static void check_invariants(struct sim *m)
 			double end, k = t->touch.seg_from;
 			sim_sweep_plan(&t->touch.sw, k, lat_row(m, t->touch.seg_node), &end);
 			SIM_CHECK(end >= t->touch.seg_to,
-				  "CPU %d: task %d's touch segment runs into a chunk that faults", cpu,
-				  t->t.id);
+				  "CPU %d: task %d's touch segment runs into a chunk that faults",
+				  cpu, t->t.id);
 		}
 	}
 }
@@ -1232,7 +1263,8 @@ static void task_numa_work(struct sim *m, int cpu, struct sim_task *t)
 	for (int r = 0; r < mm->nr_regions; r++) {
 		enum ts_mem_policy pol = mm->regions[r].desc->policy;
 		/* vma_policy_mof(): the VMA's own policy, else the task's */
-		m->scan_region[r] = pol == TS_MEM_BIND_BALANCING || (pol == TS_MEM_LOCAL && !t->mem_bind);
+		m->scan_region[r] =
+			pol == TS_MEM_BIND_BALANCING || (pol == TS_MEM_LOCAL && !t->mem_bind);
 	}
 	int64_t pages = (int64_t)TS_NUMA_SCAN_SIZE_MB << (20 - TS_NUMA_PAGE_SHIFT);
 	int resets = 0;
@@ -1301,7 +1333,7 @@ static void on_numa_stop(struct sim *m, struct sim_numa_stop *st)
 	if (st->next)
 		st->next->prev = st->prev;
 	struct ts_numa_result *res = &st->res;
-	int src = res->src_cpu, dst = res->dst_cpu, cpus[2] = { src, dst };
+	int src = res->src_cpu, dst = res->dst_cpu, cpus[2] = {src, dst};
 	for (int i = 0; i < 2; i++) { /* account the work done up to now */
 		struct sim_task *x = m->cpu[cpus[i]].curr;
 		if (x && (&x->t == res->p || &x->t == res->swap))
@@ -1330,7 +1362,7 @@ static void on_numa_stop(struct sim *m, struct sim_numa_stop *st)
 	free(st);
 	/* Both CPUs follow the core: a CPU whose task was taken schedules now (the stopper
 	 * hands over to the next task); one whose task stayed resumes it. */
-	bool taken[2] = { detach_taken(m, src), dst != src && detach_taken(m, dst) };
+	bool taken[2] = {detach_taken(m, src), dst != src && detach_taken(m, dst)};
 	for (int i = 0; i < (dst != src ? 2 : 1); i++) {
 		int cpu = cpus[i], saved = m->cur_cpu;
 		m->cur_cpu = cpu;
@@ -1380,7 +1412,8 @@ static void window_open(struct sim *m)
 
 /* ---- validation ---- */
 
-static int invalid(struct ts_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int invalid(struct ts_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static int invalid(struct ts_error *err, const char *fmt, ...)
 {
 	char buf[TS_ERR_MSG_MAX];
@@ -1406,8 +1439,9 @@ static int validate_mix(const struct ts_size_mix *mix, const char *wname, const 
 			struct ts_error *err)
 {
 	if (mix->n <= 0 || !mix->bytes || !mix->weight)
-		return invalid(err, "workload '%s': a SEND of 0 bytes needs a %s size mix, which is empty",
-			       wname, which);
+		return invalid(
+			err, "workload '%s': a SEND of 0 bytes needs a %s size mix, which is empty",
+			wname, which);
 	uint64_t total = 0;
 	for (int i = 0; i < mix->n; i++)
 		total += mix->weight[i];
@@ -1421,7 +1455,7 @@ static void run_extent(const struct ts_sim_config *cfg, int *nr_cpus, int *nr_no
 {
 	const struct ts_topology *t = cfg->topo;
 	int cpus = 0, nodes = 0;
-	bool seen[TS_MAX_NODES] = { false };
+	bool seen[TS_MAX_NODES] = {false};
 	for (int c = 0; c < t->nr_cpus; c++) {
 		if (cfg->pin && (c >= cfg->pin->nr_cpus || !ts_cpumask_test(cfg->pin, c)))
 			continue;
@@ -1455,11 +1489,14 @@ static int validate_phase(const struct ts_sim_config *cfg, int ci, int tasks,
 	case TS_PH_RECV: {
 		const struct ts_chan_ref *r = &ph->ch;
 		if (r->chan < 0 || r->iter_mod < 0)
-			return invalid(err, "workload '%s' %s: negative channel or iter_mod", wn, where);
+			return invalid(err, "workload '%s' %s: negative channel or iter_mod", wn,
+				       where);
 		int64_t hi = (int64_t)r->chan + (r->per_instance && tasks > 0 ? tasks - 1 : 0) +
 			     (r->iter_mod ? r->iter_mod - 1 : 0);
 		if (hi >= w->channels_per_instance)
-			return invalid(err, "workload '%s' %s: channel index %lld out of range (the instance has %d channels)",
+			return invalid(err,
+				       "workload '%s' %s: channel index %lld out of range (the "
+				       "instance has %d channels)",
 				       wn, where, (long long)hi, w->channels_per_instance);
 		if (ph->kind == TS_PH_RECV)
 			*takes_time = true; /* blocks when empty */
@@ -1475,17 +1512,19 @@ static int validate_phase(const struct ts_sim_config *cfg, int ci, int tasks,
 	}
 	case TS_PH_TOUCH:
 		if (ph->region < 0 || ph->region >= w->nr_regions)
-			return invalid(err, "workload '%s' %s: region %d does not exist (the workload has %d)",
-				       wn, where, ph->region, w->nr_regions);
+			return invalid(
+				err,
+				"workload '%s' %s: region %d does not exist (the workload has %d)",
+				wn, where, ph->region, w->nr_regions);
 		if (ph->slice != TS_SLICE_OWN && ph->slice != TS_SLICE_ALL)
 			return invalid(err, "workload '%s' %s: unknown slice %d", wn, where,
 				       (int)ph->slice);
 		if (!(ph->accesses >= 0 && ph->accesses <= 1e6))
-			return invalid(err, "workload '%s' %s: accesses per page must be 0 to 1e6", wn,
-				       where);
+			return invalid(err, "workload '%s' %s: accesses per page must be 0 to 1e6",
+				       wn, where);
 		if (ph->ns > 1000000000ULL || ph->pages > (1ULL << 40))
-			return invalid(err, "workload '%s' %s: ns per page or pages out of range", wn,
-				       where);
+			return invalid(err, "workload '%s' %s: ns per page or pages out of range",
+				       wn, where);
 		if (ph->ns > 0 || ph->accesses > 0)
 			*takes_time = true;
 		break;
@@ -1508,7 +1547,8 @@ static int validate_regions(const struct ts_sim_config *cfg, int instances, stru
 		const struct ts_region *g = &w->regions[r];
 		const char *gn = g->name ? g->name : "?";
 		if (g->bytes == 0 || g->bytes > TS_SIM_MAX_REGION_BYTES)
-			return invalid(err, "workload '%s' region '%s': size %llu bytes (1 to %llu)", wn,
+			return invalid(err,
+				       "workload '%s' region '%s': size %llu bytes (1 to %llu)", wn,
 				       gn, (unsigned long long)g->bytes,
 				       (unsigned long long)TS_SIM_MAX_REGION_BYTES);
 		if (g->policy != TS_MEM_LOCAL && g->policy != TS_MEM_INTERLEAVE &&
@@ -1517,16 +1557,20 @@ static int validate_regions(const struct ts_sim_config *cfg, int instances, stru
 				       (int)g->policy);
 		if (g->policy == TS_MEM_BIND_BALANCING &&
 		    (g->node < 0 || g->node >= cfg->topo->nr_nodes))
-			return invalid(err, "workload '%s' region '%s': node %d does not exist (%s has nodes 0-%d)",
+			return invalid(err,
+				       "workload '%s' region '%s': node %d does not exist (%s has "
+				       "nodes 0-%d)",
 				       wn, gn, g->node, cfg->topo->name, cfg->topo->nr_nodes - 1);
 		if (g->prefault != TS_PREFAULT_NONE && g->prefault != TS_PREFAULT_PARENT)
-			return invalid(err, "workload '%s' region '%s': unknown prefault %d", wn, gn,
-				       (int)g->prefault);
+			return invalid(err, "workload '%s' region '%s': unknown prefault %d", wn,
+				       gn, (int)g->prefault);
 		chunks += (g->bytes + (2u << 20) - 1) >> 21;
 	}
 	if (chunks * (uint64_t)instances > TS_SIM_MAX_CHUNKS)
-		return invalid(err, "workload '%s': %d instances x %llu chunks of 2 MiB exceed the bound of %d",
-			       wn, instances, (unsigned long long)chunks, TS_SIM_MAX_CHUNKS);
+		return invalid(
+			err,
+			"workload '%s': %d instances x %llu chunks of 2 MiB exceed the bound of %d",
+			wn, instances, (unsigned long long)chunks, TS_SIM_MAX_CHUNKS);
 	return 0;
 }
 
@@ -1542,7 +1586,8 @@ static int validate(const struct ts_sim_config *cfg, struct ts_error *err)
 		return invalid(err, "no workload");
 	const char *wn = w->name ? w->name : "?";
 	if (cfg->load <= 0)
-		return invalid(err, "workload '%s': load must be at least 1 (got %d)", wn, cfg->load);
+		return invalid(err, "workload '%s': load must be at least 1 (got %d)", wn,
+			       cfg->load);
 	if (cfg->iterations < 0)
 		return invalid(err, "workload '%s': negative iterations %d", wn, cfg->iterations);
 	if (cfg->hz > 100000)
@@ -1572,7 +1617,8 @@ static int validate(const struct ts_sim_config *cfg, struct ts_error *err)
 				       t->nr_cpus);
 	}
 	if (w->instances != TS_INSTANCES_LOAD && w->instances != TS_INSTANCES_NODES)
-		return invalid(err, "workload '%s': unknown instance rule %d", wn, (int)w->instances);
+		return invalid(err, "workload '%s': unknown instance rule %d", wn,
+			       (int)w->instances);
 	if (cfg->bind != TS_BIND_NONE && cfg->bind != TS_BIND_HARD && cfg->bind != TS_BIND_INVERSE)
 		return invalid(err, "unknown bind mode %d", (int)cfg->bind);
 	int nr_cpus, nr_nodes;
@@ -1585,26 +1631,30 @@ static int validate(const struct ts_sim_config *cfg, struct ts_error *err)
 		const char *cn = c->name ? c->name : "?";
 		if (c->count_rule != TS_COUNT_FIXED && c->count_rule != TS_COUNT_CPUS &&
 		    c->count_rule != TS_COUNT_LOAD)
-			return invalid(err, "workload '%s' class '%s': unknown count rule %d", wn, cn,
-				       (int)c->count_rule);
+			return invalid(err, "workload '%s' class '%s': unknown count rule %d", wn,
+				       cn, (int)c->count_rule);
 		if (c->count < 0 || (c->count_rule == TS_COUNT_CPUS && c->count == 0))
 			return invalid(err, "workload '%s' class '%s': %s task count", wn, cn,
 				       c->count < 0 ? "negative" : "a zero CPU divisor as");
 		if (c->nice < -20 || c->nice > 19)
-			return invalid(err, "workload '%s' class '%s': nice %d outside -20..19", wn, cn,
-				       c->nice);
+			return invalid(err, "workload '%s' class '%s': nice %d outside -20..19", wn,
+				       cn, c->nice);
 		if (c->iterations < 0)
-			return invalid(err, "workload '%s' class '%s': negative iterations", wn, cn);
+			return invalid(err, "workload '%s' class '%s': negative iterations", wn,
+				       cn);
 		if (!c->phases || c->nr_phases <= 0)
 			return invalid(err, "workload '%s' class '%s' has no phases", wn, cn);
 		if (c->nr_prologue < 0 || (c->nr_prologue > 0 && !c->prologue))
 			return invalid(err, "workload '%s' class '%s': malformed prologue", wn, cn);
-		if (c->home != TS_HOME_NONE && c->home != TS_HOME_INSTANCE && c->home != TS_HOME_TASK)
-			return invalid(err, "workload '%s' class '%s': unknown home rule %d", wn, cn,
-				       (int)c->home);
+		if (c->home != TS_HOME_NONE && c->home != TS_HOME_INSTANCE &&
+		    c->home != TS_HOME_TASK)
+			return invalid(err, "workload '%s' class '%s': unknown home rule %d", wn,
+				       cn, (int)c->home);
 		int count = ts_class_count(c, nr_cpus, cfg->load);
 		if (cfg->bind != TS_BIND_NONE && c->home == TS_HOME_NONE && count > 0)
-			return invalid(err, "workload '%s' class '%s' has no home nodes: --bind needs a NUMA workload (numa01, numa02, specjbb ...)",
+			return invalid(err,
+				       "workload '%s' class '%s' has no home nodes: --bind needs a "
+				       "NUMA workload (numa01, numa02, specjbb ...)",
 				       wn, cn);
 		per_instance += count;
 		if (count > 0 && class_limit(cfg, c))
@@ -1616,13 +1666,17 @@ static int validate(const struct ts_sim_config *cfg, struct ts_error *err)
 			snprintf(where, sizeof(where), "class '%s' %sphase %d", cn,
 				 pro ? "prologue " : "", pro ? pi : pi - c->nr_prologue);
 			int rc = validate_phase(cfg, ci, count,
-						pro ? &c->prologue[pi] : &c->phases[pi - c->nr_prologue],
+						pro ? &c->prologue[pi]
+						    : &c->phases[pi - c->nr_prologue],
 						where, pro ? &prologue_time : &takes_time, err);
 			if (rc)
 				return rc;
 		}
 		if (!takes_time)
-			return invalid(err, "workload '%s' class '%s': its program can loop without ever blocking or running (add a RUN or SLEEP with ns > 0, a RECV, or a TOUCH with ns or accesses > 0)",
+			return invalid(err,
+				       "workload '%s' class '%s': its program can loop without "
+				       "ever blocking or running (add a RUN or SLEEP with ns > 0, "
+				       "a RECV, or a TOUCH with ns or accesses > 0)",
 				       wn, cn);
 	}
 	if (per_instance <= 0 || instances <= 0)
@@ -1631,8 +1685,10 @@ static int validate(const struct ts_sim_config *cfg, struct ts_error *err)
 		return invalid(err, "workload '%s': %d x %lld tasks exceed the bound of %d", wn,
 			       instances, (long long)per_instance, TS_SIM_MAX_TASKS);
 	if (time_s && !any_limit)
-		return invalid(err, "workload '%s' measures time to finish but no task class has iterations",
-			       wn);
+		return invalid(
+			err,
+			"workload '%s' measures time to finish but no task class has iterations",
+			wn);
 	if ((int64_t)w->channels_per_instance * instances > INT32_MAX)
 		return invalid(err, "workload '%s': too many channels", wn);
 	if ((unsigned)cfg->tg_layout >= TS_TG_LAYOUT_NR)
@@ -1640,7 +1696,8 @@ static int validate(const struct ts_sim_config *cfg, struct ts_error *err)
 	if (cfg->groups && (cfg->groups->nr_entries <= 0 || cfg->groups->nr_nodes <= 0))
 		return invalid(err, "the groups spec has no groups");
 	if (cfg->bind != TS_BIND_NONE && w->nr_regions == 0)
-		return invalid(err, "workload '%s' has no memory regions: --bind needs a NUMA workload",
+		return invalid(err,
+			       "workload '%s' has no memory regions: --bind needs a NUMA workload",
 			       wn);
 	return validate_regions(cfg, instances, err);
 }
@@ -1719,7 +1776,8 @@ static int setup_memory(struct sim *m, const struct ts_sim_config *cfg, struct t
 		return ts_error_set(err, -ENOMEM, "sim: out of memory for the memory model");
 	for (int n = 0; n < nn; n++) {
 		for (int c = 0; c < m->nr_cpus; c++)
-			if (t->cpu[c].node == n && (!m->allowed || ts_cpumask_test(m->allowed, c))) {
+			if (t->cpu[c].node == n &&
+			    (!m->allowed || ts_cpumask_test(m->allowed, c))) {
 				m->run_nodes[m->nr_run_nodes++] = n;
 				break;
 			}
@@ -1735,7 +1793,8 @@ static int setup_memory(struct sim *m, const struct ts_sim_config *cfg, struct t
 	uint64_t next_scan = m->now / m->tick_ns + msecs_to_jiffies(m, TS_NUMA_SCAN_DELAY_MS);
 	for (int i = 0; i < m->nr_instances; i++) {
 		if (sim_mm_init(&m->mms[i], i, w, nn))
-			return ts_error_set(err, -ENOMEM, "sim: out of memory for the memory model");
+			return ts_error_set(err, -ENOMEM,
+					    "sim: out of memory for the memory model");
 		m->nr_mms = i + 1;
 		m->mms[i].numa_next_scan = next_scan; /* init_numa_balancing() of a new mm */
 	}
@@ -1874,7 +1933,7 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 		return ts_error_set(err, -ENOMEM, "sim: out of memory for %d tasks", m->nr_tasks);
 	if (w->nr_regions > 0 && (rc = setup_memory(m, cfg, err)))
 		return rc;
-	struct ts_sched_config scfg = { .hz = hz, .cpu_map = NULL, .tg_layout = cfg->tg_layout };
+	struct ts_sched_config scfg = {.hz = hz, .cpu_map = NULL, .tg_layout = cfg->tg_layout};
 	rc = ts_sched_create(m->topo, cfg->features, cfg->groups ? &sim_ops_groups : &sim_ops, m,
 			     &scfg, &m->s, err);
 	if (rc)
@@ -1918,7 +1977,8 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 				t->mm = mm;
 				if (bound && (rc = bind_task(m, t, bound, err)))
 					break;
-				rc = ts_task_init(m->s, &t->t, c->nice, bound ? bound : m->allowed, 0, err);
+				rc = ts_task_init(m->s, &t->t, c->nice, bound ? bound : m->allowed,
+						  0, err);
 				if (rc)
 					break;
 				t->t.host_data = t;
@@ -1932,10 +1992,12 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 				if (t->limit)
 					m->limited_tasks++;
 				if (mm) {
-					t->touch_cursor = calloc((size_t)(c->nr_prologue + c->nr_phases),
-								 sizeof(*t->touch_cursor));
+					t->touch_cursor =
+						calloc((size_t)(c->nr_prologue + c->nr_phases),
+						       sizeof(*t->touch_cursor));
 					if (!t->touch_cursor) {
-						rc = ts_error_set(err, -ENOMEM, "sim: out of memory");
+						rc = ts_error_set(err, -ENOMEM,
+								  "sim: out of memory");
 						break;
 					}
 					rc = ts_numa_task_init(m->s, &t->t, &mm->numa, err);
@@ -2003,7 +2065,7 @@ static void fill_result(struct sim *m, struct ts_sim_result *out)
 	out->messages_sent = m->msgs_sent;
 	out->messages_received = m->msgs_recv;
 	out->messages_queued = queued;
-	static const double q[4] = { 0.50, 0.90, 0.99, 0.999 };
+	static const double q[4] = {0.50, 0.90, 0.99, 0.999};
 	for (int i = 0; i < 4; i++) {
 		double v = sim_hist_percentile(m->lat, q[i]);
 		out->wakeup_lat_us[i] = v < 0 ? -1 : v / 1000.0;
@@ -2116,8 +2178,8 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 		case EV_DONE: {
 			struct sim_cpu *c = &m->cpu[ev.cpu];
 			stop_segment(m, ev.cpu);
-			SIM_CHECK(c->curr && c->curr->work == 0, "CPU %d: segment done with work left",
-				  ev.cpu);
+			SIM_CHECK(c->curr && c->curr->work == 0,
+				  "CPU %d: segment done with work left", ev.cpu);
 			cpu_run(m, ev.cpu);
 			break;
 		}

@@ -108,7 +108,10 @@ static inline bool ts_eq_pop(struct ts_event_queue *q, struct ts_event *ev)
 	return true;
 }
 
-static inline bool ts_eq_empty(const struct ts_event_queue *q) { return q->count == 0; }
+static inline bool ts_eq_empty(const struct ts_event_queue *q)
+{
+	return q->count == 0;
+}
 static inline const struct ts_event *ts_eq_peek(const struct ts_event_queue *q)
 {
 	return q->count ? &q->heap[0] : NULL;

@@ -159,8 +159,8 @@ void sim_groups_window_open(struct sim_groups *g, uint64_t now, const uint64_t *
 	g->lines0 = g->lines.st;
 }
 
-void sim_groups_result(const struct sim_groups *g, uint64_t now, const uint64_t *exec,
-		       int nr_cpus, struct ts_sim_tg_result *out)
+void sim_groups_result(const struct sim_groups *g, uint64_t now, const uint64_t *exec, int nr_cpus,
+		       struct ts_sim_tg_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->enabled = true;

@@ -78,7 +78,7 @@ static inline void sim_groups_add_exec(const struct sim_groups *g, uint64_t *exe
 void sim_groups_window_open(struct sim_groups *g, uint64_t now, const uint64_t *exec);
 /* The window ends at now with exec as above: fills out (nr_cpus: the CPUs the tasks may
  * use). */
-void sim_groups_result(const struct sim_groups *g, uint64_t now, const uint64_t *exec,
-		       int nr_cpus, struct ts_sim_tg_result *out);
+void sim_groups_result(const struct sim_groups *g, uint64_t now, const uint64_t *exec, int nr_cpus,
+		       struct ts_sim_tg_result *out);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define SIM_HIST_SUB_BITS 7
-#define SIM_HIST_SUB      (1u << SIM_HIST_SUB_BITS)
+#define SIM_HIST_SUB	  (1u << SIM_HIST_SUB_BITS)
 #define SIM_HIST_BUCKETS  ((64 - SIM_HIST_SUB_BITS + 1) * SIM_HIST_SUB)
 
 struct sim_hist {

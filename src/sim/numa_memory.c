@@ -79,7 +79,9 @@ int sim_mm_check(const struct sim_mm *mm, char *why, size_t why_size)
 			if (mm->chunks[i].node == n)
 				sum += mm->chunks[i].pages;
 		if (sum != mm->node_pages[n]) {
-			snprintf(why, why_size, "mm %d: node %d holds %llu pages by its chunks, %llu by its counter",
+			snprintf(why, why_size,
+				 "mm %d: node %d holds %llu pages by its chunks, %llu by its "
+				 "counter",
 				 mm->numa.id, n, (unsigned long long)sum,
 				 (unsigned long long)mm->node_pages[n]);
 			return -1;
@@ -93,13 +95,15 @@ int sim_mm_check(const struct sim_mm *mm, char *why, size_t why_size)
 			const struct sim_chunk *c = &mm->chunks[g->first_chunk + i];
 			pages += c->pages;
 			if (c->node < -1 || c->node >= mm->nr_nodes || (c->node < 0 && c->marked)) {
-				snprintf(why, why_size, "mm %d region %d chunk %u: node %d, marked %d",
+				snprintf(why, why_size,
+					 "mm %d region %d chunk %u: node %d, marked %d",
 					 mm->numa.id, r, i, c->node, c->marked);
 				return -1;
 			}
 		}
 		if (pages != g->pages) {
-			snprintf(why, why_size, "mm %d region %d: %llu pages in chunks, %llu in the region",
+			snprintf(why, why_size,
+				 "mm %d region %d: %llu pages in chunks, %llu in the region",
 				 mm->numa.id, r, (unsigned long long)pages,
 				 (unsigned long long)g->pages);
 			return -1;

@@ -47,13 +47,13 @@ struct sim_region {
 };
 
 struct sim_mm {
-	struct ts_numa_mm numa;	  /* the core's view: numa_scan_seq, rss_pages, id */
+	struct ts_numa_mm numa; /* the core's view: numa_scan_seq, rss_pages, id */
 	struct sim_region *regions;
 	int nr_regions;
 	struct sim_chunk *chunks; /* every region's chunks, in address (region) order */
 	uint32_t nr_chunks;
-	uint32_t scan_offset;	  /* mm->numa_scan_offset, in chunks */
-	uint64_t numa_next_scan;  /* mm->numa_next_scan, jiffies */
+	uint32_t scan_offset;	 /* mm->numa_scan_offset, in chunks */
+	uint64_t numa_next_scan; /* mm->numa_next_scan, jiffies */
 	int nr_nodes;
 	uint64_t *node_pages;	  /* [nr_nodes]: pages placed on each node */
 	uint64_t region_pages;	  /* the regions' total size */

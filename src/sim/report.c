@@ -80,7 +80,10 @@ const char *ts_report_bind_name(enum ts_sim_bind b)
 	return "none";
 }
 
-#define NUMA_FIELD(f, label) { #f, label, offsetof(struct ts_sim_numa, f) }
+#define NUMA_FIELD(f, label)                                                                       \
+	{                                                                                          \
+#f, label, offsetof(struct ts_sim_numa, f)                                         \
+	}
 const struct ts_report_numa_field ts_report_numa_fields[] = {
 	NUMA_FIELD(hint_faults, "NUMA hint faults (pages)"),
 	NUMA_FIELD(hint_faults_local, "NUMA hint faults local"),
@@ -105,7 +108,8 @@ const struct ts_report_numa_field ts_report_numa_fields[] = {
 	NUMA_FIELD(tasks_preferred, "NUMA tasks on it at the end"),
 	NUMA_FIELD(system_ns, "NUMA system time ns"),
 };
-const int ts_report_numa_nr = (int)(sizeof(ts_report_numa_fields) / sizeof(ts_report_numa_fields[0]));
+const int ts_report_numa_nr =
+	(int)(sizeof(ts_report_numa_fields) / sizeof(ts_report_numa_fields[0]));
 _Static_assert(sizeof(ts_report_numa_fields) / sizeof(ts_report_numa_fields[0]) ==
 		       sizeof(struct ts_sim_numa) / sizeof(uint64_t),
 	       "every field of struct ts_sim_numa is reported");

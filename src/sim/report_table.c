@@ -329,7 +329,7 @@ static double tg_share(const struct ts_exp_stats *s, int i)
 	uint64_t total = ts_sim_tg_exec_ns(g);
 	if (!total || (i < TS_SIM_TG_TOP_MAX && i >= g->nr_top))
 		return -1;
-	uint64_t ns = i < TS_SIM_TG_TOP_MAX	  ? g->top_exec_ns[i]
+	uint64_t ns = i < TS_SIM_TG_TOP_MAX    ? g->top_exec_ns[i]
 		      : i == TS_SIM_TG_TOP_MAX ? g->other_top_exec_ns
 					       : g->root_exec_ns;
 	return 100.0 * (double)ns / (double)total;
@@ -394,8 +394,8 @@ static int groups_rows(const struct ts_experiment *e, int c, struct row *rows,
 		rows[nr++] = (struct row){lab->share[t], ROW_PCT, t, tg_share};
 	}
 	if (others)
-		rows[nr++] = (struct row){"tg CPU share other groups %", ROW_PCT,
-					  TS_SIM_TG_TOP_MAX, tg_share};
+		rows[nr++] = (struct row){"tg CPU share other groups %", ROW_PCT, TS_SIM_TG_TOP_MAX,
+					  tg_share};
 	if (root)
 		rows[nr++] = (struct row){"tg CPU share root %", ROW_PCT, TS_SIM_TG_TOP_MAX + 1,
 					  tg_share};
@@ -458,8 +458,8 @@ static void config_block(const struct ts_experiment *e, int c, FILE *out)
 			rows[nr++] = (struct row){ts_report_numa_fields[i].label, ROW_COUNT, i,
 						  numa_field};
 		}
-		rows[nr++] = (struct row){"NUMA tasks on preferred node %", ROW_PCT, 0,
-					  numa_preferred};
+		rows[nr++] =
+			(struct row){"NUMA tasks on preferred node %", ROW_PCT, 0, numa_preferred};
 		rows[nr++] = (struct row){"NUMA system time s", ROW_RATIO, 0, numa_system_s};
 	}
 	first_tg = nr;

@@ -16,7 +16,10 @@ void ts_rng_seed(struct ts_rng *r, uint64_t seed)
 		r->s[i] = splitmix64(&seed);
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
 
 uint64_t ts_rng_next(struct ts_rng *r)
 {
@@ -43,9 +46,15 @@ uint64_t ts_rng_below(struct ts_rng *r, uint64_t n)
 	return v % n;
 }
 
-double ts_rng_unit(struct ts_rng *r) { return (double)(ts_rng_next(r) >> 11) * 0x1.0p-53; }
+double ts_rng_unit(struct ts_rng *r)
+{
+	return (double)(ts_rng_next(r) >> 11) * 0x1.0p-53;
+}
 
-double ts_rng_exp(struct ts_rng *r, double mean) { return -mean * log1p(-ts_rng_unit(r)); }
+double ts_rng_exp(struct ts_rng *r, double mean)
+{
+	return -mean * log1p(-ts_rng_unit(r));
+}
 
 uint64_t ts_rng_derive(uint64_t seed, uint64_t index)
 {

@@ -426,7 +426,6 @@ static const struct ts_task_class pipe_classes[] = {
 	 .nr_phases = NELEM(pipe_b_phases)},
 };
 
-
 /* ---- autonuma-benchmark: numa01, numa01-thread-alloc, numa02, numa02-smt (ref §1.7) -------
  *
  * Andrea Arcangeli's programs (pholasek/autonuma-benchmark numa01.c, numa02.c, preproc.awk,
@@ -458,47 +457,71 @@ static const struct ts_task_class pipe_classes[] = {
  * classes' home rules reproduce the _HARD_BIND builds: numa01's process 1 on the first
  * half of the nodes, process 2 on the second (FIRST_HALF/SECOND_HALF, NODEMASK1/2);
  * numa02's thread i on node i / (THREADS / NNODES) with its slice prefaulted there. */
-#define BZERO_ACCESSES_PER_PAGE 6.4
-#define NUMA01_BYTES (3ULL << 30)
-#define NUMA02_BYTES (1ULL << 30)
-#define NUMA01_LOOPS 50
+#define BZERO_ACCESSES_PER_PAGE	  6.4
+#define NUMA01_BYTES		  (3ULL << 30)
+#define NUMA02_BYTES		  (1ULL << 30)
+#define NUMA01_LOOPS		  50
 #define NUMA01_THREAD_ALLOC_LOOPS 1000
-#define NUMA02_LOOPS 800 /* TOTALSIZE / SIZE = 800 GiB / 1 GiB */
+#define NUMA02_LOOPS		  800 /* TOTALSIZE / SIZE = 800 GiB / 1 GiB */
 
-#define TOUCH(sl) { .kind = TS_PH_TOUCH, .region = 0, .slice = (sl), .accesses = BZERO_ACCESSES_PER_PAGE }
+#define TOUCH(sl)                                                                                  \
+	{                                                                                          \
+		.kind = TS_PH_TOUCH, .region = 0, .slice = (sl),                                   \
+		.accesses = BZERO_ACCESSES_PER_PAGE                                                \
+	}
 
-static const struct ts_phase bzero_all[] = { TOUCH(TS_SLICE_ALL) };
-static const struct ts_phase bzero_own[] = { TOUCH(TS_SLICE_OWN) };
+static const struct ts_phase bzero_all[] = {TOUCH(TS_SLICE_ALL)};
+static const struct ts_phase bzero_own[] = {TOUCH(TS_SLICE_OWN)};
 
 static const struct ts_region numa01_regions[] = {
-	{ .name = "buffer", .bytes = NUMA01_BYTES, .policy = TS_MEM_LOCAL },
+	{.name = "buffer", .bytes = NUMA01_BYTES, .policy = TS_MEM_LOCAL},
 };
 static const struct ts_region numa02_regions[] = {
-	{ .name = "buffer", .bytes = NUMA02_BYTES, .policy = TS_MEM_LOCAL,
-	  .prefault = TS_PREFAULT_PARENT },
+	{.name = "buffer",
+	 .bytes = NUMA02_BYTES,
+	 .policy = TS_MEM_LOCAL,
+	 .prefault = TS_PREFAULT_PARENT},
 };
 
 static const struct ts_task_class numa01_classes[] = {
-	{ .name = "thread", .count = 2, .count_rule = TS_COUNT_CPUS,
-	  .prologue = bzero_all, .nr_prologue = 1,
-	  .phases = bzero_all, .nr_phases = 1, .iterations = NUMA01_LOOPS,
-	  .home = TS_HOME_INSTANCE },
+	{.name = "thread",
+	 .count = 2,
+	 .count_rule = TS_COUNT_CPUS,
+	 .prologue = bzero_all,
+	 .nr_prologue = 1,
+	 .phases = bzero_all,
+	 .nr_phases = 1,
+	 .iterations = NUMA01_LOOPS,
+	 .home = TS_HOME_INSTANCE},
 };
 static const struct ts_task_class numa01_thread_alloc_classes[] = {
-	{ .name = "thread", .count = 2, .count_rule = TS_COUNT_CPUS,
-	  .prologue = bzero_all, .nr_prologue = 1,
-	  .phases = bzero_own, .nr_phases = 1, .iterations = NUMA01_THREAD_ALLOC_LOOPS,
-	  .home = TS_HOME_INSTANCE },
+	{.name = "thread",
+	 .count = 2,
+	 .count_rule = TS_COUNT_CPUS,
+	 .prologue = bzero_all,
+	 .nr_prologue = 1,
+	 .phases = bzero_own,
+	 .nr_phases = 1,
+	 .iterations = NUMA01_THREAD_ALLOC_LOOPS,
+	 .home = TS_HOME_INSTANCE},
 };
 static const struct ts_task_class numa02_classes[] = {
-	{ .name = "thread", .count = 1, .count_rule = TS_COUNT_CPUS,
-	  .phases = bzero_own, .nr_phases = 1, .iterations = NUMA02_LOOPS,
-	  .home = TS_HOME_TASK },
+	{.name = "thread",
+	 .count = 1,
+	 .count_rule = TS_COUNT_CPUS,
+	 .phases = bzero_own,
+	 .nr_phases = 1,
+	 .iterations = NUMA02_LOOPS,
+	 .home = TS_HOME_TASK},
 };
 static const struct ts_task_class numa02_smt_classes[] = {
-	{ .name = "thread", .count = 2, .count_rule = TS_COUNT_CPUS,
-	  .phases = bzero_own, .nr_phases = 1, .iterations = NUMA02_LOOPS,
-	  .home = TS_HOME_TASK },
+	{.name = "thread",
+	 .count = 2,
+	 .count_rule = TS_COUNT_CPUS,
+	 .phases = bzero_own,
+	 .nr_phases = 1,
+	 .iterations = NUMA02_LOOPS,
+	 .home = TS_HOME_TASK},
 };
 
 /* ---- SPECjbb2005, multi-JVM (ref §1.8) ----------------------------------------------------
@@ -524,31 +547,41 @@ static const struct ts_task_class numa02_smt_classes[] = {
  *     no GC pauses, no locks. The warehouse thread's cache footprint besides the heap
  *     (stack, TLABs, JIT code): 256 KiB, an estimate.
  * load = warehouses per JVM (TS_COUNT_LOAD); instances = nodes (TS_INSTANCES_NODES). */
-#define JBB_HEAP_BYTES (1ULL << 30)
-#define JBB_SHARED_BYTES (64ULL << 20)
-#define JBB_TXN_NS 10000
-#define JBB_OWN_PAGES 16
-#define JBB_SHARED_PAGES 4
+#define JBB_HEAP_BYTES	    (1ULL << 30)
+#define JBB_SHARED_BYTES    (64ULL << 20)
+#define JBB_TXN_NS	    10000
+#define JBB_OWN_PAGES	    16
+#define JBB_SHARED_PAGES    4
 #define JBB_MISSES_PER_PAGE 4.0
 
 static const struct ts_region specjbb_regions[] = {
-	{ .name = "warehouses", .bytes = JBB_HEAP_BYTES, .policy = TS_MEM_LOCAL },
-	{ .name = "shared", .bytes = JBB_SHARED_BYTES, .policy = TS_MEM_LOCAL },
+	{.name = "warehouses", .bytes = JBB_HEAP_BYTES, .policy = TS_MEM_LOCAL},
+	{.name = "shared", .bytes = JBB_SHARED_BYTES, .policy = TS_MEM_LOCAL},
 };
 /* The transaction's CPU work is spread over its warehouse's pages (10 us / 16 pages): the
  * code runs between the misses, and one segment instead of two keeps the event count
  * down. */
 static const struct ts_phase specjbb_phases[] = {
-	{ .kind = TS_PH_TOUCH, .region = 0, .slice = TS_SLICE_OWN, .pages = JBB_OWN_PAGES,
-	  .ns = JBB_TXN_NS / JBB_OWN_PAGES, .accesses = JBB_MISSES_PER_PAGE },
-	{ .kind = TS_PH_TOUCH, .region = 1, .slice = TS_SLICE_ALL, .pages = JBB_SHARED_PAGES,
-	  .accesses = JBB_MISSES_PER_PAGE },
+	{.kind = TS_PH_TOUCH,
+	 .region = 0,
+	 .slice = TS_SLICE_OWN,
+	 .pages = JBB_OWN_PAGES,
+	 .ns = JBB_TXN_NS / JBB_OWN_PAGES,
+	 .accesses = JBB_MISSES_PER_PAGE},
+	{.kind = TS_PH_TOUCH,
+	 .region = 1,
+	 .slice = TS_SLICE_ALL,
+	 .pages = JBB_SHARED_PAGES,
+	 .accesses = JBB_MISSES_PER_PAGE},
 	MARK(),
 };
 static const struct ts_task_class specjbb_classes[] = {
-	{ .name = "warehouse", .count_rule = TS_COUNT_LOAD, .footprint_kib = 256,
-	  .phases = specjbb_phases, .nr_phases = NELEM(specjbb_phases),
-	  .home = TS_HOME_INSTANCE },
+	{.name = "warehouse",
+	 .count_rule = TS_COUNT_LOAD,
+	 .footprint_kib = 256,
+	 .phases = specjbb_phases,
+	 .nr_phases = NELEM(specjbb_phases),
+	 .home = TS_HOME_INSTANCE},
 };
 
 #define SEC 1000000000ULL

@@ -15,7 +15,14 @@
 
 #include "topo/topo_build.h"
 
-enum holder_kind { HOLD_NONE, HOLD_MACHINE, HOLD_PACKAGE, HOLD_GROUP_IN_PKG, HOLD_GROUP_TOP, HOLD_LLC };
+enum holder_kind {
+	HOLD_NONE,
+	HOLD_MACHINE,
+	HOLD_PACKAGE,
+	HOLD_GROUP_IN_PKG,
+	HOLD_GROUP_TOP,
+	HOLD_LLC
+};
 
 struct node_info {
 	enum holder_kind holder;
@@ -38,7 +45,7 @@ struct xml_out {
 
 	hwloc_bitmap_t all, all_nodes;
 	hwloc_bitmap_t *pkg, *node, *llc, *cls, *core; /* cpusets by OS index */
-	hwloc_bitmap_t *pkg_nodes;                     /* nodesets of packages */
+	hwloc_bitmap_t *pkg_nodes;		       /* nodesets of packages */
 	int *llc_node, *llc_pkg, *cls_llc, *core_cls;
 	struct node_info *ni;
 	struct buckets llc_by_pkg, cls_by_llc, core_by_cls, cpu_by_core;
@@ -91,7 +98,7 @@ static int sort_ids(int *ids, size_t n, const int *key)
 	if (!k)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct keyed){ key[ids[i]], ids[i] };
+		k[i] = (struct keyed){key[ids[i]], ids[i]};
 	qsort(k, n, sizeof(*k), cmp_keyed);
 	for (size_t i = 0; i < n; i++)
 		ids[i] = k[i].id;
@@ -226,16 +233,19 @@ static void emit_llc(struct xml_out *x, int depth, int l)
 	}
 	hwloc_bitmap_only(ns, (unsigned)(x->llc_node[l]));
 	open_object(x, depth, "L3Cache", l, x->llc[l], ns,
-		    " cache_size=\"0\" depth=\"3\" cache_linesize=\"64\" cache_associativity=\"0\" cache_type=\"0\"",
+		    " cache_size=\"0\" depth=\"3\" cache_linesize=\"64\" cache_associativity=\"0\" "
+		    "cache_type=\"0\"",
 		    false);
 	emit_held_numa(x, depth + 1, HOLD_LLC, l, x->llc[l]);
 	for (int j = x->cls_by_llc.start[l]; j < x->cls_by_llc.start[l + 1]; j++) {
 		int c = x->cls_by_llc.list[j];
 		int first = x->core_by_cls.start[c];
-		bool real = x->core_by_cls.start[c + 1] - first > 1; /* a cluster of one core is no level */
+		bool real = x->core_by_cls.start[c + 1] - first >
+			    1; /* a cluster of one core is no level */
 		int d = depth + 1;
 		if (real) {
-			open_object(x, d, "Group", -1, x->cls[c], ns, " subtype=\"Cluster\"", false);
+			open_object(x, d, "Group", -1, x->cls[c], ns, " subtype=\"Cluster\"",
+				    false);
 			d++;
 		}
 		for (int i = first; i < x->core_by_cls.start[c + 1]; i++)
@@ -305,7 +315,9 @@ static int place_nodes(struct xml_out *x)
 			if (pkgs > 1 || !hwloc_bitmap_isincluded(x->node[n], x->pkg[p])) {
 				if (!hwloc_bitmap_isincluded(x->pkg[p], x->node[n]))
 					return ts_error_set(x->err, -EINVAL,
-							    "writing XML: node %d covers part of package %d and CPUs outside it; an hwloc tree cannot hold that",
+							    "writing XML: node %d covers part of "
+							    "package %d and CPUs outside it; an "
+							    "hwloc tree cannot hold that",
 							    n, p);
 			}
 		}
@@ -341,7 +353,8 @@ static int check_ids(const struct ts_topology *t, struct ts_error *err)
 {
 	if (t->nr_cpus < 1 || !t->cpu || !t->distance || t->nr_nodes < 1 || t->nr_packages < 1 ||
 	    t->nr_llcs < 1 || t->nr_clusters < 1 || t->nr_cores < 1)
-		return ts_error_set(err, -EINVAL, "writing XML: the topology is empty or not finished");
+		return ts_error_set(err, -EINVAL,
+				    "writing XML: the topology is empty or not finished");
 	for (int i = 0; i < t->nr_cpus; i++) {
 		const struct ts_cpu_topo *c = &t->cpu[i];
 		if (c->core < 0 || c->core >= t->nr_cores || c->cluster < 0 ||
@@ -349,7 +362,8 @@ static int check_ids(const struct ts_topology *t, struct ts_error *err)
 		    c->node < 0 || c->node >= t->nr_nodes || c->package < 0 ||
 		    c->package >= t->nr_packages || c->os_index < 0)
 			return ts_error_set(err, -EINVAL,
-					    "writing XML: CPU %d has an id out of range (topology not finished?)",
+					    "writing XML: CPU %d has an id out of range (topology "
+					    "not finished?)",
 					    i);
 	}
 	return 0;
@@ -396,17 +410,18 @@ static int collect(struct xml_out *x)
 			const char *what, *parent;
 			int id;
 		} links[] = {
-			{ &x->llc_node[c->llc], c->node, "LLC", "node", c->llc },
-			{ &x->llc_pkg[c->llc], c->package, "LLC", "package", c->llc },
-			{ &x->cls_llc[c->cluster], c->llc, "cluster", "LLC", c->cluster },
-			{ &x->core_cls[c->core], c->cluster, "core", "cluster", c->core },
+			{&x->llc_node[c->llc], c->node, "LLC", "node", c->llc},
+			{&x->llc_pkg[c->llc], c->package, "LLC", "package", c->llc},
+			{&x->cls_llc[c->cluster], c->llc, "cluster", "LLC", c->cluster},
+			{&x->core_cls[c->core], c->cluster, "core", "cluster", c->core},
 		};
 		for (size_t j = 0; j < sizeof(links) / sizeof(links[0]); j++) {
 			if (*links[j].slot < 0)
 				*links[j].slot = links[j].value;
 			else if (*links[j].slot != links[j].value)
 				return ts_error_set(x->err, -EINVAL,
-						    "writing XML: %s %d spans more than one %s; an hwloc tree cannot hold that",
+						    "writing XML: %s %d spans more than one %s; an "
+						    "hwloc tree cannot hold that",
 						    links[j].what, links[j].id, links[j].parent);
 		}
 	}
@@ -417,13 +432,15 @@ static int collect(struct xml_out *x)
 			return ts_error_set(x->err, -EINVAL, "writing XML: LLC %d has no CPU", l);
 	for (int c = 0; c < t->nr_clusters; c++)
 		if (x->cls_llc[c] < 0)
-			return ts_error_set(x->err, -EINVAL, "writing XML: cluster %d has no CPU", c);
+			return ts_error_set(x->err, -EINVAL, "writing XML: cluster %d has no CPU",
+					    c);
 	for (int k = 0; k < t->nr_cores; k++)
 		if (x->core_cls[k] < 0)
 			return ts_error_set(x->err, -EINVAL, "writing XML: core %d has no CPU", k);
 	for (int p = 0; p < t->nr_packages; p++)
 		if (hwloc_bitmap_iszero(x->pkg[p]))
-			return ts_error_set(x->err, -EINVAL, "writing XML: package %d has no CPU", p);
+			return ts_error_set(x->err, -EINVAL, "writing XML: package %d has no CPU",
+					    p);
 
 	int *cpu_core = malloc((size_t)t->nr_cpus * sizeof(int));
 	int *cpu_os = malloc((size_t)t->nr_cpus * sizeof(int));
@@ -438,8 +455,10 @@ static int collect(struct xml_out *x)
 			cpu_core[i] = t->cpu[i].core;
 			cpu_os[i] = t->cpu[i].os_index;
 		}
-		if (buckets_build(&x->llc_by_pkg, x->llc_pkg, t->nr_llcs, t->nr_packages, llc_key) ||
-		    buckets_build(&x->cls_by_llc, x->cls_llc, t->nr_clusters, t->nr_llcs, cls_key) ||
+		if (buckets_build(&x->llc_by_pkg, x->llc_pkg, t->nr_llcs, t->nr_packages,
+				  llc_key) ||
+		    buckets_build(&x->cls_by_llc, x->cls_llc, t->nr_clusters, t->nr_llcs,
+				  cls_key) ||
 		    buckets_build(&x->core_by_cls, x->core_cls, t->nr_cores, t->nr_clusters,
 				  core_key) ||
 		    buckets_build(&x->cpu_by_core, cpu_core, t->nr_cpus, t->nr_cores, cpu_os))
@@ -477,8 +496,10 @@ static int emit_distances(struct xml_out *x)
 	if (!v)
 		return -ENOMEM;
 	fprintf(x->f,
-		"  <distances2 type=\"NUMANode\" nbobjs=\"%d\" kind=\"%lu\" name=\"NUMALatency\" indexing=\"os\">\n",
-		n, (unsigned long)(HWLOC_DISTANCES_KIND_FROM_OS | HWLOC_DISTANCES_KIND_MEANS_LATENCY));
+		"  <distances2 type=\"NUMANode\" nbobjs=\"%d\" kind=\"%lu\" name=\"NUMALatency\" "
+		"indexing=\"os\">\n",
+		n,
+		(unsigned long)(HWLOC_DISTANCES_KIND_FROM_OS | HWLOC_DISTANCES_KIND_MEANS_LATENCY));
 	for (int i = 0; i < n; i++)
 		v[i] = (unsigned long long)i;
 	emit_array(x, "indexes", v, (size_t)n);
@@ -623,7 +644,8 @@ static void emit_tree(struct xml_out *x)
 			if (x->ni[n].holder != HOLD_NONE)
 				continue;
 			hwloc_bitmap_only(ns, (unsigned)n);
-			open_object(x, 1, "Group", -1, empty, ns, " kind=\"1001\" subkind=\"0\"", false);
+			open_object(x, 1, "Group", -1, empty, ns, " kind=\"1001\" subkind=\"0\"",
+				    false);
 			emit_numa(x, 2, n, empty);
 			close_object(x, 1);
 		}
@@ -663,7 +685,7 @@ int ts_topology_write_xml(const struct ts_topology *t, FILE *out, struct ts_erro
 	if (rc)
 		return rc;
 
-	struct xml_out x = { .t = t, .f = out, .err = err };
+	struct xml_out x = {.t = t, .f = out, .err = err};
 	rc = collect(&x);
 	if (rc == 0) {
 		fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

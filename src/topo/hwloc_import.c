@@ -105,7 +105,8 @@ static void best_numa_in(hwloc_obj_t first, hwloc_obj_t *best)
 		/* Prefer plain DRAM nodes over HBM/NVM/GPU memory attached at the same place,
 		 * then the lowest OS number: Linux lists a CPU in its DRAM node. */
 		bool plain = !m->subtype || strcasecmp(m->subtype, "DRAM") == 0;
-		bool best_plain = *best && (!(*best)->subtype || strcasecmp((*best)->subtype, "DRAM") == 0);
+		bool best_plain =
+			*best && (!(*best)->subtype || strcasecmp((*best)->subtype, "DRAM") == 0);
 		if (!*best || (plain && !best_plain) ||
 		    (plain == best_plain && m->os_index < (*best)->os_index))
 			*best = m;
@@ -160,7 +161,8 @@ static int llc_level(const struct import_ctx *c)
 		if (!unit)
 			unit = pu;
 		for (hwloc_obj_t o = pu->parent; o; o = o->parent) {
-			if (hwloc_obj_type_is_dcache(o->type) && (int)o->attr->cache.depth > level &&
+			if (hwloc_obj_type_is_dcache(o->type) &&
+			    (int)o->attr->cache.depth > level &&
 			    !hwloc_bitmap_isequal(o->cpuset, unit->cpuset))
 				level = (int)o->attr->cache.depth;
 		}
@@ -322,13 +324,15 @@ static int convert(struct import_ctx *c, const char *kind, const char *arg,
 
 	if (nr_pus <= 0) {
 		if (strcmp(kind, "fsroot") == 0)
-			return ts_error_set(err, -ENOENT, "%s: no CPUs found under %s/sys/devices/system/cpu",
+			return ts_error_set(err, -ENOENT,
+					    "%s: no CPUs found under %s/sys/devices/system/cpu",
 					    c->label, arg);
 		return ts_error_set(err, -ENOENT, "%s: the topology has no CPUs (PU objects)",
 				    c->label);
 	}
 	if (nr_pus > TS_MAX_CPUS)
-		return ts_error_set(err, -E2BIG, "%s: %d CPUs, more than the %d supported (TS_MAX_CPUS)",
+		return ts_error_set(err, -E2BIG,
+				    "%s: %d CPUs, more than the %d supported (TS_MAX_CPUS)",
 				    c->label, nr_pus, TS_MAX_CPUS);
 	if (nr_nodes > TS_MAX_NODES)
 		return ts_error_set(err, -E2BIG,
@@ -344,8 +348,9 @@ static int convert(struct import_ctx *c, const char *kind, const char *arg,
 	for (int i = 0; i < nr_pus; i++) {
 		c->pus[i] = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i);
 		if (c->pus[i]->os_index > INT_MAX)
-			return ts_error_set(err, -ERANGE, "%s: PU P#%u has an out-of-range OS index",
-					    c->label, c->pus[i]->os_index);
+			return ts_error_set(err, -ERANGE,
+					    "%s: PU P#%u has an out-of-range OS index", c->label,
+					    c->pus[i]->os_index);
 	}
 	qsort(c->pus, (size_t)nr_pus, sizeof(*c->pus), cmp_obj_os_index);
 	if (nr_nodes > 0) {
@@ -441,7 +446,7 @@ static unsigned long long synthetic_pu_bound(const char *s)
 		if (n == 0)
 			continue;
 		product = n > TS_MAX_CPUS || product * n > TS_MAX_CPUS ? TS_MAX_CPUS + 1ull
-									 : product * n;
+								       : product * n;
 	}
 	return product;
 }
@@ -450,8 +455,8 @@ int ts_topology_load_hwloc(const char *kind, const char *arg, struct ts_topology
 			   struct ts_error *err)
 {
 	char label[320];
-	struct import_ctx c = { 0 };
-	struct env_stack env = { .n = 0 };
+	struct import_ctx c = {0};
+	struct env_stack env = {.n = 0};
 	int rc = 0;
 
 	if (out)
@@ -462,7 +467,8 @@ int ts_topology_load_hwloc(const char *kind, const char *arg, struct ts_topology
 	     fsroot = strcmp(kind, "fsroot") == 0, synth = strcmp(kind, "synthetic") == 0;
 	if (!host && !xml && !fsroot && !synth)
 		return ts_error_set(err, -EINVAL,
-				    "hwloc import: unknown source kind '%.40s' (expected host, xml, fsroot or synthetic)",
+				    "hwloc import: unknown source kind '%.40s' (expected host, "
+				    "xml, fsroot or synthetic)",
 				    kind);
 	if (host)
 		snprintf(label, sizeof(label), "host");
@@ -480,20 +486,24 @@ int ts_topology_load_hwloc(const char *kind, const char *arg, struct ts_topology
 	if (xml) {
 		FILE *f = fopen(arg, "r");
 		if (!f)
-			return ts_error_set(err, -errno, "%s: cannot read: %s", label, strerror(errno));
+			return ts_error_set(err, -errno, "%s: cannot read: %s", label,
+					    strerror(errno));
 		struct stat st;
 		bool dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
 		char head[4096];
 		size_t got = dir ? 0 : fread(head, 1, sizeof(head) - 1, f);
 		fclose(f);
 		if (dir)
-			return ts_error_set(err, -EISDIR, "%s: cannot read: it is a directory", label);
+			return ts_error_set(err, -EISDIR, "%s: cannot read: it is a directory",
+					    label);
 		head[got] = '\0';
 		/* hwloc >= 3 writes XML 3.0, which hwloc 2.x rejects without saying why. */
 		const char *top = strstr(head, "<topology");
 		if (top && strstr(top, "version=\"3.") && strstr(top, "version=\"3.") < top + 64)
 			return ts_error_set(err, -EINVAL,
-					    "%s: hwloc XML version 3 (written by hwloc 3.x) cannot be read with hwloc %u.%u; export it again with hwloc 2.x (lstopo --of xml)",
+					    "%s: hwloc XML version 3 (written by hwloc 3.x) cannot "
+					    "be read with hwloc %u.%u; export it again with hwloc "
+					    "2.x (lstopo --of xml)",
 					    label, hwloc_get_api_version() >> 16,
 					    (hwloc_get_api_version() >> 8) & 0xff);
 	} else if (fsroot) {
@@ -534,7 +544,8 @@ int ts_topology_load_hwloc(const char *kind, const char *arg, struct ts_topology
 	if (hwloc_topology_load(c.topo) != 0) {
 		int e = errno ? errno : EINVAL;
 		if (xml)
-			rc = ts_error_set(err, -EINVAL, "%s: not a valid hwloc XML topology", label);
+			rc = ts_error_set(err, -EINVAL, "%s: not a valid hwloc XML topology",
+					  label);
 		else if (synth)
 			rc = ts_error_set(err, -EINVAL, "%s: invalid hwloc synthetic description",
 					  label);

@@ -17,10 +17,7 @@
  * (BIOS 0.86, 2019), so that this preset and an import of that tarball agree. The other
  * firmware variant (D06 chain, 10/12/20/22/24) is used by kunpeng920-48. */
 static const int kunpeng920_slit[] = {
-	10, 16, 32, 33,
-	16, 10, 25, 32,
-	32, 25, 10, 16,
-	33, 32, 16, 10,
+	10, 16, 32, 33, 16, 10, 25, 32, 32, 25, 10, 16, 33, 32, 16, 10,
 };
 static const char kunpeng920_desc[] =
 	"Huawei Kunpeng 920-6426 2P: 2 sockets x 2 dies x 8 clusters x 4 cores, 128 CPUs, "
@@ -44,10 +41,7 @@ static const struct ts_regular_machine kunpeng920 = {
  * by Valentin Schneider (2020), Barry Song (2020-21) and plantegg for 48- and 64-core
  * parts [ref §2.1]; its four distinct remote distances exercise NUMA-level collapsing. */
 static const int kunpeng920_48_slit[] = {
-	10, 12, 20, 22,
-	12, 10, 22, 24,
-	20, 22, 10, 12,
-	22, 24, 12, 10,
+	10, 12, 20, 22, 12, 10, 22, 24, 20, 22, 10, 12, 22, 24, 12, 10,
 };
 static const char kunpeng920_48_desc[] =
 	"Huawei Kunpeng 920-4826 2P: 2 sockets x 2 dies x 6 clusters x 4 cores, 96 CPUs, "
@@ -73,14 +67,9 @@ static const struct ts_regular_machine kunpeng920_48 = {
  * [ref §2.2: Matt Fleming, "sched/topology: Improve load balancing on AMD EPYC systems",
  * tip 2019]; 32 > RECLAIM_DISTANCE (30), so the cross-socket level loses wake-affine. */
 static const int epyc_7601_slit[] = {
-	10, 16, 16, 16, 32, 32, 32, 32,
-	16, 10, 16, 16, 32, 32, 32, 32,
-	16, 16, 10, 16, 32, 32, 32, 32,
-	16, 16, 16, 10, 32, 32, 32, 32,
-	32, 32, 32, 32, 10, 16, 16, 16,
-	32, 32, 32, 32, 16, 10, 16, 16,
-	32, 32, 32, 32, 16, 16, 10, 16,
-	32, 32, 32, 32, 16, 16, 16, 10,
+	10, 16, 16, 16, 32, 32, 32, 32, 16, 10, 16, 16, 32, 32, 32, 32, 16, 16, 10, 16, 32, 32,
+	32, 32, 16, 16, 16, 10, 32, 32, 32, 32, 32, 32, 32, 32, 10, 16, 16, 16, 32, 32, 32, 32,
+	16, 10, 16, 16, 32, 32, 32, 32, 16, 16, 10, 16, 32, 32, 32, 32, 16, 16, 16, 10,
 };
 static const char epyc_7601_desc[] =
 	"AMD EPYC 7601 2P (Naples): 2 sockets x 4 dies x 2 CCX x 4 cores x SMT2, 128 CPUs, "
@@ -103,8 +92,10 @@ static const struct ts_regular_machine epyc_7601 = {
  * per socket [ref §2.3]. Numbering: x86 split, node0 = 0-63,128-191. SLIT 10/32
  * [ref §2.3: ARCHER2 and other numactl outputs]. */
 static const int epyc_7742_slit[] = {
-	10, 32,
-	32, 10,
+	10,
+	32,
+	32,
+	10,
 };
 static const char epyc_7742_desc[] =
 	"AMD EPYC 7742 2P (Rome), NPS1: 2 sockets x 16 CCX x 4 cores x SMT2, 256 CPUs, "
@@ -126,14 +117,9 @@ static const struct ts_regular_machine epyc_7742 = {
  * Numbering: ARCHER2 shows node0 = 0-15,128-143. SLIT 10 own, 12 same socket, 32 other
  * socket (ARCHER2 numactl: 10 12 12 12 32 32 32 32). */
 static const int epyc_7742_nps4_slit[] = {
-	10, 12, 12, 12, 32, 32, 32, 32,
-	12, 10, 12, 12, 32, 32, 32, 32,
-	12, 12, 10, 12, 32, 32, 32, 32,
-	12, 12, 12, 10, 32, 32, 32, 32,
-	32, 32, 32, 32, 10, 12, 12, 12,
-	32, 32, 32, 32, 12, 10, 12, 12,
-	32, 32, 32, 32, 12, 12, 10, 12,
-	32, 32, 32, 32, 12, 12, 12, 10,
+	10, 12, 12, 12, 32, 32, 32, 32, 12, 10, 12, 12, 32, 32, 32, 32, 12, 12, 10, 12, 32, 32,
+	32, 32, 12, 12, 12, 10, 32, 32, 32, 32, 32, 32, 32, 32, 10, 12, 12, 12, 32, 32, 32, 32,
+	12, 10, 12, 12, 32, 32, 32, 32, 12, 12, 10, 12, 32, 32, 32, 32, 12, 12, 12, 10,
 };
 static const char epyc_7742_nps4_desc[] =
 	"AMD EPYC 7742 2P (Rome), NPS4: 2 sockets x 4 nodes x 4 CCX x 4 cores x SMT2, "
@@ -158,8 +144,10 @@ static const struct ts_regular_machine epyc_7742_nps4 = {
  * shows; not modelled). SLIT 10/21: what hwloc's 32intel64-2p8co2t+8ve capture (Xeon
  * Silver 4108) reports; other Intel BIOSes say 20 [ref §2.4]. */
 static const int broadwell_2s_slit[] = {
-	10, 21,
-	21, 10,
+	10,
+	21,
+	21,
+	10,
 };
 static const char broadwell_2s_desc[] =
 	"Intel Xeon E5-2698 v4 2P (Broadwell-EP): 2 sockets x 20 cores x SMT2, 80 CPUs, "
@@ -185,8 +173,10 @@ static const struct ts_regular_machine broadwell_2s = {
  * assumes without a SLIT; for the scheduler the two are equivalent (two nodes give one
  * NUMA level, NUMA_DIRECT, below RECLAIM_DISTANCE either way). */
 static const int icelake_2s_slit[] = {
-	10, 20,
-	20, 10,
+	10,
+	20,
+	20,
+	10,
 };
 static const char icelake_2s_desc[] =
 	"Intel Xeon Platinum 8380 2P (Ice Lake-SP): 2 sockets x 40 cores x SMT2, 160 CPUs, "
@@ -209,8 +199,10 @@ static const struct ts_regular_machine icelake_2s = {
  * as on Chen Yu's 2022 SIS_UTIL test box), one node per socket, SLIT 10/21 [ref §2.6: LKP
  * robot and HPC numactl outputs]. Numbering: x86 split, node0 = 0-55,112-167. */
 static const int spr_2s_slit[] = {
-	10, 21,
-	21, 10,
+	10,
+	21,
+	21,
+	10,
 };
 static const char spr_2s_desc[] =
 	"Intel Xeon Platinum 8480+ 2P (Sapphire Rapids), SNC off: 2 sockets x 56 cores x SMT2, "
@@ -235,14 +227,9 @@ static const struct ts_regular_machine spr_2s = {
  * package on different nodes do not share the LLC), so the scheduler's MC level is the
  * node: one LLC per node (28 CPUs) here. */
 static const int spr_2s_snc4_slit[] = {
-	10, 12, 12, 12, 21, 21, 21, 21,
-	12, 10, 12, 12, 21, 21, 21, 21,
-	12, 12, 10, 12, 21, 21, 21, 21,
-	12, 12, 12, 10, 21, 21, 21, 21,
-	21, 21, 21, 21, 10, 12, 12, 12,
-	21, 21, 21, 21, 12, 10, 12, 12,
-	21, 21, 21, 21, 12, 12, 10, 12,
-	21, 21, 21, 21, 12, 12, 12, 10,
+	10, 12, 12, 12, 21, 21, 21, 21, 12, 10, 12, 12, 21, 21, 21, 21, 12, 12, 10, 12, 21, 21,
+	21, 21, 12, 12, 12, 10, 21, 21, 21, 21, 21, 21, 21, 21, 10, 12, 12, 12, 21, 21, 21, 21,
+	12, 10, 12, 12, 21, 21, 21, 21, 12, 12, 10, 12, 21, 21, 21, 21, 12, 12, 12, 10,
 };
 static const char spr_2s_snc4_desc[] =
 	"Intel Xeon Platinum 8480+ 2P (Sapphire Rapids), SNC4: 2 sockets x 4 nodes x 14 cores "
@@ -281,10 +268,10 @@ static const struct ts_regular_machine jacobsville = {
 	.distance = NULL,
 };
 
-#define PRESET_BUILDER(fn, machine)                                  \
-	static struct ts_topology *fn(struct ts_error *err)          \
-	{                                                            \
-		return ts_topology_build_regular(&(machine), err);   \
+#define PRESET_BUILDER(fn, machine)                                                                \
+	static struct ts_topology *fn(struct ts_error *err)                                        \
+	{                                                                                          \
+		return ts_topology_build_regular(&(machine), err);                                 \
 	}
 
 PRESET_BUILDER(build_kunpeng920, kunpeng920)
@@ -300,16 +287,16 @@ PRESET_BUILDER(build_jacobsville, jacobsville)
 
 /* Order is the order `toposched machines` lists them in. */
 static const struct ts_preset presets[] = {
-	{ "kunpeng920", kunpeng920_desc, build_kunpeng920 },
-	{ "kunpeng920-48", kunpeng920_48_desc, build_kunpeng920_48 },
-	{ "epyc-7601", epyc_7601_desc, build_epyc_7601 },
-	{ "epyc-7742", epyc_7742_desc, build_epyc_7742 },
-	{ "epyc-7742-nps4", epyc_7742_nps4_desc, build_epyc_7742_nps4 },
-	{ "broadwell-2s", broadwell_2s_desc, build_broadwell_2s },
-	{ "icelake-2s", icelake_2s_desc, build_icelake_2s },
-	{ "spr-2s", spr_2s_desc, build_spr_2s },
-	{ "spr-2s-snc4", spr_2s_snc4_desc, build_spr_2s_snc4 },
-	{ "jacobsville", jacobsville_desc, build_jacobsville },
+	{"kunpeng920", kunpeng920_desc, build_kunpeng920},
+	{"kunpeng920-48", kunpeng920_48_desc, build_kunpeng920_48},
+	{"epyc-7601", epyc_7601_desc, build_epyc_7601},
+	{"epyc-7742", epyc_7742_desc, build_epyc_7742},
+	{"epyc-7742-nps4", epyc_7742_nps4_desc, build_epyc_7742_nps4},
+	{"broadwell-2s", broadwell_2s_desc, build_broadwell_2s},
+	{"icelake-2s", icelake_2s_desc, build_icelake_2s},
+	{"spr-2s", spr_2s_desc, build_spr_2s},
+	{"spr-2s-snc4", spr_2s_snc4_desc, build_spr_2s_snc4},
+	{"jacobsville", jacobsville_desc, build_jacobsville},
 };
 
 const struct ts_preset *ts_preset_list(int *count)

@@ -29,19 +29,20 @@ static int validate(const struct ts_regular_machine *m, struct ts_error *err)
 		const char *field;
 		int value;
 	} counts[] = {
-		{ "packages", m->packages },
-		{ "nodes_per_package", m->nodes_per_package },
-		{ "llcs_per_node", m->llcs_per_node },
-		{ "clusters_per_llc", m->clusters_per_llc },
-		{ "cores_per_cluster", m->cores_per_cluster },
-		{ "threads_per_core", m->threads_per_core },
+		{"packages", m->packages},
+		{"nodes_per_package", m->nodes_per_package},
+		{"llcs_per_node", m->llcs_per_node},
+		{"clusters_per_llc", m->clusters_per_llc},
+		{"cores_per_cluster", m->cores_per_cluster},
+		{"threads_per_core", m->threads_per_core},
 	};
 	int f[6];
 
 	for (int i = 0; i < 6; i++) {
 		if (counts[i].value < 1)
-			return ts_error_set(err, -EINVAL, "machine '%s': %s is %d, must be at least 1",
-					    name, counts[i].field, counts[i].value);
+			return ts_error_set(err, -EINVAL,
+					    "machine '%s': %s is %d, must be at least 1", name,
+					    counts[i].field, counts[i].value);
 		f[i] = counts[i].value;
 	}
 	if (m->smt_numbering != TS_SMT_SPLIT && m->smt_numbering != TS_SMT_ADJACENT)
@@ -55,9 +56,10 @@ static int validate(const struct ts_regular_machine *m, struct ts_error *err)
 				    m->packages, m->nodes_per_package, TS_MAX_NODES);
 	long long cpus = checked_product(f, 6, TS_MAX_CPUS);
 	if (cpus > TS_MAX_CPUS)
-		return ts_error_set(err, -EINVAL,
-				    "machine '%s': %d x %d x %d x %d x %d x %d CPUs exceeds %d CPUs",
-				    name, f[0], f[1], f[2], f[3], f[4], f[5], TS_MAX_CPUS);
+		return ts_error_set(
+			err, -EINVAL,
+			"machine '%s': %d x %d x %d x %d x %d x %d CPUs exceeds %d CPUs", name,
+			f[0], f[1], f[2], f[3], f[4], f[5], TS_MAX_CPUS);
 	return 0;
 }
 

@@ -21,11 +21,11 @@ struct ts_regular_machine {
 	int packages;
 	int nodes_per_package;
 	int llcs_per_node;
-	int clusters_per_llc;   /* 1 = no cluster level (cluster = core) */
+	int clusters_per_llc; /* 1 = no cluster level (cluster = core) */
 	int cores_per_cluster;
 	int threads_per_core;
 	enum ts_smt_numbering smt_numbering;
-	const int *distance;    /* [nodes*nodes] row-major, or NULL for Linux's 10/20 default */
+	const int *distance; /* [nodes*nodes] row-major, or NULL for Linux's 10/20 default */
 };
 
 struct ts_topology *ts_topology_build_regular(const struct ts_regular_machine *m,

@@ -12,12 +12,14 @@
 struct ts_topology *ts_topology_alloc(int nr_cpus, int nr_nodes, struct ts_error *err)
 {
 	if (nr_cpus < 1 || nr_cpus > TS_MAX_CPUS) {
-		ts_error_set(err, -E2BIG, "topology has %d CPUs; supported are 1 to %d (TS_MAX_CPUS)",
-			     nr_cpus, TS_MAX_CPUS);
+		ts_error_set(err, -E2BIG,
+			     "topology has %d CPUs; supported are 1 to %d (TS_MAX_CPUS)", nr_cpus,
+			     TS_MAX_CPUS);
 		return NULL;
 	}
 	if (nr_nodes < 1 || nr_nodes > TS_MAX_NODES) {
-		ts_error_set(err, -E2BIG, "topology has %d NUMA nodes; supported are 1 to %d (TS_MAX_NODES)",
+		ts_error_set(err, -E2BIG,
+			     "topology has %d NUMA nodes; supported are 1 to %d (TS_MAX_NODES)",
 			     nr_nodes, TS_MAX_NODES);
 		return NULL;
 	}
@@ -35,7 +37,8 @@ struct ts_topology *ts_topology_alloc(int nr_cpus, int nr_nodes, struct ts_error
 	t->nr_nodes = nr_nodes;
 	for (int a = 0; a < nr_nodes; a++)
 		for (int b = 0; b < nr_nodes; b++)
-			t->distance[a * nr_nodes + b] = a == b ? TS_LOCAL_DISTANCE : TS_REMOTE_DISTANCE;
+			t->distance[a * nr_nodes + b] =
+				a == b ? TS_LOCAL_DISTANCE : TS_REMOTE_DISTANCE;
 	for (int i = 0; i < nr_cpus; i++) {
 		t->cpu[i].capacity = TS_CAPACITY_SCALE;
 		t->cpu[i].os_index = i;
@@ -127,10 +130,12 @@ int ts_topology_finish(struct ts_topology *t, struct ts_error *err)
 {
 	for (int i = 0; i < t->nr_cpus; i++) {
 		if (t->cpu[i].node < 0 || t->cpu[i].node >= t->nr_nodes)
-			return ts_error_set(err, -EINVAL, "CPU %d is on node %d, but the machine has %d nodes",
-					    i, t->cpu[i].node, t->nr_nodes);
+			return ts_error_set(err, -EINVAL,
+					    "CPU %d is on node %d, but the machine has %d nodes", i,
+					    t->cpu[i].node, t->nr_nodes);
 		if (t->cpu[i].capacity <= 0 || t->cpu[i].capacity > TS_CAPACITY_SCALE)
-			return ts_error_set(err, -EINVAL, "CPU %d has capacity %d; it must be 1 to %d", i,
+			return ts_error_set(err, -EINVAL,
+					    "CPU %d has capacity %d; it must be 1 to %d", i,
 					    t->cpu[i].capacity, TS_CAPACITY_SCALE);
 	}
 	int rc = ts_distance_validate(t->distance, t->nr_nodes, err);
@@ -180,7 +185,8 @@ int ts_topology_finish(struct ts_topology *t, struct ts_error *err)
 	free(cls_w);
 	free(llc_w);
 	if (collapsed) {
-		if (renumber(t, OFF(cluster), OFF(llc)) < 0 || renumber(t, OFF(core), OFF(cluster)) < 0)
+		if (renumber(t, OFF(cluster), OFF(llc)) < 0 ||
+		    renumber(t, OFF(core), OFF(cluster)) < 0)
 			return ts_error_set(err, -ENOMEM, "topology: out of memory");
 	}
 	t->nr_clusters = 0;
@@ -197,28 +203,40 @@ int ts_distance_validate(const int *d, int n, struct ts_error *err)
 		for (int b = 0; b < n; b++) {
 			int v = d[a * n + b];
 			if (v <= 0)
-				return ts_error_set(err, -EINVAL,
-						    "distance[%d][%d] is %d: distances must be positive", a, b,
-						    v);
+				return ts_error_set(
+					err, -EINVAL,
+					"distance[%d][%d] is %d: distances must be positive", a, b,
+					v);
 			if (a == b && v != TS_LOCAL_DISTANCE)
 				return ts_error_set(err, -EINVAL,
-						    "distance[%d][%d] is %d: a node's distance to itself must be %d (LOCAL_DISTANCE)",
+						    "distance[%d][%d] is %d: a node's distance to "
+						    "itself must be %d (LOCAL_DISTANCE)",
 						    a, b, v, TS_LOCAL_DISTANCE);
 			if (a != b && (v <= TS_LOCAL_DISTANCE || v > TS_MAX_DISTANCE))
 				return ts_error_set(err, -EINVAL,
-						    "distance[%d][%d] is %d: a remote distance must be %d to %d",
-						    a, b, v, TS_LOCAL_DISTANCE + 1, TS_MAX_DISTANCE);
+						    "distance[%d][%d] is %d: a remote distance "
+						    "must be %d to %d",
+						    a, b, v, TS_LOCAL_DISTANCE + 1,
+						    TS_MAX_DISTANCE);
 			if (v != d[b * n + a])
 				return ts_error_set(err, -EINVAL,
-						    "distance[%d][%d] is %d but distance[%d][%d] is %d: the matrix must be symmetric (the scheduler's NUMA levels assume it)",
+						    "distance[%d][%d] is %d but distance[%d][%d] "
+						    "is %d: the matrix must be symmetric (the "
+						    "scheduler's NUMA levels assume it)",
 						    a, b, v, b, a, d[b * n + a]);
 		}
 	}
 	return 0;
 }
 
-static bool is_row_sep(char c) { return c == ';' || c == '/' || c == '\n'; }
-static bool is_entry_sep(char c) { return c == ',' || c == ' ' || c == '\t' || c == '\r'; }
+static bool is_row_sep(char c)
+{
+	return c == ';' || c == '/' || c == '\n';
+}
+static bool is_entry_sep(char c)
+{
+	return c == ',' || c == ' ' || c == '\t' || c == '\r';
+}
 
 int ts_topology_parse_distance(struct ts_topology *t, const char *text, struct ts_error *err)
 {
@@ -235,7 +253,8 @@ int ts_topology_parse_distance(struct ts_topology *t, const char *text, struct t
 			if (col > 0) { /* end of a non-empty row */
 				if (col != n) {
 					rc = ts_error_set(err, -EINVAL,
-							  "row %d has %d entries, expected %d (one per node): the matrix must be square",
+							  "row %d has %d entries, expected %d (one "
+							  "per node): the matrix must be square",
 							  row, col, n);
 					break;
 				}
@@ -252,8 +271,8 @@ int ts_topology_parse_distance(struct ts_topology *t, const char *text, struct t
 			p++;
 		if (!isdigit((unsigned char)*p)) {
 			rc = ts_error_set(err, -EINVAL,
-					  "entry %d of row %d is not a number (at '%.10s')",
-					  col, row, start);
+					  "entry %d of row %d is not a number (at '%.10s')", col,
+					  row, start);
 			break;
 		}
 		long v = 0;
@@ -266,34 +285,36 @@ int ts_topology_parse_distance(struct ts_topology *t, const char *text, struct t
 			v = -v;
 		if (*p && !is_entry_sep(*p) && !is_row_sep(*p)) {
 			rc = ts_error_set(err, -EINVAL,
-					  "entry %d of row %d is not a number (at '%.10s')",
-					  col, row, start);
+					  "entry %d of row %d is not a number (at '%.10s')", col,
+					  row, start);
 			break;
 		}
 		if (row >= n) {
 			rc = ts_error_set(err, -EINVAL,
-					  "more than %d rows, but the topology has %d nodes", n,
-					  n);
+					  "more than %d rows, but the topology has %d nodes", n, n);
 			break;
 		}
 		if (col >= n) {
 			rc = ts_error_set(err, -EINVAL,
-					  "row %d has more than %d entries: the matrix must be square (one entry per node)",
+					  "row %d has more than %d entries: the matrix must be "
+					  "square (one entry per node)",
 					  row, n);
 			break;
 		}
 		d[row * n + col++] = (int)v;
 	}
 	if (rc == 0 && row != n)
-		rc = ts_error_set(err, -EINVAL,
-				  "%d rows, but the topology has %d nodes: the matrix must be %dx%d",
-				  row, n, n, n);
+		rc = ts_error_set(
+			err, -EINVAL,
+			"%d rows, but the topology has %d nodes: the matrix must be %dx%d", row, n,
+			n, n);
 	if (rc == 0)
 		rc = ts_distance_validate(d, n, err);
 	if (rc == 0)
 		memcpy(t->distance, d, (size_t)n * (size_t)n * sizeof(int));
 	else
-		ts_error_prefix(err, "distance matrix '%.60s%s'", text, strlen(text) > 60 ? "..." : "");
+		ts_error_prefix(err, "distance matrix '%.60s%s'", text,
+				strlen(text) > 60 ? "..." : "");
 	free(d);
 	return rc;
 }
@@ -359,8 +380,8 @@ enum ts_cpu_relation ts_topology_relation(const struct ts_topology *t, int a, in
 }
 
 static const char *const relation_names[TS_REL_NR] = {
-	[TS_REL_SAME_CPU] = "same_cpu", [TS_REL_SMT] = "smt",   [TS_REL_CLUSTER] = "cluster",
-	[TS_REL_LLC] = "llc",           [TS_REL_NODE] = "node", [TS_REL_PACKAGE] = "package",
+	[TS_REL_SAME_CPU] = "same_cpu", [TS_REL_SMT] = "smt",	[TS_REL_CLUSTER] = "cluster",
+	[TS_REL_LLC] = "llc",		[TS_REL_NODE] = "node", [TS_REL_PACKAGE] = "package",
 	[TS_REL_REMOTE] = "remote",
 };
 
@@ -385,8 +406,10 @@ int ts_topology_load(const char *spec, struct ts_topology **out, struct ts_error
 	const char *arg;
 	int rc;
 	if (!spec || !*spec)
-		return ts_error_set(err, -EINVAL,
-				    "topology: empty spec (use 'host', a preset from 'toposched machines', an hwloc XML file, a sysfs root or a synthetic string)");
+		return ts_error_set(
+			err, -EINVAL,
+			"topology: empty spec (use 'host', a preset from 'toposched machines', an "
+			"hwloc XML file, a sysfs root or a synthetic string)");
 	if (strcmp(spec, "host") == 0)
 		return ts_topology_load_hwloc("host", NULL, out, err);
 	const struct ts_preset *preset = ts_preset_find(spec);
@@ -410,7 +433,8 @@ int ts_topology_load(const char *spec, struct ts_topology **out, struct ts_error
 	if (strchr(spec, ':'))
 		return ts_topology_load_hwloc("synthetic", spec, out, err);
 	rc = ts_error_set(err, -ENOENT,
-			  "topology '%s': not a preset (see 'toposched machines'), not 'host', not an existing file or directory, and not an hwloc synthetic string",
+			  "topology '%s': not a preset (see 'toposched machines'), not 'host', not "
+			  "an existing file or directory, and not an hwloc synthetic string",
 			  spec);
 	return rc;
 }

@@ -22,11 +22,12 @@ int cli_getopt_error(const char *cmd, int opt, char *const argv[])
 	/* For a short option, grouped ones included ("-xy"), getopt names it in optopt;
 	 * argv[optind - 1] is only reliable for long options. */
 	const char *arg = argv[optind - 1];
-	char short_name[3] = { '-', (char)optopt, '\0' };
+	char short_name[3] = {'-', (char)optopt, '\0'};
 	if (optopt > 0 && strncmp(arg, "--", 2) != 0)
 		arg = short_name;
 	if (opt == ':')
-		return cli_error(cmd, "option '%s' needs a value (see 'toposched %s --help')", arg, cmd);
+		return cli_error(cmd, "option '%s' needs a value (see 'toposched %s --help')", arg,
+				 cmd);
 	return cli_error(cmd, "unknown option '%s' (see 'toposched %s --help')", arg, cmd);
 }
 
@@ -58,7 +59,7 @@ int cli_parse_format(const char *cmd, const char *text, enum cli_format *out)
 int cli_load_topology(const char *cmd, const char *spec, const char *distance,
 		      struct ts_topology **out)
 {
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	if (ts_topology_load(spec, out, &err))
 		return cli_error(cmd, "%s", err.msg);
 	if (distance && ts_topology_parse_distance(*out, distance, &err)) {

@@ -8,7 +8,7 @@
 
 #include "toposched/topology.h"
 
-#define CLI_EXIT_USAGE 2
+#define CLI_EXIT_USAGE	     2
 #define CLI_DEFAULT_TOPOLOGY "kunpeng920"
 
 enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON };

@@ -153,19 +153,19 @@ static int check_runtime(const struct rtb_config *c, bool want_wake)
 			return CLI_EXIT_USAGE; /* the loader's whole message */
 		ts_topology_free(t);
 	}
-	struct ts_rt_config rc = { .topology = c->topology, .cpulist = c->cpus,
-				   .features = c->features };
+	struct ts_rt_config rc = {
+		.topology = c->topology, .cpulist = c->cpus, .features = c->features};
 	if (ts_rt_start(&rc))
 		return cli_error("bench", "%s", ts_rt_last_error());
 	int workers = ts_rt_nr_workers();
 	ts_rt_stop();
 	if (want_wake && workers < 2)
-		return cli_error("bench",
-				 "--bench wake needs at least two runtime workers (--cpus gives %d)",
-				 workers);
+		return cli_error(
+			"bench",
+			"--bench wake needs at least two runtime workers (--cpus gives %d)",
+			workers);
 	return 0;
 }
-
 
 /* ---- toposched bench groups ---------------------------------------------------------- */
 
@@ -214,11 +214,12 @@ static int parse_seconds(const char *option, const char *text, double *out)
 		mult = 1;
 	else
 		return cli_error("bench groups",
-				 "%s '%s': not a duration (seconds, or a number with ms or s)", option,
-				 text);
+				 "%s '%s': not a duration (seconds, or a number with ms or s)",
+				 option, text);
 	v *= mult;
 	if (errno || !isfinite(v) || v < 1e-3 || v > 3600)
-		return cli_error("bench groups", "%s '%s': must be between 1ms and 3600s", option, text);
+		return cli_error("bench groups", "%s '%s': must be between 1ms and 3600s", option,
+				 text);
 	*out = v;
 	return 0;
 }
@@ -309,18 +310,18 @@ static void groups_json(FILE *out, const struct rtbg_result *r)
 static int cmd_bench_groups(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "workers", required_argument, NULL, 'w' },
-		{ "groups", required_argument, NULL, 'g' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "topology", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"workers", required_argument, NULL, 'w'},
+		{"groups", required_argument, NULL, 'g'},
+		{"duration", required_argument, NULL, 'd'},
+		{"repeat", required_argument, NULL, 'r'},
+		{"topology", required_argument, NULL, 't'},
+		{"json", no_argument, NULL, 'j'},
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *cmd = "bench groups";
-	struct rtbg_config cfg = { 0 };
+	struct rtbg_config cfg = {0};
 	enum cli_format format = CLI_FORMAT_TEXT;
 	long v;
 	opterr = 0;
@@ -394,21 +395,21 @@ int cmd_bench(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "groups") == 0)
 		return cmd_bench_groups(argc - 1, argv + 1);
 	static const struct option longopts[] = {
-		{ "bench", required_argument, NULL, 'b' },
-		{ "loops", required_argument, NULL, 'l' },
-		{ "groups", required_argument, NULL, 'g' },
-		{ "tasks", required_argument, NULL, 'n' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "topology", required_argument, NULL, 't' },
-		{ "features", required_argument, NULL, 'F' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"bench", required_argument, NULL, 'b'},
+		{"loops", required_argument, NULL, 'l'},
+		{"groups", required_argument, NULL, 'g'},
+		{"tasks", required_argument, NULL, 'n'},
+		{"cpus", required_argument, NULL, 'c'},
+		{"topology", required_argument, NULL, 't'},
+		{"features", required_argument, NULL, 'F'},
+		{"stats", no_argument, NULL, 's'},
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
-	struct rtb_config cfg = { 0 };
+	struct rtb_config cfg = {0};
 	enum cli_format format = CLI_FORMAT_TEXT;
-	bool selected[RTB_NR] = { false }, any = false, stats = false;
+	bool selected[RTB_NR] = {false}, any = false, stats = false;
 	long v;
 	opterr = 0;
 	optind = 0;
@@ -419,7 +420,8 @@ int cmd_bench(int argc, char **argv)
 			int b = rtb_lookup(optarg);
 			if (b < 0)
 				return cli_error("bench",
-						 "--bench '%s': unknown (choose pipe, hackbench, spawn, yield or wake)",
+						 "--bench '%s': unknown (choose pipe, hackbench, "
+						 "spawn, yield or wake)",
 						 optarg);
 			selected[b] = any = true;
 			break;
@@ -447,7 +449,7 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case 'F': {
 			struct ts_features f = ts_features_default();
-			struct ts_error err = { 0 };
+			struct ts_error err = {0};
 			if (ts_features_parse(optarg, &f, &err))
 				return cli_error("bench", "--features: %s", err.msg);
 			cfg.features = optarg;
@@ -487,8 +489,8 @@ int cmd_bench(int argc, char **argv)
 			continue;
 		if (rtb_run((enum rtb_bench)b, &cfg, &res[nr], err, sizeof(err))) {
 			fflush(stdout);
-			fprintf(stderr, "toposched bench: error: %s: %s\n", rtb_name((enum rtb_bench)b),
-				err);
+			fprintf(stderr, "toposched bench: error: %s: %s\n",
+				rtb_name((enum rtb_bench)b), err);
 			return 1;
 		}
 		if (format == CLI_FORMAT_TEXT) {

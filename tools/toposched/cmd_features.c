@@ -71,14 +71,14 @@ static void print_json(struct ts_features f)
 int cmd_features(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "features", required_argument, NULL, 'F' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"features", required_argument, NULL, 'F'},
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	struct ts_features f = ts_features_default();
 	enum cli_format format = CLI_FORMAT_TEXT;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	opterr = 0;
 	optind = 0;
 	int opt;

@@ -23,8 +23,7 @@ struct text_widths {
 	int name, value, unit;
 };
 
-static int measure(const struct ts_cost_term_info *info, const struct ts_cost_term *term,
-		   void *arg)
+static int measure(const struct ts_cost_term_info *info, const struct ts_cost_term *term, void *arg)
 {
 	struct text_widths *w = arg;
 	char buf[64];
@@ -87,10 +86,11 @@ static void print_costs(const char *spec, const struct ts_cost_model *m, enum cl
 	}
 	if (m->generic)
 		printf("cost model for '%s': generic (not a preset; estimates from architectural "
-		       "reasoning, docs/model.md)\n", spec);
+		       "reasoning, docs/model.md)\n",
+		       spec);
 	else
 		printf("cost model for %s: preset figures (docs/model.md)\n", spec);
-	struct text_widths w = { (int)strlen("term"), (int)strlen("value"), (int)strlen("unit") };
+	struct text_widths w = {(int)strlen("term"), (int)strlen("value"), (int)strlen("unit")};
 	ts_cost_model_foreach(m, measure, &w);
 	printf("%-*s  %*s  %-*s  %s\n", w.name, "term", w.value, "value", w.unit, "unit", "source");
 	ts_cost_model_foreach(m, print_term_text, &w);
@@ -127,11 +127,11 @@ static void print_machines(enum cli_format format)
 int cmd_machines(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "costs", required_argument, NULL, 'c' },
-		{ "cost", required_argument, NULL, 'C' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"costs", required_argument, NULL, 'c'},
+		{"cost", required_argument, NULL, 'C'},
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *costs = NULL;
 	const char *overrides[MAX_COST_OVERRIDES];
@@ -173,7 +173,7 @@ int cmd_machines(int argc, char **argv)
 		if (cli_load_topology("machines", costs, NULL, &t))
 			return CLI_EXIT_USAGE;
 		struct ts_cost_model m;
-		struct ts_error err = { 0 };
+		struct ts_error err = {0};
 		int rc = ts_cost_model_for(t, costs, &m, &err);
 		ts_topology_free(t);
 		if (rc)

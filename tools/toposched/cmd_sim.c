@@ -41,12 +41,12 @@
 /* Warm-up before it: longer than the first LLC-level balance of an idle node (about its
  * span in ms, 32 on Kunpeng 920), which sets SIS_UTIL's nr_idle_scan from 0 (its initial
  * value, as in the kernel: no scan at all) to a real budget. */
-#define SIM_DEFAULT_WARMUP     "50ms"
-#define SIM_DEFAULT_SEED       1
-#define SIM_STR(x)	       #x
-#define SIM_XSTR(x)	       SIM_STR(x)
-#define SIM_MAX_DURATION_NS    (3600ull * 1000 * 1000 * 1000) /* an hour of virtual time */
-#define SIM_MAX_COSTS	       64
+#define SIM_DEFAULT_WARMUP  "50ms"
+#define SIM_DEFAULT_SEED    1
+#define SIM_STR(x)	    #x
+#define SIM_XSTR(x)	    SIM_STR(x)
+#define SIM_MAX_DURATION_NS (3600ull * 1000 * 1000 * 1000) /* an hour of virtual time */
+#define SIM_MAX_COSTS	    64
 static const char *const sim_default_compare[] = {"baseline=NO_SIS_CLUSTER", "cluster=SIS_CLUSTER"};
 
 static const char sim_help[] =
@@ -1073,8 +1073,7 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 				 err.msg);
 	if (o->nr_compare > 0) {
 		for (int i = 0; i < o->nr_compare; i++) {
-			if (parse_compare(o->compare[i], base, &s->configs[i],
-					  &s->layout_given[i]))
+			if (parse_compare(o->compare[i], base, &s->configs[i], &s->layout_given[i]))
 				return CLI_EXIT_USAGE;
 			for (int k = 0; k < i; k++)
 				if (strcmp(s->configs[k].name, s->configs[i].name) == 0)

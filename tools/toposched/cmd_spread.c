@@ -24,21 +24,21 @@ static const char spread_help[] =
 int cmd_spread(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "topology", required_argument, NULL, 't' },
-		{ "machine", required_argument, NULL, 't' },
-		{ "distance", required_argument, NULL, 'd' },
-		{ "node", required_argument, NULL, 'n' },
-		{ "count", required_argument, NULL, 'k' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"topology", required_argument, NULL, 't'},
+		{"machine", required_argument, NULL, 't'},
+		{"distance", required_argument, NULL, 'd'},
+		{"node", required_argument, NULL, 'n'},
+		{"count", required_argument, NULL, 'k'},
+		{"policy", required_argument, NULL, 'p'},
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *spec = CLI_DEFAULT_TOPOLOGY, *distance = NULL, *node_arg = NULL;
 	const char *count_arg = NULL;
 	enum ts_spread_policy policy = TS_SPREAD_NUMA_HOPS;
 	enum cli_format format = CLI_FORMAT_TEXT;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	opterr = 0;
 	optind = 0;
 	int opt;
@@ -85,7 +85,7 @@ int cmd_spread(int argc, char **argv)
 		rc = CLI_EXIT_USAGE;
 	if (!rc && count_arg && cli_parse_int("spread", "--count", count_arg, 1, 1L << 24, &count))
 		rc = CLI_EXIT_USAGE;
-	struct ts_numa_levels nl = { 0 };
+	struct ts_numa_levels nl = {0};
 	struct ts_cpumask *online = ts_cpumask_alloc(t->nr_cpus);
 	if (!rc && (!online || ts_numa_levels_init(&nl, t, &err)))
 		rc = cli_error("spread", "out of memory");
@@ -112,15 +112,16 @@ int cmd_spread(int argc, char **argv)
 			printf("%6s %6s %5s %9s\n", "i", "cpu", "node", "distance");
 		}
 		for (long i = 0; i < count; i++) {
-			int cpu = ts_cpumask_local_spread(&nl, online, policy, (int)(i % t->nr_cpus),
-							  (int)node);
+			int cpu = ts_cpumask_local_spread(&nl, online, policy,
+							  (int)(i % t->nr_cpus), (int)node);
 			if (format == CLI_FORMAT_JSON) {
 				json_int(&w, cpu);
 				continue;
 			}
 			int cnode = t->cpu[cpu].node;
 			if (node >= 0)
-				printf("%6ld %6d %5d %9d\n", i, cpu, cnode, ts_topo_distance(t, (int)node, cnode));
+				printf("%6ld %6d %5d %9d\n", i, cpu, cnode,
+				       ts_topo_distance(t, (int)node, cnode));
 			else
 				printf("%6ld %6d %5d %9s\n", i, cpu, cnode, "-");
 		}

@@ -63,10 +63,12 @@ static void text_domains(const struct ts_domains *d, const struct ts_cpumask *sh
 		putchar('\n');
 	}
 	int cpu;
-	ts_for_each_cpu(cpu, show) {
+	ts_for_each_cpu(cpu, show)
+	{
 		const struct ts_cpu_topo *c = &t->cpu[cpu];
 		const struct ts_cpu_domains *cd = &d->cpu[cpu];
-		printf("\nCPU%d core %d cluster %d llc %d node %d package %d: llc_id %d share_id %d sd_llc_size %d\n",
+		printf("\nCPU%d core %d cluster %d llc %d node %d package %d: llc_id %d share_id "
+		       "%d sd_llc_size %d\n",
 		       cpu, c->core, c->cluster, c->llc, c->node, c->package, cd->sd_llc_id,
 		       cd->sd_share_id, cd->sd_llc_size);
 		if (!cd->sd) {
@@ -80,7 +82,8 @@ static void text_domains(const struct ts_domains *d, const struct ts_cpumask *sh
 			printf(" level=%s\n", sd->name);
 			ts_sd_flags_format(sd->flags, flags, sizeof(flags));
 			printf("%*s  flags=%s\n", depth, "", flags);
-			printf("%*s  imbalance_pct=%u cache_nice_tries=%u busy_factor=%u min_interval=%u max_interval=%u imb_numa_nr=%u%s\n",
+			printf("%*s  imbalance_pct=%u cache_nice_tries=%u busy_factor=%u "
+			       "min_interval=%u max_interval=%u imb_numa_nr=%u%s\n",
 			       depth, "", sd->imbalance_pct, sd->cache_nice_tries, sd->busy_factor,
 			       sd->min_interval, sd->max_interval, sd->imb_numa_nr,
 			       sd == cd->sd_llc ? "  [sd_llc]" : "");
@@ -154,7 +157,8 @@ static void json_domains(const struct ts_domains *d, const struct ts_cpumask *sh
 	json_key(&w, "cpus");
 	json_begin_array(&w);
 	int cpu;
-	ts_for_each_cpu(cpu, show) {
+	ts_for_each_cpu(cpu, show)
+	{
 		const struct ts_cpu_topo *c = &t->cpu[cpu];
 		const struct ts_cpu_domains *cd = &d->cpu[cpu];
 		json_begin_object(&w);
@@ -221,13 +225,13 @@ static void json_domains(const struct ts_domains *d, const struct ts_cpumask *sh
 int cmd_topo(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "topology", required_argument, NULL, 't' },
-		{ "machine", required_argument, NULL, 't' },
-		{ "distance", required_argument, NULL, 'd' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"topology", required_argument, NULL, 't'},
+		{"machine", required_argument, NULL, 't'},
+		{"distance", required_argument, NULL, 'd'},
+		{"cpus", required_argument, NULL, 'c'},
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *spec = CLI_DEFAULT_TOPOLOGY, *distance = NULL, *cpus = NULL;
 	enum cli_format format = CLI_FORMAT_TEXT;
@@ -261,7 +265,7 @@ int cmd_topo(int argc, char **argv)
 	struct ts_topology *t;
 	if (cli_load_topology("topo", spec, distance, &t))
 		return CLI_EXIT_USAGE;
-	struct ts_error err = { 0 };
+	struct ts_error err = {0};
 	struct ts_cpumask *show = ts_cpumask_alloc(t->nr_cpus);
 	struct ts_domains *d = NULL;
 	int rc = 0;

@@ -4,7 +4,7 @@
 
 void json_init(struct json_writer *w, FILE *out)
 {
-	*w = (struct json_writer){ .out = out, .pretty = true };
+	*w = (struct json_writer){.out = out, .pretty = true};
 }
 
 static void indent(struct json_writer *w)
@@ -54,10 +54,22 @@ static void close_nested(struct json_writer *w, char c)
 		fputc('\n', w->out);
 }
 
-void json_begin_object(struct json_writer *w) { open_nested(w, '{'); }
-void json_end_object(struct json_writer *w) { close_nested(w, '}'); }
-void json_begin_array(struct json_writer *w) { open_nested(w, '['); }
-void json_end_array(struct json_writer *w) { close_nested(w, ']'); }
+void json_begin_object(struct json_writer *w)
+{
+	open_nested(w, '{');
+}
+void json_end_object(struct json_writer *w)
+{
+	close_nested(w, '}');
+}
+void json_begin_array(struct json_writer *w)
+{
+	open_nested(w, '[');
+}
+void json_end_array(struct json_writer *w)
+{
+	close_nested(w, ']');
+}
 
 static void write_escaped(FILE *out, const char *s)
 {

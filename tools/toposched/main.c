@@ -9,12 +9,12 @@ static const struct {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{ "topo", cmd_topo, "show a machine's topology and its scheduling domains" },
-	{ "sim", cmd_sim, "simulate a workload under scheduler configurations and compare them" },
-	{ "spread", cmd_spread, "list CPUs in cpumask_local_spread() order from a node" },
-	{ "machines", cmd_machines, "list the built-in machine presets" },
-	{ "features", cmd_features, "list the scheduler feature switches (sched/features)" },
-	{ "bench", cmd_bench, "benchmark the runtime against the kernel's threads, side by side" },
+	{"topo", cmd_topo, "show a machine's topology and its scheduling domains"},
+	{"sim", cmd_sim, "simulate a workload under scheduler configurations and compare them"},
+	{"spread", cmd_spread, "list CPUs in cpumask_local_spread() order from a node"},
+	{"machines", cmd_machines, "list the built-in machine presets"},
+	{"features", cmd_features, "list the scheduler feature switches (sched/features)"},
+	{"bench", cmd_bench, "benchmark the runtime against the kernel's threads, side by side"},
 };
 
 static void usage(FILE *out)
