@@ -1,7 +1,7 @@
 /* Bounded channels. A ring buffer of `capacity` elements plus two wait queues; an element
  * goes straight from a sender to a waiting receiver (and the other way for a rendezvous
  * channel), so a woken task finds its operation done and never retries. */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

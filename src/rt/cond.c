@@ -1,7 +1,7 @@
 /* A condition variable for task mutexes. The waiter queues itself and announces the
  * block under the condition's lock before it releases the mutex, so a signal sent between
  * the unlock and the switch-out finds it (wake.c's BLOCKING state) and is not lost. */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * task that moves between worker threads needs). The register switch itself is
  * ts_rt_ctx_switch (context_switch.S) on x86-64/AArch64, else ucontext (TS_RT_CTX_UCONTEXT,
  * chosen at build time). */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

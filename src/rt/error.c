@@ -1,6 +1,6 @@
 /* ts_rt_last_error(): the message of the last error, kept per task (a task moves between
  * threads) or per plain thread. */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>

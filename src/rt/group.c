@@ -2,7 +2,7 @@
  * explains, a registry of the groups of this run (so that a pointer from another run, or
  * no group at all, is an error rather than a crash), their load_avg statistics and a
  * dump of the hierarchy. The scheduling of groups is the core's (rq.c, group.c). */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* A task mutex: blocked lockers queue FIFO and the unlocker hands the mutex over to the
  * first of them (no barging, no retry loop). */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

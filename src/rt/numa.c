@@ -40,7 +40,7 @@
  * wait for each other), and gives up after RT_STOP_TIMEOUT_TICKS ticks if the partner
  * keeps its CPU (a cooperative task that does not yield cannot be preempted). Then
  * ts_numa_migrate_done() releases the reservation. */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <errno.h>
 #include <numa.h>

@@ -6,7 +6,7 @@
  * worker finds the work and does not sleep, or the waker sees parked == 1, takes it back
  * to 0 and wakes the futex (a FUTEX_WAIT that has not started yet then fails at once,
  * since the word is no longer 1). */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <errno.h>
 #include <limits.h>

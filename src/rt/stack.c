@@ -1,6 +1,6 @@
 /* Task stacks: mmap'ed, with a PROT_NONE guard page below the usable range, so that an
  * overflow faults instead of writing over a neighbour. */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <errno.h>
 #include <sys/mman.h>

@@ -1,7 +1,7 @@
 /* Tasks: spawn, exit, join, and the handle registry. A handle is (generation << 32 |
  * slot + 1) into a table of live tasks, so that a stale handle (a task already joined)
  * is recognised instead of dereferenced. */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 #include "toposched/spread.h"
 
 #include <errno.h>

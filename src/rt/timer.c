@@ -2,7 +2,7 @@
  * own thread touches it — the sleeping task adds itself while it still runs there, the
  * worker's loop fires it — so it needs no lock. A parked worker sleeps no longer than its
  * earliest deadline. */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Wait groups (Go's sync.WaitGroup): add, done, and wait until the count is zero. */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -30,7 +30,7 @@
  * p's wake-up counters after dropping the target's rq lock, when p may already run,
  * block again and be claimed by the next waker. The exit path takes it too, so that no
  * waker is still inside the core's wake-up when the task is freed. */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <stdlib.h>
 

@@ -43,7 +43,7 @@
  * prev may be the partner of a swap). After picking a task and claiming its on_cpu the
  * loop (and a direct yield) checks that it is still the rq's current task, since a stop
  * work may have moved it meanwhile, and runs a due NUMA scan of it, which may move it. */
-#include "rt/rt_internal.h"
+#include "rt_internal.h"
 
 #include <errno.h>
 #include <sched.h>

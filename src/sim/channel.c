@@ -1,4 +1,4 @@
-#include "sim/channel.h"
+#include "channel.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -183,12 +183,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim/channel.h"
-#include "sim/event_queue.h"
-#include "sim/groups_run.h"
-#include "sim/latency_hist.h"
-#include "sim/numa_memory.h"
-#include "sim/rng.h"
+#include "channel.h"
+#include "event_queue.h"
+#include "groups_run.h"
+#include "latency_hist.h"
+#include "numa_memory.h"
+#include "rng.h"
 #include "toposched/sched.h"
 #include "toposched/sim.h"
 

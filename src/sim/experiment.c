@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim/report.h"
-#include "sim/rng.h"
+#include "report.h"
+#include "rng.h"
 
 /* ---- statistics ---- */
 

@@ -1,5 +1,5 @@
 /* Task groups in one simulator run (groups_run.h) and the dump of a spec's hierarchy. */
-#include "sim/groups_run.h"
+#include "groups_run.h"
 
 #include <errno.h>
 #include <stdlib.h>

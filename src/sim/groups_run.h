@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/line_model.h"
+#include "line_model.h"
 #include "toposched/sched.h"
 #include "toposched/sim.h"
 #include "toposched/sim_groups.h"

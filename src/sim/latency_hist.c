@@ -1,4 +1,4 @@
-#include "sim/latency_hist.h"
+#include "latency_hist.h"
 
 #include <math.h>
 

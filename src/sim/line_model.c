@@ -4,7 +4,7 @@
  * topology nests them, so the first level that holds a sharer gives the relation that
  * ts_topology_relation() would — and, for other packages, node by node by SLIT distance.
  * That is a few word operations per access, whatever the number of sharers. */
-#include "sim/line_model.h"
+#include "line_model.h"
 
 #include <errno.h>
 #include <stdlib.h>

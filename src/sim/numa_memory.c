@@ -1,7 +1,7 @@
 /* The simulator's memory model: address spaces of 2 MiB chunks, their placement, the
  * NUMA scanner's window walk, the two-stage migration filter and the cost of TOUCH
  * sweeps (numa_memory.h). */
-#include "sim/numa_memory.h"
+#include "numa_memory.h"
 
 #include <errno.h>
 #include <stdio.h>

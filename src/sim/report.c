@@ -1,7 +1,7 @@
 /* What every experiment report says the same way: the machine, what the load counts,
  * durations, the pin, the precision of metric values, the NUMA fields, the task groups'
  * CPU shares. */
-#include "sim/report.h"
+#include "report.h"
 
 #include <errno.h>
 #include <math.h>

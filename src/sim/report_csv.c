@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/report.h"
+#include "report.h"
 
 static void csv_text(FILE *out, const char *s)
 {

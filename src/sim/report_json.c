@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/report.h"
+#include "report.h"
 
 struct jw {
 	FILE *out;

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/report.h"
+#include "report.h"
 
 /* gnuplot single-quoted string: no escapes except '' for a quote */
 static void gp_string(FILE *out, const char *s)

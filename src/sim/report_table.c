@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/report.h"
+#include "report.h"
 
 #define CELL_MAX 64
 

@@ -1,4 +1,4 @@
-#include "sim/rng.h"
+#include "rng.h"
 
 #include <math.h>
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo/topo_build.h"
+#include "topo_build.h"
 
 enum holder_kind {
 	HOLD_NONE,

@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "topo/topo_build.h"
+#include "topo_build.h"
 
 /* hwloc takes the sysfs root and a few switches only from the environment; they are set
  * around one load and restored afterwards so that the caller's environment is unchanged. */

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "topo/topo_build.h"
+#include "topo_build.h"
 
 /* Huawei Kunpeng 920-6426 2P (HiSilicon Hi1620, 64 cores per socket).
  * Topology: 2 dies (SCCL) per socket, each die one NUMA node with its own L3 (32 MB, spans

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "topo/topo_build.h"
+#include "topo_build.h"
 
 /* Multiplies the counts in order; stops as soon as the product exceeds limit, so the
  * running product always fits in a long long whatever the inputs. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "topo/topo_build.h"
+#include "topo_build.h"
 
 struct ts_topology *ts_topology_alloc(int nr_cpus, int nr_nodes, struct ts_error *err)
 {
