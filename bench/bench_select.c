@@ -153,7 +153,7 @@ static struct machine *machine_new(const char *name, int busy_pct)
 	m->is_busy = calloc((size_t)n, 1);
 	if (!m->tasks || !m->is_busy)
 		exit(1);
-	rng_state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)busy_pct;
+	rng_state = UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)busy_pct;
 	/* the wakers run on their CPUs whatever the busy fraction */
 	for (int i = 0; i < NR_PAIRS; i++) {
 		int w;

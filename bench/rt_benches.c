@@ -96,7 +96,7 @@ static int affinity_cpu(int n)
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return -1;
 	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set) && n-- == 0)
+		if (CPU_ISSET((size_t)c, &set) && n-- == 0)
 			return c;
 	return -1;
 }
@@ -110,7 +110,7 @@ static int thread_start(pthread_t *t, void *(*fn)(void *), void *arg, int cpu, s
 	if (cpu >= 0) {
 		cpu_set_t set;
 		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
+		CPU_SET((size_t)cpu, &set);
 		pthread_attr_setaffinity_np(&a, sizeof(set), &set);
 	}
 	if (stack)

@@ -186,65 +186,65 @@ static void test_spot_values(void **state)
 	struct ts_cost_model m;
 
 	model_for(NULL, "kunpeng920", &m);
-	assert_float_equal(term(&m, "c2c.cluster"), 34.5, EPS);
-	assert_float_equal(term(&m, "c2c.llc"), 35.7, EPS);
-	assert_float_equal(term(&m, "c2c.package"), 80.5, EPS);
-	assert_float_equal(term(&m, "mem.local"), 117, EPS);
-	assert_float_equal(term(&m, "idle_exit"), 1000, EPS);
+	assert_near(term(&m, "c2c.cluster"), 34.5, EPS);
+	assert_near(term(&m, "c2c.llc"), 35.7, EPS);
+	assert_near(term(&m, "c2c.package"), 80.5, EPS);
+	assert_near(term(&m, "mem.local"), 117, EPS);
+	assert_near(term(&m, "idle_exit"), 1000, EPS);
 	assert_true(starts_with(source(&m, "c2c.cluster"), "measured: "));
 	assert_non_null(strstr(source(&m, "c2c.cluster"), "by-Concyclics.csv"));
 	/* no cross-socket figure: an estimate, said so */
 	assert_true(starts_with(source(&m, "c2c.remote"), "estimate: "));
-	assert_float_equal(term(&m, "c2c.remote"), 165, EPS);
+	assert_near(term(&m, "c2c.remote"), 165, EPS);
 	/* the cluster-vs-LLC tier of coherence-heavy transfers has no published figure */
 	assert_true(starts_with(source(&m, "bulk_per_kib.cluster"), "estimate: "));
 	assert_non_null(strstr(source(&m, "bulk_per_kib.cluster"), "no published figure"));
 	assert_true(starts_with(source(&m, "bulk_per_kib.llc"), "estimate: "));
 	assert_true(term(&m, "bulk_per_kib.cluster") < term(&m, "bulk_per_kib.llc"));
-	assert_float_equal(term(&m, "bulk_per_kib.cluster"), 16 * 30.0 / 10, EPS);
-	assert_float_equal(term(&m, "bulk_per_kib.llc"), 16 * 33.4 / 10, EPS);
+	assert_near(term(&m, "bulk_per_kib.cluster"), 16 * 30.0 / 10, EPS);
+	assert_near(term(&m, "bulk_per_kib.llc"), 16 * 33.4 / 10, EPS);
 
 	model_for(NULL, "kunpeng920-48", &m);
-	assert_float_equal(term(&m, "c2c.cluster"), 34.5, EPS);
-	assert_float_equal(term(&m, "mem.per_distance"), 8.35, EPS);
-	assert_float_equal(term(&m, "remote_distance"), 20, EPS);
+	assert_near(term(&m, "c2c.cluster"), 34.5, EPS);
+	assert_near(term(&m, "mem.per_distance"), 8.35, EPS);
+	assert_near(term(&m, "remote_distance"), 20, EPS);
 
 	model_for(NULL, "epyc-7601", &m);
-	assert_float_equal(term(&m, "c2c.smt"), 12.0, EPS);
-	assert_float_equal(term(&m, "c2c.llc"), 38, EPS);
-	assert_float_equal(term(&m, "c2c.node"), 216, EPS);
-	assert_float_equal(term(&m, "c2c.package"), 244, EPS);
-	assert_float_equal(term(&m, "c2c.remote"), 367, EPS);
-	assert_float_equal(term(&m, "remote_distance"), 32, EPS);
-	assert_float_equal(term(&m, "mem.local"), 97, EPS);
-	assert_float_equal(term(&m, "refill.llc"), 16 * 16.0 / 10, EPS);  /* own-CCX L3 */
-	assert_float_equal(term(&m, "refill.node"), 16 * 92.0 / 10, EPS); /* other CCX's L3 */
+	assert_near(term(&m, "c2c.smt"), 12.0, EPS);
+	assert_near(term(&m, "c2c.llc"), 38, EPS);
+	assert_near(term(&m, "c2c.node"), 216, EPS);
+	assert_near(term(&m, "c2c.package"), 244, EPS);
+	assert_near(term(&m, "c2c.remote"), 367, EPS);
+	assert_near(term(&m, "remote_distance"), 32, EPS);
+	assert_near(term(&m, "mem.local"), 97, EPS);
+	assert_near(term(&m, "refill.llc"), 16 * 16.0 / 10, EPS);  /* own-CCX L3 */
+	assert_near(term(&m, "refill.node"), 16 * 92.0 / 10, EPS); /* other CCX's L3 */
 	assert_true(starts_with(source(&m, "c2c.cluster"), "n/a: "));
 
 	model_for(NULL, "epyc-7742", &m);
-	assert_float_equal(term(&m, "c2c.smt"), 8.0, EPS);
-	assert_float_equal(term(&m, "c2c.llc"), 25, EPS);
-	assert_float_equal(term(&m, "c2c.remote"), 267, EPS);
-	assert_float_equal(term(&m, "mem.local"), 122, EPS);
+	assert_near(term(&m, "c2c.smt"), 8.0, EPS);
+	assert_near(term(&m, "c2c.llc"), 25, EPS);
+	assert_near(term(&m, "c2c.remote"), 267, EPS);
+	assert_near(term(&m, "mem.local"), 122, EPS);
 
 	model_for(NULL, "broadwell-2s", &m);
-	assert_float_equal(term(&m, "c2c.smt"), 8.3, EPS);
-	assert_float_equal(term(&m, "c2c.llc"), 45.2, EPS);
-	assert_float_equal(term(&m, "c2c.remote"), 127.5, EPS);
-	assert_float_equal(term(&m, "remote_distance"), 21, EPS);
-	assert_float_equal(term(&m, "mem.local"), 95, EPS);
-	assert_float_equal(term(&m, "idle_exit"), 2000, EPS);
+	assert_near(term(&m, "c2c.smt"), 8.3, EPS);
+	assert_near(term(&m, "c2c.llc"), 45.2, EPS);
+	assert_near(term(&m, "c2c.remote"), 127.5, EPS);
+	assert_near(term(&m, "remote_distance"), 21, EPS);
+	assert_near(term(&m, "mem.local"), 95, EPS);
+	assert_near(term(&m, "idle_exit"), 2000, EPS);
 	assert_true(starts_with(source(&m, "idle_exit"), "declared: "));
 	assert_non_null(strstr(source(&m, "idle_exit"), "bdw_cstates"));
 	assert_true(starts_with(source(&m, "mem.per_distance"), "estimate: "));
 
 	model_for(NULL, "icelake-2s", &m);
-	assert_float_equal(term(&m, "c2c.llc"), 51.1, EPS);
-	assert_float_equal(term(&m, "c2c.remote"), 110.9, EPS);
+	assert_near(term(&m, "c2c.llc"), 51.1, EPS);
+	assert_near(term(&m, "c2c.remote"), 110.9, EPS);
 	assert_true(starts_with(source(&m, "c2c.smt"), "estimate: ")); /* data set: SMT off */
 
 	model_for(NULL, "spr-2s", &m);
-	assert_float_equal(term(&m, "c2c.llc"), 55.3, EPS);
+	assert_near(term(&m, "c2c.llc"), 55.3, EPS);
 	assert_true(starts_with(source(&m, "c2c.remote"), "estimate: "));
 
 	model_for(NULL, "jacobsville", &m);
@@ -273,7 +273,7 @@ static void test_generic(void **state)
 		check_monotone(specs[i], m.scan_per_cpu, "scan_per_cpu");
 		for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++)
 			assert_true(starts_with(m.c2c[rel].source, "estimate (generic)"));
-		assert_float_equal(term(&m, "remote_distance"), TS_REMOTE_DISTANCE, EPS);
+		assert_near(term(&m, "remote_distance"), TS_REMOTE_DISTANCE, EPS);
 		/* the same for a NULL name */
 		struct ts_cost_model m2;
 		model_for(t, NULL, &m2);
@@ -291,14 +291,14 @@ static void test_generic(void **state)
 			 0);
 	struct ts_cost_model m;
 	model_for(t, "synthetic", &m);
-	assert_float_equal(term(&m, "remote_distance"), 32, EPS);
+	assert_near(term(&m, "remote_distance"), 32, EPS);
 	/* CPU 0 (node 0) to CPU 6 (node 3, distance 34): c2c.remote * 34 / 32 */
 	assert_int_equal(ts_topology_relation(t, 0, 6), TS_REL_REMOTE);
-	assert_float_equal(ts_cost_between(&m, t, 0, 6), 140.0 * 34 / 32, EPS);
-	assert_float_equal(ts_cost_between(&m, t, 0, 4), 140.0, EPS);
+	assert_near(ts_cost_between(&m, t, 0, 6), 140.0 * 34 / 32, EPS);
+	assert_near(ts_cost_between(&m, t, 0, 4), 140.0, EPS);
 	assert_int_equal(ts_topology_relation(t, 0, 2), TS_REL_PACKAGE);
-	assert_float_equal(ts_cost_between(&m, t, 0, 2), 120.0, EPS);
-	assert_float_equal(ts_cost_mem_between(&m, t, 0, 1), 100 + 4.5 * 2, EPS);
+	assert_near(ts_cost_between(&m, t, 0, 2), 120.0, EPS);
+	assert_near(ts_cost_mem_between(&m, t, 0, 1), 100 + 4.5 * 2, EPS);
 	ts_topology_free(t);
 
 	/* a generic model needs a topology */
@@ -349,32 +349,32 @@ static void test_kunpeng_pairs(void **state)
 	};
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		assert_int_equal(ts_topology_relation(t, pairs[i].a, pairs[i].b), pairs[i].rel);
-		assert_float_equal(ts_cost_between(&m, t, pairs[i].a, pairs[i].b), pairs[i].c2c,
+		assert_near(ts_cost_between(&m, t, pairs[i].a, pairs[i].b), pairs[i].c2c,
 				   EPS);
 		/* symmetric */
-		assert_float_equal(ts_cost_between(&m, t, pairs[i].b, pairs[i].a), pairs[i].c2c,
+		assert_near(ts_cost_between(&m, t, pairs[i].b, pairs[i].a), pairs[i].c2c,
 				   EPS);
 	}
-	assert_float_equal(ts_cost_refill_between(&m, t, 0, 0), 0, EPS);
-	assert_float_equal(ts_cost_refill_between(&m, t, 0, 1), 16 * 34.5 / 10, EPS);
-	assert_float_equal(ts_cost_refill_between(&m, t, 0, 4), 16 * 35.7 / 10, EPS);
-	assert_float_equal(ts_cost_bulk_between(&m, t, 0, 1), 16 * 30.0 / 10, EPS);
-	assert_float_equal(ts_cost_bulk_between(&m, t, 0, 96), 16 * 165.0 / 10 * 33 / 32, EPS);
-	assert_float_equal(ts_cost_scan_between(&m, t, 0, 2), 34.5, EPS);
-	assert_float_equal(ts_cost_scan_between(&m, t, 0, 8), 35.7, EPS);
-	assert_float_equal(ts_cost_mem_between(&m, t, 0, 0), 117, EPS);
-	assert_float_equal(ts_cost_mem_between(&m, t, 0, 3), 117 + 4.04 * 23, EPS);
-	assert_float_equal(ts_cost_mem_between(&m, t, 40, 2), 117 + 4.04 * 15, EPS);
+	assert_near(ts_cost_refill_between(&m, t, 0, 0), 0, EPS);
+	assert_near(ts_cost_refill_between(&m, t, 0, 1), 16 * 34.5 / 10, EPS);
+	assert_near(ts_cost_refill_between(&m, t, 0, 4), 16 * 35.7 / 10, EPS);
+	assert_near(ts_cost_bulk_between(&m, t, 0, 1), 16 * 30.0 / 10, EPS);
+	assert_near(ts_cost_bulk_between(&m, t, 0, 96), 16 * 165.0 / 10 * 33 / 32, EPS);
+	assert_near(ts_cost_scan_between(&m, t, 0, 2), 34.5, EPS);
+	assert_near(ts_cost_scan_between(&m, t, 0, 8), 35.7, EPS);
+	assert_near(ts_cost_mem_between(&m, t, 0, 0), 117, EPS);
+	assert_near(ts_cost_mem_between(&m, t, 0, 3), 117 + 4.04 * 23, EPS);
+	assert_near(ts_cost_mem_between(&m, t, 40, 2), 117 + 4.04 * 15, EPS);
 	/* invalid CPUs and nodes */
-	assert_float_equal(ts_cost_between(&m, t, -1, 0), -1, EPS);
-	assert_float_equal(ts_cost_between(&m, t, 0, 128), -1, EPS);
-	assert_float_equal(ts_cost_mem_between(&m, t, 0, 4), -1, EPS);
+	assert_near(ts_cost_between(&m, t, -1, 0), -1, EPS);
+	assert_near(ts_cost_between(&m, t, 0, 128), -1, EPS);
+	assert_near(ts_cost_mem_between(&m, t, 0, 4), -1, EPS);
 	/* the remote rule never goes below the package tier */
-	assert_float_equal(ts_cost_c2c(&m, TS_REL_REMOTE, 11), 80.5, EPS);
-	assert_float_equal(ts_cost_c2c(&m, TS_REL_REMOTE, 0), 165, EPS);
+	assert_near(ts_cost_c2c(&m, TS_REL_REMOTE, 11), 80.5, EPS);
+	assert_near(ts_cost_c2c(&m, TS_REL_REMOTE, 0), 165, EPS);
 	/* non-remote tiers ignore the distance */
-	assert_float_equal(ts_cost_c2c(&m, TS_REL_PACKAGE, 200), 80.5, EPS);
-	assert_float_equal(ts_cost_mem(&m, 10), 117, EPS);
+	assert_near(ts_cost_c2c(&m, TS_REL_PACKAGE, 200), 80.5, EPS);
+	assert_near(ts_cost_mem(&m, 10), 117, EPS);
 	ts_topology_free(t);
 }
 
@@ -491,20 +491,20 @@ static void test_override_valid(void **state)
 	struct ts_error err = {0};
 	model_for(NULL, "kunpeng920", &m);
 	assert_int_equal(ts_cost_model_set(&m, "c2c.llc=50", &err), 0);
-	assert_float_equal(term(&m, "c2c.llc"), 50, EPS);
+	assert_near(term(&m, "c2c.llc"), 50, EPS);
 	assert_string_equal(source(&m, "c2c.llc"), "override: --cost c2c.llc=50");
 	assert_int_equal(ts_cost_model_set(&m, "idle_exit=1.5e3", &err), 0);
-	assert_float_equal(term(&m, "idle_exit"), 1500, EPS);
+	assert_near(term(&m, "idle_exit"), 1500, EPS);
 	assert_int_equal(ts_cost_model_set(&m, "mem.per_distance=0", &err), 0);
-	assert_float_equal(term(&m, "mem.per_distance"), 0, EPS);
+	assert_near(term(&m, "mem.per_distance"), 0, EPS);
 	assert_int_equal(ts_cost_model_set(&m, "refill.remote=.5", &err), 0);
-	assert_float_equal(term(&m, "refill.remote"), 0.5, EPS);
+	assert_near(term(&m, "refill.remote"), 0.5, EPS);
 	assert_int_equal(ts_cost_model_set(&m, "remote_distance=21", &err), 0);
-	assert_float_equal(term(&m, "remote_distance"), 21, EPS);
+	assert_near(term(&m, "remote_distance"), 21, EPS);
 	assert_int_equal(ts_cost_model_set(&m, "scan_per_cpu.cluster=+7", &err), 0);
-	assert_float_equal(term(&m, "scan_per_cpu.cluster"), 7, EPS);
+	assert_near(term(&m, "scan_per_cpu.cluster"), 7, EPS);
 	/* the scaling rule uses the overridden remote_distance */
-	assert_float_equal(ts_cost_c2c(&m, TS_REL_REMOTE, 42), 165.0 * 42 / 21, EPS);
+	assert_near(ts_cost_c2c(&m, TS_REL_REMOTE, 42), 165.0 * 42 / 21, EPS);
 	assert_int_equal(err.code, 0);
 }
 

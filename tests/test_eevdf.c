@@ -211,7 +211,7 @@ static void test_weight_tables(void **state)
 	assert_int_equal(ts_sched_prio_to_wmult[39], 286331153);
 	for (int i = 0; i < 40; i++) {
 		/* wmult is 2^32 / weight (rounded); weights fall ~1.25x per nice step */
-		uint64_t q = (1ULL << 32) / (uint64_t)ts_sched_prio_to_weight[i];
+		uint64_t q = (UINT64_C(1) << 32) / (uint64_t)ts_sched_prio_to_weight[i];
 		assert_close(ts_sched_prio_to_wmult[i], q, 1);
 		if (i)
 			assert_true(ts_sched_prio_to_weight[i] < ts_sched_prio_to_weight[i - 1]);
@@ -652,7 +652,7 @@ static void test_lag_preserved_weights(void **state)
 	for (int round = 0; round < 50; round++) {
 		int k = round % 5;
 		int64_t before, after;
-		sim_run(&s, s.now + 1000000ULL + (uint64_t)round * 37000ULL);
+		sim_run(&s, s.now + UINT64_C(1000000) + (uint64_t)round * UINT64_C(37000));
 		ts_dequeue_task(&s.cfs, &e[k], s.now, TS_DEQUEUE_SLEEP, f);
 		before = e[k].vlag;
 		assert_cfs_ok(&s.cfs);

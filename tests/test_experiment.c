@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "exp_report.h"
+#include "test_support.h"
 #include "toposched/experiment.h"
 
 /* ---- statistics on hand-computed samples ---- */
@@ -22,34 +23,34 @@ static void test_means_and_stddev(void **state)
 {
 	(void)state;
 	const double a[] = {1, 2, 4};
-	assert_float_equal(ts_exp_amean(a, 3), 7.0 / 3.0, 1e-12);
-	assert_float_equal(ts_exp_hmean(a, 3), 3.0 / 1.75, 1e-12); /* 12/7 */
+	assert_near(ts_exp_amean(a, 3), 7.0 / 3.0, 1e-12);
+	assert_near(ts_exp_hmean(a, 3), 3.0 / 1.75, 1e-12); /* 12/7 */
 	const double b[] = {2, 4, 4, 4, 5, 5, 7, 9};		   /* mean 5, SS 32 */
-	assert_float_equal(ts_exp_amean(b, 8), 5.0, 1e-12);
-	assert_float_equal(ts_exp_stddev(b, 8), sqrt(32.0 / 7.0), 1e-12);
+	assert_near(ts_exp_amean(b, 8), 5.0, 1e-12);
+	assert_near(ts_exp_stddev(b, 8), sqrt(32.0 / 7.0), 1e-12);
 	const double one[] = {42};
-	assert_float_equal(ts_exp_hmean(one, 1), 42, 1e-12);
-	assert_float_equal(ts_exp_amean(one, 1), 42, 1e-12);
-	assert_float_equal(ts_exp_stddev(one, 1), 0, 0);
+	assert_near(ts_exp_hmean(one, 1), 42, 1e-12);
+	assert_near(ts_exp_amean(one, 1), 42, 1e-12);
+	assert_near(ts_exp_stddev(one, 1), 0, 0);
 	const double same[] = {3, 3, 3};
-	assert_float_equal(ts_exp_hmean(same, 3), 3, 1e-12);
-	assert_float_equal(ts_exp_stddev(same, 3), 0, 1e-12);
+	assert_near(ts_exp_hmean(same, 3), 3, 1e-12);
+	assert_near(ts_exp_stddev(same, 3), 0, 1e-12);
 	const double zero[] = {5, 0, 5};
-	assert_float_equal(ts_exp_hmean(zero, 3), 0, 0);
+	assert_near(ts_exp_hmean(zero, 3), 0, 0);
 	const double neg[] = {5, -1};
 	assert_true(isnan(ts_exp_hmean(neg, 2)));
 	/* hmean <= amean, equal only for equal samples */
 	const double c[] = {10, 20};
-	assert_float_equal(ts_exp_hmean(c, 2), 2.0 / (0.1 + 0.05), 1e-12);
+	assert_near(ts_exp_hmean(c, 2), 2.0 / (0.1 + 0.05), 1e-12);
 	assert_true(ts_exp_hmean(c, 2) < ts_exp_amean(c, 2));
 }
 
 static void test_pct_change_and_significance(void **state)
 {
 	(void)state;
-	assert_float_equal(ts_exp_pct_change(110, 100), 10, 1e-12);
-	assert_float_equal(ts_exp_pct_change(90, 100), -10, 1e-12);
-	assert_float_equal(ts_exp_pct_change(100, 100), 0, 0);
+	assert_near(ts_exp_pct_change(110, 100), 10, 1e-12);
+	assert_near(ts_exp_pct_change(90, 100), -10, 1e-12);
+	assert_near(ts_exp_pct_change(100, 100), 0, 0);
 	assert_true(isnan(ts_exp_pct_change(1, 0)));
 	assert_true(isnan(ts_exp_pct_change(NAN, 1)));
 	/* |mean - base| > max(stddev, base stddev) */
@@ -185,12 +186,12 @@ static void test_points_and_aggregates(void **state)
 			for (int i = 0; i < 4; i++) {
 				assert_true(p->samples[i] >= want && p->samples[i] < want + 1);
 			}
-			assert_float_equal(p->hmean, ts_exp_hmean(p->samples, 4), 0);
-			assert_float_equal(p->amean, ts_exp_amean(p->samples, 4), 0);
-			assert_float_equal(p->stddev, ts_exp_stddev(p->samples, 4), 0);
-			assert_float_equal(p->mean, p->hmean, 0); /* throughput: Hmean */
+			assert_near(p->hmean, ts_exp_hmean(p->samples, 4), 0);
+			assert_near(p->amean, ts_exp_amean(p->samples, 4), 0);
+			assert_near(p->stddev, ts_exp_stddev(p->samples, 4), 0);
+			assert_near(p->mean, p->hmean, 0); /* throughput: Hmean */
 			const struct ts_exp_point *b = ts_experiment_point(&e, 0, l);
-			assert_float_equal(p->pct_change, 100 * (p->mean - b->mean) / b->mean,
+			assert_near(p->pct_change, 100 * (p->mean - b->mean) / b->mean,
 					   1e-9);
 			/* SIS_PROP: +50%, far beyond a spread below 1 */
 			assert_int_equal(p->significant,
@@ -204,14 +205,14 @@ static void test_points_and_aggregates(void **state)
 			assert_int_equal(p->stats.reasons[TS_PLACE_CLUSTER_SCAN], 16);
 			assert_int_equal(p->stats.wakeups_by_relation[TS_REL_REMOTE], 12);
 			assert_int_equal(p->stats.migrations, 8);
-			assert_float_equal(p->stats.sis_metrics.search_efficiency, 25.0, 1e-9);
-			assert_float_equal(p->stats.sis_metrics.success_rate, 90.0, 1e-9);
-			assert_float_equal(p->stats.sis_metrics.scanned_per_wakeup, 4.0, 1e-9);
+			assert_near(p->stats.sis_metrics.search_efficiency, 25.0, 1e-9);
+			assert_near(p->stats.sis_metrics.success_rate, 90.0, 1e-9);
+			assert_near(p->stats.sis_metrics.scanned_per_wakeup, 4.0, 1e-9);
 			/* domain: 16 / (160 - 24) */
-			assert_float_equal(p->stats.sis_metrics.domain_search_efficiency,
+			assert_near(p->stats.sis_metrics.domain_search_efficiency,
 					   100.0 * 16 / 136, 1e-9);
 			assert_true(p->stats.all_finished);
-			assert_float_equal(p->stats.wakeup_lat_us[2], -1, 0);
+			assert_near(p->stats.wakeup_lat_us[2], -1, 0);
 		}
 	ts_experiment_free(&e);
 	assert_null(e.points);
@@ -225,7 +226,7 @@ static void test_lower_is_better_uses_amean(void **state)
 	struct ts_error err = {0};
 	assert_int_equal(ts_experiment_run(&e, &err), 0);
 	for (int p = 0; p < 9; p++)
-		assert_float_equal(e.points[p].mean, e.points[p].amean, 0);
+		assert_near(e.points[p].mean, e.points[p].amean, 0);
 	ts_experiment_free(&e);
 }
 
@@ -274,7 +275,7 @@ static void test_seeds_per_run(void **state)
 		for (int l = 0; l < 3; l++)
 			for (int i = 0; i < 4; i++) {
 				double s = ts_experiment_point(&e, c, l)->samples[i];
-				assert_float_equal(
+				assert_near(
 					s, (double)(ts_experiment_seed(7, c, loads[l], i) >> 11),
 					0);
 				for (int k = 0; k < n; k++)
@@ -289,7 +290,7 @@ static void test_seeds_per_run(void **state)
 	f.nr_loads = 1;
 	assert_int_equal(ts_experiment_run(&f, &err), 0);
 	for (int i = 0; i < 4; i++)
-		assert_float_equal(ts_experiment_point(&f, 1, 0)->samples[i],
+		assert_near(ts_experiment_point(&f, 1, 0)->samples[i],
 				   (double)(ts_experiment_seed(7, 1, 8, i) >> 11), 0);
 	ts_experiment_free(&f);
 	/* another base seed, other samples */

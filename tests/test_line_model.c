@@ -16,14 +16,7 @@
 
 #include "sim/line_model.h"
 #include "sim_machine.h"
-
-/* doubles compared as doubles (cmocka's assert_float_equal converts to float) */
-#define assert_near(a, b, eps) near_((double)(a), (double)(b), (eps), #a, __LINE__)
-static void near_(double a, double b, double eps, const char *what, int line)
-{
-	if (!(a - b <= eps && b - a <= eps))
-		fail_msg("line %d: %s = %.9f, want %.9f", line, what, a, b);
-}
+#include "test_support.h"
 
 #define LINE_A ((uintptr_t)0x10000)
 #define LINE_B ((uintptr_t)0x10040)

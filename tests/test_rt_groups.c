@@ -42,7 +42,7 @@ static int first_cpu(void)
 	CPU_ZERO(&set);
 	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
 	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set))
+		if (CPU_ISSET((size_t)c, &set))
 			return c;
 	fail();
 	return -1;

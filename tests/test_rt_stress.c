@@ -83,7 +83,7 @@ struct prod_arg {
 static void *producer(void *arg)
 {
 	struct prod_arg *p = arg;
-	struct rng r = {0x9E3779B97F4A7C15ULL * (uint64_t)(p->id + 1)};
+	struct rng r = {UINT64_C(0x9E3779B97F4A7C15) * (uint64_t)(p->id + 1)};
 	for (int i = 0; i < msgs_per_producer; i++) {
 		uint32_t msg = (uint32_t)(p->id * msgs_per_producer + i);
 		int rc = (rnd(&r) % 8 == 0) ? ts_chan_try_send(p->cc->c, &msg) : -EAGAIN;
@@ -99,7 +99,7 @@ static void *producer(void *arg)
 static void *consumer(void *arg)
 {
 	struct chan_ctx *cc = arg;
-	struct rng r = {0xD1B54A32D192ED03ULL * (uint64_t)(cc->index + 7)};
+	struct rng r = {UINT64_C(0xD1B54A32D192ED03) * (uint64_t)(cc->index + 7)};
 	uint32_t msg;
 	int rc;
 	long n = 0;

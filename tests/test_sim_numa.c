@@ -296,24 +296,24 @@ static void test_sweep_cost_and_recost(void **state)
 			       .accesses = 2};
 	const double local = 10 + 2 * 100, remote = 10 + 2 * 150;
 	double end, cost = sim_sweep_plan(&sw, 0, lat, &end);
-	assert_float_equal(end, 1536, 0);
-	assert_float_equal(cost, 512 * local + 512 * remote + 512 * local, 1e-6);
+	assert_near(end, 1536, 0);
+	assert_near(cost, 512 * local + 512 * remote + 512 * local, 1e-6);
 	/* half the cost: 768 ns short of 512 local + 256 remote pages */
 	double half = 512 * local + 256 * remote;
 	double pos = sim_sweep_advance(&sw, 0, end, lat, half);
-	assert_float_equal(pos, 768, 1e-9);
+	assert_near(pos, 768, 1e-9);
 	/* the remote chunk moves to node 0 mid-sweep: the rest is costed anew */
 	sim_chunk_move(&mm, 1, 0);
 	cost = sim_sweep_plan(&sw, pos, lat, &end);
-	assert_float_equal(cost, 256 * local + 512 * local, 1e-6);
+	assert_near(cost, 256 * local + 512 * local, 1e-6);
 	/* a fractional position and a marked chunk ahead: the plan stops at its start */
 	mm.chunks[2].marked = true;
 	cost = sim_sweep_plan(&sw, 700.5, lat, &end);
-	assert_float_equal(end, 1024, 0);
-	assert_float_equal(cost, (1024 - 700.5) * local, 1e-6);
+	assert_near(end, 1024, 0);
+	assert_near(cost, (1024 - 700.5) * local, 1e-6);
 	/* at a marked chunk the plan is empty: it faults now */
 	sim_sweep_plan(&sw, 1100, lat, &end);
-	assert_float_equal(end, 1100, 0);
+	assert_near(end, 1100, 0);
 	/* a slice that wraps: pages 1200.. of a 1536-page slice, 500 pages: 336 then 164 */
 	mm.chunks[2].marked = false;
 	sw.start = 1200;
@@ -321,8 +321,8 @@ static void test_sweep_cost_and_recost(void **state)
 	assert_int_equal(sim_sweep_chunk(&sw, 0), 2);
 	assert_int_equal(sim_sweep_chunk(&sw, 336), 0);
 	cost = sim_sweep_plan(&sw, 0, lat, &end);
-	assert_float_equal(end, 500, 0);
-	assert_float_equal(cost, 500 * local, 1e-6);
+	assert_near(end, 500, 0);
+	assert_near(cost, 500 * local, 1e-6);
 	sim_mm_free(&mm);
 }
 
@@ -376,7 +376,7 @@ static void test_access_cost_by_hand(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, SMALL);
-	assert_float_equal(ts_cost_mem_between(&m.costs, m.topo, 0, 1), 145, 1e-9);
+	assert_near(ts_cost_mem_between(&m.costs, m.topo, 0, 1), 145, 1e-9);
 	const uint64_t ctx = 1500, pages = 2048, passes = 3;
 	uint64_t remote = sweep_busy(&m, TS_MEM_BIND_BALANCING, 1, false);
 	uint64_t local = sweep_busy(&m, TS_MEM_BIND_BALANCING, 0, false);
@@ -797,7 +797,7 @@ static void test_workload_figures(void **state)
 	assert_int_equal(n1t->classes[0].phases[0].slice, TS_SLICE_OWN);
 	assert_int_equal(n2->classes[0].iterations, 800);
 	assert_int_equal(n2->classes[0].nr_prologue, 0);
-	assert_float_equal(n2->classes[0].phases[0].accesses, 64 / 10.0, 1e-12);
+	assert_near(n2->classes[0].phases[0].accesses, 64 / 10.0, 1e-12);
 	for (const struct ts_workload *const *w =
 		     (const struct ts_workload *const[]){n1, n1t, n2, n2s, NULL};
 	     *w; w++) {

@@ -21,6 +21,21 @@
 
 #include <cmocka.h>
 
+/* ---- doubles ---------------------------------------------------------------------------- */
+
+/* cmocka's assert_float_equal() converts to float, which cannot hold 1e-12 tolerances; this
+ * compares doubles and prints both values at full precision. */
+#define assert_near(a, b, eps) assert_near_at((a), (b), (eps), #a, __FILE__, __LINE__)
+
+static inline void assert_near_at(double a, double b, double eps, const char *expr,
+				  const char *file, int line)
+{
+	if (!(a - b <= eps && b - a <= eps)) {
+		print_error("%s = %.17g, expected %.17g within %g\n", expr, a, b, eps);
+		_fail(file, line);
+	}
+}
+
 /* ---- fixed-seed PRNG (xorshift64*) ------------------------------------------------------ */
 
 static uint64_t rng_state __attribute__((unused));

@@ -141,7 +141,7 @@ bool ts_cpumask_intersects(const struct ts_cpumask *a, const struct ts_cpumask *
 
 uint64_t ts_cpumask_hash(const struct ts_cpumask *m)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)m->nr_cpus;
+	uint64_t h = UINT64_C(0xcbf29ce484222325) ^ (uint64_t)m->nr_cpus;
 	for (int i = 0; i < ts_cpumask_words(m->nr_cpus); i++) {
 		h ^= m->bits[i];
 		h *= 0x100000001b3ull;

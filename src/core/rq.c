@@ -12,7 +12,12 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#define UPDATE_AVG(avg, sample) ((avg) += ((int64_t)(sample) - (int64_t)(avg)) / 8)
+/* update_avg(): avg += (sample - avg) / 8, the difference signed as in the kernel's s64. */
+static inline void update_avg(uint64_t *avg, uint64_t sample)
+{
+	int64_t diff = (int64_t)(sample - *avg);
+	*avg += (uint64_t)(diff / 8);
+}
 
 /* update_load_avg() flags (fair.c). */
 enum { UPDATE_TG = 0x1, SKIP_AGE_LOAD = 0x2, DO_ATTACH = 0x4, DO_DETACH = 0x8 };
@@ -628,7 +633,7 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
 	 * balancing's gate) and SIS_PROP's wake_avg_idle. */
 	if (rq->idle_stamp) {
 		uint64_t delta = now - rq->idle_stamp, max = 2 * rq->max_idle_balance_cost;
-		UPDATE_AVG(rq->avg_idle, delta);
+		update_avg(&rq->avg_idle, delta);
 		if (rq->avg_idle > max)
 			rq->avg_idle = max;
 		atomic_store_explicit(&rq->ro.wake_stamp, now / s->tick_nsec, memory_order_relaxed);

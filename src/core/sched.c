@@ -77,7 +77,7 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 	int online = ts_cpumask_weight(s->dom->cpu_map);
 	s->base_slice = ts_sched_base_slice((unsigned)online);
 	/* max_load_balance_interval = HZ * num_online_cpus() / 10 jiffies */
-	s->max_load_balance_interval_ns = (uint64_t)online * TS_NSEC_PER_SEC / 10;
+	s->max_load_balance_interval_ns = (uint64_t)online * (uint64_t)TS_NSEC_PER_SEC / 10;
 	s->rq = aligned_alloc(64, sizeof(struct ts_rq) * (size_t)s->nr_cpus);
 	s->select_rq_mask = calloc((size_t)s->nr_cpus, sizeof(*s->select_rq_mask));
 	s->lb_cpus = calloc((size_t)s->nr_cpus, sizeof(*s->lb_cpus));

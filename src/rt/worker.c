@@ -392,7 +392,7 @@ static int parse_affinity(struct ts_cpumask **out)
 	if (!m)
 		return -ENOMEM;
 	for (int i = 0; i < CPU_SETSIZE; i++)
-		if (CPU_ISSET(i, &set))
+		if (CPU_ISSET((size_t)i, &set))
 			ts_cpumask_set(m, i);
 	*out = m;
 	return 0;
@@ -547,7 +547,7 @@ static int start(const struct ts_rt_config *cfg)
 		if (!cfg->no_pin) {
 			cpu_set_t set;
 			CPU_ZERO(&set);
-			CPU_SET(w->os_cpu, &set);
+			CPU_SET((size_t)w->os_cpu, &set);
 			pthread_attr_setaffinity_np(&a, sizeof(set), &set);
 		}
 		rc = pthread_create(&w->thread, &a, worker_main, w);
