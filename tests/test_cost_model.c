@@ -349,11 +349,9 @@ static void test_kunpeng_pairs(void **state)
 	};
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		assert_int_equal(ts_topology_relation(t, pairs[i].a, pairs[i].b), pairs[i].rel);
-		assert_near(ts_cost_between(&m, t, pairs[i].a, pairs[i].b), pairs[i].c2c,
-				   EPS);
+		assert_near(ts_cost_between(&m, t, pairs[i].a, pairs[i].b), pairs[i].c2c, EPS);
 		/* symmetric */
-		assert_near(ts_cost_between(&m, t, pairs[i].b, pairs[i].a), pairs[i].c2c,
-				   EPS);
+		assert_near(ts_cost_between(&m, t, pairs[i].b, pairs[i].a), pairs[i].c2c, EPS);
 	}
 	assert_near(ts_cost_refill_between(&m, t, 0, 0), 0, EPS);
 	assert_near(ts_cost_refill_between(&m, t, 0, 1), 16 * 34.5 / 10, EPS);

@@ -25,7 +25,7 @@ static void test_means_and_stddev(void **state)
 	const double a[] = {1, 2, 4};
 	assert_near(ts_exp_amean(a, 3), 7.0 / 3.0, 1e-12);
 	assert_near(ts_exp_hmean(a, 3), 3.0 / 1.75, 1e-12); /* 12/7 */
-	const double b[] = {2, 4, 4, 4, 5, 5, 7, 9};		   /* mean 5, SS 32 */
+	const double b[] = {2, 4, 4, 4, 5, 5, 7, 9};	    /* mean 5, SS 32 */
 	assert_near(ts_exp_amean(b, 8), 5.0, 1e-12);
 	assert_near(ts_exp_stddev(b, 8), sqrt(32.0 / 7.0), 1e-12);
 	const double one[] = {42};
@@ -191,8 +191,7 @@ static void test_points_and_aggregates(void **state)
 			assert_near(p->stddev, ts_exp_stddev(p->samples, 4), 0);
 			assert_near(p->mean, p->hmean, 0); /* throughput: Hmean */
 			const struct ts_exp_point *b = ts_experiment_point(&e, 0, l);
-			assert_near(p->pct_change, 100 * (p->mean - b->mean) / b->mean,
-					   1e-9);
+			assert_near(p->pct_change, 100 * (p->mean - b->mean) / b->mean, 1e-9);
 			/* SIS_PROP: +50%, far beyond a spread below 1 */
 			assert_int_equal(p->significant,
 					 c > 0 && ts_exp_significant(p->mean, p->stddev, 4, b->mean,
@@ -209,8 +208,8 @@ static void test_points_and_aggregates(void **state)
 			assert_near(p->stats.sis_metrics.success_rate, 90.0, 1e-9);
 			assert_near(p->stats.sis_metrics.scanned_per_wakeup, 4.0, 1e-9);
 			/* domain: 16 / (160 - 24) */
-			assert_near(p->stats.sis_metrics.domain_search_efficiency,
-					   100.0 * 16 / 136, 1e-9);
+			assert_near(p->stats.sis_metrics.domain_search_efficiency, 100.0 * 16 / 136,
+				    1e-9);
 			assert_true(p->stats.all_finished);
 			assert_near(p->stats.wakeup_lat_us[2], -1, 0);
 		}
@@ -275,9 +274,9 @@ static void test_seeds_per_run(void **state)
 		for (int l = 0; l < 3; l++)
 			for (int i = 0; i < 4; i++) {
 				double s = ts_experiment_point(&e, c, l)->samples[i];
-				assert_near(
-					s, (double)(ts_experiment_seed(7, c, loads[l], i) >> 11),
-					0);
+				assert_near(s,
+					    (double)(ts_experiment_seed(7, c, loads[l], i) >> 11),
+					    0);
 				for (int k = 0; k < n; k++)
 					assert_true(seen[k] != s);
 				seen[n++] = s;
@@ -291,7 +290,7 @@ static void test_seeds_per_run(void **state)
 	assert_int_equal(ts_experiment_run(&f, &err), 0);
 	for (int i = 0; i < 4; i++)
 		assert_near(ts_experiment_point(&f, 1, 0)->samples[i],
-				   (double)(ts_experiment_seed(7, 1, 8, i) >> 11), 0);
+			    (double)(ts_experiment_seed(7, 1, 8, i) >> 11), 0);
 	ts_experiment_free(&f);
 	/* another base seed, other samples */
 	assert_true(ts_experiment_seed(7, 0, 1, 0) != ts_experiment_seed(8, 0, 1, 0));

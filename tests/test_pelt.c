@@ -16,12 +16,13 @@
 
 #include "test_support.h" /* rng_seed(), rng() */
 
-#define NSEC_PER_MSEC  1000000ULL
-#define PELT_PERIOD_NS (UINT64_C(1024) * UINT64_C(1024)) /* one PELT period: 1024 units of 1024 ns */
-#define NICE_0	       1024UL
-#define NICE_M5	       3121UL /* sched_prio_to_weight[15], nice -5 */
-#define NICE_5	       335UL  /* sched_prio_to_weight[25], nice 5 */
-#define NICE_M20       88761UL
+#define NSEC_PER_MSEC 1000000ULL
+#define PELT_PERIOD_NS                                                                             \
+	(UINT64_C(1024) * UINT64_C(1024)) /* one PELT period: 1024 units of 1024 ns */
+#define NICE_0	 1024UL
+#define NICE_M5	 3121UL /* sched_prio_to_weight[15], nice -5 */
+#define NICE_5	 335UL	/* sched_prio_to_weight[25], nice 5 */
+#define NICE_M20 88761UL
 
 /* |a - b| <= tol on unsigned values, with both values in the message. */
 #define assert_close(a, b, tol)                                                                    \

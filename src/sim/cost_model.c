@@ -672,7 +672,7 @@ static void fill_na(struct ts_cost_term *tier, const bool *present, const char *
 		set_term(&tier[rel], tier[from].value,
 			 "n/a: %s has no CPU pairs of this relation; = %s.%s so that the tiers "
 			 "stay monotone",
-			 machine, family, ts_cpu_relation_name(from));
+			 machine, family, ts_cpu_relation_name((enum ts_cpu_relation)from));
 	}
 }
 
@@ -729,8 +729,8 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 			set_term(&m->bulk_per_kib[rel], LINES_PER_KIB * line / MISSES_IN_FLIGHT,
 				 "%sestimate: %g lines/KiB x c2c.%s (%g ns, %s) / %g misses in "
 				 "flight",
-				 na, LINES_PER_KIB, ts_cpu_relation_name(rel), line, kind,
-				 MISSES_IN_FLIGHT);
+				 na, LINES_PER_KIB, ts_cpu_relation_name((enum ts_cpu_relation)rel),
+				 line, kind, MISSES_IN_FLIGHT);
 		line = rl->src ? rl->v : m->c2c[rel].value;
 		if (rl->src)
 			set_term(&m->refill[rel], LINES_PER_KIB * line / MISSES_IN_FLIGHT,
@@ -742,12 +742,13 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 				&m->refill[rel], LINES_PER_KIB * line / MISSES_IN_FLIGHT,
 				"%sestimate: %g lines/KiB x c2c.%s (%g ns, %s) / %g misses in "
 				"flight; the footprint is refetched from the previous CPU's caches",
-				na, LINES_PER_KIB, ts_cpu_relation_name(rel), line, kind,
-				MISSES_IN_FLIGHT);
+				na, LINES_PER_KIB, ts_cpu_relation_name((enum ts_cpu_relation)rel),
+				line, kind, MISSES_IN_FLIGHT);
 		set_term(&m->scan_per_cpu[rel], SCAN_LINES_PER_CPU * m->c2c[rel].value,
 			 "%sestimate: one struct rq line fetched from the examined CPU per probe "
 			 "= c2c.%s (%g ns, %s)",
-			 na, ts_cpu_relation_name(rel), m->c2c[rel].value, kind);
+			 na, ts_cpu_relation_name((enum ts_cpu_relation)rel), m->c2c[rel].value,
+			 kind);
 	}
 	fill_na(m->bulk_per_kib, derived_present, "bulk_per_kib", pc->name);
 	fill_na(m->refill, derived_present, "refill", pc->name);

@@ -1888,10 +1888,10 @@ static int setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error
 		m->costs = &m->own_costs;
 	}
 	for (int r = 0; r < TS_REL_NR; r++) {
-		m->c2c[r] = ts_cost_c2c(m->costs, r, 0);
-		m->bulk[r] = ts_cost_bulk_per_kib(m->costs, r, 0);
-		m->refill[r] = ts_cost_refill_per_kib(m->costs, r, 0);
-		m->scan[r] = ts_cost_scan_per_cpu(m->costs, r, 0);
+		m->c2c[r] = ts_cost_c2c(m->costs, (enum ts_cpu_relation)r, 0);
+		m->bulk[r] = ts_cost_bulk_per_kib(m->costs, (enum ts_cpu_relation)r, 0);
+		m->refill[r] = ts_cost_refill_per_kib(m->costs, (enum ts_cpu_relation)r, 0);
+		m->scan[r] = ts_cost_scan_per_cpu(m->costs, (enum ts_cpu_relation)r, 0);
 	}
 	m->scan_mix_per_cpu = m->scan[TS_REL_LLC];
 	m->ctx_switch_ns = ns_of(m->costs->ctx_switch.value);

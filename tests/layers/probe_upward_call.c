@@ -5,4 +5,7 @@ struct ts_rng;
 void ts_rng_seed(struct ts_rng *r, uint64_t seed);
 void ts_layer_probe_upward_call(void);
 
-void ts_layer_probe_upward_call(void) { ts_rng_seed(0, 1); }
+void ts_layer_probe_upward_call(void)
+{
+	ts_rng_seed(0, 1);
+}
