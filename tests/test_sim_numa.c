@@ -763,7 +763,7 @@ static void test_cli_bad_input(void **state)
 	assert_int_equal(ts_tmpdir_remove(dir), 0);
 }
 
-/* ---- the workload figures (ref §1.7, §1.8) ---------------------------------------------- */
+/* ---- the workload figures (autonuma-benchmark, mmtests' SPECjbb2005 config) ------------ */
 
 static void test_workload_figures(void **state)
 {
