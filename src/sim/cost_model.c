@@ -38,6 +38,10 @@ struct term_desc {
 	double min_excl, max; /* valid override: min_excl < v <= max (min_excl < 0: v >= 0) */
 };
 
+/* Start-up costs (estimates; see their source texts below). */
+#define FORK_NS	  40000.0
+#define ACCEPT_NS 3000.0
+
 #define TERM(name, field, unit, meaning, lo, hi)                                                   \
 	{                                                                                          \
 		{name, unit, meaning}, offsetof(struct ts_cost_model, field), lo, hi               \
@@ -124,6 +128,9 @@ static const struct term_desc terms[] = {
 	     -1, COST_MAX),
 	TERM("numa.scan_per_pmd", numa_scan_per_pmd, "ns",
 	     "task_numa_work making one 2 MiB PMD PROT_NONE", -1, COST_MAX),
+	TERM("fork", fork, "ns", "fork() in the parent, up to the child's first wake-up", -1,
+	     COST_MAX),
+	TERM("accept", accept, "ns", "accept() of one loopback TCP connection", -1, COST_MAX),
 };
 
 #define NR_TERMS ((int)(sizeof(terms) / sizeof(terms[0])))
@@ -784,6 +791,18 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 		 "PROT_NONE; the page-table line is taken as cache-cold, one DRAM load at "
 		 "mem.local (%g ns); the TLB flush after change_prot_numa() is not charged",
 		 m->mem_local.value);
+
+	/* A benchmark's start-up (the same on every machine: no per-machine figure). */
+	set_term(&m->fork, FORK_NS,
+		 "estimate: kernel_clone() -> copy_process() in the parent duplicates the "
+		 "task, its files and signal state and copies the page tables of a small "
+		 "process's few MiB of mappings (dup_mmap), then wake_up_new_task(); tens of "
+		 "microseconds on servers of the 2010s: 40 us");
+	set_term(&m->accept, ACCEPT_NS,
+		 "estimate: inet_csk_accept() takes the established child socket off the "
+		 "listener's queue and sock_alloc_file()/fd_install() give it a file: one "
+		 "syscall of the weight of a loopback send (TCP_SEND_NS, src/sim/workloads.c): "
+		 "3 us");
 }
 
 /* The smallest distance between nodes of different packages (20 with one package). */

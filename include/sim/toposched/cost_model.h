@@ -64,6 +64,9 @@ struct ts_cost_model {
 						     remote_distance, ns/KiB */
 	struct ts_cost_term numa_stop_latency;	  /* a decided migration's stop work, ns */
 	struct ts_cost_term numa_scan_per_pmd;	  /* the scanner marking one 2 MiB PMD, ns */
+	/* A benchmark's start-up, charged to the task doing it (docs/workloads.md, "Start"). */
+	struct ts_cost_term fork;   /* fork() in the parent, up to the child's wake-up, ns */
+	struct ts_cost_term accept; /* accept() of one loopback TCP connection, ns */
 };
 
 /* The model for t. When preset_name names a built-in preset (ts_preset_find()), that
