@@ -717,10 +717,8 @@ static bool wake_up_new_task_at(struct ts_sched *s, struct ts_task *p, int cpu)
 {
 	struct ts_rq *rq = &s->rq[cpu];
 	s->ops.rq_lock(s->host, cpu);
-	if (p->cpu != cpu) { /* __set_task_cpu(): a new task has no load to move */
+	if (p->cpu != cpu) /* __set_task_cpu(): a new task has no load to move */
 		set_task_cpu(p, cpu);
-		p->recent_used_cpu = cpu;
-	}
 	set_task_rq(s, p, cpu);
 	uint64_t now = rq_clock(s, rq);
 	update_cfs_rq_load_avg(p->se.cfs_rq, now);
@@ -735,6 +733,9 @@ static bool wake_up_new_task_at(struct ts_sched *s, struct ts_task *p, int cpu)
 struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, int parent_cpu,
 					struct ts_task *parent)
 {
+	/* The child sits on the forking CPU (sched_cgroup_fork()), which wake_up_new_task()
+	 * remembers as its recent_used_cpu before fork balancing moves it. */
+	p->recent_used_cpu = parent_cpu;
 	struct ts_placement pl = ts_select_task_rq(s, p, parent_cpu, parent, TS_WF_FORK);
 	wake_up_new_task_at(s, p, pl.cpu);
 	return pl;
@@ -742,6 +743,7 @@ struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, i
 
 bool ts_wake_up_new_task_on(struct ts_sched *s, struct ts_task *p, int cpu)
 {
+	p->recent_used_cpu = cpu; /* no forking CPU: the chosen one */
 	return wake_up_new_task_at(s, p, cpu);
 }
 

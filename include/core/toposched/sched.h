@@ -304,8 +304,11 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
  * rq lock held (it takes the target's through ops->rq_lock). */
 struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int waker_cpu,
 				      struct ts_task *waker, int wake_flags);
-/* wake_up_new_task(): first wake-up of a NEW task, with fork balancing (WF_FORK): select,
- * then as ts_wake_up_new_task_on() on the chosen CPU. Called with no rq lock held. */
+/* wake_up_new_task(): first wake-up of a NEW task forked on parent_cpu by `parent` (its
+ * current task there, or NULL when the fork is not modelled), with fork balancing
+ * (WF_FORK; sched_balance_find_dst_group() counts parent_cpu busy while the parent runs
+ * on it): p->recent_used_cpu = parent_cpu, select, then as ts_wake_up_new_task_on() on
+ * the chosen CPU. Called with no rq lock held. */
 struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, int parent_cpu,
 					struct ts_task *parent);
 /* wake_up_new_task() on a CPU the host has already chosen (no fork balancing, no

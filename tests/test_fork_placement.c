@@ -1,0 +1,81 @@
+/* Fork balancing from a running parent (ts_wake_up_new_task() with the parent as the
+ * current task of the forking CPU), on Kunpeng 920 node 0 (8 clusters of 4 CPUs), every
+ * task allowed only node 0 (numactl -N 0), as the simulator starts tbench and netperf.
+ *
+ * By hand, kernel/sched/fair.c sched_balance_find_dst_group() (find_idlest_group()): the
+ * NUMA levels have no allowed group but the local node, so the MC level (the node's 32 CPUs,
+ * groups = clusters) decides. A CPU counts idle only when nothing runs there, so the parent's
+ * CPU 0 is busy: the local cluster has 3 idle CPUs against 4 in every other; in the
+ * group_has_spare case the local group is kept only when local.idle_cpus >=
+ * idlest.idle_cpus, and between equal clusters the first in domain order wins (ties on
+ * idle_cpus go to the lower group_util, here all 0). The first child goes to cluster 1
+ * (CPUs 4-7) and, all idle there, to its first CPU; each later child finds one more cluster
+ * with a busy CPU: the k-th child (k = 1..7) lands on CPU 4k. An eighth finds every cluster
+ * with 3 idle CPUs and stays in the parent's cluster.
+ *
+ * And wake_up_new_task() remembers the forking CPU as the child's recent_used_cpu. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sched_env.h"
+
+static void test_children_of_a_running_parent_spread_over_clusters(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", NULL);
+	struct ts_cpumask *node0 = ts_cpumask_alloc(e.t->nr_cpus);
+	assert_non_null(node0);
+	for (int c = 0; c < 32; c++)
+		ts_cpumask_set(node0, c);
+	struct ts_task *parent = env_task(&e, 0, node0, 0);
+	fake_run_on(e.s, &e.f, parent, 0);
+	assert_false(ts_idle_cpu(e.s, 0));
+
+	for (int k = 1; k <= 8; k++) {
+		struct ts_task *child = env_task(&e, 0, node0, 0);
+		struct ts_placement pl = ts_wake_up_new_task(e.s, child, 0, parent);
+		assert_int_equal(child->recent_used_cpu, 0);
+		assert_int_equal(pl.reason, TS_PLACE_SLOW_PATH);
+		if (k <= 7) {
+			assert_int_equal(pl.cpu, 4 * k);
+		} else {
+			assert_true(pl.cpu >= 1 && pl.cpu <= 3); /* the parent's cluster */
+		}
+		assert_int_equal(child->cpu, pl.cpu);
+	}
+	ts_cpumask_free(node0);
+	env_destroy(&e);
+}
+
+/* Without a running parent (the old start: every task forked from an idle CPU 0) the local
+ * cluster ties with the others (4 idle each) and keeps the child: it goes to CPU 0 itself. */
+static void test_a_fork_from_an_idle_cpu_stays_local(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", NULL);
+	struct ts_cpumask *node0 = ts_cpumask_alloc(e.t->nr_cpus);
+	assert_non_null(node0);
+	for (int c = 0; c < 32; c++)
+		ts_cpumask_set(node0, c);
+	struct ts_task *child = env_task(&e, 0, node0, 0);
+	struct ts_placement pl = ts_wake_up_new_task(e.s, child, 0, NULL);
+	assert_true(pl.cpu >= 0 && pl.cpu <= 3);
+	assert_int_equal(child->recent_used_cpu, 0);
+	ts_cpumask_free(node0);
+	env_destroy(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_children_of_a_running_parent_spread_over_clusters),
+		cmocka_unit_test(test_a_fork_from_an_idle_cpu_stays_local),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
