@@ -12,6 +12,8 @@
 #define CLI_DEFAULT_TOPOLOGY "kunpeng920"
 
 enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON };
+/* significant digits of the numbers in the commands' JSON (docs/topo-json.md) */
+#define CLI_JSON_PRECISION 6
 
 /* Prints "toposched CMD: error: MSG" on stderr; returns CLI_EXIT_USAGE. */
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

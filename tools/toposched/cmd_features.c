@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "json_writer.h"
 #include "toposched/features.h"
+#include "toposched/json_writer.h"
 
 static const char features_help[] =
 	"usage: toposched features [--features LIST] [--format text|json]\n"
@@ -44,28 +44,28 @@ static void print_text(struct ts_features f)
 
 static void print_json(struct ts_features f)
 {
-	struct json_writer w;
-	json_init(&w, stdout);
-	json_begin_object(&w);
-	json_key(&w, "features");
-	json_begin_array(&w);
+	struct ts_json_writer w;
+	ts_json_init(&w, stdout, CLI_JSON_PRECISION);
+	ts_json_begin_object(&w);
+	ts_json_key(&w, "features");
+	ts_json_begin_array(&w);
 	for (int i = 0; i < ts_feature_count(); i++) {
 		const struct ts_feature_info *fi = ts_feature_info(i);
-		json_begin_object(&w);
-		json_key(&w, "name");
-		json_string(&w, fi->name);
-		json_key(&w, "default");
-		json_bool(&w, fi->default_on);
-		json_key(&w, "enabled");
-		json_bool(&w, ts_features_has(f, (enum ts_feature)i));
-		json_key(&w, "origin");
-		json_string(&w, fi->origin);
-		json_key(&w, "meaning");
-		json_string(&w, fi->meaning);
-		json_end_object(&w);
+		ts_json_begin_object(&w);
+		ts_json_key(&w, "name");
+		ts_json_string(&w, fi->name);
+		ts_json_key(&w, "default");
+		ts_json_bool(&w, fi->default_on);
+		ts_json_key(&w, "enabled");
+		ts_json_bool(&w, ts_features_has(f, (enum ts_feature)i));
+		ts_json_key(&w, "origin");
+		ts_json_string(&w, fi->origin);
+		ts_json_key(&w, "meaning");
+		ts_json_string(&w, fi->meaning);
+		ts_json_end_object(&w);
 	}
-	json_end_array(&w);
-	json_end_object(&w);
+	ts_json_end_array(&w);
+	ts_json_end_object(&w);
 }
 
 int cmd_features(int argc, char **argv)

@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "json_writer.h"
 #include "toposched/cost_model.h"
+#include "toposched/json_writer.h"
 
 static const char machines_help[] =
 	"usage: toposched machines [--format text|json]\n"
@@ -51,37 +51,37 @@ static int print_term_text(const struct ts_cost_term_info *info, const struct ts
 static int print_term_json(const struct ts_cost_term_info *info, const struct ts_cost_term *term,
 			   void *arg)
 {
-	struct json_writer *w = arg;
-	json_begin_object(w);
-	json_key(w, "name");
-	json_string(w, info->name);
-	json_key(w, "value");
-	json_double(w, term->value);
-	json_key(w, "unit");
-	json_string(w, info->unit);
-	json_key(w, "source");
-	json_string(w, term->source);
-	json_key(w, "meaning");
-	json_string(w, info->meaning);
-	json_end_object(w);
+	struct ts_json_writer *w = arg;
+	ts_json_begin_object(w);
+	ts_json_key(w, "name");
+	ts_json_string(w, info->name);
+	ts_json_key(w, "value");
+	ts_json_double(w, term->value);
+	ts_json_key(w, "unit");
+	ts_json_string(w, info->unit);
+	ts_json_key(w, "source");
+	ts_json_string(w, term->source);
+	ts_json_key(w, "meaning");
+	ts_json_string(w, info->meaning);
+	ts_json_end_object(w);
 	return 0;
 }
 
 static void print_costs(const char *spec, const struct ts_cost_model *m, enum cli_format format)
 {
 	if (format == CLI_FORMAT_JSON) {
-		struct json_writer w;
-		json_init(&w, stdout);
-		json_begin_object(&w);
-		json_key(&w, "machine");
-		json_string(&w, spec);
-		json_key(&w, "model");
-		json_string(&w, m->generic ? "generic" : "preset");
-		json_key(&w, "terms");
-		json_begin_array(&w);
+		struct ts_json_writer w;
+		ts_json_init(&w, stdout, CLI_JSON_PRECISION);
+		ts_json_begin_object(&w);
+		ts_json_key(&w, "machine");
+		ts_json_string(&w, spec);
+		ts_json_key(&w, "model");
+		ts_json_string(&w, m->generic ? "generic" : "preset");
+		ts_json_key(&w, "terms");
+		ts_json_begin_array(&w);
 		ts_cost_model_foreach(m, print_term_json, &w);
-		json_end_array(&w);
-		json_end_object(&w);
+		ts_json_end_array(&w);
+		ts_json_end_object(&w);
 		return;
 	}
 	if (m->generic)
@@ -105,21 +105,21 @@ static void print_machines(enum cli_format format)
 			printf("%-16s %s\n", p[i].name, p[i].description);
 		return;
 	}
-	struct json_writer w;
-	json_init(&w, stdout);
-	json_begin_object(&w);
-	json_key(&w, "machines");
-	json_begin_array(&w);
+	struct ts_json_writer w;
+	ts_json_init(&w, stdout, CLI_JSON_PRECISION);
+	ts_json_begin_object(&w);
+	ts_json_key(&w, "machines");
+	ts_json_begin_array(&w);
 	for (int i = 0; i < count; i++) {
-		json_begin_object(&w);
-		json_key(&w, "name");
-		json_string(&w, p[i].name);
-		json_key(&w, "description");
-		json_string(&w, p[i].description);
-		json_end_object(&w);
+		ts_json_begin_object(&w);
+		ts_json_key(&w, "name");
+		ts_json_string(&w, p[i].name);
+		ts_json_key(&w, "description");
+		ts_json_string(&w, p[i].description);
+		ts_json_end_object(&w);
 	}
-	json_end_array(&w);
-	json_end_object(&w);
+	ts_json_end_array(&w);
+	ts_json_end_object(&w);
 }
 
 #define MAX_COST_OVERRIDES 64

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "json_writer.h"
+#include "toposched/json_writer.h"
 #include "toposched/numa_levels.h"
 #include "toposched/spread.h"
 
@@ -91,21 +91,21 @@ int cmd_spread(int argc, char **argv)
 		rc = cli_error("spread", "out of memory");
 	if (!rc) {
 		ts_cpumask_fill(online);
-		struct json_writer w;
+		struct ts_json_writer w;
 		if (format == CLI_FORMAT_JSON) {
-			json_init(&w, stdout);
-			json_begin_object(&w);
-			json_key(&w, "machine");
-			json_string(&w, t->name);
-			json_key(&w, "node");
+			ts_json_init(&w, stdout, CLI_JSON_PRECISION);
+			ts_json_begin_object(&w);
+			ts_json_key(&w, "machine");
+			ts_json_string(&w, t->name);
+			ts_json_key(&w, "node");
 			if (node < 0)
-				json_null(&w);
+				ts_json_null(&w);
 			else
-				json_int(&w, node);
-			json_key(&w, "policy");
-			json_string(&w, ts_spread_policy_name(policy));
-			json_key(&w, "cpus");
-			json_begin_array(&w);
+				ts_json_int(&w, node);
+			ts_json_key(&w, "policy");
+			ts_json_string(&w, ts_spread_policy_name(policy));
+			ts_json_key(&w, "cpus");
+			ts_json_begin_array(&w);
 		} else {
 			printf("cpumask_local_spread(i, %s) on %s, policy %s\n", node_arg, t->name,
 			       ts_spread_policy_name(policy));
@@ -115,7 +115,7 @@ int cmd_spread(int argc, char **argv)
 			int cpu = ts_cpumask_local_spread(&nl, online, policy,
 							  (int)(i % t->nr_cpus), (int)node);
 			if (format == CLI_FORMAT_JSON) {
-				json_int(&w, cpu);
+				ts_json_int(&w, cpu);
 				continue;
 			}
 			int cnode = t->cpu[cpu].node;
@@ -126,8 +126,8 @@ int cmd_spread(int argc, char **argv)
 				printf("%6ld %6d %5d %9s\n", i, cpu, cnode, "-");
 		}
 		if (format == CLI_FORMAT_JSON) {
-			json_end_array(&w);
-			json_end_object(&w);
+			ts_json_end_array(&w);
+			ts_json_end_object(&w);
 		}
 		if (fflush(stdout) || ferror(stdout))
 			rc = cli_error("spread", "writing the output failed");

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "json_writer.h"
 #include "toposched/domain.h"
+#include "toposched/json_writer.h"
 
 static const char topo_help[] =
 	"usage: toposched topo [--topology SPEC] [--distance MATRIX] [--cpus LIST]\n"
@@ -105,121 +105,121 @@ static void text_domains(const struct ts_domains *d, const struct ts_cpumask *sh
 	}
 }
 
-static void json_mask(struct json_writer *w, const struct ts_cpumask *m)
+static void json_mask(struct ts_json_writer *w, const struct ts_cpumask *m)
 {
 	char *s = ts_cpumask_to_string(m);
-	json_string(w, s ? s : "");
+	ts_json_string(w, s ? s : "");
 	free(s);
 }
 
 static void json_domains(const struct ts_domains *d, const struct ts_cpumask *show)
 {
 	const struct ts_topology *t = d->topo;
-	struct json_writer w;
-	json_init(&w, stdout);
-	json_begin_object(&w);
-	json_key(&w, "machine");
-	json_string(&w, t->name);
-	json_key(&w, "description");
-	json_string(&w, t->description);
-	json_key(&w, "nr_cpus");
-	json_int(&w, t->nr_cpus);
-	json_key(&w, "nr_cores");
-	json_int(&w, t->nr_cores);
-	json_key(&w, "nr_clusters");
-	json_int(&w, t->nr_clusters);
-	json_key(&w, "nr_llcs");
-	json_int(&w, t->nr_llcs);
-	json_key(&w, "nr_nodes");
-	json_int(&w, t->nr_nodes);
-	json_key(&w, "nr_packages");
-	json_int(&w, t->nr_packages);
-	json_key(&w, "smt_active");
-	json_bool(&w, d->smt_active);
-	json_key(&w, "cluster_active");
-	json_bool(&w, d->cluster_active);
-	json_key(&w, "numa_topology_type");
-	json_string(&w, ts_numa_topology_type_name(d->numa.type));
-	json_key(&w, "numa_distances");
-	json_begin_array(&w);
+	struct ts_json_writer w;
+	ts_json_init(&w, stdout, CLI_JSON_PRECISION);
+	ts_json_begin_object(&w);
+	ts_json_key(&w, "machine");
+	ts_json_string(&w, t->name);
+	ts_json_key(&w, "description");
+	ts_json_string(&w, t->description);
+	ts_json_key(&w, "nr_cpus");
+	ts_json_int(&w, t->nr_cpus);
+	ts_json_key(&w, "nr_cores");
+	ts_json_int(&w, t->nr_cores);
+	ts_json_key(&w, "nr_clusters");
+	ts_json_int(&w, t->nr_clusters);
+	ts_json_key(&w, "nr_llcs");
+	ts_json_int(&w, t->nr_llcs);
+	ts_json_key(&w, "nr_nodes");
+	ts_json_int(&w, t->nr_nodes);
+	ts_json_key(&w, "nr_packages");
+	ts_json_int(&w, t->nr_packages);
+	ts_json_key(&w, "smt_active");
+	ts_json_bool(&w, d->smt_active);
+	ts_json_key(&w, "cluster_active");
+	ts_json_bool(&w, d->cluster_active);
+	ts_json_key(&w, "numa_topology_type");
+	ts_json_string(&w, ts_numa_topology_type_name(d->numa.type));
+	ts_json_key(&w, "numa_distances");
+	ts_json_begin_array(&w);
 	for (int i = 0; i < d->numa.nr_levels; i++)
-		json_int(&w, d->numa.distance[i]);
-	json_end_array(&w);
-	json_key(&w, "distance");
-	json_begin_array(&w);
+		ts_json_int(&w, d->numa.distance[i]);
+	ts_json_end_array(&w);
+	ts_json_key(&w, "distance");
+	ts_json_begin_array(&w);
 	for (int a = 0; a < t->nr_nodes; a++) {
-		json_begin_array(&w);
+		ts_json_begin_array(&w);
 		for (int b = 0; b < t->nr_nodes; b++)
-			json_int(&w, ts_topo_distance(t, a, b));
-		json_end_array(&w);
+			ts_json_int(&w, ts_topo_distance(t, a, b));
+		ts_json_end_array(&w);
 	}
-	json_end_array(&w);
-	json_key(&w, "cpus");
-	json_begin_array(&w);
+	ts_json_end_array(&w);
+	ts_json_key(&w, "cpus");
+	ts_json_begin_array(&w);
 	int cpu;
 	ts_for_each_cpu(cpu, show)
 	{
 		const struct ts_cpu_topo *c = &t->cpu[cpu];
 		const struct ts_cpu_domains *cd = &d->cpu[cpu];
-		json_begin_object(&w);
-		json_key(&w, "cpu");
-		json_int(&w, cpu);
-		json_key(&w, "core");
-		json_int(&w, c->core);
-		json_key(&w, "cluster");
-		json_int(&w, c->cluster);
-		json_key(&w, "llc");
-		json_int(&w, c->llc);
-		json_key(&w, "node");
-		json_int(&w, c->node);
-		json_key(&w, "package");
-		json_int(&w, c->package);
-		json_key(&w, "llc_id");
-		json_int(&w, cd->sd_llc_id);
-		json_key(&w, "share_id");
-		json_int(&w, cd->sd_share_id);
-		json_key(&w, "sd_llc_size");
-		json_int(&w, cd->sd_llc_size);
-		json_key(&w, "domains");
-		json_begin_array(&w);
+		ts_json_begin_object(&w);
+		ts_json_key(&w, "cpu");
+		ts_json_int(&w, cpu);
+		ts_json_key(&w, "core");
+		ts_json_int(&w, c->core);
+		ts_json_key(&w, "cluster");
+		ts_json_int(&w, c->cluster);
+		ts_json_key(&w, "llc");
+		ts_json_int(&w, c->llc);
+		ts_json_key(&w, "node");
+		ts_json_int(&w, c->node);
+		ts_json_key(&w, "package");
+		ts_json_int(&w, c->package);
+		ts_json_key(&w, "llc_id");
+		ts_json_int(&w, cd->sd_llc_id);
+		ts_json_key(&w, "share_id");
+		ts_json_int(&w, cd->sd_share_id);
+		ts_json_key(&w, "sd_llc_size");
+		ts_json_int(&w, cd->sd_llc_size);
+		ts_json_key(&w, "domains");
+		ts_json_begin_array(&w);
 		for (struct ts_sched_domain *sd = cd->sd; sd; sd = sd->parent) {
-			json_begin_object(&w);
-			json_key(&w, "level");
-			json_string(&w, sd->name);
-			json_key(&w, "span");
+			ts_json_begin_object(&w);
+			ts_json_key(&w, "level");
+			ts_json_string(&w, sd->name);
+			ts_json_key(&w, "span");
 			json_mask(&w, sd->span);
-			json_key(&w, "flags");
-			json_begin_array(&w);
+			ts_json_key(&w, "flags");
+			ts_json_begin_array(&w);
 			for (int f = 0; f < TS_SD_FLAG_COUNT; f++)
 				if (sd->flags & (1u << f))
-					json_string(&w, ts_sd_flag_name(1u << f));
-			json_end_array(&w);
-			json_key(&w, "groups");
-			json_begin_array(&w);
+					ts_json_string(&w, ts_sd_flag_name(1u << f));
+			ts_json_end_array(&w);
+			ts_json_key(&w, "groups");
+			ts_json_begin_array(&w);
 			for (int g = 0; g < sd->nr_groups; g++)
 				json_mask(&w, sd->groups[g]->span);
-			json_end_array(&w);
-			json_key(&w, "imb_numa_nr");
-			json_int(&w, sd->imb_numa_nr);
-			json_key(&w, "imbalance_pct");
-			json_int(&w, sd->imbalance_pct);
-			json_key(&w, "cache_nice_tries");
-			json_int(&w, sd->cache_nice_tries);
-			json_key(&w, "busy_factor");
-			json_int(&w, sd->busy_factor);
-			json_key(&w, "min_interval");
-			json_int(&w, sd->min_interval);
-			json_key(&w, "max_interval");
-			json_int(&w, sd->max_interval);
-			json_key(&w, "llc");
-			json_bool(&w, sd == cd->sd_llc);
-			json_end_object(&w);
+			ts_json_end_array(&w);
+			ts_json_key(&w, "imb_numa_nr");
+			ts_json_int(&w, sd->imb_numa_nr);
+			ts_json_key(&w, "imbalance_pct");
+			ts_json_int(&w, sd->imbalance_pct);
+			ts_json_key(&w, "cache_nice_tries");
+			ts_json_int(&w, sd->cache_nice_tries);
+			ts_json_key(&w, "busy_factor");
+			ts_json_int(&w, sd->busy_factor);
+			ts_json_key(&w, "min_interval");
+			ts_json_int(&w, sd->min_interval);
+			ts_json_key(&w, "max_interval");
+			ts_json_int(&w, sd->max_interval);
+			ts_json_key(&w, "llc");
+			ts_json_bool(&w, sd == cd->sd_llc);
+			ts_json_end_object(&w);
 		}
-		json_end_array(&w);
-		json_end_object(&w);
+		ts_json_end_array(&w);
+		ts_json_end_object(&w);
 	}
-	json_end_array(&w);
-	json_end_object(&w);
+	ts_json_end_array(&w);
+	ts_json_end_object(&w);
 }
 
 int cmd_topo(int argc, char **argv)
