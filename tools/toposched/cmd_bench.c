@@ -15,7 +15,7 @@
 static const char bench_help[] =
 	"usage: toposched bench [--bench NAME]... [--loops N] [--groups G] [--tasks N]\n"
 	"                       [--cpus LIST] [--topology SPEC] [--features STR] [--stats]\n"
-	"                       [--format text|json]\n"
+	"                       [--format text|json] [--output FILE]\n"
 	"\n"
 	"Runs libtoposched's benchmarks against the kernel, each in both forms in this one\n"
 	"process, and prints both figures and their ratio (kernel / toposched: above 1, the\n"
@@ -47,6 +47,8 @@ static const char bench_help[] =
 	"  --format F       text (default) or json: an array, one object per benchmark:\n"
 	"                   {bench, unit, toposched, kernel, ratio, params, kernel_side}; wake\n"
 	"                   gives p50 there and p99 in a \"p99\" object; --stats adds \"stats\"\n"
+	"  --output FILE    write to FILE instead of standard output (complete or untouched,\n"
+	"                   as 'toposched sim --output')\n"
 	"\n"
 	"'toposched bench groups --help': task-group load tracking in the runtime, the three\n"
 	"tg->load_avg layouts with and without TG_LOAD_RATELIMIT side by side.\n";
@@ -199,28 +201,19 @@ static const char groups_help[] =
 	"  --topology SPEC  the runtime's topology (default host; a preset, XML or synthetic\n"
 	"                   string is mapped onto the real CPUs)\n"
 	"  --json           JSON: one object with the configuration and \"results\", one entry\n"
-	"                   per workload x layout x ratelimit (the same as --format json)\n";
+	"                   per workload x layout x ratelimit (the same as --format json)\n"
+	"  --output FILE    write to FILE instead of standard output\n";
 
 /* "1.5", "1.5s", "200ms": seconds in *out, within [1 ms, 1 h]. */
 static int parse_seconds(const char *option, const char *text, double *out)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	double mult = 1;
-	if (end != text && strcmp(end, "ms") == 0)
-		mult = 1e-3;
-	else if (end != text && (strcmp(end, "s") == 0 || *end == '\0'))
-		mult = 1;
-	else
-		return cli_error("bench groups",
-				 "%s '%s': not a duration (seconds, or a number with ms or s)",
-				 option, text);
-	v *= mult;
-	if (errno || !isfinite(v) || v < 1e-3 || v > 3600)
+	uint64_t ns;
+	if (cli_parse_duration("bench groups", option, text, CLI_DURATION_BARE_SECONDS, &ns))
+		return CLI_EXIT_USAGE;
+	if (ns < 1000 * 1000)
 		return cli_error("bench groups", "%s '%s': must be between 1ms and 3600s", option,
 				 text);
-	*out = v;
+	*out = (double)ns / 1e9;
 	return 0;
 }
 
@@ -317,17 +310,18 @@ static int cmd_bench_groups(int argc, char **argv)
 		{"topology", required_argument, NULL, 't'},
 		{"json", no_argument, NULL, 'j'},
 		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *cmd = "bench groups";
+	const char *cmd = "bench groups", *output = NULL;
 	struct rtbg_config cfg = {0};
 	enum cli_format format = CLI_FORMAT_TEXT;
 	long v;
 	opterr = 0;
 	optind = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, ":w:g:d:r:t:jf:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":w:g:d:r:t:jf:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'w':
 			if (cli_parse_int(cmd, "--workers", optarg, 1, 4096, &v))
@@ -358,6 +352,9 @@ static int cmd_bench_groups(int argc, char **argv)
 			if (cli_parse_format(cmd, optarg, &format))
 				return CLI_EXIT_USAGE;
 			break;
+		case 'o':
+			output = optarg;
+			break;
 		case 'h':
 			fputs(groups_help, stdout);
 			return 0;
@@ -377,17 +374,19 @@ static int cmd_bench_groups(int argc, char **argv)
 	char err[256];
 	if (rtbg_prepare(&cfg, &res, err, sizeof(err)))
 		return cli_error(cmd, "%s", err);
+	struct cli_output out;
+	if (cli_output_open(&out, cmd, "--output", output))
+		return CLI_EXIT_USAGE;
 	if (rtbg_run(&cfg, &res, err, sizeof(err))) {
 		fprintf(stderr, "toposched bench groups: error: %s\n", err);
+		cli_output_discard(&out);
 		return 1;
 	}
 	if (format == CLI_FORMAT_JSON)
-		groups_json(stdout, &res);
+		groups_json(cli_output_stream(&out), &res);
 	else
-		rtbg_print(stdout, &res);
-	if (fflush(stdout) || ferror(stdout))
-		return cli_error(cmd, "writing the output failed");
-	return 0;
+		rtbg_print(cli_output_stream(&out), &res);
+	return cli_output_commit(&out);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -404,17 +403,19 @@ int cmd_bench(int argc, char **argv)
 		{"features", required_argument, NULL, 'F'},
 		{"stats", no_argument, NULL, 's'},
 		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct rtb_config cfg = {0};
+	const char *output = NULL;
 	enum cli_format format = CLI_FORMAT_TEXT;
 	bool selected[RTB_NR] = {false}, any = false, stats = false;
 	long v;
 	opterr = 0;
 	optind = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, ":b:l:g:n:c:t:F:sf:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":b:l:g:n:c:t:F:sf:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b': {
 			int b = rtb_lookup(optarg);
@@ -462,6 +463,9 @@ int cmd_bench(int argc, char **argv)
 			if (cli_parse_format("bench", optarg, &format))
 				return CLI_EXIT_USAGE;
 			break;
+		case 'o':
+			output = optarg;
+			break;
 		case 'h':
 			fputs(bench_help, stdout);
 			return 0;
@@ -477,42 +481,45 @@ int cmd_bench(int argc, char **argv)
 	if (check_runtime(&cfg, selected[RTB_WAKE]))
 		return CLI_EXIT_USAGE;
 
+	struct cli_output output_file;
+	if (cli_output_open(&output_file, "bench", "--output", output))
+		return CLI_EXIT_USAGE;
+	FILE *out = cli_output_stream(&output_file);
 	struct rtb_result res[RTB_NR];
 	int nr = 0;
 	char err[256];
 	if (format == CLI_FORMAT_TEXT) {
-		rtb_print_header(stdout);
-		fflush(stdout);
+		rtb_print_header(out);
+		fflush(out);
 	}
 	for (int b = 0; b < RTB_NR; b++) {
 		if (!selected[b])
 			continue;
 		if (rtb_run((enum rtb_bench)b, &cfg, &res[nr], err, sizeof(err))) {
-			fflush(stdout);
+			fflush(out);
 			fprintf(stderr, "toposched bench: error: %s: %s\n",
 				rtb_name((enum rtb_bench)b), err);
+			cli_output_discard(&output_file);
 			return 1;
 		}
 		if (format == CLI_FORMAT_TEXT) {
-			rtb_print_result(stdout, &res[nr]);
-			fflush(stdout);
+			rtb_print_result(out, &res[nr]);
+			fflush(out);
 		}
 		nr++;
 	}
 	if (format == CLI_FORMAT_TEXT && stats)
 		for (int i = 0; i < nr; i++) {
-			fputc('\n', stdout);
-			rtb_print_stats(stdout, &res[i]);
+			fputc('\n', out);
+			rtb_print_stats(out, &res[i]);
 		}
 	if (format == CLI_FORMAT_JSON) {
 		struct ts_json_writer w;
-		ts_json_init(&w, stdout, CLI_JSON_PRECISION);
+		ts_json_init(&w, out, CLI_JSON_PRECISION);
 		ts_json_begin_array(&w);
 		for (int i = 0; i < nr; i++)
 			json_result(&w, &res[i], stats);
 		ts_json_end_array(&w);
 	}
-	if (fflush(stdout) || ferror(stdout))
-		return cli_error("bench", "writing the output failed");
-	return 0;
+	return cli_output_commit(&output_file);
 }

@@ -8,7 +8,7 @@
 
 static const char topo_help[] =
 	"usage: toposched topo [--topology SPEC] [--distance MATRIX] [--cpus LIST]\n"
-	"                      [--format text|json]\n"
+	"                      [--format text|json] [--output FILE]\n"
 	"\n"
 	"Shows the machine (CPUs, cores, clusters, LLCs, nodes, distance matrix) and, per CPU,\n"
 	"its scheduling domains bottom-up after degenerate-level removal: level, span, flags,\n"
@@ -20,7 +20,9 @@ static const char topo_help[] =
 	"  --distance MATRIX  replace the node distances, rows separated by ';'\n"
 	"                     (e.g. \"10 20; 20 10\")\n"
 	"  --cpus LIST        show only these CPUs (cpulist, e.g. 0-3,64)\n"
-	"  --format FMT       text (default) or json (schema: docs/topo-json.md)\n";
+	"  --format FMT       text (default) or json (schema: docs/topo-json.md)\n"
+	"  --output FILE      write to FILE instead of standard output (as 'toposched sim\n"
+	"                     --output' does: complete or untouched)\n";
 
 static void print_mask(FILE *out, const struct ts_cpumask *m)
 {
@@ -29,78 +31,80 @@ static void print_mask(FILE *out, const struct ts_cpumask *m)
 	free(s);
 }
 
-static void text_domains(const struct ts_domains *d, const struct ts_cpumask *show)
+static void text_domains(FILE *out, const struct ts_domains *d, const struct ts_cpumask *show)
 {
 	const struct ts_topology *t = d->topo;
 	char flags[512];
-	printf("machine: %s  (%s)\n", t->name, t->description);
-	printf("cpus %d  cores %d  clusters %d  llcs %d  nodes %d  packages %d\n", t->nr_cpus,
-	       t->nr_cores, t->nr_clusters, t->nr_llcs, t->nr_nodes, t->nr_packages);
-	printf("smt_active %s  cluster_active %s  numa_topology_type %s\n",
-	       d->smt_active ? "yes" : "no", d->cluster_active ? "yes" : "no",
-	       ts_numa_topology_type_name(d->numa.type));
-	printf("numa levels (distances):");
+	fprintf(out, "machine: %s  (%s)\n", t->name, t->description);
+	fprintf(out, "cpus %d  cores %d  clusters %d  llcs %d  nodes %d  packages %d\n", t->nr_cpus,
+		t->nr_cores, t->nr_clusters, t->nr_llcs, t->nr_nodes, t->nr_packages);
+	fprintf(out, "smt_active %s  cluster_active %s  numa_topology_type %s\n",
+		d->smt_active ? "yes" : "no", d->cluster_active ? "yes" : "no",
+		ts_numa_topology_type_name(d->numa.type));
+	fprintf(out, "numa levels (distances):");
 	for (int i = 0; i < d->numa.nr_levels; i++)
-		printf(" %d", d->numa.distance[i]);
-	printf("\n\nnode distances:\nnode ");
+		fprintf(out, " %d", d->numa.distance[i]);
+	fprintf(out, "\n\nnode distances:\nnode ");
 	for (int b = 0; b < t->nr_nodes; b++)
-		printf(" %3d", b);
-	putchar('\n');
+		fprintf(out, " %3d", b);
+	fputc('\n', out);
 	for (int a = 0; a < t->nr_nodes; a++) {
-		printf("%3d: ", a);
+		fprintf(out, "%3d: ", a);
 		for (int b = 0; b < t->nr_nodes; b++)
-			printf(" %3d", ts_topo_distance(t, a, b));
+			fprintf(out, " %3d", ts_topo_distance(t, a, b));
 		struct ts_cpumask *m = ts_cpumask_alloc(t->nr_cpus);
 		if (m) {
 			ts_topology_node_mask(t, a, m);
-			printf("   cpus ");
+			fprintf(out, "   cpus ");
 			if (ts_cpumask_empty(m))
-				printf("(none: memory only)");
+				fprintf(out, "(none: memory only)");
 			else
-				print_mask(stdout, m);
+				print_mask(out, m);
 			ts_cpumask_free(m);
 		}
-		putchar('\n');
+		fputc('\n', out);
 	}
 	int cpu;
 	ts_for_each_cpu(cpu, show)
 	{
 		const struct ts_cpu_topo *c = &t->cpu[cpu];
 		const struct ts_cpu_domains *cd = &d->cpu[cpu];
-		printf("\nCPU%d core %d cluster %d llc %d node %d package %d: llc_id %d share_id "
-		       "%d sd_llc_size %d\n",
-		       cpu, c->core, c->cluster, c->llc, c->node, c->package, cd->sd_llc_id,
-		       cd->sd_share_id, cd->sd_llc_size);
+		fprintf(out,
+			"\nCPU%d core %d cluster %d llc %d node %d package %d: llc_id %d share_id "
+			"%d sd_llc_size %d\n",
+			cpu, c->core, c->cluster, c->llc, c->node, c->package, cd->sd_llc_id,
+			cd->sd_share_id, cd->sd_llc_size);
 		if (!cd->sd) {
-			printf(" attaching NULL sched-domain.\n");
+			fprintf(out, " attaching NULL sched-domain.\n");
 			continue;
 		}
 		int depth = 0;
 		for (struct ts_sched_domain *sd = cd->sd; sd; sd = sd->parent, depth++) {
-			printf("%*s domain-%d: span=", depth, "", depth);
-			print_mask(stdout, sd->span);
-			printf(" level=%s\n", sd->name);
+			fprintf(out, "%*s domain-%d: span=", depth, "", depth);
+			print_mask(out, sd->span);
+			fprintf(out, " level=%s\n", sd->name);
 			ts_sd_flags_format(sd->flags, flags, sizeof(flags));
-			printf("%*s  flags=%s\n", depth, "", flags);
-			printf("%*s  imbalance_pct=%u cache_nice_tries=%u busy_factor=%u "
-			       "min_interval=%u max_interval=%u imb_numa_nr=%u%s\n",
-			       depth, "", sd->imbalance_pct, sd->cache_nice_tries, sd->busy_factor,
-			       sd->min_interval, sd->max_interval, sd->imb_numa_nr,
-			       sd == cd->sd_llc ? "  [sd_llc]" : "");
-			printf("%*s  groups:", depth, "");
+			fprintf(out, "%*s  flags=%s\n", depth, "", flags);
+			fprintf(out,
+				"%*s  imbalance_pct=%u cache_nice_tries=%u busy_factor=%u "
+				"min_interval=%u max_interval=%u imb_numa_nr=%u%s\n",
+				depth, "", sd->imbalance_pct, sd->cache_nice_tries, sd->busy_factor,
+				sd->min_interval, sd->max_interval, sd->imb_numa_nr,
+				sd == cd->sd_llc ? "  [sd_llc]" : "");
+			fprintf(out, "%*s  groups:", depth, "");
 			for (int g = 0; g < sd->nr_groups; g++) {
 				const struct ts_sched_group *sg = sd->groups[g];
-				printf("%s %d:{ span=", g ? "," : "", sg->sgc->id);
-				print_mask(stdout, sg->span);
+				fprintf(out, "%s %d:{ span=", g ? "," : "", sg->sgc->id);
+				print_mask(out, sg->span);
 				if ((sd->flags & TS_SD_NUMA) && sg->balance_mask != sg->span) {
-					printf(" mask=");
-					print_mask(stdout, sg->balance_mask);
+					fprintf(out, " mask=");
+					print_mask(out, sg->balance_mask);
 				}
 				if (sg->sgc->capacity != TS_CAPACITY_SCALE)
-					printf(" cap=%lu", sg->sgc->capacity);
-				printf(" }");
+					fprintf(out, " cap=%lu", sg->sgc->capacity);
+				fprintf(out, " }");
 			}
-			putchar('\n');
+			fputc('\n', out);
 		}
 	}
 }
@@ -112,11 +116,11 @@ static void json_mask(struct ts_json_writer *w, const struct ts_cpumask *m)
 	free(s);
 }
 
-static void json_domains(const struct ts_domains *d, const struct ts_cpumask *show)
+static void json_domains(FILE *out, const struct ts_domains *d, const struct ts_cpumask *show)
 {
 	const struct ts_topology *t = d->topo;
 	struct ts_json_writer w;
-	ts_json_init(&w, stdout, CLI_JSON_PRECISION);
+	ts_json_init(&w, out, CLI_JSON_PRECISION);
 	ts_json_begin_object(&w);
 	ts_json_key(&w, "machine");
 	ts_json_string(&w, t->name);
@@ -230,15 +234,16 @@ int cmd_topo(int argc, char **argv)
 		{"distance", required_argument, NULL, 'd'},
 		{"cpus", required_argument, NULL, 'c'},
 		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *spec = CLI_DEFAULT_TOPOLOGY, *distance = NULL, *cpus = NULL;
+	const char *spec = CLI_DEFAULT_TOPOLOGY, *distance = NULL, *cpus = NULL, *output = NULL;
 	enum cli_format format = CLI_FORMAT_TEXT;
 	opterr = 0;
 	optind = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, ":t:d:c:f:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":t:d:c:f:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			spec = optarg;
@@ -252,6 +257,9 @@ int cmd_topo(int argc, char **argv)
 		case 'f':
 			if (cli_parse_format("topo", optarg, &format))
 				return CLI_EXIT_USAGE;
+			break;
+		case 'o':
+			output = optarg;
 			break;
 		case 'h':
 			fputs(topo_help, stdout);
@@ -279,14 +287,17 @@ int cmd_topo(int argc, char **argv)
 	}
 	if (!rc && ts_domains_build(t, NULL, &d, &err))
 		rc = cli_error("topo", "topology '%s': %s", spec, err.msg);
+	struct cli_output out = {0};
+	if (!rc && cli_output_open(&out, "topo", "--output", output))
+		rc = CLI_EXIT_USAGE;
 	if (!rc) {
 		if (format == CLI_FORMAT_JSON)
-			json_domains(d, show);
+			json_domains(cli_output_stream(&out), d, show);
 		else
-			text_domains(d, show);
-		if (fflush(stdout) || ferror(stdout))
-			rc = cli_error("topo", "writing the output failed");
+			text_domains(cli_output_stream(&out), d, show);
+		rc = cli_output_commit(&out);
 	}
+	cli_output_discard(&out);
 	ts_domains_free(d);
 	ts_cpumask_free(show);
 	ts_topology_free(t);
