@@ -116,11 +116,25 @@ static void count(const struct ts_validation *v, enum ts_val_role role, struct t
 	}
 }
 
+static void tallies(const struct ts_validation *v, struct tally *val, struct tally *cal)
+{
+	count(v, TS_VAL_VALIDATION, val);
+	count(v, TS_VAL_CALIBRATION, cal);
+}
+
+/* Row i is its experiment's first (each experiment is described once). */
+static bool first_of_experiment(const struct ts_validation *v, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (v->results[j].row->exp == v->results[i].row->exp)
+			return false;
+	return true;
+}
+
 static void summary_line(const struct ts_validation *v, const char *prefix, FILE *out)
 {
 	struct tally val, cal;
-	count(v, TS_VAL_VALIDATION, &val);
-	count(v, TS_VAL_CALIBRATION, &cal);
+	tallies(v, &val, &cal);
 	fprintf(out,
 		"%s%d validation rows, %d inside their band (%d with a band, %d miss; %d "
 		"without a band, shown unjudged); %d calibration rows, %d inside their band (%d "
@@ -314,10 +328,7 @@ int ts_validation_write_json(const struct ts_validation *v, FILE *out)
 	fprintf(out, "{\n  \"seed\": %llu,\n  \"experiments\": [\n", (unsigned long long)v->seed);
 	bool first = true;
 	for (int i = 0; i < v->nr; i++) {
-		bool seen = false;
-		for (int j = 0; j < i; j++)
-			seen |= v->results[j].row->exp == v->results[i].row->exp;
-		if (seen)
+		if (!first_of_experiment(v, i))
 			continue;
 		fputs(first ? "" : ",\n", out);
 		json_experiment(out, v->results[i].row->exp);
@@ -339,8 +350,7 @@ int ts_validation_write_json(const struct ts_validation *v, FILE *out)
 		fputc('}', out);
 	}
 	struct tally val, cal;
-	count(v, TS_VAL_VALIDATION, &val);
-	count(v, TS_VAL_CALIBRATION, &cal);
+	tallies(v, &val, &cal);
 	fprintf(out,
 		"\n  ],\n  \"summary\": {\"validation_rows\": %d, \"validation_with_band\": %d, "
 		"\"validation_inside\": %d, \"calibration_rows\": %d, \"calibration_with_band\": "
@@ -432,10 +442,7 @@ int ts_validation_write_markdown(const struct ts_validation *v, FILE *out)
 	      out);
 	for (int i = 0; i < v->nr; i++) {
 		const struct ts_val_experiment *x = v->results[i].row->exp;
-		bool seen = false;
-		for (int j = 0; j < i; j++)
-			seen |= v->results[j].row->exp == x;
-		if (seen)
+		if (!first_of_experiment(v, i))
 			continue;
 		char buf[512], dur[32], warm[32];
 		size_t len = 0;

@@ -191,6 +191,14 @@ static const struct ts_val_experiment pipe_icx = {
 	GAIN_ROW("tbench-kp920-n0-gain-" #l, tbench_kp920, l, pub, text, 0, true, __VA_ARGS__)
 #define NETPERF_KP(l, pub, text, ...)                                                              \
 	GAIN_ROW("netperf-kp920-n0-gain-" #l, netperf_kp920, l, pub, text, 0, true, __VA_ARGS__)
+/* SIS_OVERLOAD's Amean gain; the band: positive */
+#define HACKBENCH_GAIN(g, pub, text, q)                                                            \
+	{                                                                                          \
+		.id = "hackbench-bdw-gain-" #g, .role = TS_VAL_VALIDATION, .exp = &hackbench_bdw,  \
+		.figure = TS_VAL_CHANGE, .a = BASE, .b = PATCHED, .load = (g), .unit = "%",        \
+		.published = (pub), .published_text = text, .source = &sources[1],                 \
+		.band = ABOVE(0), .note = NEEDS_V5_6, .quick = (q)                                 \
+	}
 #define LOW_LOAD_GAIN RANGE(6, 25)
 #define NETPERF_GAIN  RANGE(6, 30)
 #define SATURATED     RANGE(-3, 3)
@@ -357,59 +365,10 @@ static const struct ts_val_row rows[] = {
 	 .source = &sources[1],
 	 .band = AT_LEAST(3),
 	 .note = NEEDS_V5_6},
-	{.id = "hackbench-bdw-gain-203",
-	 .role = TS_VAL_VALIDATION,
-	 .exp = &hackbench_bdw,
-	 .figure = TS_VAL_CHANGE,
-	 .a = BASE,
-	 .b = PATCHED,
-	 .load = 203,
-	 .unit = "%",
-	 .published = 4.55,
-	 .published_text = "+4.55 % (Amean; -0.65 ... +1.89 % at 4-172 groups)",
-	 .source = &sources[1],
-	 .band = ABOVE(0),
-	 .note = NEEDS_V5_6},
-	{.id = "hackbench-bdw-gain-234",
-	 .role = TS_VAL_VALIDATION,
-	 .exp = &hackbench_bdw,
-	 .figure = TS_VAL_CHANGE,
-	 .a = BASE,
-	 .b = PATCHED,
-	 .load = 234,
-	 .unit = "%",
-	 .published = 6.83,
-	 .published_text = "+6.83 % (Amean)",
-	 .source = &sources[1],
-	 .band = ABOVE(0),
-	 .note = NEEDS_V5_6},
-	{.id = "hackbench-bdw-gain-265",
-	 .role = TS_VAL_VALIDATION,
-	 .exp = &hackbench_bdw,
-	 .figure = TS_VAL_CHANGE,
-	 .a = BASE,
-	 .b = PATCHED,
-	 .load = 265,
-	 .unit = "%",
-	 .published = 10.47,
-	 .published_text = "+10.47 % (Amean)",
-	 .source = &sources[1],
-	 .band = ABOVE(0),
-	 .note = NEEDS_V5_6,
-	 .quick = true},
-	{.id = "hackbench-bdw-gain-296",
-	 .role = TS_VAL_VALIDATION,
-	 .exp = &hackbench_bdw,
-	 .figure = TS_VAL_CHANGE,
-	 .a = BASE,
-	 .b = PATCHED,
-	 .load = 296,
-	 .unit = "%",
-	 .published = 7.98,
-	 .published_text = "+7.98 % (Amean)",
-	 .source = &sources[1],
-	 .band = ABOVE(0),
-	 .note = NEEDS_V5_6},
+	HACKBENCH_GAIN(203, 4.55, "+4.55 % (Amean; -0.65 ... +1.89 % at 4-172 groups)", false),
+	HACKBENCH_GAIN(234, 6.83, "+6.83 % (Amean)", false),
+	HACKBENCH_GAIN(265, 10.47, "+10.47 % (Amean)", true),
+	HACKBENCH_GAIN(296, 7.98, "+7.98 % (Amean)", false),
 	{.id = "tbench-bdw-sis-domain-eff",
 	 .role = TS_VAL_VALIDATION,
 	 .exp = &tbench_bdw,

@@ -129,12 +129,6 @@ static int parse_args(int argc, char **argv, struct val_opts *o, bool *help)
 	return 0;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && strcasecmp(s + n - m, suffix) == 0;
-}
-
 /* The report goes to a temporary file next to FILE, renamed over it once complete. */
 static FILE *open_temp(const char *path, char *tmp, size_t size)
 {
@@ -185,10 +179,11 @@ int cmd_validate(int argc, char **argv)
 		fputs(validate_help, stdout);
 		return 0;
 	}
-	if (!o.format_given && o.output)
-		o.format = ends_with(o.output, ".json") ? VAL_JSON
-			   : ends_with(o.output, ".md") ? VAL_MARKDOWN
-							: VAL_TABLE;
+	const char *ext = o.output ? strrchr(o.output, '.') : NULL;
+	if (!o.format_given && ext)
+		o.format = strcasecmp(ext, ".json") == 0 ? VAL_JSON
+			   : strcasecmp(ext, ".md") == 0 ? VAL_MARKDOWN
+							 : VAL_TABLE;
 	struct ts_error err = {0};
 	const struct ts_val_row **rows = NULL;
 	int nr = 0;
