@@ -4,6 +4,8 @@
 
 #include "cli.h"
 
+int cmd_validate(int argc, char **argv); /* cmd_validate.c */
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -15,6 +17,7 @@ static const struct {
 	{"machines", cmd_machines, "list the built-in machine presets"},
 	{"features", cmd_features, "list the scheduler feature switches (sched/features)"},
 	{"bench", cmd_bench, "benchmark the runtime against the kernel's threads, side by side"},
+	{"validate", cmd_validate, "run the published experiments and show the model against them"},
 };
 
 static void usage(FILE *out)
