@@ -31,5 +31,6 @@ int cmd_machines(int argc, char **argv);
 int cmd_features(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif

@@ -2,13 +2,9 @@
  * model against it (include/sim/toposched/validation.h). The rows, the runner and the
  * reports live in the sim layer; this is option parsing and the output file. Misses are
  * results, not errors: the exit status is 0 whenever the runs completed. */
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "toposched/validation.h"
@@ -16,8 +12,6 @@
 #define VAL_CMD		 "validate"
 #define VAL_DEFAULT_SEED 1
 #define VAL_MAX_ROW_IDS	 64
-
-int cmd_validate(int argc, char **argv);
 
 static const char validate_help[] =
 	"usage: toposched validate [OPTIONS]\n"
@@ -47,7 +41,8 @@ struct val_opts {
 	bool quick, list, format_given;
 	enum val_format format;
 	const char *output;
-	long jobs, seed;
+	long jobs;
+	uint64_t seed;
 	const char *rows[VAL_MAX_ROW_IDS];
 	int nr_rows;
 };
@@ -112,7 +107,7 @@ static int parse_args(int argc, char **argv, struct val_opts *o, bool *help)
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_SEED:
-			if (cli_parse_int(VAL_CMD, "--seed", optarg, 0, LONG_MAX, &o->seed))
+			if (cli_parse_seed(VAL_CMD, "--seed", optarg, &o->seed))
 				return CLI_EXIT_USAGE;
 			break;
 		case 'h':
@@ -129,25 +124,6 @@ static int parse_args(int argc, char **argv, struct val_opts *o, bool *help)
 	return 0;
 }
 
-/* The report goes to a temporary file next to FILE, renamed over it once complete. */
-static FILE *open_temp(const char *path, char *tmp, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-	if (slash)
-		snprintf(tmp, size, "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
-	else
-		snprintf(tmp, size, ".%s.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-	}
-	return f;
-}
-
 static int write_report(const struct ts_validation *v, enum val_format f, FILE *out)
 {
 	return f == VAL_JSON	   ? ts_validation_write_json(v, out)
@@ -162,7 +138,8 @@ static void command_text(const struct val_opts *o, char *buf, size_t size)
 	size_t len = (size_t)snprintf(buf, size, "toposched validate --format %s%s",
 				      formats[o->format], o->quick ? " --quick" : "");
 	if (o->seed != VAL_DEFAULT_SEED && len < size)
-		len += (size_t)snprintf(buf + len, size - len, " --seed %ld", o->seed);
+		len += (size_t)snprintf(buf + len, size - len, " --seed %llu",
+					(unsigned long long)o->seed);
 	for (int i = 0; i < o->nr_rows && len < size; i++)
 		len += (size_t)snprintf(buf + len, size - len, " --row %s", o->rows[i]);
 	if (o->output && len < size)
@@ -179,11 +156,10 @@ int cmd_validate(int argc, char **argv)
 		fputs(validate_help, stdout);
 		return 0;
 	}
-	const char *ext = o.output ? strrchr(o.output, '.') : NULL;
-	if (!o.format_given && ext)
-		o.format = strcasecmp(ext, ".json") == 0 ? VAL_JSON
-			   : strcasecmp(ext, ".md") == 0 ? VAL_MARKDOWN
-							 : VAL_TABLE;
+	if (!o.format_given && o.output)
+		o.format = cli_path_has_suffix(o.output, ".json") ? VAL_JSON
+			   : cli_path_has_suffix(o.output, ".md") ? VAL_MARKDOWN
+								  : VAL_TABLE;
 	struct ts_error err = {0};
 	const struct ts_val_row **rows = NULL;
 	int nr = 0;
@@ -194,18 +170,14 @@ int cmd_validate(int argc, char **argv)
 		free(rows);
 		return rc;
 	}
-	char tmp[PATH_MAX] = "", command[1024];
-	FILE *out = stdout;
-	if (o.output && !(out = open_temp(o.output, tmp, sizeof(tmp)))) {
-		int e = errno;
+	struct cli_output out;
+	if (cli_output_open(&out, VAL_CMD, "--output", o.output)) {
 		free(rows);
-		return cli_error(VAL_CMD,
-				 "--output '%s': cannot create a file in its directory: %s",
-				 o.output, strerror(e));
+		return CLI_EXIT_USAGE;
 	}
+	char command[1024];
 	command_text(&o, command, sizeof(command));
-	struct ts_val_options vo = {
-		.seed = (uint64_t)o.seed, .jobs = (int)o.jobs, .progress = stderr};
+	struct ts_val_options vo = {.seed = o.seed, .jobs = (int)o.jobs, .progress = stderr};
 	struct ts_validation v;
 	int rc = 0;
 	if (ts_validation_run(rows, nr, &vo, &v, &err)) {
@@ -213,26 +185,16 @@ int cmd_validate(int argc, char **argv)
 		rc = 1;
 	} else {
 		v.command = command;
-		if (write_report(&v, o.format, out) || (o.output && fflush(out))) {
-			fprintf(stderr, "toposched validate: error: writing %s failed\n",
-				o.output ? o.output : "stdout");
+		if (write_report(&v, o.format, cli_output_stream(&out))) {
+			fprintf(stderr, "toposched validate: error: writing the report failed\n");
 			rc = 1;
 		}
 		ts_validation_free(&v);
 	}
-	if (o.output) {
-		if (fclose(out) && !rc) {
-			fprintf(stderr, "toposched validate: error: writing %s failed\n", o.output);
-			rc = 1;
-		}
-		if (!rc && rename(tmp, o.output)) {
-			fprintf(stderr, "toposched validate: error: --output '%s': %s\n", o.output,
-				strerror(errno));
-			rc = 1;
-		}
-		if (rc)
-			unlink(tmp);
-	}
+	if (rc)
+		cli_output_discard(&out);
+	else
+		rc = cli_output_commit(&out);
 	free(rows);
 	return rc;
 }

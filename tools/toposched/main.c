@@ -4,8 +4,6 @@
 
 #include "cli.h"
 
-int cmd_validate(int argc, char **argv); /* cmd_validate.c */
-
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
