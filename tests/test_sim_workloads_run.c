@@ -118,13 +118,14 @@ static void test_conservation_every_builtin(void **state)
 		if (time_to_finish(w)) {
 			assert_int_equal(r.messages_queued, 0);
 			assert_int_equal(r.messages_received, r.messages_sent);
-			assert_int_equal((uint64_t)(r.metric * 1e9 + 0.5), r.sim_ns);
+			assert_int_equal((uint64_t)(r.metric * 1e9 + 0.5), r.sim_ns - r.start_ns);
 			/* hackbench: 20 senders x 20 receivers x loops messages per group */
 			if (strncmp(w->name, "hackbench", 9) == 0)
 				assert_int_equal(r.messages_sent,
 						 (uint64_t)load * 20 * 20 * FEW_LOOPS);
 		} else {
-			assert_int_equal(r.sim_ns, cfg.warmup_ns + cfg.duration_ns);
+			assert_int_equal(r.sim_ns, r.start_ns + cfg.warmup_ns + r.settle_ns +
+							   cfg.duration_ns);
 			/* one request (pair workloads) or one post and one wake per worker
 			 * (schbench) in flight at most: a bound by the task count */
 			assert_true(r.messages_queued <=

@@ -531,9 +531,10 @@ static void test_tbench_matches_reference(void **state)
 	payload /= wsum;
 	assert_true(payload > 5430 * 0.99 && payload < 5430 * 1.01);
 	assert_true(req + rep > payload && req + rep < payload * 1.04);
-	/* one request in flight per pair: each side alternates SEND and RECV once per op */
+	/* one request in flight per pair: each side alternates SEND and RECV once per op,
+	 * after nb_setup()'s one 8-byte exchange (the prologues) */
 	struct walk_result r = walk(w, 10);
-	assert_int_equal(r.sent, 20);
+	assert_int_equal(r.sent, 20 + 2);
 	assert_int_equal(r.marks, 10);
 	for (int c = 0; c < w->nr_classes; c++) {
 		assert_int_equal(w->classes[c].count, 1);
@@ -670,6 +671,86 @@ static void test_pipe_matches_reference(void **state)
 	assert_int_equal(r.sent, 2000);
 }
 
+static int count_kind(const struct ts_phase *ph, int n, enum ts_phase_kind kind)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		k += ph[i].kind == kind;
+	return k;
+}
+
+/* The start rules (sim.h, "how tasks come to exist"): CONNECT and BARRIER only in
+ * prologues; a forked or accepted class names another class; a parent is forked by the
+ * launcher (no chains, no cycles); an accepted class's connecting class connects exactly once
+ * and has as many tasks per instance; every connecting class is accepted by one class. And
+ * the built-ins start as their benchmarks do. */
+static void test_start_rules(void **state)
+{
+	(void)state;
+	int n;
+	const struct ts_workload *all = ts_workload_list(&n);
+	for (int i = 0; i < n; i++) {
+		const struct ts_workload *w = &all[i];
+		for (int c = 0; c < w->nr_classes; c++) {
+			const struct ts_task_class *k = &w->classes[c];
+			if (count_kind(k->phases, k->nr_phases, TS_PH_CONNECT) ||
+			    count_kind(k->phases, k->nr_phases, TS_PH_BARRIER))
+				fail_msg("%s/%s: CONNECT/BARRIER outside the prologue", w->name,
+					 k->name);
+			int connects = count_kind(k->prologue, k->nr_prologue, TS_PH_CONNECT);
+			if (connects > 1)
+				fail_msg("%s/%s: connects %d times", w->name, k->name, connects);
+			int acceptors = 0;
+			for (int o = 0; o < w->nr_classes; o++)
+				acceptors += w->classes[o].spawn == TS_SPAWN_ACCEPT &&
+					     w->classes[o].spawn_from == c;
+			if (acceptors != connects)
+				fail_msg("%s/%s: %d connects, %d accepting classes", w->name,
+					 k->name, connects, acceptors);
+			if (k->spawn == TS_SPAWN_LAUNCHER)
+				continue;
+			assert_true(k->spawn_from >= 0 && k->spawn_from < w->nr_classes);
+			assert_int_not_equal(k->spawn_from, c);
+			const struct ts_task_class *from = &w->classes[k->spawn_from];
+			if (k->spawn == TS_SPAWN_PARENT)
+				assert_int_equal(from->spawn, TS_SPAWN_LAUNCHER);
+			if (k->spawn == TS_SPAWN_ACCEPT) {
+				assert_int_equal(count_kind(from->prologue, from->nr_prologue,
+							    TS_PH_CONNECT),
+						 1);
+				assert_int_equal(from->count, k->count);
+				assert_int_equal(from->count_rule, k->count_rule);
+			}
+		}
+	}
+	/* tbench: the listener forks each client's server; the clients meet at dbench's
+	 * barrier, polled every 100 ms. netperf: netserver forks each pair's server, no
+	 * barrier. hackbench: everyone at the barrier, the last arrival wakes the launcher.
+	 * pipe: the copy (class b) forks its partner. schbench: the message thread its
+	 * workers. */
+	const struct ts_workload *tb = ts_workload_find("tbench");
+	assert_int_equal(tb->classes[1].spawn, TS_SPAWN_ACCEPT);
+	assert_int_equal(
+		count_kind(tb->classes[0].prologue, tb->classes[0].nr_prologue, TS_PH_BARRIER), 1);
+	assert_int_equal(tb->barrier_poll_ns, 100000000ULL);
+	const struct ts_workload *np = ts_workload_find("netperf-tcp-rr");
+	assert_int_equal(np->classes[1].spawn, TS_SPAWN_ACCEPT);
+	assert_int_equal(
+		count_kind(np->classes[0].prologue, np->classes[0].nr_prologue, TS_PH_BARRIER), 0);
+	const struct ts_workload *hb = ts_workload_find("hackbench");
+	for (int c = 0; c < hb->nr_classes; c++)
+		assert_int_equal(count_kind(hb->classes[c].prologue, hb->classes[c].nr_prologue,
+					    TS_PH_BARRIER),
+				 1);
+	assert_int_equal(hb->barrier_poll_ns, 0);
+	const struct ts_workload *pp = ts_workload_find("pipe");
+	assert_int_equal(pp->classes[0].spawn, TS_SPAWN_PARENT);
+	assert_int_equal(pp->classes[0].spawn_from, 1);
+	const struct ts_workload *sb = ts_workload_find("schbench");
+	assert_int_equal(sb->classes[1].spawn, TS_SPAWN_PARENT);
+	assert_int_equal(sb->classes[1].spawn_from, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_hackbench_matches_reference),
 		cmocka_unit_test(test_schbench_matches_reference),
 		cmocka_unit_test(test_pipe_matches_reference),
+		cmocka_unit_test(test_start_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,6 +48,13 @@ struct sim_numa_stop {
 	struct sim_numa_stop *prev, *next;
 };
 
+/* What a task is: one of the workload's, or the benchmark's own start-up process. */
+enum sim_role {
+	SIM_ROLE_TASK,	   /* an instance's task of a workload class */
+	SIM_ROLE_LAUNCHER, /* the benchmark's main process: forks, then releases the barrier */
+	SIM_ROLE_LISTENER, /* a daemon in accept() forking a server per connection */
+};
+
 struct sim_task {
 	struct ts_task t;	   /* the core's task; t.host_data points back here */
 	struct sim_wait_link wait; /* on a channel's receiver or sender queue */
@@ -73,6 +80,12 @@ struct sim_task {
 	struct sim_touch touch;
 	uint64_t *touch_cursor; /* per phase slot (prologue, then phases): next start */
 	uint64_t node_stamp;	/* task_tick_numa's p->node_stamp (ns of runtime) */
+	/* start-up (engine_start.c) */
+	enum sim_role role;
+	int child0, nr_children, next_child; /* it forks m->children[child0 ..] in order */
+	int forking;			     /* the child whose fork it is paying for, or -1 */
+	int server;   /* TS_PH_CONNECT: the task the listener forks for it, or -1 */
+	bool arrived; /* at the start barrier */
 };
 
 struct sim_cpu {
@@ -156,6 +169,23 @@ struct sim {
 	bool tg_waking;	   /* inside sim_wake()'s ts_try_to_wake_up() */
 	int tg_exec_cpu;   /* >= 0: the CPU executing the core's code now, instead of cur_cpu
 			      (the target running a queued wake-up's activation) */
+	/* ---- the benchmark's start-up (engine_start.c) ---- */
+	struct sim_task *launcher, *listener; /* after the workload's tasks in tasks[] */
+	int nr_sys;			      /* 1 or 2: the launcher and the listener */
+	int *children;			      /* the forks of every parent, parent by parent */
+	int *conns;			      /* the listener's accept queue (task ids) */
+	int nr_conns, conn_head;
+	struct sim_task **barrier;	     /* tasks blocked at the start barrier */
+	int barrier_tasks, at_barrier;	     /* tasks with a BARRIER / arrived there */
+	int nr_waiting;			     /* in barrier[] */
+	bool launcher_waits, listener_waits; /* blocked until the last arrival / a connect */
+	bool started;			     /* the benchmark started (window scheduled) */
+	uint64_t idle_ns;		     /* the idle pre-phase (T0 to the launcher's start) */
+	uint64_t start_ns;		     /* when the benchmark started */
+	double fork_ns, accept_ns;
+	uint64_t *scan_updates0; /* per CPU: nr_idle_scan_updates at the start */
+	bool *llc_seen;		 /* scratch, by sd_llc_id */
+	uint64_t settle_ns;	 /* warm-up past cfg->warmup_ns (see sim_window_due()) */
 };
 
 static inline struct sim_task *sim_task_of(struct ts_task *p)
@@ -293,6 +323,14 @@ void sim_charge_cpu(struct sim *m, int cpu, double ns);
 /* engine_program.c: the task programs */
 enum sim_step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT };
 enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t);
+
+/* engine_start.c: the start-up's forks, connections and barrier, run from the programs */
+bool sim_step_fork(struct sim *m, int cpu, struct sim_task *t);
+enum sim_step sim_step_launcher(struct sim *m, int cpu, struct sim_task *t);
+enum sim_step sim_step_listener(struct sim *m, int cpu, struct sim_task *t);
+double sim_connect(struct sim *m, int cpu, struct sim_task *t);
+double sim_at_barrier(struct sim *m, int cpu, struct sim_task *t);
+void sim_window_due(struct sim *m);
 
 /* engine_dispatch.c: what a CPU runs after an event */
 void sim_cpu_run(struct sim *m, int cpu);

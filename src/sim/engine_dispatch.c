@@ -215,9 +215,14 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 			break;
 		case EV_WINDOW:
 			m->cur_cpu = 0;
-			sim_window_open(m);
+			sim_window_due(m);
 			break;
 		case EV_END:
+			if (!m->started)
+				sim_fail(m, -EDEADLK,
+					 "sim: workload '%s' never finished its start-up (forks, "
+					 "connections, barrier)",
+					 m->w->name);
 			m->window_done = true;
 			m->stop = true;
 			break;

@@ -1,5 +1,6 @@
-/* The task programs: a class's phases (RUN, SEND, RECV, SLEEP, MARK, TOUCH) executed
- * while the task is its CPU's current task, until it needs CPU time, blocks or exits. */
+/* The task programs: a class's phases (RUN, SEND, RECV, SLEEP, MARK, TOUCH, and the
+ * start-up's CONNECT and BARRIER) executed while the task is its CPU's current task, until
+ * it needs CPU time, blocks or exits; a parent's forks come first (engine_start.c). */
 #include <stddef.h>
 
 #include "engine.h"
@@ -59,6 +60,9 @@ static inline void advance(struct sim_task *t)
  * posted), blocks or exits. No lock held. */
 enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 {
+	if (__builtin_expect(t->role != SIM_ROLE_TASK, 0))
+		return t->role == SIM_ROLE_LAUNCHER ? sim_step_launcher(m, cpu, t)
+						    : sim_step_listener(m, cpu, t);
 	for (long n = 0;; n++) {
 		if (t->work > 0) {
 			sim_start_segment(m, cpu);
@@ -66,6 +70,10 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 		}
 		if (t->exiting)
 			return STEP_EXIT;
+		/* A parent forks its children before its own program. */
+		if (__builtin_expect(t->next_child < t->nr_children || t->forking >= 0, 0) &&
+		    sim_step_fork(m, cpu, t))
+			continue;
 		if (n > TS_SIM_MAX_INSTANT_PHASES) {
 			sim_fail(
 				m, -ELOOP,
@@ -129,6 +137,25 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			}
 			break;
 		}
+		case TS_PH_CONNECT:
+			advance(t);
+			sim_add_work(t, sim_connect(m, cpu, t));
+			break;
+		case TS_PH_BARRIER:
+			if (m->started) { /* released (or arrived after the release) */
+				advance(t);
+				break;
+			}
+			if (!t->arrived) {
+				t->arrived = true;
+				double cost = sim_at_barrier(m, cpu, t);
+				if (cost > 0) { /* it pays the wake-up first, then waits */
+					sim_add_work(t, cost);
+					break;
+				}
+			}
+			m->barrier[m->nr_waiting++] = t;
+			return STEP_BLOCK;
 		case TS_PH_RECV: {
 			struct sim_channel *ch = chan_of(m, t, &ph->ch);
 			struct sim_msg msg;

@@ -1,8 +1,15 @@
 /* The start of a run: costs and tables, the scheduler, the first events, every task
- * created and forked from CPU 0 with its start jitter; and the run's teardown. */
+ * created; the benchmark's start-up (docs/engine.md, "Start"): an idle machine, then the
+ * launcher forking the workload's tasks from the CPU it runs on, parents forking their
+ * children, the listener accepting connections and forking a server for each, the start
+ * barrier; and the run's teardown. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine.h"
+
+static bool has_listener(const struct ts_workload *w);
+static int setup_start(struct sim *m, struct ts_error *err);
 
 void sim_free(struct sim *m)
 {
@@ -14,6 +21,11 @@ void sim_free(struct sim *m)
 		free(t->touch_cursor);
 	}
 	free(m->tasks);
+	free(m->children);
+	free(m->conns);
+	free(m->barrier);
+	free(m->scan_updates0);
+	free(m->llc_seen);
 	for (int i = 0; i < m->nr_chan; i++)
 		sim_chan_free(&m->chan[i]);
 	free(m->chan);
@@ -119,7 +131,19 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	for (int ci = 0; ci < w->nr_classes; ci++)
 		per_instance += ts_class_count(&w->classes[ci], m->nr_allowed, cfg->load);
 	m->nr_tasks = per_instance * m->nr_instances;
-	m->tasks = calloc((size_t)m->nr_tasks, sizeof(*m->tasks));
+	m->nr_sys = 1 + has_listener(w);
+	m->tasks = calloc((size_t)(m->nr_tasks + m->nr_sys), sizeof(*m->tasks));
+	m->children = calloc((size_t)m->nr_tasks + 1, sizeof(*m->children));
+	m->conns = calloc((size_t)m->nr_tasks + 1, sizeof(*m->conns));
+	m->barrier = calloc((size_t)m->nr_tasks + 1, sizeof(*m->barrier));
+	if (!m->children || !m->conns || !m->barrier)
+		return ts_error_set(err, -ENOMEM, "sim: out of memory for %d tasks", m->nr_tasks);
+	m->scan_updates0 = calloc((size_t)m->nr_cpus, sizeof(*m->scan_updates0));
+	m->llc_seen = calloc((size_t)m->nr_cpus, sizeof(*m->llc_seen));
+	if (!m->scan_updates0 || !m->llc_seen)
+		return ts_error_set(err, -ENOMEM, "sim: out of memory");
+	m->fork_ns = m->costs->fork.value;
+	m->accept_ns = m->costs->accept.value;
 	m->nr_chan = w->channels_per_instance * m->nr_instances;
 	m->chan = m->nr_chan ? calloc((size_t)m->nr_chan, sizeof(*m->chan)) : NULL;
 	if (!m->cpu || !m->lat || !m->tasks || (m->nr_chan && !m->chan))
@@ -136,16 +160,8 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 		return rc;
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
 		sim_post(m, m->t0 + m->tick_ns, EV_TICK, cpu, NULL, 0);
-	if (w->metric == TS_METRIC_TIME_S) {
-		uint64_t cap = cfg->duration_ns ? cfg->duration_ns : TS_SIM_TIME_CAP_NS;
-		sim_post(m, m->t0 + cap, EV_END, -1, NULL, 0);
-		sim_window_open(m);
-	} else {
-		sim_post(m, m->t0 + cfg->warmup_ns, EV_WINDOW, -1, NULL, 0);
-		sim_post(m, m->t0 + cfg->warmup_ns + cfg->duration_ns, EV_END, -1, NULL, 0);
-	}
 
-	/* Create and fork every task from CPU 0. */
+	/* Create every task; the start-up forks them. */
 	m->cur_cpu = 0;
 	struct ts_cpumask *bound = NULL;
 	if (cfg->bind != TS_BIND_NONE && !(bound = ts_cpumask_alloc(m->nr_cpus)))
@@ -179,6 +195,8 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 				t->t.id = id;
 				t->on_cpu = -1;
 				t->last_cpu = -1;
+				t->forking = -1;
+				t->server = -1;
 				t->pro = c->nr_prologue > 0;
 				t->prog = t->pro ? c->prologue : c->phases;
 				t->prog_n = t->pro ? c->nr_prologue : c->nr_phases;
@@ -212,23 +230,327 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	ts_cpumask_free(bound);
 	if (rc)
 		return rc;
-	/* Start jitter: each task's first wake-up at T0 + uniform [0, tick), forked from
-	 * CPU 0 (docs/engine.md, "Start"). */
-	for (int i = 0; i < m->nr_tasks; i++)
-		sim_post(m, m->t0 + ts_rng_below(&m->rng, m->tick_ns), EV_START, 0, &m->tasks[i],
-			 0);
+	if ((rc = setup_start(m, err)))
+		return rc;
 	for (int cpu = 0; m->groups && cpu < m->nr_cpus; cpu++)
 		m->tg_stall[cpu] = 0; /* joining groups is set-up, not run time */
 	return m->error;
 }
 
-/* A task's first wake-up (its START event; cpu 0 forks it). */
+/* ---- the benchmark's start-up ---- */
+
+/* The start-up processes: small programs of syscalls, the footprint of the workloads'
+ * syscall loops (src/sim/workloads.c, SYSCALL_LOOP_FOOTPRINT_KIB: 16 KiB, an estimate). */
+static const struct ts_task_class launcher_class = {
+	.name = "launcher", .count = 1, .footprint_kib = 16};
+static const struct ts_task_class listener_class = {
+	.name = "listener", .count = 1, .footprint_kib = 16};
+
+static bool has_phase(const struct ts_phase *ph, int n, enum ts_phase_kind kind)
+{
+	for (int i = 0; i < n; i++)
+		if (ph[i].kind == kind)
+			return true;
+	return false;
+}
+
+static bool has_listener(const struct ts_workload *w)
+{
+	for (int c = 0; c < w->nr_classes; c++)
+		if (w->classes[c].spawn == TS_SPAWN_ACCEPT)
+			return true;
+	return false;
+}
+
+/* The idle pre-phase: the machine has been up and idle before the benchmark, so periodic
+ * balancing has run on idle CPUs at every level and per-LLC state (SIS_UTIL's
+ * nr_idle_scan from update_idle_cpu_scan(), has_idle_cores) holds an idle machine's value,
+ * not a fresh allocation's. An idle CPU balances a domain every balance_interval =
+ * min_interval = the domain's weight in ms (sd_init(), no busy_factor when idle), the first
+ * time one interval after boot (last_balance 0): twice the largest interval of the run's
+ * CPUs' domains covers every level twice; at least two ticks. */
+static uint64_t idle_prephase_ns(const struct sim *m)
+{
+	uint64_t jiffies = 2;
+	for (int c = 0; c < m->nr_cpus; c++) {
+		if (m->allowed && !ts_cpumask_test(m->allowed, c))
+			continue;
+		const struct ts_sched_domain *sd;
+		ts_for_each_domain(m->s->dom, c, sd) if (2ULL * sd->min_interval > jiffies)
+			jiffies = 2ULL * sd->min_interval;
+	}
+	return jiffies * m->tick_ns;
+}
+
+static int sys_task(struct sim *m, int id, const struct ts_task_class *cls, enum sim_role role,
+		    struct ts_error *err)
+{
+	struct sim_task *t = &m->tasks[id];
+	m->nr_tasks_inited = id + 1;
+	int cpu = m->allowed ? ts_cpumask_first(m->allowed) : 0;
+	int rc = ts_task_init(m->s, &t->t, 0, m->allowed, cpu, err);
+	if (rc)
+		return rc;
+	t->t.host_data = t;
+	t->t.id = id;
+	t->cls = cls;
+	t->role = role;
+	t->on_cpu = -1;
+	t->last_cpu = -1;
+	t->forking = -1;
+	t->server = -1;
+	t->inst = -1;
+	return 0;
+}
+
+/* The forks of every parent (the launcher's first), the server each connecting task gets,
+ * the barrier's size; the listener's START at T0, the launcher's after the idle
+ * pre-phase plus a jitter in [0, 1/hz) (the first tick arrives at an arbitrary phase of
+ * the benchmark's start: it makes iterations with different seeds differ). */
+static int setup_start(struct sim *m, struct ts_error *err)
+{
+	int rc = sys_task(m, m->nr_tasks, &launcher_class, SIM_ROLE_LAUNCHER, err);
+	if (rc)
+		return rc;
+	m->launcher = &m->tasks[m->nr_tasks];
+	if (m->nr_sys > 1) {
+		if ((rc = sys_task(m, m->nr_tasks + 1, &listener_class, SIM_ROLE_LISTENER, err)))
+			return rc;
+		m->listener = &m->tasks[m->nr_tasks + 1];
+	}
+	int n = 0;
+	m->launcher->child0 = 0;
+	for (int i = 0; i < m->nr_tasks; i++)
+		if (m->tasks[i].cls->spawn == TS_SPAWN_LAUNCHER)
+			m->children[n++] = i;
+	m->launcher->nr_children = n;
+	for (int i = 0; i < m->nr_tasks; i++) {
+		struct sim_task *p = &m->tasks[i];
+		const struct ts_task_class *c = p->cls;
+		if (has_phase(c->prologue, c->nr_prologue, TS_PH_BARRIER))
+			m->barrier_tasks++;
+		p->child0 = n;
+		for (int j = 0; p->idx == 0 && j < m->nr_tasks; j++) {
+			const struct sim_task *q = &m->tasks[j];
+			if (q->inst == p->inst && q->cls->spawn == TS_SPAWN_PARENT &&
+			    q->cls->spawn_from == p->cls_index)
+				m->children[n++] = j;
+		}
+		p->nr_children = n - p->child0;
+		if (c->spawn == TS_SPAWN_ACCEPT) /* the task it serves: same instance, index */
+			for (int j = 0; j < m->nr_tasks; j++) {
+				struct sim_task *q = &m->tasks[j];
+				if (q->inst == p->inst && q->cls_index == c->spawn_from &&
+				    q->idx == p->idx)
+					q->server = i;
+			}
+	}
+	m->idle_ns = idle_prephase_ns(m);
+	uint64_t launch = m->t0 + m->idle_ns + ts_rng_below(&m->rng, m->tick_ns);
+	if (m->listener)
+		sim_post(m, m->t0, EV_START, m->listener->t.cpu, m->listener, 0);
+	sim_post(m, launch, EV_START, m->launcher->t.cpu, m->launcher, 0);
+	/* A start-up that never completes ends the run with an error (sim_fail at EV_END). */
+	const struct ts_sim_config *cfg = m->cfg;
+	sim_post(m, launch + TS_SIM_TIME_CAP_NS + cfg->warmup_ns + cfg->duration_ns, EV_END, -1,
+		 NULL, 0);
+	return 0;
+}
+
+/* The launcher's and the listener's first wake-up (their START events): forked from the
+ * CPU they start on by a parent that is not modelled (the shell). */
 void sim_on_start(struct sim *m, struct sim_task *t)
 {
 	SIM_CHECK(m->nr_locked == 0, "ts_wake_up_new_task() called with an rq lock held");
 	SIM_CHECK(t->t.state == TS_TASK_NEW, "task %d started twice", t->t.id);
+	int cpu = t->t.cpu;
 	m->nr_runnable++;
-	ts_wake_up_new_task(m->s, &t->t, 0, NULL);
+	ts_wake_up_new_task(m->s, &t->t, cpu, NULL);
 	if (m->groups)
-		sim_tg_settle(m, 0);
+		sim_tg_settle(m, cpu);
+}
+
+/* parent, the current task of cpu, forks child: the core's fork path with the parent
+ * running there (sched_balance_find_dst_group() counts cpu busy). */
+static void fork_now(struct sim *m, int cpu, struct sim_task *parent, struct sim_task *child)
+{
+	SIM_CHECK(m->nr_locked == 0, "ts_wake_up_new_task() called with an rq lock held");
+	SIM_CHECK(child->t.state == TS_TASK_NEW, "task %d forked twice", child->t.id);
+	SIM_CHECK(m->cpu[cpu].curr == parent, "CPU %d forks for a task not running there", cpu);
+	m->nr_runnable++;
+	ts_wake_up_new_task(m->s, &child->t, cpu, &parent->t);
+	if (m->groups) { /* task groups: the parent pays the line stalls of the fork */
+		sim_add_work(parent, m->tg_stall[cpu]);
+		m->tg_stall[cpu] = 0;
+	}
+}
+
+/* t's next fork: first its cost, then, when that is done, the child's wake-up. False when
+ * t has nothing (left) to fork. The cost is drawn uniformly in [fork/2, 3 fork/2] from the
+ * run's stream: forks do not take the same time twice (the parent's page tables, the
+ * allocator's state), and the spread staggers the children against the ticks, which is
+ * what makes iterations with different seeds differ for programs that draw nothing. */
+bool sim_step_fork(struct sim *m, int cpu, struct sim_task *t)
+{
+	if (t->forking >= 0) {
+		struct sim_task *child = &m->tasks[t->forking];
+		t->forking = -1;
+		fork_now(m, cpu, t, child);
+		return true;
+	}
+	if (t->next_child < t->nr_children) {
+		t->forking = m->children[t->child0 + t->next_child++];
+		sim_add_work(t, m->fork_ns * (0.5 + ts_rng_unit(&m->rng)));
+		return true;
+	}
+	return false;
+}
+
+/* The benchmark starts now: the warm-up's clock (open-ended workloads) or the measured
+ * time (TIME_S) runs from here. */
+static void benchmark_starts(struct sim *m)
+{
+	const struct ts_sim_config *cfg = m->cfg;
+	m->started = true;
+	m->start_ns = m->now;
+	if (m->w->metric == TS_METRIC_TIME_S) {
+		uint64_t cap = cfg->duration_ns ? cfg->duration_ns : TS_SIM_TIME_CAP_NS;
+		sim_post(m, m->now + cap, EV_END, -1, NULL, 0);
+		sim_window_open(m);
+	} else {
+		for (int c = 0; c < m->nr_cpus; c++)
+			m->scan_updates0[c] =
+				ts_stat_read(&ts_cpu_rq(m->s, c)->stats.nr_idle_scan_updates);
+		sim_post(m, m->now + cfg->warmup_ns, EV_WINDOW, -1, NULL, 0);
+	}
+}
+
+/* The largest busy balance interval of the run's LLC domains, ns: max_interval x
+ * busy_factor (get_sd_balance_interval() on a busy CPU). */
+static uint64_t llc_busy_interval_ns(const struct sim *m)
+{
+	uint64_t jiffies = 0;
+	for (int c = 0; c < m->nr_cpus; c++) {
+		if (m->allowed && !ts_cpumask_test(m->allowed, c))
+			continue;
+		const struct ts_sched_domain *llc = m->s->dom->cpu[c].sd_llc;
+		if (llc && (uint64_t)llc->max_interval * llc->busy_factor > jiffies)
+			jiffies = (uint64_t)llc->max_interval * llc->busy_factor;
+	}
+	return jiffies * m->tick_ns;
+}
+
+/* Has every LLC of the run's CPUs recomputed its SIS_UTIL budget (update_idle_cpu_scan(),
+ * from a periodic LLC balance) since the benchmark started? Until then nr_idle_scan
+ * holds the idle machine's value, whatever the load. */
+static bool llc_state_settled(struct sim *m)
+{
+	bool *seen = m->llc_seen;
+	memset(seen, 0, (size_t)m->nr_cpus * sizeof(*seen));
+	for (int c = 0; c < m->nr_cpus; c++)
+		if (ts_stat_read(&ts_cpu_rq(m->s, c)->stats.nr_idle_scan_updates) >
+		    m->scan_updates0[c])
+			seen[m->s->dom->cpu[c].sd_llc_id] = true;
+	for (int c = 0; c < m->nr_cpus; c++) {
+		if (m->allowed && !ts_cpumask_test(m->allowed, c))
+			continue;
+		if (m->s->dom->cpu[c].sd_llc && !seen[m->s->dom->cpu[c].sd_llc_id])
+			return false;
+	}
+	return true;
+}
+
+/* EV_WINDOW (open-ended workloads): the warm-up is over when cfg->warmup_ns has passed
+ * and, with SIS_UTIL, every LLC's budget reflects the load (llc_state_settled()), or at
+ * the latest two busy LLC balance intervals later; until then it looks again every tick.
+ * The measured window then runs for cfg->duration_ns. */
+void sim_window_due(struct sim *m)
+{
+	uint64_t cap = m->start_ns + m->cfg->warmup_ns + 2 * llc_busy_interval_ns(m);
+	if (ts_features_has(m->cfg->features, TS_FEAT_SIS_UTIL) && m->now < cap &&
+	    !llc_state_settled(m)) {
+		sim_post(m, m->now + m->tick_ns, EV_WINDOW, -1, NULL, 0);
+		return;
+	}
+	m->settle_ns = m->now - (m->start_ns + m->cfg->warmup_ns);
+	sim_window_open(m);
+	sim_post(m, m->now + m->cfg->duration_ns, EV_END, -1, NULL, 0);
+}
+
+static inline enum sim_step run_work(struct sim *m, int cpu)
+{
+	sim_start_segment(m, cpu);
+	return STEP_SEGMENT;
+}
+
+/* The launcher: forks its children one after another (a workload without a barrier starts
+ * with the first), then waits for the barrier (polling
+ * every barrier_poll_ns, or woken by the last arrival) and releases every waiting task
+ * with one wake-up each from its CPU (a semop or a write to the wake fd); then it waits
+ * for its children (waitpid) for the rest of the run. */
+enum sim_step sim_step_launcher(struct sim *m, int cpu, struct sim_task *t)
+{
+	if (!m->started && !m->barrier_tasks)
+		benchmark_starts(m); /* no barrier: the benchmark runs from its first fork */
+	for (;;) {
+		if (t->work > 0)
+			return run_work(m, cpu);
+		if (sim_step_fork(m, cpu, t))
+			continue;
+		if (m->started)
+			return STEP_BLOCK;
+		if (m->at_barrier < m->barrier_tasks) {
+			if (m->w->barrier_poll_ns) {
+				sim_post(m, m->now + m->w->barrier_poll_ns, EV_TIMER, cpu, t, 0);
+				return STEP_BLOCK;
+			}
+			m->launcher_waits = true;
+			return STEP_BLOCK;
+		}
+		benchmark_starts(m);
+		for (int i = 0; i < m->nr_waiting; i++)
+			sim_add_work(t, sim_wake(m, m->barrier[i], cpu, t, 0));
+		m->nr_waiting = 0;
+	}
+}
+
+/* The listener: accept() one queued connection and fork its server, until none is left;
+ * then it blocks in accept() until a TS_PH_CONNECT wakes it. */
+enum sim_step sim_step_listener(struct sim *m, int cpu, struct sim_task *t)
+{
+	for (;;) {
+		if (t->work > 0)
+			return run_work(m, cpu);
+		if (sim_step_fork(m, cpu, t))
+			continue;
+		if (m->conn_head == m->nr_conns) {
+			m->listener_waits = true;
+			return STEP_BLOCK;
+		}
+		t->forking = m->tasks[m->conns[m->conn_head++]].server;
+		sim_add_work(t, m->accept_ns + m->fork_ns);
+	}
+}
+
+/* TS_PH_CONNECT by t on cpu: its connection joins the accept queue; a listener blocked in
+ * accept() is woken (WF_SYNC). Returns the wake-up's cost, which t pays. */
+double sim_connect(struct sim *m, int cpu, struct sim_task *t)
+{
+	SIM_CHECK(m->listener && t->server >= 0, "task %d connects to no listener", t->t.id);
+	m->conns[m->nr_conns++] = t->t.id;
+	if (!m->listener_waits)
+		return 0;
+	m->listener_waits = false;
+	return sim_wake(m, m->listener, cpu, t, TS_WF_SYNC);
+}
+
+/* TS_PH_BARRIER: t arrives at the barrier (once); the last arrival wakes a launcher that
+ * waits for it. Returns that wake-up's cost. */
+double sim_at_barrier(struct sim *m, int cpu, struct sim_task *t)
+{
+	(void)t;
+	if (++m->at_barrier < m->barrier_tasks || !m->launcher_waits)
+		return 0;
+	m->launcher_waits = false;
+	return sim_wake(m, m->launcher, cpu, t, 0);
 }

@@ -42,7 +42,10 @@ static void tg_exec_by_top(struct sim *m)
 		uint64_t ns = t->t.se.sum_exec_runtime;
 		if (t->on_cpu >= 0 && m->now > t->t.se.exec_start)
 			ns += m->now - t->t.se.exec_start;
-		sim_groups_add_exec(m->groups, m->tg_exec, i, ns);
+		if (i < m->nr_tasks)
+			sim_groups_add_exec(m->groups, m->tg_exec, i, ns);
+		else /* the start-up's processes are root tasks */
+			m->tg_exec[m->groups->nr_top] += ns;
 	}
 }
 
@@ -77,6 +80,8 @@ void sim_fill_result(struct sim *m, struct ts_sim_result *out)
 	out->marks = m->marks;
 	out->bytes = m->bytes;
 	out->sim_ns = m->now - m->t0;
+	out->start_ns = m->started ? m->start_ns - m->t0 : out->sim_ns;
+	out->settle_ns = m->settle_ns;
 	out->events = m->events;
 	out->sis.search = end.sis.search - a->sis.search;
 	out->sis.domain_search = end.sis.domain_search - a->sis.domain_search;
@@ -118,7 +123,7 @@ void sim_fill_result(struct sim *m, struct ts_sim_result *out)
 		out->metric = win ? (double)m->marks / win_s / m->cfg->load : 0;
 		break;
 	case TS_METRIC_TIME_S:
-		out->metric = (double)(m->now - m->t0) / 1e9;
+		out->metric = (double)(m->now - m->start_ns) / 1e9; /* from the release */
 		break;
 	case TS_METRIC_WAKEUP_P99_US:
 		out->metric = out->wakeup_lat_us[2];

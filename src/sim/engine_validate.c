@@ -124,11 +124,61 @@ static int validate_phase(const struct ts_sim_config *cfg, int ci, int tasks,
 			*takes_time = true;
 		break;
 	case TS_PH_MARK:
+	case TS_PH_CONNECT: /* (prologue only: checked by the caller) */
+	case TS_PH_BARRIER:
 		break;
 	default:
 		return sim_invalid(err, "workload '%s' %s: unknown kind %d", wn, where,
 				   (int)ph->kind);
 	}
+	return 0;
+}
+
+static int connects(const struct ts_task_class *c)
+{
+	int n = 0;
+	for (int i = 0; i < c->nr_prologue; i++)
+		n += c->prologue[i].kind == TS_PH_CONNECT;
+	return n;
+}
+
+/* Class ci's start-up (sim.h, enum ts_spawn_kind): who forks it, who accepts its
+ * connection. */
+static int validate_spawn(const struct ts_workload *w, int ci, int nr_cpus, int load,
+			  struct ts_error *err)
+{
+	const char *wn = w->name ? w->name : "?";
+	const struct ts_task_class *c = &w->classes[ci];
+	const char *cn = c->name ? c->name : "?";
+	int acceptors = 0;
+	for (int o = 0; o < w->nr_classes; o++)
+		acceptors +=
+			w->classes[o].spawn == TS_SPAWN_ACCEPT && w->classes[o].spawn_from == ci;
+	if (connects(c) > 1 || connects(c) != acceptors)
+		return sim_invalid(err,
+				   "workload '%s' class '%s': %d CONNECT phases but %d classes "
+				   "accepted from it (one each way, or none)",
+				   wn, cn, connects(c), acceptors);
+	if (c->spawn == TS_SPAWN_LAUNCHER)
+		return 0;
+	if (c->spawn != TS_SPAWN_PARENT && c->spawn != TS_SPAWN_ACCEPT)
+		return sim_invalid(err, "workload '%s' class '%s': unknown spawn rule %d", wn, cn,
+				   (int)c->spawn);
+	if (c->spawn_from < 0 || c->spawn_from >= w->nr_classes || c->spawn_from == ci)
+		return sim_invalid(err, "workload '%s' class '%s': spawned from class %d", wn, cn,
+				   c->spawn_from);
+	const struct ts_task_class *f = &w->classes[c->spawn_from];
+	if (c->spawn == TS_SPAWN_PARENT && f->spawn != TS_SPAWN_LAUNCHER)
+		return sim_invalid(err,
+				   "workload '%s' class '%s': its parent class is not forked by "
+				   "the launcher",
+				   wn, cn);
+	if (c->spawn == TS_SPAWN_ACCEPT &&
+	    ts_class_count(f, nr_cpus, load) != ts_class_count(c, nr_cpus, load))
+		return sim_invalid(err,
+				   "workload '%s' class '%s': one server per connecting task "
+				   "needs as many tasks as class '%s'",
+				   wn, cn, f->name ? f->name : "?");
 	return 0;
 }
 
@@ -266,13 +316,21 @@ int sim_validate(const struct ts_sim_config *cfg, struct ts_error *err)
 			bool pro = pi < c->nr_prologue;
 			snprintf(where, sizeof(where), "class '%s' %sphase %d", cn,
 				 pro ? "prologue " : "", pro ? pi : pi - c->nr_prologue);
-			int rc = validate_phase(cfg, ci, count,
-						pro ? &c->prologue[pi]
-						    : &c->phases[pi - c->nr_prologue],
-						where, pro ? &prologue_time : &takes_time, err);
+			const struct ts_phase *ph =
+				pro ? &c->prologue[pi] : &c->phases[pi - c->nr_prologue];
+			if (!pro && (ph->kind == TS_PH_CONNECT || ph->kind == TS_PH_BARRIER))
+				return sim_invalid(err,
+						   "workload '%s' %s: CONNECT and BARRIER belong "
+						   "in the prologue (the start-up)",
+						   wn, where);
+			int rc = validate_phase(cfg, ci, count, ph, where,
+						pro ? &prologue_time : &takes_time, err);
 			if (rc)
 				return rc;
 		}
+		int rc = validate_spawn(w, ci, nr_cpus, cfg->load, err);
+		if (rc)
+			return rc;
 		if (!takes_time)
 			return sim_invalid(
 				err,

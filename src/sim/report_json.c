@@ -165,6 +165,8 @@ static void write_stats(struct ts_json_writer *w, const struct ts_exp_stats *st)
 	jw_u64(w, "messages_received", st->messages_received);
 	jw_u64(w, "busy_ns", st->busy_ns);
 	jw_u64(w, "sim_ns", st->sim_ns);
+	jw_u64(w, "start_ns", st->start_ns);
+	jw_u64(w, "settle_ns", st->settle_ns);
 	jw_u64(w, "events", st->events);
 	jw_bool(w, "finished", st->all_finished);
 	jw_open(w, "numa", '{');

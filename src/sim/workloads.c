@@ -63,6 +63,10 @@
 #define SYSCALL_FUTEX_NS 300
 #define TCP_SEND_NS	 3000
 #define TCP_RECV_NS	 1000
+/* TCP_CONNECT_NS: connect(2) on loopback at the start: the caller's CPU runs the whole
+ *   three-way handshake (SYN, SYN-ACK and ACK, each one transmit and, in the softirq, one
+ *   receive pass: what TCP_SEND_NS is for one data segment). estimate: 3 x TCP_SEND_NS. */
+#define TCP_CONNECT_NS (3 * TCP_SEND_NS)
 
 /* Footprint of a task that loops on syscalls with small messages (netperf, tbench, hackbench,
  * pipe, schbench's message thread): the touched part of its kernel stack, task_struct,
@@ -80,6 +84,8 @@
 	{ .kind = TS_PH_SEND, .ch = { .chan = (c) }, .bytes = (b), .sync = (s), .count_bytes = true }
 #define RECV(c) { .kind = TS_PH_RECV, .ch = { .chan = (c) } }
 #define RECV_OWN(c) { .kind = TS_PH_RECV, .ch = { .chan = (c), .per_instance = true } }
+#define CONNECT() { .kind = TS_PH_CONNECT }
+#define BARRIER() { .kind = TS_PH_BARRIER }
 /* clang-format on */
 
 /* ---- tbench (sahlberg/dbench a8e1c0f: sockio.c, tbench_srv.c, dbench.c, child.c) -------
@@ -120,9 +126,19 @@
  *     two recv calls, header and body (2 x TCP_RECV_NS).
  *   server: two recv calls (header, body), negligible user work (estimate: 0.2 us: it only
  *     reads the wanted reply length from the header), send of the reply (TCP_SEND_NS).
- * MARK: one per op (dbench's op count), raw count only; the metric is bytes. */
+ * MARK: one per op (dbench's op count), raw count only; the metric is bytes.
+ *
+ * Start (dbench.c create_procs(), sockio.c nb_setup(), tbench_srv.c listener()): tbench_srv
+ * waits in accept() before the run; tbench's main process (the launcher) forks the N clients
+ * one after another; each client connects (open_socket_out), does one 8-byte exchange with
+ * its server (do_packets(8, 8)) and waits at the semaphore barrier (semop, wait for zero);
+ * the listener accepts each connection and forks that client's server from its own CPU;
+ * the launcher looks at the barrier after its last fork and then every 100 ms
+ * (usleep(100*1000)) and releases every client at once when all wait. */
 #define TBENCH_CLIENT_PARSE_NS 1000
 #define TBENCH_SERVER_WORK_NS  200
+#define TBENCH_SETUP_BYTES     8
+#define TBENCH_BARRIER_POLL_NS (100ULL * 1000 * 1000)
 
 static const uint32_t tbench_req_bytes[] = {
 	59,    /* ReadX */
@@ -161,6 +177,20 @@ static const uint32_t tbench_op_weight[] = {271, 173, 157, 127, 86, 61, 35, 29, 
 _Static_assert(sizeof(tbench_req_bytes) == sizeof(tbench_op_weight), "tbench mix");
 _Static_assert(sizeof(tbench_reply_bytes) == sizeof(tbench_op_weight), "tbench mix");
 
+static const struct ts_phase tbench_client_setup[] = {
+	RUN(TCP_CONNECT_NS),
+	CONNECT(),
+	RUN(TCP_SEND_NS),
+	SEND(0, TBENCH_SETUP_BYTES, true),
+	RECV(1),
+	RUN(2 * TCP_RECV_NS),
+	BARRIER(),
+};
+static const struct ts_phase tbench_server_setup[] = {
+	RECV(0),
+	RUN(2 * TCP_RECV_NS + TBENCH_SERVER_WORK_NS + TCP_SEND_NS),
+	SEND(1, TBENCH_SETUP_BYTES, true),
+};
 static const struct ts_phase tbench_client_phases[] = {
 	RUN(TBENCH_CLIENT_PARSE_NS + TCP_SEND_NS),
 	SEND_COUNTED(0, 0, true), /* request, size from request_mix */
@@ -177,12 +207,18 @@ static const struct ts_task_class tbench_classes[] = {
 	 .count = 1,
 	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
 	 .phases = tbench_client_phases,
-	 .nr_phases = NELEM(tbench_client_phases)},
+	 .nr_phases = NELEM(tbench_client_phases),
+	 .prologue = tbench_client_setup,
+	 .nr_prologue = NELEM(tbench_client_setup)},
 	{.name = "server",
 	 .count = 1,
 	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
 	 .phases = tbench_server_phases,
-	 .nr_phases = NELEM(tbench_server_phases)},
+	 .nr_phases = NELEM(tbench_server_phases),
+	 .prologue = tbench_server_setup,
+	 .nr_prologue = NELEM(tbench_server_setup),
+	 .spawn = TS_SPAWN_ACCEPT,
+	 .spawn_from = 0},
 };
 
 /* Socket buffers: with one message in flight the limit never binds; estimate: 4 MiB, the
@@ -205,7 +241,15 @@ static const struct ts_task_class tbench_classes[] = {
  * figure for the per-message cost of the UDP path against the TCP path (the UDP send/receive
  * path is lighter, with no ACK or congestion state, but by how much is not measured),
  * and inventing a ratio would decide the comparison the model is meant to answer. What the
- * patch threads compare is the scheduler's placement of the same 1:1 ping-pong under both. */
+ * patch threads compare is the scheduler's placement of the same 1:1 ping-pong under both.
+ *
+ * Start: netserver waits in accept() before the run (netserver.c accept_connections()); the
+ * harness's shell (the launcher) starts the N netperf processes one after another; each
+ * connects (prologue: TCP_CONNECT_NS, CONNECT) and goes straight into its transactions;
+ * netserver forks a child per accepted connection (spawn_child_process()), the pair's
+ * server, from its own CPU. netperf's separate data connection, accepted by that child,
+ * forks nothing and is folded into the one connect. */
+static const struct ts_phase netperf_connect[] = {RUN(TCP_CONNECT_NS), CONNECT()};
 static const struct ts_phase netperf_client_phases[] = {
 	RUN(TCP_SEND_NS), SEND(0, 1, true), RECV(1), RUN(TCP_RECV_NS), MARK(),
 };
@@ -219,12 +263,16 @@ static const struct ts_task_class netperf_classes[] = {
 	 .count = 1,
 	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
 	 .phases = netperf_client_phases,
-	 .nr_phases = NELEM(netperf_client_phases)},
+	 .nr_phases = NELEM(netperf_client_phases),
+	 .prologue = netperf_connect,
+	 .nr_prologue = NELEM(netperf_connect)},
 	{.name = "netserver",
 	 .count = 1,
 	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
 	 .phases = netperf_server_phases,
-	 .nr_phases = NELEM(netperf_server_phases)},
+	 .nr_phases = NELEM(netperf_server_phases),
+	 .spawn = TS_SPAWN_ACCEPT,
+	 .spawn_from = 0},
 };
 
 /* ---- hackbench (rt-tests src/hackbench/hackbench.c; tools/perf/bench/sched-messaging.c) --
@@ -279,6 +327,7 @@ static const struct ts_task_class netperf_classes[] = {
 		HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost),         \
 		HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost)
 
+static const struct ts_phase hb_wait_start[] = {BARRIER()};
 static const struct ts_phase hb_pipe_sender_phases[] = {HB_WRITE_ALL(SYSCALL_PIPE_NS)};
 static const struct ts_phase hb_pipe_receiver_phases[] = {HB_READ_ALL(SYSCALL_PIPE_NS)};
 static const struct ts_phase hb_sock_sender_phases[] = {HB_WRITE_ALL(SYSCALL_UNIX_NS)};
@@ -293,13 +342,17 @@ static const struct ts_task_class hb_pipe_classes[] = {
 	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
 	 .phases = hb_pipe_sender_phases,
 	 .nr_phases = NELEM(hb_pipe_sender_phases),
-	 .iterations = HB_LOOPS},
+	 .iterations = HB_LOOPS,
+	 .prologue = hb_wait_start,
+	 .nr_prologue = NELEM(hb_wait_start)},
 	{.name = "receiver",
 	 .count = HB_FDS,
 	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
 	 .phases = hb_pipe_receiver_phases,
 	 .nr_phases = NELEM(hb_pipe_receiver_phases),
-	 .iterations = HB_LOOPS},
+	 .iterations = HB_LOOPS,
+	 .prologue = hb_wait_start,
+	 .nr_prologue = NELEM(hb_wait_start)},
 };
 static const struct ts_task_class hb_sock_classes[] = {
 	{.name = "sender",
@@ -307,13 +360,17 @@ static const struct ts_task_class hb_sock_classes[] = {
 	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
 	 .phases = hb_sock_sender_phases,
 	 .nr_phases = NELEM(hb_sock_sender_phases),
-	 .iterations = HB_LOOPS},
+	 .iterations = HB_LOOPS,
+	 .prologue = hb_wait_start,
+	 .nr_prologue = NELEM(hb_wait_start)},
 	{.name = "receiver",
 	 .count = HB_FDS,
 	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
 	 .phases = hb_sock_receiver_phases,
 	 .nr_phases = NELEM(hb_sock_receiver_phases),
-	 .iterations = HB_LOOPS},
+	 .iterations = HB_LOOPS,
+	 .prologue = hb_wait_start,
+	 .nr_prologue = NELEM(hb_wait_start)},
 };
 
 /* ---- schbench (masoncl/schbench, the 2023 design, as of 24e32b8) ---------------------
@@ -350,7 +407,10 @@ static const struct ts_task_class hb_sock_classes[] = {
  * 2.6-3 GHz, the loads of m1/m2 overlapping it from L2; 5,624,320 x 1.5 ns = 8.44 ms.
  * Footprint: the three matrices, 3 x 104^2 x 8 B = 253.5 KiB -> 254 KiB (-F 256 KB, as the
  * integer sqrt rounds it). Posting and waking cost one futex syscall each (SYSCALL_FUTEX_NS).
- * MARK: one per request (RPS, raw count only). */
+ * MARK: one per request (RPS, raw count only).
+ *
+ * Start: main (the launcher) creates the message threads; each creates its own workers
+ * (message.c message_thread(): pthread_create per worker) before its loop. */
 #define SCHB_WORKERS	   16
 #define SCHB_SLEEP_NS	   100000
 #define SCHB_MATRIX	   104
@@ -393,7 +453,9 @@ static const struct ts_task_class schbench_classes[] = {
 	 .footprint_kib = SCHB_FOOTPRINT_KIB,
 	 .phases = schbench_worker_phases,
 	 .nr_phases = NELEM(schbench_worker_phases),
-	 .measure_wakeup = true},
+	 .measure_wakeup = true,
+	 .spawn = TS_SPAWN_PARENT,
+	 .spawn_from = 0},
 };
 
 /* ---- pipe: perf bench sched pipe (tools/perf/bench/sched-pipe.c) / UnixBench context1 ---
@@ -407,7 +469,11 @@ static const struct ts_task_class schbench_classes[] = {
  *
  * Channels per pair: 0 = B -> A, 1 = A -> B. CPU work: a read and a write syscall each side
  * per round trip (SYSCALL_PIPE_NS). MARK: one per round trip, by B. load = pairs running at
- * once (UnixBench's N-copy pass); the metric is duration / all MARKs (see docs). */
+ * once (UnixBench's N-copy pass); the metric is duration / all MARKs (see docs).
+ *
+ * Start: the driver (the launcher) forks the N copies; each copy forks its partner
+ * (context1.c: fork(), the parent writes first: class b; the child reads first: class a,
+ * spawned by b). */
 #define PIPE_MSG_BYTES 4
 
 static const struct ts_phase pipe_a_phases[] = {
@@ -423,7 +489,9 @@ static const struct ts_task_class pipe_classes[] = {
 	 .count = 1,
 	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
 	 .phases = pipe_a_phases,
-	 .nr_phases = NELEM(pipe_a_phases)},
+	 .nr_phases = NELEM(pipe_a_phases),
+	 .spawn = TS_SPAWN_PARENT,
+	 .spawn_from = 1},
 	{.name = "b",
 	 .count = 1,
 	 .footprint_kib = SYSCALL_LOOP_FOOTPRINT_KIB,
@@ -612,6 +680,7 @@ static const struct ts_workload workloads[] = {
 		.metric_name = "throughput",
 		.unit = "MB/s",
 		.load_name = "clients",
+		.barrier_poll_ns = TBENCH_BARRIER_POLL_NS,
 	},
 	{
 		.name = "netperf-tcp-rr",

@@ -32,6 +32,12 @@ enum ts_phase_kind {
 	TS_PH_SLEEP, /* block for `ns` (a timer wakes the task) */
 	TS_PH_MARK,  /* count one unit of the workload's metric (a transaction, a request) */
 	TS_PH_TOUCH, /* compute while touching (writing) pages of a memory region; see below */
+	/* Start-up phases (prologues only; see "how tasks come to exist" below): */
+	TS_PH_CONNECT, /* connect() to the workload's listener: queue this task's connection and
+			  wake the listener (WF_SYNC: the listening socket's sk_data_ready is
+			  sock_def_readable); the task goes on */
+	TS_PH_BARRIER, /* stop at the start barrier until the launcher releases every task
+			  (dbench's semaphore, hackbench's wake fd) */
 };
 
 /* Which pages of its region a TOUCH phase covers. */
@@ -98,6 +104,25 @@ enum ts_home_rule {
 			     i / (THREADS / NNODES)) */
 };
 
+/* How tasks come to exist (docs/workloads.md, "Start"). A run starts as the benchmark
+ * does: before it the machine has been up and idle (the engine's idle pre-phase); then the
+ * workload's launcher (the benchmark's main process: tbench's create_procs(), hackbench's
+ * main, the shell starting N netperfs, UnixBench's copy driver) forks its children one after
+ * another from the CPU it runs on, each fork costing it the cost model's `fork`; the
+ * kernel's fork balancing (sched_balance_find_dst_group) then counts that CPU busy. */
+enum ts_spawn_kind {
+	TS_SPAWN_LAUNCHER, /* forked by the launcher (the default) */
+	TS_SPAWN_PARENT,   /* forked by task 0 of class `spawn_from` of the same instance when
+			      that task first runs, before its own program (UnixBench context1's
+			      copy forking its partner, schbench's message thread creating its
+			      workers) */
+	TS_SPAWN_ACCEPT,   /* forked by the workload's listener (a daemon blocked in accept()
+			      before the run: tbench_srv, netserver) once the task of class
+			      `spawn_from` with the same index in the instance has connected
+			      (TS_PH_CONNECT); accept and fork cost the listener `accept` and
+			      `fork` */
+};
+
 struct ts_task_class {
 	const char *name;
 	int count; /* tasks of this class per instance */
@@ -111,6 +136,8 @@ struct ts_task_class {
 	const struct ts_phase *prologue; /* run once before the first iteration (may be NULL) */
 	int nr_prologue;
 	enum ts_home_rule home; /* home nodes for --bind */
+	enum ts_spawn_kind spawn;
+	int spawn_from; /* TS_SPAWN_PARENT, TS_SPAWN_ACCEPT: the forking or connecting class */
 };
 
 /* A memory region of every instance (a process's allocation, one VMA). */
@@ -185,6 +212,13 @@ struct ts_workload {
 	 * defaults): NUMA balancing needs seconds, tbench milliseconds. */
 	const char *default_loads;
 	uint64_t default_duration_ns, default_warmup_ns;
+	/* The start barrier (classes with a TS_PH_BARRIER): after its last fork the launcher
+	 * checks whether every such task waits there and releases them all at once; while
+	 * not, it sleeps barrier_poll_ns and checks again (dbench's usleep(100 ms) loop), or,
+	 * with 0, the last task to arrive wakes it (hackbench's ready pipe). The benchmark
+	 * starts (the warm-up's clock, a TIME_S metric's start) at the release, else at the
+	 * launcher's last fork. */
+	uint64_t barrier_poll_ns;
 };
 
 const struct ts_workload *ts_workload_list(int *count);
@@ -271,6 +305,10 @@ struct ts_sim_result {
 	double metric;		  /* the workload's metric for this run */
 	uint64_t marks, bytes;	  /* raw counts behind the metric (measured window) */
 	uint64_t sim_ns;	  /* virtual time simulated (incl. warm-up) */
+	uint64_t start_ns;	  /* of which before the benchmark started: the idle machine
+				     and the start-up (forks, connections, barrier) */
+	uint64_t settle_ns;	  /* warm-up added past warmup_ns until every LLC's SIS_UTIL
+				     budget was recomputed under the load (0: none needed) */
 	uint64_t events;	  /* events processed */
 	double wall_s;		  /* host time the run took (reports only) */
 	double cpu_util;	  /* busy CPU time / (CPUs x measured time), 0..1 */
