@@ -1,0 +1,115 @@
+/* A run starts as the benchmark does (docs/engine.md, "Start"; docs/workloads.md, "Start"):
+ * an idle machine, the launcher forking from the CPU it runs on, the listener forking a
+ * server per connection, the start barrier. Whole runs on Kunpeng 920 node 0 (8 clusters of
+ * 4 CPUs, pinned as numactl -N 0), where the start decides the mechanism the cluster-first
+ * wake-up patch is about:
+ *  - fork balancing from a running parent puts each tbench client in another cluster than
+ *    the launcher's, and the listener's fork puts its server in yet another: without
+ *    SIS_CLUSTER the "prev is idle and shares the LLC" rule keeps every pair split, so at
+ *    1-4 clients every wake-up crosses clusters; with SIS_CLUSTER the wakee joins its
+ *    waker's cluster and every wake-up stays inside one;
+ *  - netperf with 16 pairs (half the node) under SIS_CLUSTER: every pair settles in a
+ *    cluster of its own half, two per cluster, and nothing migrates (the 3-pair cluster whose
+ *    tasks bounced through recent_used_cpu came from the old start);
+ *  - the time before the benchmark: the idle pre-phase, twice the 128-CPU top level's
+ *    128 ms idle balance interval, then tbench's 100 ms barrier poll;
+ *  - a start-up phase outside a prologue is refused. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sim_machine.h"
+
+#define MS 1000000ULL
+
+static struct ts_sim_result kunpeng_run(struct machine *m, const char *workload, int load,
+					const char *features)
+{
+	struct ts_sim_config cfg = sim_config(m, ts_workload_find(workload), load);
+	cfg.pin = m->node0;
+	cfg.warmup_ns = 10 * MS;
+	cfg.duration_ns = 20 * MS;
+	struct ts_error err = {0};
+	assert_int_equal(ts_features_parse(features, &cfg.features, &err), 0);
+	struct ts_sim_result r = sim_run_ok(&cfg);
+	print_message("%s x%d [%s]: %llu wake-ups, %llu cluster, %llu llc, %llu migrations, "
+		      "start %.1f ms, settle %.1f ms\n",
+		      workload, load, features, (unsigned long long)r.wakeups,
+		      (unsigned long long)r.wakeups_by_relation[TS_REL_CLUSTER],
+		      (unsigned long long)r.wakeups_by_relation[TS_REL_LLC],
+		      (unsigned long long)r.migrations, (double)r.start_ns / 1e6,
+		      (double)r.settle_ns / 1e6);
+	assert_true(r.wakeups > 0);
+	return r;
+}
+
+static void test_tbench_pairs_cross_clusters_without_sis_cluster(void **state)
+{
+	(void)state;
+	struct machine m;
+	machine_load(&m, "kunpeng920");
+	for (int clients = 1; clients <= 4; clients *= 4) {
+		struct ts_sim_result base = kunpeng_run(&m, "tbench", clients, "NO_SIS_CLUSTER");
+		struct ts_sim_result patch = kunpeng_run(&m, "tbench", clients, "SIS_CLUSTER");
+		assert_int_equal(base.wakeups_by_relation[TS_REL_LLC], base.wakeups);
+		assert_int_equal(patch.wakeups_by_relation[TS_REL_CLUSTER], patch.wakeups);
+		assert_int_equal(base.migrations, 0);
+		assert_int_equal(patch.migrations, 0);
+		/* the idle machine (256 ms), the launcher's jitter, then the barrier's poll */
+		assert_true(base.start_ns >= 356 * MS && base.start_ns < 358 * MS);
+	}
+	machine_free(&m);
+}
+
+static void test_netperf_16_pairs_do_not_bounce(void **state)
+{
+	(void)state;
+	struct machine m;
+	machine_load(&m, "kunpeng920");
+	struct ts_sim_result r = kunpeng_run(&m, "netperf-tcp-rr", 16, "SIS_CLUSTER");
+	assert_int_equal(r.wakeups_by_relation[TS_REL_CLUSTER], r.wakeups);
+	assert_int_equal(r.migrations, 0);
+	assert_int_equal(r.reasons[TS_PLACE_RECENT], 0);
+	/* no barrier: the benchmark starts with the launcher, after the idle machine */
+	assert_true(r.start_ns >= 256 * MS && r.start_ns < 258 * MS);
+	machine_free(&m);
+}
+
+static void test_start_phase_outside_prologue_refused(void **state)
+{
+	(void)state;
+	struct machine m;
+	machine_load(&m, "kunpeng920");
+	static const struct ts_phase bad[] = {{.kind = TS_PH_BARRIER},
+					      {.kind = TS_PH_RUN, .ns = 1}};
+	static const struct ts_task_class cls[] = {
+		{.name = "x", .count = 1, .phases = bad, .nr_phases = 2}};
+	struct ts_workload w = {.name = "bad-start",
+				.classes = cls,
+				.nr_classes = 1,
+				.metric = TS_METRIC_TPS_PER_INSTANCE,
+				.metric_name = "tps",
+				.unit = "ops/s",
+				.load_name = "x"};
+	struct ts_sim_config cfg = sim_config(&m, &w, 1);
+	struct ts_sim_result r;
+	struct ts_error err = {0};
+	assert_int_equal(ts_sim_run(&cfg, &r, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "prologue"));
+	machine_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tbench_pairs_cross_clusters_without_sis_cluster),
+		cmocka_unit_test(test_netperf_16_pairs_do_not_bounce),
+		cmocka_unit_test(test_start_phase_outside_prologue_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
