@@ -23,15 +23,22 @@
 
 #include "sched_env.h"
 
+/* Kunpeng 920 with the default features, and node 0's CPUs (0-31). */
+static struct ts_cpumask *kunpeng_node0(struct env *e)
+{
+	env_preset(e, "kunpeng920", NULL);
+	struct ts_cpumask *node0 = ts_cpumask_alloc(e->t->nr_cpus);
+	assert_non_null(node0);
+	for (int c = 0; c < 32; c++)
+		ts_cpumask_set(node0, c);
+	return node0;
+}
+
 static void test_children_of_a_running_parent_spread_over_clusters(void **state)
 {
 	(void)state;
 	struct env e;
-	env_preset(&e, "kunpeng920", NULL);
-	struct ts_cpumask *node0 = ts_cpumask_alloc(e.t->nr_cpus);
-	assert_non_null(node0);
-	for (int c = 0; c < 32; c++)
-		ts_cpumask_set(node0, c);
+	struct ts_cpumask *node0 = kunpeng_node0(&e);
 	struct ts_task *parent = env_task(&e, 0, node0, 0);
 	fake_run_on(e.s, &e.f, parent, 0);
 	assert_false(ts_idle_cpu(e.s, 0));
@@ -58,11 +65,7 @@ static void test_a_fork_from_an_idle_cpu_stays_local(void **state)
 {
 	(void)state;
 	struct env e;
-	env_preset(&e, "kunpeng920", NULL);
-	struct ts_cpumask *node0 = ts_cpumask_alloc(e.t->nr_cpus);
-	assert_non_null(node0);
-	for (int c = 0; c < 32; c++)
-		ts_cpumask_set(node0, c);
+	struct ts_cpumask *node0 = kunpeng_node0(&e);
 	struct ts_task *child = env_task(&e, 0, node0, 0);
 	struct ts_placement pl = ts_wake_up_new_task(e.s, child, 0, NULL);
 	assert_true(pl.cpu >= 0 && pl.cpu <= 3);
