@@ -224,7 +224,7 @@ int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct t
 		 int cpu, struct ts_error *err);
 void ts_task_destroy(struct ts_task *p);
 
-/* ---- task groups (group.h; rq.c) ---- */
+/* ---- task groups (group.h; rq_group.c) ---- */
 
 /* sched_create_group() under parent (NULL = the root) with the sched's tg_layout; shares as
  * cpu.weight's scale (1024 = nice 0; 0 = 1024; clamped to [2, 2^18]). Not concurrent with
