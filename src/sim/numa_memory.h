@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "toposched/numa_pages.h"
 #include "toposched/sched.h"
 #include "toposched/sim.h"
 
@@ -80,9 +81,8 @@ int sim_mm_check(const struct sim_mm *mm, char *why, size_t why_size);
 uint32_t sim_mm_scan(struct sim_mm *mm, const bool *scan, int64_t pages, int64_t virtpages,
 		     int *resets, uint32_t *lo, uint32_t *hi);
 
-/* should_numa_migrate_memory(p, folio, src_nid, dst_cpu) of kernel/sched/fair.c (without
- * memory tiering): exchanges the chunk's last_cpupid for (p, dst_cpu) and applies the
- * two-stage filter. p_index is p's engine index. */
+/* The core's should_numa_migrate_memory() (toposched/numa_pages.h) on chunk c: its
+ * last_cpupid is exchanged for (p, dst_cpu). p_index is p's engine index. */
 bool sim_should_migrate_memory(const struct ts_topology *t, struct ts_task *p, int p_index,
 			       struct sim_chunk *c, int src_nid, int dst_cpu);
 
