@@ -1,22 +1,30 @@
 # Convenience wrapper around CMake/ctest; `make run` and `make test` are the README's two
-# commands. BUILD selects the build directory, JOBS the parallelism.
+# commands. Each target installs only the packages it needs (scripts/install-deps PURPOSE).
+# BUILD selects the build directory, JOBS the parallelism.
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
 
-.PHONY: deps configure build run test test-asan test-tsan fuzz bench clean
+.PHONY: deps configure build run test test-asan test-tsan fuzz bench format clean
 
 deps:
-	scripts/install-deps
+	scripts/install-deps all
 
-configure: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+# Everything, the tests included.
+configure:
+	scripts/install-deps test
+	$(CONFIGURE) -DTS_BUILD_TESTS=ON
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job on built-in defaults: the default simulator experiment.
-run: build
+# The main job on built-in defaults: the default simulator experiment. Only the CLI is
+# built (no tests, so no cmocka).
+run:
+	scripts/install-deps run
+	$(CONFIGURE) -DTS_BUILD_TESTS=OFF
+	cmake --build $(BUILD) -j $(JOBS) --target toposched-cli
 	$(BUILD)/toposched sim
 
 test: build
@@ -28,11 +36,19 @@ test-asan:
 test-tsan:
 	$(MAKE) test BUILD=build-tsan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Debug -DTS_SANITIZE=thread"
 
-fuzz: deps
+fuzz:
+	scripts/install-deps fuzz
 	scripts/fuzz-smoke
 
-bench: build
+bench:
+	scripts/install-deps run
+	$(CONFIGURE) -DTS_BUILD_TESTS=OFF
+	cmake --build $(BUILD) -j $(JOBS) --target bench_domains
 	$(BUILD)/bench/bench_domains
+
+format:
+	scripts/install-deps format
+	scripts/check-format
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

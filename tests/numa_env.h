@@ -1,7 +1,6 @@
 /* The fixture of the core's NUMA-balancing tests (test_numa.c, test_numa_rules.c,
- * test_numa_internal.c): a scheduler over the fake host on a preset or a hand-built grid of
- * nodes, a pool of tasks with NUMA state, and the constructed fault state they are given.
- * A test that needs more than 64 tasks defines ENV_MAX_TASKS before including this. Each
+ * test_numa_internal.c): the core tests' env (sched_env.h) on a preset or a hand-built grid
+ * of nodes, its tasks with NUMA state, and the constructed fault state they are given. Each
  * test closes its env itself (env_destroy() after its own checks), since the files check
  * the run queues' NUMA counts to different extents. */
 #ifndef TOPOSCHED_TEST_NUMA_ENV_H
@@ -16,63 +15,8 @@
 
 #include <cmocka.h>
 
-#include "fake_host.h"
+#include "sched_env.h"
 #include "toposched/sched.h"
-
-#ifndef ENV_MAX_TASKS
-#define ENV_MAX_TASKS 64
-#endif
-
-struct env {
-	struct fake_host f;
-	struct ts_topology *t;
-	struct ts_sched *s;
-	struct ts_task task[ENV_MAX_TASKS];
-	int nr_tasks;
-};
-
-/* fake_sched() with a configuration (hz, cpu_map; NULL: the defaults); the env owns t. */
-static inline void env_start(struct env *e, struct ts_topology *t, const char *features,
-			     const struct ts_sched_config *cfg)
-{
-	memset(e, 0, sizeof(*e));
-	e->t = t;
-	e->f.now = 1000000; /* 1 ms, as fake_sched(): PELT treats 0 as "never" */
-	e->f.nr_cpus = t->nr_cpus;
-	struct ts_features feat = ts_features_default();
-	struct ts_error err = {0};
-	assert_int_equal(ts_features_parse(features, &feat, &err), 0);
-	assert_int_equal(ts_sched_create(t, feat, &fake_ops, &e->f, cfg, &e->s, &err), 0);
-}
-
-static inline void env_preset(struct env *e, const char *preset, const char *features)
-{
-	struct ts_error err = {0};
-	const struct ts_preset *pr = ts_preset_find(preset);
-	assert_non_null(pr);
-	struct ts_topology *t = pr->build(&err);
-	assert_non_null(t);
-	env_start(e, t, features, NULL);
-}
-
-/* nr_nodes x per_node CPUs (CPU i on node i / per_node), an LLC and a package per node,
- * the given distance matrix (rows separated by ';'). */
-static inline struct ts_topology *grid_topology(int nr_nodes, int per_node, const char *distance)
-{
-	struct ts_error err = {0};
-	struct ts_topology *t = ts_topology_alloc(nr_nodes * per_node, nr_nodes, &err);
-	assert_non_null(t);
-	for (int i = 0; i < t->nr_cpus; i++) {
-		t->cpu[i].core = i;
-		t->cpu[i].cluster = i;
-		t->cpu[i].node = i / per_node;
-		t->cpu[i].llc = i / per_node;
-		t->cpu[i].package = i / per_node;
-	}
-	assert_int_equal(ts_topology_parse_distance(t, distance, &err), 0);
-	assert_int_equal(ts_topology_finish(t, &err), 0);
-	return t;
-}
 
 static inline void env_grid(struct env *e, int nr_nodes, int per_node, const char *distance,
 			    const char *features)
@@ -105,27 +49,13 @@ static inline void check_rq_counts(struct env *e, unsigned *total_numa, unsigned
 		*total_pref = all_pref;
 }
 
-/* Frees the tasks, the scheduler and the topology (the checks before it are the test's). */
-static inline void env_destroy(struct env *e)
-{
-	for (int i = 0; i < e->nr_tasks; i++) {
-		ts_numa_task_free(e->s, &e->task[i]);
-		ts_task_destroy(&e->task[i]);
-	}
-	ts_sched_destroy(e->s);
-	ts_topology_free(e->t);
-}
-
 /* A task with NUMA state (mm NULL: a process of its own; allowed NULL: every CPU), made
  * runnable on cpu and scheduled there: it runs when the CPU was idle, else it queues. */
 static inline struct ts_task *env_spawn(struct env *e, int cpu, const struct ts_cpumask *allowed,
 					struct ts_numa_mm *mm)
 {
 	struct ts_error err = {0};
-	assert_true(e->nr_tasks < ENV_MAX_TASKS);
-	struct ts_task *p = &e->task[e->nr_tasks];
-	assert_int_equal(ts_task_init(e->s, p, 0, allowed, cpu, &err), 0);
-	p->id = e->nr_tasks++;
+	struct ts_task *p = env_task(e, 0, allowed, cpu);
 	assert_int_equal(ts_numa_task_init(e->s, p, mm, &err), 0);
 	fake_run_on(e->s, &e->f, p, cpu);
 	return p;

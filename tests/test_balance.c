@@ -14,38 +14,19 @@
 
 #include <cmocka.h>
 
-#include "fake_host.h"
 #include "topo/topo_build.h"
 #include "toposched/sched.h"
 
-#define MAX_TASKS 256
-#define MS	  1000000ULL
+#define ENV_MAX_TASKS 256
+#include "sched_env.h"
 
-struct env {
-	struct fake_host f;
-	struct ts_topology *t;
-	struct ts_sched *s;
-	struct ts_task task[MAX_TASKS];
-	int nr_tasks;
-};
-
-static struct ts_topology *preset(const char *name)
-{
-	struct ts_error err = {0};
-	const struct ts_preset *pr = ts_preset_find(name);
-	assert_non_null(pr);
-	struct ts_topology *t = pr->build(&err);
-	assert_non_null(t);
-	return t;
-}
+#define MS 1000000ULL
 
 static struct env *env_on(struct ts_topology *t)
 {
 	struct env *e = calloc(1, sizeof(*e));
 	assert_non_null(e);
-	e->t = t;
-	e->s = fake_sched(&e->f, t, "");
-	assert_non_null(e->s);
+	env_start(e, t, "", NULL);
 	/* Domains start with last_balance 0: from here on every level is due. */
 	e->f.now = 1000 * MS;
 	return e;
@@ -53,10 +34,7 @@ static struct env *env_on(struct ts_topology *t)
 
 static void env_free(struct env *e)
 {
-	for (int i = 0; i < e->nr_tasks; i++)
-		ts_task_destroy(&e->task[i]);
-	ts_sched_destroy(e->s);
-	ts_topology_free(e->t);
+	env_destroy(e);
 	free(e);
 }
 
@@ -64,13 +42,9 @@ static void env_free(struct env *e)
  * moves on 1 ms, so that they are no longer cache hot. */
 static struct ts_task *place(struct env *e, int cpu, int n, const struct ts_cpumask *allowed)
 {
-	struct ts_error err = {0};
 	struct ts_task *first = &e->task[e->nr_tasks];
 	for (int i = 0; i < n; i++) {
-		assert_true(e->nr_tasks < MAX_TASKS);
-		struct ts_task *p = &e->task[e->nr_tasks];
-		assert_int_equal(ts_task_init(e->s, p, 0, allowed, cpu, &err), 0);
-		p->id = e->nr_tasks++;
+		struct ts_task *p = env_task(e, 0, allowed, cpu);
 		fake_run_on(e->s, &e->f, p, cpu);
 		assert_int_equal(e->f.lock_errors, 0);
 	}
@@ -472,17 +446,11 @@ static uint64_t stepping_clock(void *h)
 static void test_newidle_cost_and_decay(void **state)
 {
 	(void)state;
-	struct ts_topology *t = preset("kunpeng920");
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	e->t = t;
-	struct ts_sched *tmp = fake_sched(&e->f, t, ""); /* initialises the fake host */
-	ts_sched_destroy(tmp);
 	struct ts_host_ops ops = fake_ops;
 	ops.clock = stepping_clock;
-	struct ts_error err = {0};
-	assert_int_equal(ts_sched_create(t, ts_features_default(), &ops, &e->f, NULL, &e->s, &err),
-			 0);
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_open(e, preset("kunpeng920"), "", NULL, &ops, ENV_MAX_TASKS);
 	place(e, 0, 8, NULL);
 	place(e, 5, 1, NULL);
 	struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);

@@ -11,17 +11,8 @@
 #include <cmocka.h>
 
 #include "topo/topo_build.h"
+#include "topo_fixture.h"
 #include "toposched/domain.h"
-
-static struct ts_topology *preset(const char *name)
-{
-	struct ts_error err = {0};
-	const struct ts_preset *p = ts_preset_find(name);
-	assert_non_null(p);
-	struct ts_topology *t = p->build(&err);
-	assert_non_null(t);
-	return t;
-}
 
 static struct ts_domains *build(const struct ts_topology *t)
 {

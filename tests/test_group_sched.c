@@ -16,70 +16,41 @@
 
 #include <cmocka.h>
 
-#include "fake_host.h"
+#include "sched_env.h"
 #include "test_support.h" /* rng_seed(), rng() */
 
 #define US 1000ULL
 #define MS 1000000ULL
-
-static struct ts_topology *synthetic(const char *spec)
-{
-	struct ts_topology *t = NULL;
-	struct ts_error err = {0};
-	if (ts_topology_load(spec, &t, &err))
-		fail_msg("topology %s: %s", spec, err.msg);
-	return t;
-}
 
 /* 1, 2 or 4 CPUs, one node; -2: two CPUs on two nodes. */
 static struct ts_topology *cpus(int n)
 {
 	switch (n) {
 	case -2:
-		return synthetic("synthetic:numa:2 core:1 pu:1");
+		return load_topology("synthetic:numa:2 core:1 pu:1");
 	case 1:
-		return synthetic("synthetic:pack:1 core:1 pu:1");
+		return load_topology("synthetic:pack:1 core:1 pu:1");
 	case 2:
-		return synthetic("synthetic:pack:1 core:2 pu:1");
+		return load_topology("synthetic:pack:1 core:2 pu:1");
 	default:
-		return synthetic("synthetic:pack:1 core:4 pu:1");
+		return load_topology("synthetic:pack:1 core:4 pu:1");
 	}
 }
 
-struct world {
-	struct fake_host f;
-	struct ts_topology *t;
-	struct ts_sched *s;
-	struct ts_task task[64];
-	int nr_tasks;
-};
-
-static void world_init(struct world *w, int nr_cpus, const char *features, enum ts_tg_layout layout,
+static void world_init(struct env *w, int nr_cpus, const char *features, enum ts_tg_layout layout,
 		       const struct ts_host_ops *ops)
 {
-	memset(w, 0, sizeof(*w));
-	w->t = cpus(nr_cpus);
-	w->f.now = 1 * MS;
-	w->f.nr_cpus = w->t->nr_cpus;
-	struct ts_features feat = ts_features_default();
-	struct ts_error err = {0};
-	if (features && ts_features_parse(features, &feat, &err))
-		fail_msg("features: %s", err.msg);
 	struct ts_sched_config cfg = {.tg_layout = layout};
-	if (ts_sched_create(w->t, feat, ops ? ops : &fake_ops, &w->f, &cfg, &w->s, &err))
-		fail_msg("sched: %s", err.msg);
+	env_open(w, cpus(nr_cpus), features, &cfg, ops, ENV_MAX_TASKS);
 }
 
-static void world_free(struct world *w)
+static void world_free(struct env *w)
 {
 	assert_int_equal(w->f.lock_errors, 0);
-	for (int i = 0; i < w->nr_tasks; i++)
-		ts_task_destroy(&w->task[i]);
-	ts_sched_destroy(w->s);
-	ts_topology_free(w->t);
+	env_destroy(w);
 }
 
-static struct ts_task_group *group(struct world *w, struct ts_task_group *parent, const char *name,
+static struct ts_task_group *group(struct env *w, struct ts_task_group *parent, const char *name,
 				   unsigned long shares)
 {
 	struct ts_task_group *tg = NULL;
@@ -90,7 +61,7 @@ static struct ts_task_group *group(struct world *w, struct ts_task_group *parent
 }
 
 /* p becomes runnable on cpu (a fork or a wake-up there), not scheduled yet. */
-static void activate(struct world *w, struct ts_task *p, int cpu)
+static void activate(struct env *w, struct ts_task *p, int cpu)
 {
 	fake_lock(&w->f, cpu);
 	ts_activate_task(w->s, cpu, p, 0);
@@ -98,13 +69,9 @@ static void activate(struct world *w, struct ts_task *p, int cpu)
 }
 
 /* A new nice-0 task of group tg, made runnable on cpu (not scheduled yet). */
-static struct ts_task *spawn(struct world *w, struct ts_task_group *tg, int nice, int cpu)
+static struct ts_task *spawn(struct env *w, struct ts_task_group *tg, int nice, int cpu)
 {
-	struct ts_error err = {0};
-	assert_true(w->nr_tasks < 64);
-	struct ts_task *p = &w->task[w->nr_tasks++];
-	assert_int_equal(ts_task_init(w->s, p, nice, NULL, cpu, &err), 0);
-	p->id = w->nr_tasks - 1;
+	struct ts_task *p = env_task(w, nice, NULL, cpu);
 	assert_int_equal(ts_task_set_group(w->s, p, tg), 0);
 	activate(w, p, cpu);
 	return p;
@@ -134,7 +101,7 @@ static unsigned check_group_tree(struct ts_task_group *tg, int cpu)
 	return tasks_below + direct;
 }
 
-static void check_world(struct world *w)
+static void check_world(struct env *w)
 {
 	for (int c = 0; c < w->t->nr_cpus; c++) {
 		unsigned n = check_group_tree(w->s->root_tg, c);
@@ -143,7 +110,7 @@ static void check_world(struct world *w)
 }
 
 /* cpu picks its next task, under its rq lock. */
-static void schedule_cpu(struct world *w, int cpu)
+static void schedule_cpu(struct env *w, int cpu)
 {
 	fake_lock(&w->f, cpu);
 	ts_schedule(w->s, cpu);
@@ -151,7 +118,7 @@ static void schedule_cpu(struct world *w, int cpu)
 }
 
 /* A tick of cpu, rescheduling when the core asks or the CPU is idle. */
-static void tick(struct world *w, int cpu)
+static void tick(struct env *w, int cpu)
 {
 	unsigned before = w->f.resched[cpu];
 	fake_lock(&w->f, cpu);
@@ -162,7 +129,7 @@ static void tick(struct world *w, int cpu)
 }
 
 /* cpu's current task leaves the rq (state: sleeping or dead) and cpu schedules. */
-static void deactivate_curr(struct world *w, int cpu, enum ts_task_state state)
+static void deactivate_curr(struct env *w, int cpu, enum ts_task_state state)
 {
 	fake_lock(&w->f, cpu);
 	ts_deactivate_curr(w->s, cpu, state);
@@ -171,7 +138,7 @@ static void deactivate_curr(struct world *w, int cpu, enum ts_task_state state)
 }
 
 /* p, queued but not running, moves to dst; both rq locks taken in CPU order. */
-static void move_queued(struct world *w, struct ts_task *p, int dst)
+static void move_queued(struct env *w, struct ts_task *p, int dst)
 {
 	int src = p->cpu, a = src < dst ? src : dst, b = src < dst ? dst : src;
 	fake_lock(&w->f, a);
@@ -183,7 +150,7 @@ static void move_queued(struct world *w, struct ts_task *p, int dst)
 
 /* Runs every CPU in 1-ms ticks for ns, rescheduling when the core asks, checking every
  * level after every step. Returns nothing; tasks' sum_exec_runtime is the measure. */
-static void run(struct world *w, uint64_t ns)
+static void run(struct env *w, uint64_t ns)
 {
 	for (uint64_t t = 0; t < ns; t += MS) {
 		w->f.now += MS;
@@ -193,14 +160,14 @@ static void run(struct world *w, uint64_t ns)
 	}
 }
 
-static void schedule_all(struct world *w)
+static void schedule_all(struct env *w)
 {
 	for (int c = 0; c < w->t->nr_cpus; c++)
 		schedule_cpu(w, c);
 	check_world(w);
 }
 
-static uint64_t runtime_of(struct world *w, struct ts_task_group *tg)
+static uint64_t runtime_of(struct env *w, struct ts_task_group *tg)
 {
 	uint64_t sum = 0;
 	for (int i = 0; i < w->nr_tasks; i++)
@@ -219,7 +186,7 @@ static void assert_ratio(uint64_t a, uint64_t b, double want)
 }
 
 /* Runs 1 s to settle, then measures 10 s. */
-static void measure(struct world *w, struct ts_task_group *a, struct ts_task_group *b, double want)
+static void measure(struct env *w, struct ts_task_group *a, struct ts_task_group *b, double want)
 {
 	schedule_all(w);
 	run(w, 1000 * MS);
@@ -237,7 +204,7 @@ static void test_shares_one_cpu(void **state)
 	(void)state;
 	const int counts[][2] = {{1, 5}, {4, 1}, {3, 3}, {1, 1}};
 	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
-		struct world w;
+		struct env w;
 		world_init(&w, 1, "", TS_TG_ALIGNED, NULL);
 		struct ts_task_group *a = group(&w, NULL, "A", 1024);
 		struct ts_task_group *b = group(&w, NULL, "B", 2048);
@@ -258,7 +225,7 @@ static void test_shares_two_cpus(void **state)
 	(void)state;
 	const int counts[][2] = {{1, 2}, {2, 1}, {1, 3}};
 	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
-		struct world w;
+		struct env w;
 		world_init(&w, 2, "", TS_TG_ALIGNED, NULL);
 		struct ts_task_group *a = group(&w, NULL, "A", 1024);
 		struct ts_task_group *b = group(&w, NULL, "B", 2048);
@@ -288,7 +255,7 @@ static void test_shares_two_cpus(void **state)
 static void test_nested_groups(void **state)
 {
 	(void)state;
-	struct world w;
+	struct env w;
 	world_init(&w, 1, "", TS_TG_ALIGNED, NULL);
 	struct ts_task_group *a = group(&w, NULL, "A", 1024);
 	struct ts_task_group *a1 = group(&w, a, "A1", 1024);
@@ -320,7 +287,7 @@ static void test_nested_groups(void **state)
 static void test_root_task_vs_group(void **state)
 {
 	(void)state;
-	struct world w;
+	struct env w;
 	world_init(&w, 1, "", TS_TG_ALIGNED, NULL);
 	struct ts_task_group *g = group(&w, NULL, "G", 2048);
 	spawn(&w, NULL, 0, 0);
@@ -336,7 +303,7 @@ static void test_root_task_vs_group(void **state)
 static void test_group_create_errors(void **state)
 {
 	(void)state;
-	struct world w, other;
+	struct env w, other;
 	world_init(&w, 2, "", TS_TG_ALIGNED, NULL);
 	world_init(&other, 1, "", TS_TG_ALIGNED, NULL);
 	struct ts_task_group *tg = (void *)1;
@@ -366,7 +333,7 @@ static void test_group_create_errors(void **state)
 static void test_task_set_group_errors(void **state)
 {
 	(void)state;
-	struct world w, other;
+	struct env w, other;
 	world_init(&w, 2, "", TS_TG_ALIGNED, NULL);
 	world_init(&other, 1, "", TS_TG_ALIGNED, NULL);
 	struct ts_task_group *a = group(&w, NULL, "A", 1024);
@@ -410,7 +377,7 @@ static void test_task_set_group_errors(void **state)
 static void test_destroy_with_tasks(void **state)
 {
 	(void)state;
-	struct world w;
+	struct env w;
 	world_init(&w, 2, "", TS_TG_PER_NODE, NULL);
 	struct ts_task_group *a = group(&w, NULL, "A", 1024);
 	struct ts_task_group *a1 = group(&w, a, "A1", 1024);
@@ -434,7 +401,7 @@ static void test_destroy_with_tasks(void **state)
 static void run_pair(int depth, unsigned char *trace, size_t n, uint64_t *rt_r, uint64_t *rt_g,
 		     unsigned *resched)
 {
-	struct world w;
+	struct env w;
 	world_init(&w, 1, "NO_PLACE_DEADLINE_INITIAL", TS_TG_ALIGNED, NULL);
 	struct ts_task_group *tg = NULL;
 	for (int d = 0; d < depth; d++) {
@@ -514,7 +481,7 @@ static void check_tg_sums(struct ts_task_group *tg)
 static void test_stress_walks(void **state)
 {
 	(void)state;
-	struct world w;
+	struct env w;
 	world_init(&w, 4, "", TS_TG_ALIGNED, NULL);
 	struct ts_task_group *g[5];
 	g[0] = NULL;
@@ -618,7 +585,7 @@ static void test_stress_walks(void **state)
 static void test_wake_elsewhere_removes_group_load(void **state)
 {
 	(void)state;
-	struct world w;
+	struct env w;
 	world_init(&w, 2, "NO_NEWIDLE_BALANCE", TS_TG_ALIGNED, NULL); /* both stay on CPU 0 */
 	struct ts_task_group *a = group(&w, NULL, "A", 1024);
 	struct ts_task *p = spawn(&w, a, 0, 0);
@@ -665,7 +632,7 @@ static void test_wake_elsewhere_removes_group_load(void **state)
 static void test_buddies_and_yield_across_levels(void **state)
 {
 	(void)state;
-	struct world w;
+	struct env w;
 	world_init(&w, 1, "NEXT_BUDDY", TS_TG_ALIGNED, NULL);
 	struct ts_task_group *a = group(&w, NULL, "A", 1024);
 	struct ts_task_group *b = group(&w, NULL, "B", 1024);
@@ -719,7 +686,7 @@ static void test_buddies_and_yield_across_levels(void **state)
 static void test_task_h_load_hierarchy(void **state)
 {
 	(void)state;
-	struct world w;
+	struct env w;
 	world_init(&w, 1, "", TS_TG_ALIGNED, NULL);
 	struct ts_task_group *a = group(&w, NULL, "A", 1024);
 	struct ts_task_group *a1 = group(&w, a, "A1", 1024);
@@ -768,7 +735,7 @@ struct rule_snap {
 	uint64_t last[8][4];
 };
 
-static void snap_take(struct world *w, struct ts_task_group **g, int n, struct rule_snap *sn)
+static void snap_take(struct env *w, struct ts_task_group **g, int n, struct rule_snap *sn)
 {
 	for (int i = 0; i < n; i++)
 		for (int c = 0; c < w->t->nr_cpus; c++) {
@@ -778,7 +745,7 @@ static void snap_take(struct world *w, struct ts_task_group **g, int n, struct r
 		}
 }
 
-static uint64_t snap_check(struct world *w, struct ts_task_group **g, int n,
+static uint64_t snap_check(struct env *w, struct ts_task_group **g, int n,
 			   const struct rule_snap *b, struct ts_tg_switches sw)
 {
 	uint64_t writes = 0, now = w->f.now;
@@ -822,7 +789,7 @@ static uint64_t snap_check(struct world *w, struct ts_task_group **g, int n,
  * number of writes. */
 static uint64_t rules_timeline(const char *features, struct ts_tg_switches sw)
 {
-	struct world w;
+	struct env w;
 	world_init(&w, 2, features, TS_TG_ALIGNED, NULL);
 	struct ts_task_group *g[3];
 	g[0] = group(&w, NULL, "A", 1024);
@@ -907,7 +874,7 @@ static void test_load_avg_write_rules(void **state)
  * the whole contribution); a steady load is filtered tick after tick. */
 static void scripted_counts(bool ratelimit)
 {
-	struct world w;
+	struct env w;
 	world_init(&w, 2,
 		   ratelimit ? "NO_NEWIDLE_BALANCE" : "NO_NEWIDLE_BALANCE NO_TG_LOAD_RATELIMIT",
 		   TS_TG_ALIGNED, NULL);
@@ -977,7 +944,7 @@ struct access {
 	bool write;
 };
 struct recorder {
-	struct world w; /* first: the host pointer is &w.f */
+	struct env w; /* first: the host pointer is &w.f */
 	struct access a[4096];
 	int n;
 };
@@ -1008,7 +975,7 @@ static void hook_run(struct recorder *r, enum ts_tg_layout layout)
 	ops.tg_line_access = record_line;
 	memset(r, 0, sizeof(*r));
 	world_init(&r->w, -2, "NO_NEWIDLE_BALANCE", layout, &ops);
-	struct world *w = &r->w;
+	struct env *w = &r->w;
 	struct ts_task_group *g = group(w, NULL, "G", 1024);
 	spawn(w, g, 0, 0);
 	spawn(w, g, 0, 1);
@@ -1084,7 +1051,7 @@ static void test_line_access_hook(void **state)
 	ops.tg_line_access = record_line;
 	memset(&r, 0, sizeof(r));
 	world_init(&r.w, 2, "NO_NEWIDLE_BALANCE", TS_TG_ALIGNED, &ops);
-	struct world *w = &r.w;
+	struct env *w = &r.w;
 	g = group(w, NULL, "G", 1024);
 	struct ts_task *p = spawn(w, g, 0, 0);
 	schedule_all(w);

@@ -9,16 +9,9 @@
 #include <cmocka.h>
 
 #include "fake_host.h"
+#include "topo_fixture.h"
 
 #define MS 1000000ULL
-
-static struct ts_topology *preset(const char *name)
-{
-	struct ts_error err = {0};
-	struct ts_topology *t = ts_preset_find(name)->build(&err);
-	assert_non_null(t);
-	return t;
-}
 
 static void new_task(struct ts_sched *s, struct ts_task *p, int nice, int cpu)
 {

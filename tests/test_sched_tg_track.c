@@ -11,32 +11,24 @@
 
 #include <cmocka.h>
 
-#include "fake_host.h"
+#include "sched_env.h"
 
 #define MS 1000000ULL
 
 struct world {
-	struct fake_host f;
-	struct ts_topology *t;
-	struct ts_sched *s;
+	struct env env;		     /* two CPUs on two nodes, a task of h on each */
 	struct ts_task_group *g, *h; /* h inside g */
-	struct ts_task task[2];
 };
 
-/* Two CPUs on two nodes; cfg NULL = ts_sched_create() without a configuration. */
+/* cfg NULL = ts_sched_create() without a configuration. */
 static void world_init(struct world *w, const struct ts_sched_config *cfg)
 {
 	memset(w, 0, sizeof(*w));
+	env_open(&w->env, load_topology("synthetic:numa:2 core:1 pu:1"), NULL, cfg, NULL, 2);
+	assert_int_equal(w->env.t->nr_nodes, 2);
 	struct ts_error err = {0};
-	if (ts_topology_load("synthetic:numa:2 core:1 pu:1", &w->t, &err))
-		fail_msg("topology: %s", err.msg);
-	assert_int_equal(w->t->nr_nodes, 2);
-	w->f.now = 1 * MS;
-	w->f.nr_cpus = w->t->nr_cpus;
-	if (ts_sched_create(w->t, ts_features_default(), &fake_ops, &w->f, cfg, &w->s, &err))
-		fail_msg("sched: %s", err.msg);
-	if (ts_sched_group_create(w->s, NULL, "g", 1024, &w->g, &err) ||
-	    ts_sched_group_create(w->s, w->g, "h", 1024, &w->h, &err))
+	if (ts_sched_group_create(w->env.s, NULL, "g", 1024, &w->g, &err) ||
+	    ts_sched_group_create(w->env.s, w->g, "h", 1024, &w->h, &err))
 		fail_msg("groups: %s", err.msg);
 }
 
@@ -44,30 +36,27 @@ static void world_init(struct world *w, const struct ts_sched_config *cfg)
  * from both nodes. */
 static void run_on_both_nodes(struct world *w)
 {
-	struct ts_error err = {0};
+	struct env *e = &w->env;
 	for (int c = 0; c < 2; c++) {
-		assert_int_equal(ts_task_init(w->s, &w->task[c], 0, NULL, c, &err), 0);
-		assert_int_equal(ts_task_set_group(w->s, &w->task[c], w->h), 0);
-		fake_run_on(w->s, &w->f, &w->task[c], c);
-		assert_int_not_equal(w->t->cpu[c].node, w->t->cpu[1 - c].node);
+		struct ts_task *p = env_task(e, 0, NULL, c);
+		assert_int_equal(ts_task_set_group(e->s, p, w->h), 0);
+		fake_run_on(e->s, &e->f, p, c);
+		assert_int_not_equal(e->t->cpu[c].node, e->t->cpu[1 - c].node);
 	}
 	for (int i = 0; i < 5; i++) {
-		w->f.now += 2 * MS;
+		e->f.now += 2 * MS;
 		for (int c = 0; c < 2; c++) {
-			fake_lock(&w->f, c);
-			ts_sched_tick(w->s, c);
-			fake_unlock(&w->f, c);
+			fake_lock(&e->f, c);
+			ts_sched_tick(e->s, c);
+			fake_unlock(&e->f, c);
 		}
 	}
 }
 
 static void world_free(struct world *w)
 {
-	assert_int_equal(w->f.lock_errors, 0);
-	ts_task_destroy(&w->task[0]);
-	ts_task_destroy(&w->task[1]);
-	ts_sched_destroy(w->s);
-	ts_topology_free(w->t);
+	assert_int_equal(w->env.f.lock_errors, 0);
+	env_destroy(&w->env);
 }
 
 static void test_on_is_inherited_and_counts_remote_writes(void **state)
@@ -76,7 +65,7 @@ static void test_on_is_inherited_and_counts_remote_writes(void **state)
 	struct world w;
 	struct ts_sched_config cfg = {.tg_track_writer_node = true};
 	world_init(&w, &cfg);
-	assert_true(w.s->root_tg->track_writer_node);
+	assert_true(w.env.s->root_tg->track_writer_node);
 	const struct ts_task_group *groups[] = {w.g, w.h};
 	for (int i = 0; i < 2; i++) {
 		assert_true(groups[i]->track_writer_node);
@@ -100,7 +89,7 @@ static void check_off(const struct ts_sched_config *cfg)
 {
 	struct world w;
 	world_init(&w, cfg);
-	assert_false(w.s->root_tg->track_writer_node);
+	assert_false(w.env.s->root_tg->track_writer_node);
 	const struct ts_task_group *groups[] = {w.g, w.h};
 	for (int i = 0; i < 2; i++) {
 		assert_false(groups[i]->track_writer_node);

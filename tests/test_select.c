@@ -12,40 +12,19 @@
 
 #include <cmocka.h>
 
-#include "fake_host.h"
+#include "sched_env.h"
 #include "topo/topo_build.h"
 #include "toposched/sched.h"
 
 #define WAKE_SYNC (TS_WF_TTWU | TS_WF_SYNC)
 
-struct env {
-	struct fake_host f;
-	struct ts_topology *t;
-	struct ts_sched *s;
-	struct ts_task *busy; /* [4 * nr_cpus]: tasks that keep CPUs busy */
-	int nr_busy;
-	struct ts_task p; /* the wakee */
-};
-
-static struct ts_topology *preset(const char *name)
-{
-	struct ts_error err = {0};
-	const struct ts_preset *pr = ts_preset_find(name);
-	assert_non_null(pr);
-	struct ts_topology *t = pr->build(&err);
-	assert_non_null(t);
-	return t;
-}
-
+/* The pool: task[0] is the wakee (see wakee()), then up to 4 busy tasks per CPU. */
 static struct env *env_on(struct ts_topology *t, const char *features)
 {
 	struct env *e = calloc(1, sizeof(*e));
 	assert_non_null(e);
-	e->t = t;
-	e->s = fake_sched(&e->f, e->t, features);
-	assert_non_null(e->s);
-	e->busy = calloc((size_t)e->t->nr_cpus * 4, sizeof(struct ts_task));
-	assert_non_null(e->busy);
+	env_open(e, t, features, NULL, NULL, 1 + 4 * t->nr_cpus);
+	env_task(e, 0, NULL, 0);
 	return e;
 }
 
@@ -57,22 +36,14 @@ static struct env *env_new(const char *name, const char *features)
 static void env_free(struct env *e)
 {
 	assert_int_equal(e->f.lock_errors, 0);
-	for (int i = 0; i < e->nr_busy; i++)
-		ts_task_destroy(&e->busy[i]);
-	ts_task_destroy(&e->p);
-	ts_sched_destroy(e->s);
-	ts_topology_free(e->t);
-	free(e->busy);
+	env_destroy(e);
 	free(e);
 }
 
 /* One more task running (or queued) on cpu; returns it. */
 static struct ts_task *busy(struct env *e, int cpu)
 {
-	struct ts_error err = {0};
-	assert_true(e->nr_busy < e->t->nr_cpus * 4);
-	struct ts_task *q = &e->busy[e->nr_busy++];
-	assert_int_equal(ts_task_init(e->s, q, 0, NULL, cpu, &err), 0);
+	struct ts_task *q = env_task(e, 0, NULL, cpu);
 	fake_run_on(e->s, &e->f, q, cpu);
 	assert_false(ts_idle_cpu(e->s, cpu));
 	return q;
@@ -84,12 +55,14 @@ static void busy_range(struct env *e, int first, int last)
 		busy(e, c);
 }
 
-/* The wakee, last run on prev (recent_used_cpu = prev too). */
+/* The wakee, last run on prev (recent_used_cpu = prev too): task[0], set up anew. */
 static struct ts_task *wakee(struct env *e, int prev, const struct ts_cpumask *allowed)
 {
+	struct ts_task *p = &e->task[0];
 	struct ts_error err = {0};
-	assert_int_equal(ts_task_init(e->s, &e->p, 0, allowed, prev, &err), 0);
-	return &e->p;
+	ts_task_destroy(p);
+	assert_int_equal(ts_task_init(e->s, p, 0, allowed, prev, &err), 0);
+	return p;
 }
 
 static struct ts_sched_domain_shared *llc_shared(struct env *e, int cpu)
@@ -347,7 +320,7 @@ static void test_sis_overload(void **state)
 	for (int c = 0; c < 32; c++)
 		for (int k = 0; k < 3; k++)
 			busy(e, c);
-	w = &e->busy[0];
+	w = &e->task[1]; /* the first busy task */
 	p = wakee(e, 0, NULL);
 	sds = llc_shared(e, 0);
 	assert_int_equal(atomic_load(&sds->overloaded), 0);

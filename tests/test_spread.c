@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "topo_fixture.h"
 #include "toposched/numa_levels.h"
 #include "toposched/spread.h"
 #include "toposched/topology.h"
@@ -39,17 +40,6 @@ static struct ts_topology *hand_topo(int nr_cpus, int nr_nodes, const int *node_
 	memcpy(t->distance, dist, (size_t)nr_nodes * (size_t)nr_nodes * sizeof(int));
 	if (ts_topology_finish(t, &err))
 		fail_msg("finish: %s", err.msg);
-	return t;
-}
-
-static struct ts_topology *preset(const char *name)
-{
-	const struct ts_preset *p = ts_preset_find(name);
-	assert_non_null(p);
-	struct ts_error err = {0};
-	struct ts_topology *t = p->build(&err);
-	if (!t)
-		fail_msg("preset %s: %s", name, err.msg);
 	return t;
 }
 

@@ -13,15 +13,13 @@
 
 #include <cmocka.h>
 
-#include "fake_host.h"
+#include "sched_env.h"
 
 #define MS 1000000ULL
 
 struct world {
-	struct fake_host f;
-	struct ts_topology *t;
-	struct ts_sched *s;
-	struct ts_task busy, p;
+	struct env env;
+	struct ts_task *busy, *p;
 	struct ts_task_group *g; /* NULL: the tasks are root tasks */
 };
 
@@ -30,57 +28,51 @@ struct world {
 static void world_init(struct world *w, unsigned long shares, int busy_ms)
 {
 	memset(w, 0, sizeof(*w));
+	struct env *e = &w->env;
+	env_open(e, load_topology("synthetic:pack:1 core:2 pu:1"), NULL, NULL, NULL, 2);
 	struct ts_error err = {0};
-	if (ts_topology_load("synthetic:pack:1 core:2 pu:1", &w->t, &err))
-		fail_msg("topology: %s", err.msg);
-	w->f.now = 1 * MS;
-	w->f.nr_cpus = w->t->nr_cpus;
-	if (ts_sched_create(w->t, ts_features_default(), &fake_ops, &w->f, NULL, &w->s, &err))
-		fail_msg("sched: %s", err.msg);
-	if (shares && ts_sched_group_create(w->s, NULL, "g", shares, &w->g, &err))
+	if (shares && ts_sched_group_create(e->s, NULL, "g", shares, &w->g, &err))
 		fail_msg("group: %s", err.msg);
-	assert_int_equal(ts_task_init(w->s, &w->busy, 0, NULL, 1, &err), 0);
+	w->busy = env_task(e, 0, NULL, 1);
 	if (w->g)
-		assert_int_equal(ts_task_set_group(w->s, &w->busy, w->g), 0);
-	fake_run_on(w->s, &w->f, &w->busy, 1);
+		assert_int_equal(ts_task_set_group(e->s, w->busy, w->g), 0);
+	fake_run_on(e->s, &e->f, w->busy, 1);
 	for (int i = 0; i < busy_ms; i++) {
-		w->f.now += 1 * MS;
-		fake_lock(&w->f, 1);
-		ts_sched_tick(w->s, 1);
-		fake_unlock(&w->f, 1);
+		e->f.now += 1 * MS;
+		fake_lock(&e->f, 1);
+		ts_sched_tick(e->s, 1);
+		fake_unlock(&e->f, 1);
 	}
 	/* Every queue of CPU 1 at `now`: the calls below then have nothing left to age, so
 	 * the values read here are the ones post_init_entity_util_avg() sees. */
-	fake_lock(&w->f, 1);
-	ts_update_rq_load(w->s, ts_cpu_rq(w->s, 1), w->f.now);
-	fake_unlock(&w->f, 1);
+	fake_lock(&e->f, 1);
+	ts_update_rq_load(e->s, ts_cpu_rq(e->s, 1), e->f.now);
+	fake_unlock(&e->f, 1);
 }
 
 /* The new task p, initialised on init_cpu (allowed: only CPU 1 when pin1), in the group. */
 static void new_task(struct world *w, int init_cpu, bool pin1)
 {
-	struct ts_error err = {0};
+	struct env *e = &w->env;
 	struct ts_cpumask *m = NULL;
 	if (pin1) {
-		m = ts_cpumask_alloc(w->t->nr_cpus);
+		m = ts_cpumask_alloc(e->t->nr_cpus);
 		assert_non_null(m);
 		ts_cpumask_set(m, 1);
 	}
-	assert_int_equal(ts_task_init(w->s, &w->p, 0, m, init_cpu, &err), 0);
+	w->p = env_task(e, 0, m, init_cpu);
 	ts_cpumask_free(m);
 	if (w->g)
-		assert_int_equal(ts_task_set_group(w->s, &w->p, w->g), 0);
+		assert_int_equal(ts_task_set_group(e->s, w->p, w->g), 0);
 }
 
 static void world_free(struct world *w)
 {
-	assert_int_equal(w->f.lock_errors, 0);
-	for (int c = 0; c < w->f.nr_cpus; c++)
-		assert_int_equal(w->f.locked[c], 0);
-	ts_task_destroy(&w->p);
-	ts_task_destroy(&w->busy);
-	ts_sched_destroy(w->s);
-	ts_topology_free(w->t);
+	struct env *e = &w->env;
+	assert_int_equal(e->f.lock_errors, 0);
+	for (int c = 0; c < e->f.nr_cpus; c++)
+		assert_int_equal(e->f.locked[c], 0);
+	env_destroy(e);
 }
 
 static void assert_avg_equal(const struct ts_sched_avg *a, const struct ts_sched_avg *b)
@@ -118,19 +110,19 @@ static void same_as_normal_path(unsigned long shares)
 	new_task(&a, 1, true);
 	new_task(&b, 1, true);
 
-	struct ts_placement pl = ts_wake_up_new_task(a.s, &a.p, 0, NULL);
+	struct ts_placement pl = ts_wake_up_new_task(a.env.s, a.p, 0, NULL);
 	assert_int_equal(pl.cpu, 1);
-	ts_wake_up_new_task_on(b.s, &b.p, 1);
+	ts_wake_up_new_task_on(b.env.s, b.p, 1);
 
-	assert_int_equal(a.p.state, TS_TASK_RUNNABLE);
-	assert_int_equal(b.p.state, TS_TASK_RUNNABLE);
-	assert_int_equal(a.p.cpu, b.p.cpu);
-	assert_avg_equal(&a.p.se.avg, &b.p.se.avg);
-	assert_int_equal(a.p.se.vruntime, b.p.se.vruntime);
-	assert_int_equal(a.p.se.deadline, b.p.se.deadline);
-	assert_int_equal(a.p.se.vlag, b.p.se.vlag);
+	assert_int_equal(a.p->state, TS_TASK_RUNNABLE);
+	assert_int_equal(b.p->state, TS_TASK_RUNNABLE);
+	assert_int_equal(a.p->cpu, b.p->cpu);
+	assert_avg_equal(&a.p->se.avg, &b.p->se.avg);
+	assert_int_equal(a.p->se.vruntime, b.p->se.vruntime);
+	assert_int_equal(a.p->se.deadline, b.p->se.deadline);
+	assert_int_equal(a.p->se.vlag, b.p->se.vlag);
 	/* the queues p joined, at every level */
-	for (const struct ts_sched_entity *x = &a.p.se, *y = &b.p.se; x || y;
+	for (const struct ts_sched_entity *x = &a.p->se, *y = &b.p->se; x || y;
 	     x = x->parent, y = y->parent) {
 		assert_non_null(x);
 		assert_non_null(y);
@@ -138,12 +130,12 @@ static void same_as_normal_path(unsigned long shares)
 		assert_int_equal(x->cfs_rq->load.weight, y->cfs_rq->load.weight);
 		assert_int_equal(x->cfs_rq->nr_queued, y->cfs_rq->nr_queued);
 	}
-	struct ts_rq *ra = ts_cpu_rq(a.s, 1), *rb = ts_cpu_rq(b.s, 1);
+	struct ts_rq *ra = ts_cpu_rq(a.env.s, 1), *rb = ts_cpu_rq(b.env.s, 1);
 	assert_int_equal(ra->nr_running, 2);
 	assert_int_equal(rb->nr_running, 2);
-	assert_int_equal(ts_cpu_load(a.s, 1), ts_cpu_load(b.s, 1));
-	assert_int_equal(ts_cpu_util(a.s, 1), ts_cpu_util(b.s, 1));
-	assert_int_equal(a.f.resched[1], b.f.resched[1]);
+	assert_int_equal(ts_cpu_load(a.env.s, 1), ts_cpu_load(b.env.s, 1));
+	assert_int_equal(ts_cpu_util(a.env.s, 1), ts_cpu_util(b.env.s, 1));
+	assert_int_equal(a.env.f.resched[1], b.env.f.resched[1]);
 	world_free(&a);
 	world_free(&b);
 }
@@ -168,9 +160,9 @@ static void test_util_from_the_group_cfs_rq(void **state)
 	struct world w;
 	world_init(&w, 128, 8);
 	new_task(&w, 0, false);
-	struct ts_rq *rq = ts_cpu_rq(w.s, 1);
+	struct ts_rq *rq = ts_cpu_rq(w.env.s, 1);
 	const struct ts_cfs_rq *gcfs = ts_tg_cfs_rq(w.g, 1);
-	unsigned long weight = w.p.se.load.weight;
+	unsigned long weight = w.p->se.load.weight;
 	unsigned long want =
 		expected_util(rq->cpu_capacity, gcfs->avg.util_avg, gcfs->avg.load_avg, weight);
 	unsigned long root_based =
@@ -179,12 +171,12 @@ static void test_util_from_the_group_cfs_rq(void **state)
 	assert_true(gcfs->avg.util_avg > 0);
 	assert_int_not_equal(want, root_based);
 
-	ts_wake_up_new_task_on(w.s, &w.p, 1);
-	assert_ptr_equal(w.p.se.cfs_rq, gcfs);
-	assert_int_equal(w.p.se.avg.util_avg, want);
-	assert_int_equal(w.p.se.avg.runnable_avg, want);
+	ts_wake_up_new_task_on(w.env.s, w.p, 1);
+	assert_ptr_equal(w.p->se.cfs_rq, gcfs);
+	assert_int_equal(w.p->se.avg.util_avg, want);
+	assert_int_equal(w.p->se.avg.runnable_avg, want);
 	/* init_entity_runnable_average(): load_avg starts at the weight (attach keeps it) */
-	assert_int_equal(w.p.se.avg.load_avg, weight);
+	assert_int_equal(w.p->se.avg.load_avg, weight);
 	world_free(&w);
 }
 
@@ -196,24 +188,24 @@ static void test_moves_without_migration(void **state)
 	struct world w;
 	world_init(&w, 0, 20);
 	new_task(&w, 0, false);
-	assert_int_equal(w.p.cpu, 0);
-	struct ts_rq *rq = ts_cpu_rq(w.s, 1);
+	assert_int_equal(w.p->cpu, 0);
+	struct ts_rq *rq = ts_cpu_rq(w.env.s, 1);
 	unsigned long want = expected_util(rq->cpu_capacity, rq->cfs.avg.util_avg,
-					   rq->cfs.avg.load_avg, w.p.se.load.weight);
+					   rq->cfs.avg.load_avg, w.p->se.load.weight);
 	uint64_t migrations_before = ts_stat_read(&rq->stats.migrations);
 
-	ts_wake_up_new_task_on(w.s, &w.p, 1);
-	assert_int_equal(w.p.cpu, 1);
-	assert_int_equal(w.p.recent_used_cpu, 1);
-	assert_int_equal(w.p.nr_migrations, 0);
+	ts_wake_up_new_task_on(w.env.s, w.p, 1);
+	assert_int_equal(w.p->cpu, 1);
+	assert_int_equal(w.p->recent_used_cpu, 1);
+	assert_int_equal(w.p->nr_migrations, 0);
 	assert_int_equal(ts_stat_read(&rq->stats.migrations), migrations_before);
-	assert_ptr_equal(w.p.se.cfs_rq, &rq->cfs);
-	assert_true(w.p.se.on_rq);
-	assert_int_equal(w.p.se.avg.util_avg, want);
+	assert_ptr_equal(w.p->se.cfs_rq, &rq->cfs);
+	assert_true(w.p->se.on_rq);
+	assert_int_equal(w.p->se.avg.util_avg, want);
 	assert_int_equal(rq->nr_running, 2);
-	assert_int_equal(ts_rq_nr_running(w.s, 1), 2); /* published */
-	assert_int_equal(ts_cpu_rq(w.s, 0)->nr_running, 0);
-	assert_int_equal(ts_rq_nr_running(w.s, 0), 0);
+	assert_int_equal(ts_rq_nr_running(w.env.s, 1), 2); /* published */
+	assert_int_equal(ts_cpu_rq(w.env.s, 0)->nr_running, 0);
+	assert_int_equal(ts_rq_nr_running(w.env.s, 0), 0);
 	world_free(&w);
 }
 
@@ -224,12 +216,12 @@ static void test_idle_target_rescheds(void **state)
 	struct world w;
 	world_init(&w, 0, 2);
 	new_task(&w, 1, false);
-	unsigned before = w.f.resched[0];
-	assert_true(ts_wake_up_new_task_on(w.s, &w.p, 0));
-	assert_int_equal(w.f.resched[0], before + 1);
-	assert_int_equal(w.p.cpu, 0);
+	unsigned before = w.env.f.resched[0];
+	assert_true(ts_wake_up_new_task_on(w.env.s, w.p, 0));
+	assert_int_equal(w.env.f.resched[0], before + 1);
+	assert_int_equal(w.p->cpu, 0);
 	/* an idle CPU's empty queue: half the capacity */
-	assert_int_equal(w.p.se.avg.util_avg, ts_capacity_of(w.s, 0) / 2);
+	assert_int_equal(w.p->se.avg.util_avg, ts_capacity_of(w.env.s, 0) / 2);
 	world_free(&w);
 }
 

@@ -3,7 +3,7 @@
  * finite iterations where the metric needs them); and none can deadlock by construction: a
  * symbolic walk of one instance's tasks (no time, no CPUs, FIFO channels with the
  * workload's capacity) runs every program to the end and leaves every channel empty. Plus
- * the figures the descriptions take from shared/reference/workloads-and-machines.md. */
+ * the figures the descriptions take from the benchmarks' sources (docs/workloads.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -493,7 +493,7 @@ static void test_walk_detects_deadlock(void **state)
 	assert_false(r.finished);
 }
 
-/* ---- the reference's figures --------------------------------------------------------------- */
+/* ---- the benchmarks' published figures ----------------------------------------------------- */
 
 static double mix_mean(const struct ts_size_mix *m)
 {
@@ -514,7 +514,7 @@ static void test_tbench_matches_reference(void **state)
 	assert_string_equal(w->load_name, "clients");
 	assert_int_equal(w->request_mix.n, 13);
 	assert_int_equal(w->reply_mix.n, 13);
-	/* ref §1.1: average request 2.3 KB, reply 3.3 KB */
+	/* dbench's client.txt: average request 2.3 KB, reply 3.3 KB */
 	double req = mix_mean(&w->request_mix), rep = mix_mean(&w->reply_mix);
 	assert_true(req > 2250 && req < 2350);
 	assert_true(rep > 3250 && rep < 3350);
@@ -592,7 +592,7 @@ static void test_hackbench_matches_reference(void **state)
 		assert_int_equal(w->classes[0].count, 20);
 		assert_int_equal(w->classes[1].count, 20);
 		assert_int_equal(w->channels_per_instance, 20);
-		/* ref §1.3: each group moves 400 x loops messages of 100 B */
+		/* hackbench.c: each group moves 400 x loops messages of 100 B */
 		struct walk_result r = walk(w, 0);
 		assert_int_equal(r.sent, 400 * 100);
 		assert_int_equal(r.received, 400 * 100);
@@ -607,7 +607,7 @@ static void test_hackbench_matches_reference(void **state)
 		r = walk(w, 3); /* --loops 3 */
 		assert_int_equal(r.received, 400 * 3);
 	}
-	/* 64 KiB pipe ~ 650 messages of 100 B (ref §1.3) */
+	/* 64 KiB pipe ~ 650 messages of 100 B (PIPE_DEF_BUFFERS = 16 pages) */
 	const struct ts_workload *p = must_find("hackbench");
 	assert_int_equal(p->channel_capacity, 65536);
 	assert_int_equal(p->channel_capacity / 100, 655);

@@ -3,9 +3,10 @@
  * models, its task classes and phases, the parameters, the metric, what `load` counts, the
  * sources and what the model leaves out.
  *
- * Sources are cited as "ref §1.x" (shared/reference/workloads-and-machines.md). A value the
- * reference does not give is marked "estimate:" with its reasoning. No value here was chosen
- * or adjusted by looking at a benchmark's result: the reference's per-op totals (tbench
+ * Each workload names the benchmark's own source (repository, file, commit) and the harness
+ * that runs it (mmtests, schedtests). A value those do not give is marked "estimate:" with
+ * its reasoning. No value here was chosen or adjusted by looking at a benchmark's result:
+ * published per-op totals (tbench
  * 9.5-16.6 us per op, netperf ~12.5 us per transaction on Kunpeng) are results of the whole
  * system and are used nowhere below.
  *
@@ -23,8 +24,8 @@
  * - Every program balances its channels for any common iteration count, so that
  *   ts_sim_config.iterations (which overrides every class's count) never strands a task;
  *   tests/test_workloads.c checks it by a symbolic walk.
- * - RUN times are TS_DIST_FIXED: they are mean costs of fixed code paths and the reference
- *   gives no distribution; variability comes from message sizes and the engine. */
+ * - RUN times are TS_DIST_FIXED: they are mean costs of fixed code paths and no published
+ *   distribution exists; variability comes from message sizes and the engine. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -54,8 +55,9 @@
  * TCP_RECV_NS: recv(2) of a queued segment: lock_sock, tcp_recvmsg, skb free,
  *   tcp_cleanup_rbuf (the ACK rides on the next data segment in a request/response
  *   exchange). estimate: 1 us.
- * UDP: the reference gives no basis for a different per-message cost (ref §1.2 names only
- *   the recvfrom/sendto asymmetry), so UDP_RR uses the TCP figures; see netperf below. */
+ * UDP: we found no published basis for a different per-message cost (netperf's
+ *   doc/netperf.texi names only the recvfrom/sendto asymmetry), so UDP_RR uses the TCP figures; see
+ * netperf below. */
 #define SYSCALL_PIPE_NS	 400
 #define SYSCALL_UNIX_NS	 800
 #define SYSCALL_FUTEX_NS 300
@@ -80,7 +82,7 @@
 #define RECV_OWN(c) { .kind = TS_PH_RECV, .ch = { .chan = (c), .per_instance = true } }
 /* clang-format on */
 
-/* ---- tbench (ref §1.1) -----------------------------------------------------------------
+/* ---- tbench (sahlberg/dbench a8e1c0f: sockio.c, tbench_srv.c, dbench.c, child.c) -------
  *
  * tbench N: N dbench client processes, each with one TCP connection to its own forked
  * tbench_srv child (N fixed pairs), TCP_NODELAY, loopback; each client replays client.txt
@@ -91,23 +93,25 @@
  *
  * Channels per pair: 0 = request (client -> server), 1 = reply (server -> client).
  * Wake-ups are WF_SYNC: TCP's sk_data_ready is sock_def_readable, which uses
- * wake_up_interruptible_sync_poll (ref §1.1 cites the thread where removing the sync
- * affinity halved 1-8 client throughput).
+ * wake_up_interruptible_sync_poll (in the thread on "sched/fair: no sync wakeup from
+ * interrupt context", Message-Id <20220711224704.1672831-1-libo.chen@oracle.com>, K Prateek
+ * Nayak's tbench runs show removing the sync affinity halving 1-8 client throughput).
  *
- * Op mix (ref §1.1, the table derived from Debian's client.txt): per op its share (weight,
- * in 0.1 % units), average request and reply bytes. Rename's request is not broken out in
- * the reference ("Flush, Rename, Lock/Unlock ... ~41-210"); estimate: 210 B, the top of that
+ * Op mix (derived from Debian's dbench 4.0-2.1 /usr/share/dbench/client.txt by the size
+ * rules of sockio.c): per op its share (weight, in 0.1 % units), average request and reply
+ * bytes. Rename's request is not broken out in that analysis ("Flush, Rename, Lock/Unlock
+ * ... ~41-210"); estimate: 210 B, the top of that
  * range, since by the size rules (47 + 2*len(old) + 2*len(new)) Rename is the only one of the
  * three with file names and Flush/LockX have fixed 41/51 B requests. ReadX replies and
- * WriteX requests use the reference's averages (11,912 and 25,779 B): it gives only the
- * median (4 KiB) and maximum (60/64 KiB) besides, not the distribution.
- * Weighted means: request 2,302 B, reply 3,299 B (the reference: 2.3 KB / 3.3 KB).
+ * WriteX requests use the loadfile's averages (11,912 and 25,779 B); of the rest of the
+ * distribution only the median (4 KiB) and maximum (60/64 KiB) are kept.
+ * Weighted means: request 2,302 B, reply 3,299 B (the whole loadfile: 2.3 KB / 3.3 KB).
  *
  * Both SENDs count their bytes: WriteX payload rides in requests and ReadX payload in
  * replies, and request and reply sizes are drawn independently from the two mixes, so no
  * single SEND carries all the payload. The counted bytes are therefore every request and
  * reply byte, 5,601 B per op on average against 5,419 B of ReadX/WriteX payload (the
- * reference: ~5,430): the model's MB/s reads 3.4 % above what tbench would print for the
+ * whole loadfile: ~5,430): the model's MB/s reads 3.4 % above what tbench would print for the
  * same op rate, a constant factor that cancels in comparisons of configurations.
  *
  * CPU work per op (estimates, see the constants above):
@@ -150,7 +154,7 @@ static const uint32_t tbench_reply_bytes[] = {
 	39,    /* Rename */
 	39,    /* LockX/UnlockX */
 };
-/* shares in 0.1 % (ref §1.1: 27.1, 17.3, 15.7, 12.7, 8.6, 6.1, 3.5, 2.9, 2.8, 1.4, 1.2, 0.7,
+/* shares in 0.1 % (client.txt: 27.1, 17.3, 15.7, 12.7, 8.6, 6.1, 3.5, 2.9, 2.8, 1.4, 1.2, 0.7,
  * 0.1 %; they sum to 100.1 % by rounding) */
 static const uint32_t tbench_op_weight[] = {271, 173, 157, 127, 86, 61, 35, 29, 28, 14, 12, 7, 1};
 
@@ -185,7 +189,7 @@ static const struct ts_task_class tbench_classes[] = {
  * default tcp_wmem maximum that autotuning grows to, above the largest message (64 KiB). */
 #define TCP_BUFFER_BYTES (4u << 20)
 
-/* ---- netperf TCP_RR / UDP_RR (ref §1.2) ------------------------------------------------
+/* ---- netperf TCP_RR / UDP_RR (HewlettPackard/netperf afc51ff, doc/netperf.texi) ---------
  *
  * N concurrent `netperf -t TCP_RR` (or UDP_RR) each with its forked netserver child: N pairs.
  * One transaction = the client sends a request, the server answers, the client waits for
@@ -197,9 +201,9 @@ static const struct ts_task_class tbench_classes[] = {
  * TCP and UDP alike). CPU work: a send and a recv per message per side (TCP_SEND_NS,
  * TCP_RECV_NS); MARK after the client has the response.
  *
- * TCP_RR and UDP_RR share these phases and differ only in name: the reference gives no
+ * TCP_RR and UDP_RR share these phases and differ only in name: we found no published
  * figure for the per-message cost of the UDP path against the TCP path (the UDP send/receive
- * path is lighter, with no ACK or congestion state, but by how much is not measured there),
+ * path is lighter, with no ACK or congestion state, but by how much is not measured),
  * and inventing a ratio would decide the comparison the model is meant to answer. What the
  * patch threads compare is the scheduler's placement of the same 1:1 ping-pong under both. */
 static const struct ts_phase netperf_client_phases[] = {
@@ -223,7 +227,7 @@ static const struct ts_task_class netperf_classes[] = {
 	 .nr_phases = NELEM(netperf_server_phases)},
 };
 
-/* ---- hackbench (ref §1.3) --------------------------------------------------------------
+/* ---- hackbench (rt-tests src/hackbench/hackbench.c; tools/perf/bench/sched-messaging.c) --
  *
  * hackbench -g G [-p] -l L (and perf bench sched messaging, a port with the same defaults):
  * each group has num_fds = 20 receivers and 20 senders; one fd pair per receiver, the 20
@@ -246,10 +250,10 @@ static const struct ts_task_class netperf_classes[] = {
  * thundering herd.
  *
  * hackbench: pipes (-p), the variant the kernel threads report as hackbench-process-pipes.
- *   Capacity: the default pipe buffer, 16 pages = 64 KiB (ref §1.3: "64 KiB pipe ~ 650
- *   messages"; 100-B writes merge into the last page).
- * hackbench-socket: AF_UNIX socketpair, hackbench's own default. The reference says only
- *   that the limit is the socket's send-buffer accounting. estimate from the kernel's
+ *   Capacity: the default pipe buffer, 16 pages = 64 KiB (PIPE_DEF_BUFFERS,
+ *   include/linux/pipe_fs_i.h: ~650 messages of 100 B; 100-B writes merge into the last page).
+ * hackbench-socket: AF_UNIX socketpair, hackbench's own default. The limit is the
+ *   socket's send-buffer accounting. estimate from the kernel's
  *   defaults: sk_sndbuf = net.core.wmem_default = 212,992 B, charged per skb at its
  *   truesize; a 100-B write is one skb of ~768 B truesize (100 B rounded into a kmalloc-512
  *   data area, less skb_shared_info, plus the sk_buff and shared info overhead), and
@@ -312,7 +316,7 @@ static const struct ts_task_class hb_sock_classes[] = {
 	 .iterations = HB_LOOPS},
 };
 
-/* ---- schbench (ref §1.6, current design) -----------------------------------------------
+/* ---- schbench (masoncl/schbench, the 2023 design, as of 24e32b8) ---------------------
  *
  * schbench -m M -t T: M message threads, each with T workers. Worker loop (masoncl/schbench
  * worker.c msg_and_wait, worker_thread): mark its futex blocked, push itself on its message
@@ -324,12 +328,12 @@ static const struct ts_task_class hb_sock_classes[] = {
  *
  * load = message threads, with 16 workers each: the sweep of Intel's schedtests
  * (yu-chen-surf/schedtests benchmarks/schbench.sh: `schbench -m $job -t 16`, jobs = message
- * threads; ref §1.6 names schedtests and `schbench -m 2 -t 16`). schbench's own default
+ * threads). schbench's own default
  * T = ceil(ncpus / M) depends on the machine, which a static description cannot know.
  *
- * Channels per message thread: 0 = its post list (workers -> message thread, one cache line,
- * ref §0 "shared cache line"), 1 = the wake channel all its workers wait on. A worker that
- * posts blocks on channel 1 right after, so the message thread's k-th wake goes to the k-th
+ * Channels per message thread: 0 = its post list (workers -> message thread, one cache line:
+ * the worker's futex word and list entry), 1 = the wake channel all its workers wait on. A worker
+ * that posts blocks on channel 1 right after, so the message thread's k-th wake goes to the k-th
  * queued worker when blocked receivers are woken in the order they blocked; draining
  * several queued posts in a row is schbench's batch. The message thread's program handles
  * one post per worker (16 x RECV, RUN, SEND) so that any common iteration count balances.
@@ -392,7 +396,8 @@ static const struct ts_task_class schbench_classes[] = {
 	 .measure_wakeup = true},
 };
 
-/* ---- pipe: perf bench sched pipe (ref §1.4) / UnixBench context1 (ref §1.5) -------------
+/* ---- pipe: perf bench sched pipe (tools/perf/bench/sched-pipe.c) / UnixBench context1 ---
+ * (kdlucas/byte-unixbench UnixBench/src/context1.c)
  *
  * Two tasks, two pipes: task A reads then writes, task B writes then reads; one int (4 B)
  * each way (context1: an 8-B unsigned long, same pattern). perf runs -l loops (default
@@ -426,7 +431,7 @@ static const struct ts_task_class pipe_classes[] = {
 	 .nr_phases = NELEM(pipe_b_phases)},
 };
 
-/* ---- autonuma-benchmark: numa01, numa01-thread-alloc, numa02, numa02-smt (ref §1.7) -------
+/* ---- autonuma-benchmark: numa01, numa01-thread-alloc, numa02, numa02-smt ----------------
  *
  * Andrea Arcangeli's programs (pholasek/autonuma-benchmark numa01.c, numa02.c, preproc.awk,
  * Makefile), as mmtests' autonumabench runs them; the metric is the elapsed time (the
@@ -449,9 +454,9 @@ static const struct ts_task_class pipe_classes[] = {
  * (cost_model.c, MISSES_IN_FLIGHT): BZERO_ACCESSES_PER_PAGE = 64 / 10 = 6.4 latency-bound
  * accesses per page, and no other CPU work worth counting (the store instructions issue
  * under the misses): ns = 0. A local pass over 3 GiB then takes 786,432 x 6.4 x mem.local
- * = 0.59 s on kunpeng920 (117 ns), i.e. 5.3 GB/s per thread; the reference's single-thread
- * STREAM copy there is 8.7 GB/s local, 4.1 remote (ref §2.1). The model has no bandwidth
- * limit per node (see docs/workloads.md).
+ * = 0.59 s on kunpeng920 (117 ns), i.e. 5.3 GB/s per thread; the single-thread STREAM
+ * copy on a Kunpeng 920-4826 is 8.7 GB/s local, 4.1 remote (plantegg blog, 2021). The model has no
+ * bandwidth limit per node (see docs/workloads.md).
  *
  * load = processes: numa01's 2 (default_loads), numa02's 1. Under --bind hard the
  * classes' home rules reproduce the _HARD_BIND builds: numa01's process 1 on the first
@@ -524,7 +529,7 @@ static const struct ts_task_class numa02_smt_classes[] = {
 	 .home = TS_HOME_TASK},
 };
 
-/* ---- SPECjbb2005, multi-JVM (ref §1.8) ----------------------------------------------------
+/* ---- SPECjbb2005, multi-JVM (mmtests configs/config-jvm-specjbb2005-multi) --------------
  *
  * mmtests' multi-JVM configuration: one JVM per NUMA node, a "warehouse" is a thread
  * running in-heap order-entry transactions with no I/O; the points sweep the warehouses
@@ -532,15 +537,16 @@ static const struct ts_task_class numa02_smt_classes[] = {
  * point. The JVMs are not bound here (mmtests' "bound" variant corresponds to --bind hard:
  * JVM i on node i): NUMA balancing has to bring each JVM's threads and heap together.
  *
- * The benchmark is licensed and not in the corpora (ref §1.8 says verify before relying on
- * it); every figure below is an estimate:
+ * The benchmark is licensed and its source is not public (what is said of it beyond
+ * mmtests' configuration is general knowledge, unverified); every figure below is an
+ * estimate:
  *   heap: the warehouses' data, 1 GiB per JVM, each warehouse thread working on its own
  *     slice (a warehouse's district/customer/stock/order objects), plus 64 MiB of shared
  *     tables (the Item table and JVM-wide structures) every thread reads; both placed by
  *     first touch (no -XX:+AlwaysPreTouch), so a JVM's memory lands where its threads
  *     first ran.
  *   a transaction: 10 us of CPU work besides memory stalls (SPECjbb2005's per-thread
- *     rates of some 10^4-10^5 bops/s on servers of the reference's era), touching 16
+ *     rates of some 10^4-10^5 bops/s on servers of the 2010s), touching 16
  *     pages of its warehouse slice (the CPU work runs between them: 625 ns per page) and
  *     4 of the shared tables with 4 dependent (pointer-chasing, not overlapped) misses
  *     per page: 80 latency-bound accesses, ~9 us at 117 ns. One MARK per transaction;

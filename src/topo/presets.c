@@ -1,5 +1,5 @@
-/* Built-in machines, written by hand from the public facts collected in
- * shared/reference/workloads-and-machines.md §2 (cited below as "ref §2.x"). Each preset is
+/* Built-in machines, written by hand from public facts, each cited below by its source
+ * (kernel commit or mail, hwloc test topology, article, data set). Each preset is
  * a regular machine; its CPU numbering is the one Linux shows on that hardware, so that
  * CPU lists in reports can be compared with numactl/lscpu output from the real box. */
 #include <stddef.h>
@@ -10,8 +10,9 @@
 /* Huawei Kunpeng 920-6426 2P (HiSilicon Hi1620, 64 cores per socket).
  * Topology: 2 dies (SCCL) per socket, each die one NUMA node with its own L3 (32 MB, spans
  * the die: shared_cpu_list 0-31); 8 clusters of 4 cores per die sharing an L3 tag
- * partition (ACPI PPTT -> cluster_cpus_list); no SMT [ref §2.1: Barry Song / Jonathan
- * Cameron cluster series 2021; hwloc test 128arm-2pa2n8cluster4co; plantegg lscpu].
+ * partition (ACPI PPTT -> cluster_cpus_list); no SMT (Barry Song / Jonathan
+ * Cameron cluster series 2021, Message-Id <20210924085104.44806-1-21cnbao@gmail.com>; hwloc
+ * test topology tests/hwloc/linux/128arm-2pa2n8cluster4co; plantegg blog lscpu output).
  * Numbering: consecutive (cluster = 4 consecutive CPUs, node = 32 consecutive CPUs).
  * SLIT: Huawei XA320 V2 firmware as captured in hwloc's 128arm-2pa2n8cluster4co tarball
  * (BIOS 0.86, 2019), so that this preset and an import of that tarball agree. The other
@@ -36,10 +37,10 @@ static const struct ts_regular_machine kunpeng920 = {
 };
 
 /* Huawei Kunpeng 920-4826 2P (48 cores per socket): 24 cores per die = 6 clusters x 4,
- * L3 24 MB per die; no SMT [ref §2.1]. Numbering: node0 0-23, node1 24-47, node2 48-71,
- * node3 72-95. SLIT: the D06 / most-2P-boards chain 1-0-2-3 (node1->node3 = 24) reported
- * by Valentin Schneider (2020), Barry Song (2020-21) and plantegg for 48- and 64-core
- * parts [ref §2.1]; its four distinct remote distances exercise NUMA-level collapsing. */
+ * L3 24 MB per die; no SMT (the cluster series above). Numbering: node0 0-23, node1 24-47, node2
+ * 48-71, node3 72-95. SLIT: the D06 / most-2P-boards chain 1-0-2-3 (node1->node3 = 24) reported by
+ * Valentin Schneider (2020), Barry Song (2020-21) and plantegg for 48- and 64-core parts; its four
+ * distinct remote distances exercise NUMA-level collapsing. */
 static const int kunpeng920_48_slit[] = {
 	10, 12, 20, 22, 12, 10, 22, 24, 20, 22, 10, 12, 22, 24, 12, 10,
 };
@@ -61,11 +62,11 @@ static const struct ts_regular_machine kunpeng920_48 = {
 
 /* AMD EPYC 7601 2P (Naples, Zen 1): 4 Zeppelin dies per socket, each die a NUMA node;
  * 2 CCX per die of 4 cores, SMT2; the 8 MB L3 is per CCX (the LLC), L2 per core, so no
- * cluster level [ref §2.2: AnandTech 11544; the CCX mapping confirmed by the 4-CPU blocks
- * of KCORES "Dual AMD EPYC 7601 ... by-jstzwj.csv"]. Numbering: x86 split,
+ * cluster level (AnandTech 11544, "Sizing Up Servers", 2017; the CCX mapping confirmed by
+ * the 4-CPU blocks of KCORES "Dual AMD EPYC 7601 ... by-jstzwj.csv"). Numbering: x86 split,
  * node0 = 0-7,64-71, node4 = 32-39,96-103. SLIT: 10 own, 16 same socket, 32 other socket
- * [ref §2.2: Matt Fleming, "sched/topology: Improve load balancing on AMD EPYC systems",
- * tip 2019]; 32 > RECLAIM_DISTANCE (30), so the cross-socket level loses wake-affine. */
+ * (Matt Fleming, commit a55c7454a8c8 "sched/topology: Improve load balancing on AMD EPYC
+ * systems", 2019); 32 > RECLAIM_DISTANCE (30), so the cross-socket level loses wake-affine. */
 static const int epyc_7601_slit[] = {
 	10, 16, 16, 16, 32, 32, 32, 32, 16, 10, 16, 16, 32, 32, 32, 32, 16, 16, 10, 16, 32, 32,
 	32, 32, 16, 16, 16, 10, 32, 32, 32, 32, 32, 32, 32, 32, 10, 16, 16, 16, 32, 32, 32, 32,
@@ -89,8 +90,8 @@ static const struct ts_regular_machine epyc_7601 = {
 
 /* AMD EPYC 7742 2P (Rome, Zen 2), NPS1 (the default): 8 CCDs x 2 CCX of 4 cores per
  * socket, SMT2; the 16 MB L3 is per CCX (the LLC), L2 per core, no cluster level; one node
- * per socket [ref §2.3]. Numbering: x86 split, node0 = 0-63,128-191. SLIT 10/32
- * [ref §2.3: ARCHER2 and other numactl outputs]. */
+ * per socket (AnandTech 14694, the Rome review). Numbering: x86 split,
+ * node0 = 0-63,128-191. SLIT 10/32 (ARCHER2's and other published numactl -H outputs). */
 static const int epyc_7742_slit[] = {
 	10,
 	32,
@@ -113,7 +114,7 @@ static const struct ts_regular_machine epyc_7742 = {
 	.distance = epyc_7742_slit,
 };
 
-/* The same machine in NPS4: 4 nodes per socket of 16 cores (4 CCX) each [ref §2.3].
+/* The same machine in NPS4: 4 nodes per socket of 16 cores (4 CCX) each.
  * Numbering: ARCHER2 shows node0 = 0-15,128-143. SLIT 10 own, 12 same socket, 32 other
  * socket (ARCHER2 numactl: 10 12 12 12 32 32 32 32). */
 static const int epyc_7742_nps4_slit[] = {
@@ -138,11 +139,11 @@ static const struct ts_regular_machine epyc_7742_nps4 = {
 };
 
 /* Intel Xeon E5-2698 v4 2P (Broadwell-EP): 20 cores per socket, SMT2, L2 per core, one
- * inclusive 50 MB L3 per socket, one node per socket (Cluster-on-Die off) [ref §2.4: spec
- * knowledge, not checked against a primary source]. Numbering: the usual x86 split,
+ * inclusive 50 MB L3 per socket, one node per socket (Cluster-on-Die off; vendor spec
+ * knowledge, not checked against a primary source). Numbering: the usual x86 split,
  * node0 = 0-19,40-59 (some BIOSes interleave sockets instead, as hwloc's E5-2650L v4 dump
  * shows; not modelled). SLIT 10/21: what hwloc's 32intel64-2p8co2t+8ve capture (Xeon
- * Silver 4108) reports; other Intel BIOSes say 20 [ref §2.4]. */
+ * Silver 4108) reports; other Intel BIOSes say 20. */
 static const int broadwell_2s_slit[] = {
 	10,
 	21,
@@ -167,11 +168,11 @@ static const struct ts_regular_machine broadwell_2s = {
 
 /* Intel Xeon Platinum 8380 2P (Ice Lake-SP): 40 cores per socket on a monolithic XCC
  * mesh, SMT2, L2 per core, one 60 MB L3 per socket, one node per socket (SNC off)
- * [ref §2.5]. Numbering: x86 split, node0 = 0-39,80-119.
- * SLIT: the reference finds 10/20 or 10/21 depending on BIOS, neither confirmed for this
- * SKU. 20 is chosen because it is Linux's REMOTE_DISTANCE, i.e. what the kernel itself
- * assumes without a SLIT; for the scheduler the two are equivalent (two nodes give one
- * NUMA level, NUMA_DIRECT, below RECLAIM_DISTANCE either way). */
+ * (vendor spec knowledge). Numbering: x86 split, node0 = 0-39,80-119.
+ * SLIT: published two-socket Intel captures show 10/20 or 10/21 depending on BIOS, neither
+ * confirmed for this SKU. 20 is chosen because it is Linux's REMOTE_DISTANCE, i.e. what the kernel
+ * itself assumes without a SLIT; for the scheduler the two are equivalent (two nodes give one NUMA
+ * level, NUMA_DIRECT, below RECLAIM_DISTANCE either way). */
 static const int icelake_2s_slit[] = {
 	10,
 	20,
@@ -196,8 +197,9 @@ static const struct ts_regular_machine icelake_2s = {
 
 /* Intel Xeon Platinum 8480+ 2P (Sapphire Rapids), SNC off: 56 cores per socket as 4 tiles
  * of 14 joined by EMIB, SMT2, L2 per core, one 105 MB L3 per socket (112 CPUs in one LLC,
- * as on Chen Yu's 2022 SIS_UTIL test box), one node per socket, SLIT 10/21 [ref §2.6: LKP
- * robot and HPC numactl outputs]. Numbering: x86 split, node0 = 0-55,112-167. */
+ * as on Chen Yu's 2022 SIS_UTIL test box), one node per socket, SLIT 10/21 (0-day LKP
+ * robot reports and HPC sites' published numactl -H outputs). Numbering: x86 split, node0 =
+ * 0-55,112-167. */
 static const int spr_2s_slit[] = {
 	10,
 	21,
@@ -221,7 +223,7 @@ static const struct ts_regular_machine spr_2s = {
 };
 
 /* The same machine with SNC4: 8 nodes of 14 cores, SLIT 10 own, 12 same socket, 21 other
- * socket [ref §2.6: numactl outputs, HT off: node0 = 0-13]; with HT on and x86 split
+ * socket (published SNC4 numactl -H outputs, HT off: node0 = 0-13); with HT on and x86 split
  * numbering node0 = 0-13,112-125. The L3 is physically per socket, but Linux splits it at
  * node boundaries on SNC parts (arch/x86/kernel/smpboot.c, match_llc(): CPUs of one
  * package on different nodes do not share the LLC), so the scheduler's MC level is the
@@ -249,8 +251,9 @@ static const struct ts_regular_machine spr_2s_snc4 = {
 
 /* Intel Jacobsville (Atom P5900 family, Tremont), P5962B-class: 24 cores in 6 clusters of
  * 4, each cluster sharing one L2 (x86 Linux derives cluster_cpus from L2 sharing), all 24
- * sharing the L3; no SMT, one socket, one node [ref §2.7: Tim Chen, "sched: Add cluster
- * scheduler level for x86", tip 66558b730f25; Barry Song's cover letters]. Numbering:
+ * sharing the L3; no SMT, one socket, one node (Tim Chen, "sched: Add cluster
+ * scheduler level for x86", commit 66558b730f25; Barry Song's cover letter, Message-Id
+ * <20210924085104.44806-1-21cnbao@gmail.com>). Numbering:
  * consecutive, cluster k = CPUs 4k..4k+3 (assumed; the sources give no CPU lists). */
 static const char jacobsville_desc[] =
 	"Intel Atom P5962B-class (Jacobsville): 6 clusters x 4 cores sharing an L2, 24 CPUs, "
