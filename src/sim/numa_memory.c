@@ -129,12 +129,14 @@ static int region_of(const struct sim_mm *mm, uint32_t chunk)
 	return mm->nr_regions;
 }
 
-uint32_t sim_mm_scan(struct sim_mm *mm, const bool *scan, int64_t pages, int64_t virtpages,
-		     int *resets, uint32_t *lo, uint32_t *hi)
+uint32_t sim_mm_scan(struct sim_mm *mm, const bool *scan, const struct ts_numa_scan *win,
+		     uint64_t *next, int *resets, uint32_t *lo, uint32_t *hi)
 {
-	uint32_t o = mm->scan_offset, marked = 0;
+	int64_t pages = win->pages, virtpages = win->virtpages;
+	uint32_t o = win->start < mm->nr_chunks ? (uint32_t)win->start : mm->nr_chunks, marked = 0;
 	*lo = UINT32_MAX;
 	*hi = 0;
+	*next = win->start;
 	if (pages <= 0 || virtpages <= 0)
 		return 0;
 	if (o >= mm->nr_chunks) { /* find_vma() found nothing: start over */
@@ -175,13 +177,13 @@ uint32_t sim_mm_scan(struct sim_mm *mm, const bool *scan, int64_t pages, int64_t
 			virtpages -= range_pages;
 			o += n;
 			if (pages <= 0 || virtpages <= 0) {
-				mm->scan_offset = o;
+				*next = o;
 				return marked;
 			}
 		}
 	}
 	(*resets)++; /* the walk ran off the last VMA: reset_ptenuma_scan() */
-	mm->scan_offset = 0;
+	*next = 0;
 	return marked;
 }
 
