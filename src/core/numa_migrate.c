@@ -415,6 +415,11 @@ int ts_numa_migrate_preferred(struct ts_sched *s, struct ts_task *p, struct ts_n
 
 /* ---- the stop work ---- */
 
+static inline int task_cpu_of(const struct ts_task *t)
+{
+	return __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
+}
+
 /* The stopper preempts a running task: it goes back into its queue (put_prev_task) and
  * the CPU is told to reschedule once the stop work is done. */
 static void take_off_cpu(struct ts_sched *s, int cpu, struct ts_task *t)
@@ -447,10 +452,14 @@ int ts_numa_migrate_apply(struct ts_sched *s, struct ts_numa_result *res)
 	int lo = src < dst ? src : dst, hi = src < dst ? dst : src;
 	s->ops.rq_lock(s->host, lo);
 	s->ops.rq_lock(s->host, hi);
-	/* migrate_swap_stop() / migration_cpu_stop(): re-verify under both locks. */
-	bool ok = p->cpu == src && p->state == TS_TASK_RUNNABLE && ts_task_allowed(p, dst);
+	/* migrate_swap_stop() / migration_cpu_stop(): re-verify under both locks. A task that
+	 * left src (dst) is moved meanwhile under locks this CPU does not hold: its cpu and
+	 * state are read as the lock-free readers read them; one still there cannot move. */
+	bool ok = task_cpu_of(p) == src && ts_task_state_lockfree(p) == TS_TASK_RUNNABLE &&
+		  ts_task_allowed(p, dst);
 	if (ok && q)
-		ok = q->cpu == dst && q->state == TS_TASK_RUNNABLE && ts_task_allowed(q, src);
+		ok = task_cpu_of(q) == dst && ts_task_state_lockfree(q) == TS_TASK_RUNNABLE &&
+		     ts_task_allowed(q, src);
 	if (ok) {
 		move_one(s, p, src, dst);
 		if (q)
