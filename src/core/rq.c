@@ -9,6 +9,10 @@
  * here runs with the rq lock held, unless it says otherwise. PELT over the hierarchy is in
  * rq_pelt.h; the blocked-load decay of group queues and a task changing group in
  * rq_group.c. */
+#include "toposched/sched.h"
+#include "toposched/ttwu.h"
+
+#include <errno.h>
 #include <stdlib.h>
 
 #include "rq_pelt.h"
@@ -450,6 +454,7 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 {
 	wake_flags |= TS_WF_TTWU;
 	struct ts_placement pl = ts_select_task_rq(s, p, waker_cpu, waker, wake_flags);
+	pl.ttwu_queued = ts_ttwu_queue_cond(s, p, waker_cpu, pl.cpu); /* ttwu_queue_wakelist() */
 	struct ts_rq *rq = &s->rq[pl.cpu];
 	atomic_fetch_add_explicit(&rq->ro.ttwu_pending, 1, memory_order_relaxed);
 	s->ops.rq_lock(s->host, pl.cpu);

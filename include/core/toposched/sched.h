@@ -285,6 +285,9 @@ struct ts_placement {
 	bool affine_attempted;		    /* wake_affine() ran */
 	bool affine;			    /* wake_affine() chose the waker's CPU */
 	uint64_t scan_time_ns;		    /* from ops->scan_time, when select_idle_cpu() ran */
+	/* ts_try_to_wake_up() only: ttwu_queue_cond() (ttwu.h) held, so the kernel would queue
+	 * the activation on cpu's wakelist (cpu executes it); false: the waker activates. */
+	bool ttwu_queued;
 };
 
 /* select_task_rq_fair(): where p (last on p->cpu) should run when `waker` (NULL for a
