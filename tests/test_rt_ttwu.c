@@ -1,6 +1,6 @@
 /* The runtime's wake path goes through the core's ttwu_queue_cond() (ttwu.h): the
  * placement of each wake-up says whether the kernel would queue its activation on the
- * target's wakelist, and rt_do_ttwu() counts those (rt_ttwu_queued()). The runtime has no
+ * target's wakelist, and rt_do_ttwu() counts those (ts_rt_stats.ttwu_queued). The runtime has no
  * wakelist and activates from the waker either way. Two tasks ping-pong over channels on
  * a virtual machine of two LLCs (CPUs 0-1 and 2-3): pinned to CPUs 0 and 2, every wake-up
  * a task issues crosses the LLCs and is one the kernel queues (the target executes it, as
@@ -17,7 +17,6 @@
 
 #include <cmocka.h>
 
-#include "rt/rt_internal.h"
 #include "toposched/runtime.h"
 
 #define ROUNDS 200
@@ -72,7 +71,7 @@ static void run(const char *cpus_a, const char *cpus_b, uint64_t *wakeups, uint6
 	ts_rt_get_stats(&st);
 	*wakeups = st.wakeups;
 	*deferred = st.deferred_wakeups;
-	*queued = rt_ttwu_queued();
+	*queued = st.ttwu_queued;
 	ts_chan_destroy(pp.to_b);
 	ts_chan_destroy(pp.to_a);
 	assert_int_equal(ts_rt_stop(), 0);

@@ -278,7 +278,6 @@ bool rt_wake(struct rt_task *t, int wake_flags);
 void rt_do_ttwu(struct rt_task *t, int cpu, struct rt_task *waker, int wake_flags);
 /* Wake-ups whose activation the kernel would have queued on the target's wakelist, summed
  * over the workers (relaxed; ts_rt_stats has no field for it yet). */
-uint64_t rt_ttwu_queued(void);
 /* Announces that the current task is about to block (call with the wait queue's lock
  * held, before the waker can see it), then rt_block() after dropping that lock. */
 void rt_prepare_block(struct rt_task *t);

@@ -34,14 +34,6 @@
 
 #include <stdlib.h>
 
-uint64_t rt_ttwu_queued(void)
-{
-	uint64_t n = 0;
-	for (int i = 0; i < rt_g.nr_workers; i++)
-		n += ts_stat_read(&rt_g.worker[rt_g.worker_cpus[i]]->ttwu_queued);
-	return n;
-}
-
 void rt_switch_out(struct rt_task *t, int reason)
 {
 	t->reason = reason;
