@@ -1,6 +1,6 @@
 /* Names of the placement reasons and CPU relationships, the scan-length histogram, and
- * mmtests' derived SIS metrics (MonitorProcschedstat.pm; reference/linux-semantics.md
- * §2.11), with the formulas as written there (mmtests' own "success" branch has an
+ * mmtests' derived SIS metrics (gormanm/mmtests, bin/lib/MMTests/MonitorProcschedstat.pm),
+ * with the formulas as written there (mmtests' own "success" branch has an
  * inverted test; we do not reproduce it). */
 #include <stddef.h>
 #include <string.h>

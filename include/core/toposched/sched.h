@@ -2,7 +2,7 @@
  * topology, a feature set and a host interface. No globals: two instances can live side
  * by side (the simulator's sweep runner runs one per core).
  *
- * Concurrency contract (DESIGN.md): each CPU's run queue has a lock owned by the host.
+ * Concurrency contract (docs/design.md): each CPU's run queue has a lock owned by the host.
  * Functions documented "rq locked" are called with that CPU's lock held; they change only
  * that run queue (and the task being moved). Reads of other CPUs' state (idle, nr_running,
  * load/util) go through the rq's `ro` block: relaxed atomics the owner stores under its
