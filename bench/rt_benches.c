@@ -1093,10 +1093,10 @@ void rtb_print_stats(FILE *f, const struct rtb_result *r)
 		(unsigned long long)s->rt.parks, (unsigned long long)s->rt.ticks);
 	fprintf(f,
 		"  wake-ups %llu through the core (ttwu %llu, %llu local), %llu early, %llu "
-		"deferred\n",
+		"deferred, %llu the kernel would queue on the target (ttwu_queue_cond)\n",
 		(unsigned long long)s->rt.wakeups, (unsigned long long)s->ttwu,
 		(unsigned long long)s->ttwu_local, (unsigned long long)s->rt.early_wakeups,
-		(unsigned long long)s->rt.deferred_wakeups);
+		(unsigned long long)s->rt.deferred_wakeups, (unsigned long long)s->rt.ttwu_queued);
 	fprintf(f, "  fork placements %llu, migrations %llu, wake_affine %llu of %llu\n",
 		(unsigned long long)s->fork_placements, (unsigned long long)s->migrations,
 		(unsigned long long)s->wake_affine, (unsigned long long)s->wake_affine_attempts);

@@ -1,14 +1,14 @@
 /* NUMA balancing's internal rules that no sequential call of the public API reaches,
- * tested on the static functions themselves: this file compiles src/core/numa.c into the
- * test (the library's numa.o is then never linked: every symbol it defines is already
- * defined here).
+ * tested on the static functions themselves: this file compiles src/core/numa_migrate.c into
+ * the test (the library's numa_migrate.o is then never linked: every symbol it defines is
+ * already defined here).
  *
  * task_numa_assign() finding its candidate CPU already reserved happens only when another
  * search reserves it between this search's update_numa_stats()/task_numa_compare() checks
  * and its xchg(): a race. Here the flag is set by hand before the call. The formulas of
  * numa_classify(), load_too_imbalanced() and adjust_numa_imbalance() are checked at their
  * boundaries with hand numbers. */
-#include "../src/core/numa.c"
+#include "../src/core/numa_migrate.c"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* The NUMA-balancing rules of the reference (§4.1-4.12), one focused test per rule, on
+/* The NUMA-balancing rules of kernel/sched/fair.c, one focused test per rule, on
  * constructed states. Every expectation is computed by hand from the kernel's formula
  * (kernel/sched/fair.c, v6.12), quoted in the comment next to it. test_numa.c has the
  * end-to-end cases (placement by share, swaps, the reservation in flight, fbq, the load
@@ -146,7 +146,7 @@ static struct ts_cpumask *nodes_mask(struct env *e, int first, int last)
 	return m;
 }
 
-/* ======== §4.2/4.3 fault statistics and task_numa_placement() ======== */
+/* ======== fault statistics and task_numa_placement() ======== */
 
 /* task_numa_fault(): pages go to MEMBUF[mem_node][priv], CPUBUF[cpu_node][priv] and
  * locality[local]; placement then folds each window with
@@ -1465,7 +1465,7 @@ static void test_apply_swap(void **state)
 	env_close(&e);
 }
 
-/* ======== §4.12 counters ======== */
+/* ======== counters ======== */
 
 /* The per-CPU counters (charged to the CPU that faulted or searched) and the per-task ones
  * after a script: faults of every kind, a placement that decides a move which is applied,

@@ -1,5 +1,5 @@
 /* Built-in machines: counts, SLIT, and the CPU numbering Linux shows on the real boxes
- * (shared/reference/workloads-and-machines.md §2); plus the regular-machine builder's
+ * (the sources each preset names in src/topo/presets.c); plus the regular-machine builder's
  * numbering and input validation. */
 #include <errno.h>
 #include <limits.h>

@@ -377,39 +377,6 @@ static void test_layouts(void **state)
 	assert_true(again.metric == packed.metric);
 }
 
-/* ttwu_queue_cond(): who runs the wakee's activation (and so touches the group lines). */
-static void test_ttwu_executor(void **state)
-{
-	(void)state;
-	struct machine m;
-	machine_load(&m, "icelake-2s");
-	const struct ts_topology *t = m.topo;
-	int waker = 0, same_llc = -1, other_llc = -1;
-	for (int c = 1; c < t->nr_cpus; c++) {
-		enum ts_cpu_relation rel = ts_topology_relation(t, waker, c);
-		if (rel == TS_REL_LLC && same_llc < 0)
-			same_llc = c;
-		if (rel > TS_REL_LLC && other_llc < 0)
-			other_llc = c;
-	}
-	assert_true(same_llc > 0 && other_llc > 0);
-	/* same LLC, busy target: the waker enqueues on the remote queue itself */
-	assert_int_equal(sim_groups_ttwu_cpu(t, waker, same_llc, 1), waker);
-	assert_int_equal(sim_groups_ttwu_cpu(t, waker, same_llc, 3), waker);
-	/* same LLC, idle target: the wakelist hands the activation to the target */
-	assert_int_equal(sim_groups_ttwu_cpu(t, waker, same_llc, 0), same_llc);
-	/* another LLC: the target, busy or idle */
-	assert_int_equal(sim_groups_ttwu_cpu(t, waker, other_llc, 2), other_llc);
-	assert_int_equal(sim_groups_ttwu_cpu(t, waker, other_llc, 0), other_llc);
-	/* a wake-up onto the waker's own CPU stays there, even with an empty queue */
-	assert_int_equal(sim_groups_ttwu_cpu(t, waker, waker, 0), waker);
-	assert_int_equal(sim_groups_ttwu_cpu(t, other_llc, other_llc, 1), other_llc);
-	/* the relation is symmetric: the rule does not depend on which side wakes */
-	assert_int_equal(sim_groups_ttwu_cpu(t, same_llc, waker, 1), same_llc);
-	assert_int_equal(sim_groups_ttwu_cpu(t, other_llc, waker, 1), waker);
-	machine_free(&m);
-}
-
 /* ---- who executes a wake-up's activation, seen through whole runs ---- */
 
 /* a (root group): works 500 us, wakes b through channel 0 (a plain SEND: no WF_SYNC),
@@ -511,7 +478,8 @@ static void exec_run(const char *machine, bool hogs, struct ts_sim_result *r)
 	ts_topology_free(t);
 }
 
-/* The ttwu_queue_cond() rule (sim_groups_ttwu_cpu()) seen in whole runs. The sequence:
+/* The ttwu_queue_cond() rule (the core's ts_ttwu_activate_cpu(), whose cases
+ * test_ttwu_queue.c checks) seen in whole runs. The sequence:
  * a and b sit on different CPUs (asserted below: every wake-up goes to the other CPU),
  * and nothing moves them (NO_WA_*; with the hogs, one hog per CPU keeps the loads even).
  * Group g's lines are touched only for b: by its activation when a wakes it (enqueue:
@@ -788,7 +756,6 @@ int main(void)
 		cmocka_unit_test(test_shares_split_one_cpu),
 		cmocka_unit_test(test_packed_more_transfers_same_run),
 		cmocka_unit_test(test_layouts),
-		cmocka_unit_test(test_ttwu_executor),
 		cmocka_unit_test(test_ttwu_executor_runs),
 		cmocka_unit_test(test_no_groups_no_block),
 		cmocka_unit_test(test_json_deterministic),

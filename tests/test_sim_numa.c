@@ -108,6 +108,19 @@ static void test_chunks_and_conservation(void **state)
 	sim_mm_free(&mm);
 }
 
+/* One walk over the window the core's task_numa_work() gives (256 MB of pages, 8x that of
+ * address space) from the mm's scan offset, which then moves to where it stopped (as
+ * ts_task_numa_work_end() does). */
+static uint32_t walk(struct sim_mm *mm, const bool *scan, int *resets, uint32_t *lo, uint32_t *hi)
+{
+	int64_t pages = (int64_t)TS_NUMA_SCAN_SIZE_MB << (20 - TS_NUMA_PAGE_SHIFT);
+	struct ts_numa_scan win = {mm->numa.numa_scan_offset, pages, 8 * pages};
+	uint64_t next;
+	uint32_t marked = sim_mm_scan(mm, scan, &win, &next, resets, lo, hi);
+	mm->numa.numa_scan_offset = next;
+	return marked;
+}
+
 /* The scanner: 256 MB windows (128 chunks) of present pages, not-present chunks cost only
  * virtual space, skipped regions nothing; the end of the space resets (seq++). */
 static void test_scan_windows(void **state)
@@ -115,38 +128,37 @@ static void test_scan_windows(void **state)
 	(void)state;
 	struct sim_mm mm;
 	assert_int_equal(sim_mm_init(&mm, 0, &two_region_wl, 2), 0);
-	int64_t pages = (int64_t)TS_NUMA_SCAN_SIZE_MB << (20 - TS_NUMA_PAGE_SHIFT);
 	bool scan[2] = {true, true};
 	int resets = 0;
 	uint32_t lo, hi;
 	/* nothing present: 8 x 256 MB of address space walked, nothing marked */
-	assert_int_equal(sim_mm_scan(&mm, scan, pages, 8 * pages, &resets, &lo, &hi), 0);
-	assert_int_equal(mm.scan_offset, 1024);
+	assert_int_equal(walk(&mm, scan, &resets, &lo, &hi), 0);
+	assert_int_equal(mm.numa.numa_scan_offset, 1024);
 	for (uint32_t c = 0; c < mm.nr_chunks; c++)
 		sim_chunk_place(&mm, c, 0);
-	mm.scan_offset = 0;
+	mm.numa.numa_scan_offset = 0;
 	for (int w = 0; w < 12; w++) { /* 3 GiB = 12 windows of 128 chunks */
-		assert_int_equal(sim_mm_scan(&mm, scan, pages, 8 * pages, &resets, &lo, &hi), 128);
+		assert_int_equal(walk(&mm, scan, &resets, &lo, &hi), 128);
 		assert_int_equal(lo, (uint32_t)w * 128);
 		assert_int_equal(hi, (uint32_t)w * 128 + 128);
 	}
 	assert_int_equal(resets, 0);
 	/* the last region (3 chunks) and the wrap in one window, as task_numa_work walks on
 	 * to the next VMA and off the end */
-	assert_int_equal(sim_mm_scan(&mm, scan, pages, 8 * pages, &resets, &lo, &hi), 3);
+	assert_int_equal(walk(&mm, scan, &resets, &lo, &hi), 3);
 	assert_int_equal(resets, 1);
-	assert_int_equal(mm.scan_offset, 0);
+	assert_int_equal(mm.numa.numa_scan_offset, 0);
 	/* everything marked already: no PTE updated, the budget is not spent, the walk
 	 * goes on until the virtual budget (8 windows) ends */
-	assert_int_equal(sim_mm_scan(&mm, scan, pages, 8 * pages, &resets, &lo, &hi), 0);
-	assert_int_equal(mm.scan_offset, 1024);
+	assert_int_equal(walk(&mm, scan, &resets, &lo, &hi), 0);
+	assert_int_equal(mm.numa.numa_scan_offset, 1024);
 	/* a skipped region is passed over */
 	for (uint32_t c = 0; c < mm.nr_chunks; c++)
 		mm.chunks[c].marked = false;
-	mm.scan_offset = 0;
+	mm.numa.numa_scan_offset = 0;
 	scan[0] = false;
 	resets = 0;
-	assert_int_equal(sim_mm_scan(&mm, scan, pages, 8 * pages, &resets, &lo, &hi), 3);
+	assert_int_equal(walk(&mm, scan, &resets, &lo, &hi), 3);
 	assert_int_equal(lo, 1536);
 	assert_int_equal(resets, 1);
 	char why[256];

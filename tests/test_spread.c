@@ -1,6 +1,7 @@
-/* cpumask_local_spread() in its three flavours (reference §3), the hop masks behind it
- * (§3.4), on hand-built topologies with known answers and on the presets; plus a model
- * check: each policy is a sort of the online CPUs by a simple key. */
+/* cpumask_local_spread() in its three flavours (plain: the node's CPUs then the rest;
+ * nearest node first; v6.3's hop by hop, sched_numa_find_nth_cpu()), the hop masks behind
+ * it (sched_numa_hop_mask()), on hand-built topologies with known answers and on the presets; plus
+ * a model check: each policy is a sort of the online CPUs by a simple key. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -101,14 +102,14 @@ static char *ranges(const int *r, int nr)
 	       (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int) / 2))
 
 /* The distances of Yury Norov's commit "cpumask: improve on cpumask_local_spread() locality"
- * (v6.3), whose message is the source of the reference's §3.3 example. Row 0 is the one the
- * reference quotes (node1 50, node2 30, node3 70); rows 1-3 are the commit's numactl -H
+ * (v6.3), whose message gives the example checked here. Row 0 is the one the
+ * message quotes (node1 50, node2 30, node3 70); rows 1-3 are the commit's numactl -H
  * output, and make the matrix symmetric. */
 static const int norov_dist[16] = {
 	10, 50, 30, 70, 50, 10, 70, 30, 30, 70, 10, 50, 70, 30, 50, 10,
 };
 
-/* The reference's "0 1 2 3 | 6 7 | 4 5 | 8..15" holds for the commit's machine, whose nodes
+/* The commit message's "0 1 2 3 | 6 7 | 4 5 | 8..15" holds for the commit's machine, whose nodes
  * are not equal: node0 = 0-3, node1 = 4-5, node2 = 6-7, node3 = 8-15. From node 0 the
  * hops are node 0 (10), node 2 (30), node 1 (50), node 3 (70). All four rows are the
  * commit's own output. */
@@ -182,7 +183,8 @@ static void test_reference_example_4x4(void **state)
 	assert_null(ts_sched_numa_hop_mask(&nl, 4, 0));
 	assert_null(ts_sched_numa_hop_mask(&nl, -1, 0));
 
-	/* the idiom of §3.4: andnot the previous hop to visit each CPU once, nearest first */
+	/* the idiom of sched_numa_hop_mask()'s callers (for_each_numa_hop_mask): andnot the
+	 * previous hop to visit each CPU once, nearest first */
 	for (int node = 0; node < 4; node++) {
 		const struct ts_cpumask *mask, *prev = NULL;
 		int hop, cpu, i = 0, nr_masks = 0;

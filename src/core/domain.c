@@ -7,31 +7,23 @@
  * Deliberate differences: one topology table for every architecture (the generic
  * default_topology[] SMT, CLS, MC, PKG plus NODE/NUMA; x86 drops PKG when a package holds
  * several nodes, which degenerates to the same result); no SD_ASYM_PACKING (ITMT);
- * sd_llc_id is mainline's first CPU of the LLC, not the SCHED_CACHE tree's dense id. */
-#include "toposched/domain.h"
-
+ * sd_llc_id is mainline's first CPU of the LLC, not the SCHED_CACHE tree's dense id.
+ *
+ * The sched groups (build_sched_groups(), build_overlap_sched_groups(), the group
+ * capacities) are built in domain_groups.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- interned masks: equal spans share one pointer, so equality is a compare ---- */
+#include "domain_build.h"
 
-struct pool_hdr {
-	int weight;
-	int cores;
-	int64_t pad_; /* keeps the mask 8-byte aligned */
-};
+/* ---- interned masks: equal spans share one pointer, so equality is a compare ---- */
 
 struct ts_mask_pool {
 	int nr_cpus;
 	size_t cap, count;
 	struct ts_cpumask **slot;
 };
-
-static struct pool_hdr *hdr_of(const struct ts_cpumask *m)
-{
-	return (struct pool_hdr *)((char *)(uintptr_t)m - sizeof(struct pool_hdr));
-}
 
 static struct ts_mask_pool *pool_new(int nr_cpus)
 {
@@ -103,19 +95,9 @@ static const struct ts_cpumask *pool_intern(struct ts_mask_pool *p, const struct
 	return copy;
 }
 
-static int pooled_weight(const struct ts_cpumask *m)
-{
-	return hdr_of(m)->weight;
-}
-
 /* ---- small arena for groups and capacities ---- */
 
-struct arena {
-	char **blocks;
-	size_t nr_blocks, used, block_size;
-};
-
-static void *arena_alloc(struct arena *a, size_t size)
+void *ts_arena_alloc(struct arena *a, size_t size)
 {
 	size = (size + 15) & ~(size_t)15;
 	if (!a->nr_blocks || a->used + size > a->block_size) {
@@ -197,37 +179,7 @@ size_t ts_sd_flags_format(unsigned int flags, char *buf, size_t size)
 
 /* ---- the topology table (default_topology[] + sched_init_numa() levels) ---- */
 
-struct tl {
-	const char *name;
-	unsigned int flags;		/* topology flags (TOPOLOGY_SD_FLAGS) */
-	int numa_level;			/* -1, or the index into the NUMA distances */
-	const struct ts_cpumask **span; /* [nr_cpus]: tl->mask(cpu) & cpu_map, interned */
-};
-
-struct builder {
-	struct ts_domains *d;
-	const struct ts_topology *t;
-	int nr_tl;
-	struct tl *tl;
-	struct ts_sched_domain **sd_of;	   /* [nr_tl * nr_cpus]: per-level per-CPU domain */
-	struct ts_sched_group **reg_group; /* [nr_tl * nr_cpus]: non-overlap groups by first CPU */
-	struct ts_sched_group_capacity **sgc_of; /* [nr_tl * nr_cpus] */
-	struct arena arena;
-	const struct ts_cpumask *cpu_map; /* interned */
-	struct ts_cpumask *tmp, *tmp2;
-	int *core_stamp, stamp; /* for counting cores per mask */
-	struct balance_cache {	/* (level, group span) -> balance mask */
-		const struct ts_cpumask *span, *mask;
-		int level;
-	} * bal;
-	size_t bal_cap, bal_count;
-	int nr_caps, caps[16]; /* distinct CPU capacities (asym_cap_list) */
-	struct ts_cpumask *cap_span[16];
-};
-
-#define AT(b, arr, level, cpu) ((b)->arr[(size_t)(level) * (size_t)(b)->d->nr_cpus + (size_t)(cpu)])
-
-static int intern_into(struct builder *b, const struct ts_cpumask *m, const struct ts_cpumask **out)
+int ts_intern_into(struct builder *b, const struct ts_cpumask *m, const struct ts_cpumask **out)
 {
 	*out = pool_intern(b->d->pool, m);
 	return *out ? 0 : -ENOMEM;
@@ -254,7 +206,7 @@ static int spans_by_id(struct builder *b, struct tl *l, const int *id_of, int nr
 			continue;
 		int id = id_of[c];
 		if (!interned[id])
-			rc = intern_into(b, by_id[id], &interned[id]);
+			rc = ts_intern_into(b, by_id[id], &interned[id]);
 		l->span[c] = interned[id];
 	}
 	if (by_id)
@@ -320,7 +272,7 @@ static int build_topology_levels(struct builder *b)
 				continue;
 			const struct ts_cpumask *span;
 			ts_cpumask_and(b->tmp, m, b->cpu_map);
-			rc = intern_into(b, b->tmp, &span);
+			rc = ts_intern_into(b, b->tmp, &span);
 			for (int c = 0; c < n && !rc; c++)
 				if (t->cpu[c].node == node && ts_cpumask_test(b->cpu_map, c))
 					l->span[c] = span;
@@ -404,7 +356,7 @@ static int build_domains_of(struct builder *b, int cpu)
 			/* "BUG: arch topology borken": ensure sd has at least child's CPUs. */
 			if (!ts_cpumask_subset(child->span, sd->span)) {
 				ts_cpumask_or(b->tmp, sd->span, child->span);
-				if (intern_into(b, b->tmp, &sd->span))
+				if (ts_intern_into(b, b->tmp, &sd->span))
 					return -ENOMEM;
 				sd->span_weight = pooled_weight(sd->span);
 			}
@@ -415,232 +367,6 @@ static int build_domains_of(struct builder *b, int cpu)
 		child = sd;
 		if (sd->span == b->cpu_map)
 			break;
-	}
-	return 0;
-}
-
-static int count_cores(struct builder *b, const struct ts_cpumask *span)
-{
-	struct pool_hdr *h = hdr_of(span);
-	if (h->cores >= 0)
-		return h->cores;
-	int cores = 0, cpu;
-	b->stamp++;
-	ts_for_each_cpu(cpu, span)
-	{
-		int core = b->t->cpu[cpu].core;
-		if (b->core_stamp[core] != b->stamp) {
-			b->core_stamp[core] = b->stamp;
-			cores++;
-		}
-	}
-	return h->cores = cores;
-}
-
-/* The sched_group_capacity of (level, id), created on first use. */
-static struct ts_sched_group_capacity *get_sgc(struct builder *b, int level, int id,
-					       const struct ts_cpumask *span)
-{
-	struct ts_sched_group_capacity **slot = &AT(b, sgc_of, level, id);
-	if (*slot)
-		return *slot;
-	struct ts_sched_group_capacity *sgc = arena_alloc(&b->arena, sizeof(*sgc));
-	if (!sgc)
-		return NULL;
-	sgc->id = id;
-	sgc->min_capacity = ~0ul;
-	int cpu;
-	ts_for_each_cpu(cpu, span)
-	{
-		unsigned long c = (unsigned long)b->t->cpu[cpu].capacity;
-		sgc->capacity += c;
-		if (c < sgc->min_capacity)
-			sgc->min_capacity = c;
-		if (c > sgc->max_capacity)
-			sgc->max_capacity = c;
-	}
-	return *slot = sgc;
-}
-
-static struct ts_sched_group *new_group(struct builder *b, const struct ts_cpumask *span,
-					const struct ts_cpumask *balance_mask, unsigned int flags,
-					struct ts_sched_group_capacity *sgc)
-{
-	struct ts_sched_group *sg = arena_alloc(&b->arena, sizeof(*sg));
-	if (!sg || !sgc)
-		return NULL;
-	*sg = (struct ts_sched_group){
-		.span = span,
-		.balance_mask = balance_mask,
-		.flags = flags,
-		.group_weight = pooled_weight(span),
-		.cores = count_cores(b, span),
-		.sgc = sgc,
-	};
-	return sg;
-}
-
-/* get_group(): the group of CPU i at a non-overlapping level is its child domain, shared
- * by every CPU whose domain at that level contains it. */
-static struct ts_sched_group *get_group(struct builder *b, int level, int i)
-{
-	struct ts_sched_domain *sd = AT(b, sd_of, level, i);
-	struct ts_sched_domain *child = sd->child;
-	int id = child ? ts_cpumask_first(child->span) : i;
-	struct ts_sched_group **slot = &AT(b, reg_group, level, id);
-	if (*slot)
-		return *slot;
-	const struct ts_cpumask *span;
-	if (child) {
-		span = child->span;
-	} else {
-		ts_cpumask_zero(b->tmp);
-		ts_cpumask_set(b->tmp, i);
-		if (intern_into(b, b->tmp, &span))
-			return NULL;
-	}
-	return *slot = new_group(b, span, span, child ? child->flags : 0,
-				 get_sgc(b, level, id, span));
-}
-
-/* Appends to sd->groups (grown by doubling; the count is small). */
-static int add_group(struct ts_sched_domain *sd, struct ts_sched_group *sg, int *cap)
-{
-	if (!sg)
-		return -ENOMEM;
-	if (sd->nr_groups == *cap) {
-		int ncap = *cap ? *cap * 2 : 4;
-		struct ts_sched_group **ng = realloc(sd->groups, (size_t)ncap * sizeof(*ng));
-		if (!ng)
-			return -ENOMEM;
-		sd->groups = ng;
-		*cap = ncap;
-	}
-	sd->groups[sd->nr_groups++] = sg;
-	return 0;
-}
-
-/* Walks span in for_each_cpu_wrap(i, span, cpu) order, skipping covered CPUs. */
-struct wrap_walk {
-	const struct ts_cpumask *span, *covered;
-	int start, i;
-	bool wrapped;
-};
-
-static int wrap_next(struct wrap_walk *w)
-{
-	int n = w->span->nr_cpus;
-	int next = ts_cpumask_next_andnot(w->span, w->covered, w->i);
-	if (!w->wrapped && next >= n) {
-		w->wrapped = true;
-		next = ts_cpumask_next_andnot(w->span, w->covered, -1);
-	}
-	if (w->wrapped && next >= w->start)
-		next = n;
-	return w->i = next;
-}
-
-static int build_sched_groups(struct builder *b, struct ts_sched_domain *sd, int cpu)
-{
-	int cap = 0;
-	ts_cpumask_zero(b->tmp2);
-	struct wrap_walk w = {sd->span, b->tmp2, cpu, cpu, false};
-	for (int i = cpu; i < sd->span->nr_cpus; i = wrap_next(&w)) {
-		struct ts_sched_group *sg = get_group(b, sd->level, i);
-		if (add_group(sd, sg, &cap))
-			return -ENOMEM;
-		ts_cpumask_or(b->tmp2, b->tmp2, sg->span);
-	}
-	return 0;
-}
-
-static struct ts_sched_domain *find_descended_sibling(struct ts_sched_domain *sd,
-						      struct ts_sched_domain *sibling)
-{
-	/* The proper descendant is the one whose child won't span out of sd. */
-	while (sibling->child && !ts_cpumask_subset(sibling->child->span, sd->span))
-		sibling = sibling->child;
-	/* Skip levels that cpu_attach_domain() will degenerate anyway. */
-	while (sibling->child && sibling->child->span == sibling->span)
-		sibling = sibling->child;
-	return sibling;
-}
-
-/* build_balance_mask(): the CPUs of the group that can arrive at it from below. It depends
- * only on the sibling's level and the group span, so each distinct pair is computed once
- * (the kernel recomputes it for every CPU's private copy of the group). */
-static int balance_cache_grow(struct builder *b)
-{
-	size_t ncap = b->bal_cap ? b->bal_cap * 2 : 1024;
-	struct balance_cache *nb = calloc(ncap, sizeof(*nb));
-	if (!nb)
-		return -ENOMEM;
-	for (size_t i = 0; i < b->bal_cap; i++) {
-		if (!b->bal[i].span)
-			continue;
-		size_t j = (((uintptr_t)b->bal[i].span >> 4) * 31 + (size_t)b->bal[i].level) &
-			   (ncap - 1);
-		while (nb[j].span)
-			j = (j + 1) & (ncap - 1);
-		nb[j] = b->bal[i];
-	}
-	free(b->bal);
-	b->bal = nb;
-	b->bal_cap = ncap;
-	return 0;
-}
-
-static int build_balance_mask(struct builder *b, const struct ts_sched_domain *sibling,
-			      const struct ts_cpumask *sg_span, const struct ts_cpumask **out)
-{
-	if (b->bal_count * 2 >= b->bal_cap && balance_cache_grow(b))
-		return -ENOMEM;
-	size_t j = (((uintptr_t)sg_span >> 4) * 31 + (size_t)sibling->level) & (b->bal_cap - 1);
-	for (; b->bal[j].span; j = (j + 1) & (b->bal_cap - 1)) {
-		if (b->bal[j].span == sg_span && b->bal[j].level == sibling->level) {
-			*out = b->bal[j].mask;
-			return 0;
-		}
-	}
-	ts_cpumask_zero(b->tmp);
-	int i;
-	ts_for_each_cpu(i, sg_span)
-	{
-		struct ts_sched_domain *s = AT(b, sd_of, sibling->level, i);
-		if (!s || !s->child || s->child->span != sg_span)
-			continue;
-		ts_cpumask_set(b->tmp, i);
-	}
-	if (intern_into(b, b->tmp, out))
-		return -ENOMEM;
-	b->bal[j] = (struct balance_cache){sg_span, *out, sibling->level};
-	b->bal_count++;
-	return 0;
-}
-
-static int build_overlap_sched_groups(struct builder *b, struct ts_sched_domain *sd, int cpu)
-{
-	int cap = 0;
-	ts_cpumask_zero(b->tmp2);
-	struct wrap_walk w = {sd->span, b->tmp2, cpu, cpu, false};
-	for (int i = cpu; i < sd->span->nr_cpus; i = wrap_next(&w)) {
-		struct ts_sched_domain *sibling = AT(b, sd_of, sd->level, i);
-		/* Asymmetric setups: the sibling level may not exist for i. */
-		if (!sibling || !ts_cpumask_test(sibling->span, i))
-			continue;
-		if (sibling->child && !ts_cpumask_subset(sibling->child->span, sd->span))
-			sibling = find_descended_sibling(sd, sibling);
-		const struct ts_cpumask *sg_span =
-			sibling->child ? sibling->child->span : sibling->span;
-		const struct ts_cpumask *balance;
-		if (build_balance_mask(b, sibling, sg_span, &balance))
-			return -ENOMEM;
-		struct ts_sched_group *sg =
-			new_group(b, sg_span, balance, sibling->child ? sibling->child->flags : 0,
-				  get_sgc(b, sibling->level, ts_cpumask_first(balance), sg_span));
-		if (add_group(sd, sg, &cap))
-			return -ENOMEM;
-		ts_cpumask_or(b->tmp2, b->tmp2, sg_span);
 	}
 	return 0;
 }
@@ -832,7 +558,7 @@ static int build(struct builder *b, const struct ts_cpumask *cpu_map_in)
 		ts_cpumask_copy(d->cpu_map, cpu_map_in);
 	else
 		ts_cpumask_fill(d->cpu_map);
-	if ((rc = intern_into(b, d->cpu_map, &b->cpu_map)))
+	if ((rc = ts_intern_into(b, d->cpu_map, &b->cpu_map)))
 		return rc;
 	if ((rc = build_topology_levels(b)))
 		return rc;
@@ -852,8 +578,8 @@ static int build(struct builder *b, const struct ts_cpumask *cpu_map_in)
 	ts_for_each_cpu(cpu, d->cpu_map)
 	{
 		for (struct ts_sched_domain *sd = d->cpu[cpu].sd; sd; sd = sd->parent) {
-			rc = (sd->flags & TS_SD_NUMA) ? build_overlap_sched_groups(b, sd, cpu)
-						      : build_sched_groups(b, sd, cpu);
+			rc = (sd->flags & TS_SD_NUMA) ? ts_build_overlap_sched_groups(b, sd, cpu)
+						      : ts_build_sched_groups(b, sd, cpu);
 			if (rc)
 				return rc;
 		}

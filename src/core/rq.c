@@ -6,28 +6,22 @@
  * yield_task_fair(), check_preempt_wakeup_fair(), migrate_task_rq_fair(),
  * task_change_group_fair() and __update_blocked_fair(). A task outside any group is one
  * level deep (se->parent NULL): every walk is then the flat code path. Every function
- * here runs with the rq lock held, unless it says otherwise. */
+ * here runs with the rq lock held, unless it says otherwise. PELT over the hierarchy is in
+ * rq_pelt.h; the blocked-load decay of group queues and a task changing group in
+ * rq_group.c. */
 #include "toposched/sched.h"
+#include "toposched/ttwu.h"
 
 #include <errno.h>
 #include <stdlib.h>
+
+#include "rq_pelt.h"
 
 /* update_avg(): avg += (sample - avg) / 8, the difference signed as in the kernel's s64. */
 static inline void update_avg(uint64_t *avg, uint64_t sample)
 {
 	int64_t diff = (int64_t)(sample - *avg);
 	*avg += (uint64_t)(diff / 8);
-}
-
-/* update_load_avg() flags (fair.c). */
-enum { UPDATE_TG = 0x1, SKIP_AGE_LOAD = 0x2, DO_ATTACH = 0x4, DO_DETACH = 0x8 };
-
-static inline uint64_t rq_clock(struct ts_sched *s, struct ts_rq *rq)
-{
-	uint64_t now = s->ops.clock(s->host);
-	if (now > rq->clock)
-		rq->clock = now;
-	return rq->clock;
 }
 
 void ts_rq_publish(struct ts_sched *s, struct ts_rq *rq)
@@ -40,28 +34,6 @@ void ts_rq_publish(struct ts_sched *s, struct ts_rq *rq)
 	atomic_store_explicit(&rq->ro.util_avg, rq->cfs.avg.util_avg, memory_order_relaxed);
 }
 
-static inline bool entity_is_task(const struct ts_sched_entity *se)
-{
-	return !se->my_q;
-}
-
-static inline struct ts_task_group *task_group_of(struct ts_sched *s, const struct ts_task *p)
-{
-	return p->tg ? p->tg : s->root_tg;
-}
-
-/* p->cpu and p->tg are read lock-free by ts_task_h_load_of() (task_h_load() of another
- * CPU's running task in task_numa_compare()), so they are stored with relaxed atomics; the
- * lock holders read them plainly (sched.h, struct ts_task). */
-static inline void set_task_cpu(struct ts_task *p, int cpu)
-{
-	__atomic_store_n(&p->cpu, cpu, __ATOMIC_RELAXED);
-}
-static inline void set_task_tg(struct ts_task *p, struct ts_task_group *tg)
-{
-	__atomic_store_n(&p->tg, tg, __ATOMIC_RELAXED);
-}
-
 /* resched_curr(rq) from any level: a group cfs_rq's request becomes the CPU's (the root
  * cfs_rq's flag, which the tick and __schedule() read and clear). */
 static inline void fold_resched(struct ts_rq *rq, struct ts_cfs_rq *cfs)
@@ -69,164 +41,6 @@ static inline void fold_resched(struct ts_rq *rq, struct ts_cfs_rq *cfs)
 	if (__builtin_expect(cfs->resched, 0) && cfs != &rq->cfs) {
 		cfs->resched = false;
 		rq->cfs.resched = true;
-	}
-}
-
-/* ---- PELT over the hierarchy --------------------------------------------------------------- */
-
-static inline void add_tg_cfs_propagate(struct ts_cfs_rq *cfs, long runnable_sum)
-{
-	cfs->propagate = 1;
-	cfs->prop_runnable_sum += runnable_sum;
-}
-
-/* list_add_leaf_cfs_rq(): this group cfs_rq has load to keep decaying. */
-static inline void list_add_leaf_cfs_rq(struct ts_cfs_rq *cfs)
-{
-	cfs->on_list = true;
-}
-
-/* update_tg_load_avg(cfs_rq) with the switches of the feature set, at the rq clock (the
- * kernel's sched_clock_cpu()). Nothing for the root group. */
-static inline void update_tg_load_avg(struct ts_sched *s, struct ts_cfs_rq *cfs, uint64_t now)
-{
-	if (cfs->tg == s->root_tg || !cfs->tg)
-		return;
-	ts_update_tg_load_avg(cfs->tg, cfs->cpu, now, ts_tg_switches_of(s->features));
-}
-
-/* update_cfs_rq_load_avg(): fold in the load of tasks that left while we were unlocked,
- * then age the queue's averages. Returns 1 if the load decayed or some was removed. */
-static inline __attribute__((always_inline)) int update_cfs_rq_load_avg(struct ts_cfs_rq *cfs,
-									uint64_t now)
-{
-	int decayed = 0;
-	if (__builtin_expect(atomic_load_explicit(&cfs->removed->nr, memory_order_relaxed) != 0,
-			     0)) {
-		long prop;
-		if (ts_apply_removed_load(&cfs->avg, cfs->removed, &prop)) {
-			add_tg_cfs_propagate(cfs, prop);
-			decayed = 1;
-		}
-	}
-	decayed |= ts_update_load_avg_cfs_rq(now, &cfs->avg, cfs->load.weight, cfs->h_nr_runnable,
-					     cfs->curr != NULL);
-	return decayed;
-}
-
-/* propagate_entity_load_avg(): a group entity takes over what changed in its group
- * cfs_rq (attach/detach/removal below) and passes it one level up. */
-static inline __attribute__((always_inline)) int
-propagate_entity_load_avg(struct ts_sched_entity *se)
-{
-	struct ts_cfs_rq *gcfs = se->my_q;
-	if (!gcfs || !gcfs->propagate)
-		return 0;
-	gcfs->propagate = 0;
-	struct ts_cfs_rq *cfs = se->cfs_rq;
-	add_tg_cfs_propagate(cfs, gcfs->prop_runnable_sum);
-	ts_update_tg_cfs_util(&cfs->avg, &se->avg, &gcfs->avg);
-	ts_update_tg_cfs_runnable(&cfs->avg, &se->avg, &gcfs->avg);
-	ts_update_tg_cfs_load(&cfs->avg, &se->avg, se->load.weight, &gcfs->avg, gcfs->load.weight,
-			      &gcfs->prop_runnable_sum);
-	return 1;
-}
-
-/* se_runnable(): a task's runnable is its on_rq (no delayed dequeue); a group entity's the
- * number of runnable tasks below it, as of se_update_runnable(). */
-static inline unsigned long se_runnable(const struct ts_sched_entity *se)
-{
-	return entity_is_task(se) ? se->on_rq : se->runnable_weight;
-}
-
-static inline void se_update_runnable(struct ts_sched_entity *se)
-{
-	if (!entity_is_task(se))
-		se->runnable_weight = se->my_q->h_nr_runnable;
-}
-
-static void attach_entity_load_avg(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
-{
-	ts_attach_entity_load_avg(&cfs->avg, &se->avg, se->load.weight);
-	add_tg_cfs_propagate(cfs, (long)se->avg.load_sum);
-}
-
-static void detach_entity_load_avg(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
-{
-	ts_detach_entity_load_avg(&cfs->avg, &se->avg, se->load.weight);
-	add_tg_cfs_propagate(cfs, -(long)se->avg.load_sum);
-}
-
-/* update_load_avg(cfs_rq, se, flags), with KIND = TASK_SE when the caller knows se is a
- * task (no group queue below it): the group-entity steps then compile away. */
-enum { ANY_SE = 0, TASK_SE = 1 };
-
-static inline __attribute__((always_inline)) void
-update_load_avg_se(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_entity *se,
-		   uint64_t now, int flags, int kind)
-{
-	if (se->avg.last_update_time && !(flags & SKIP_AGE_LOAD))
-		ts_update_load_avg_se(now, &se->avg, se->load.weight, se->on_rq,
-				      kind == TASK_SE ? se->on_rq : se_runnable(se),
-				      cfs->curr == se);
-	int decayed = update_cfs_rq_load_avg(cfs, now);
-	if (kind != TASK_SE)
-		decayed |= propagate_entity_load_avg(se);
-	if (!se->avg.last_update_time && (flags & DO_ATTACH)) {
-		/* enqueue of an entity that migrated (or is new): join this queue's sums */
-		attach_entity_load_avg(cfs, se);
-		update_tg_load_avg(s, cfs, now);
-	} else if (flags & DO_DETACH) {
-		detach_entity_load_avg(cfs, se);
-		update_tg_load_avg(s, cfs, now);
-	} else if (decayed && (flags & UPDATE_TG)) {
-		update_tg_load_avg(s, cfs, now);
-	}
-}
-
-/* update_load_avg(cfs_rq, se, flags). */
-static inline __attribute__((always_inline)) void update_load_avg(struct ts_sched *s,
-								  struct ts_cfs_rq *cfs,
-								  struct ts_sched_entity *se,
-								  uint64_t now, int flags)
-{
-	update_load_avg_se(s, cfs, se, now, flags, ANY_SE);
-}
-
-/* update_cfs_group(se): a group entity's weight from its group's shares. */
-static inline void update_cfs_group(struct ts_sched *s, struct ts_sched_entity *se, uint64_t now)
-{
-	struct ts_cfs_rq *gcfs = se->my_q;
-	if (gcfs)
-		ts_update_cfs_group(gcfs->tg, gcfs->cpu, now, s->features);
-}
-
-/* propagate_entity_cfs_rq(): after an attach/detach outside enqueue/dequeue, bring every
- * level above se up to date so that the change reaches the root. */
-static void propagate_entity_cfs_rq(struct ts_sched *s, struct ts_sched_entity *se, uint64_t now)
-{
-	list_add_leaf_cfs_rq(se->cfs_rq);
-	for (se = se->parent; se; se = se->parent) {
-		update_load_avg(s, se->cfs_rq, se, now, UPDATE_TG);
-		list_add_leaf_cfs_rq(se->cfs_rq);
-	}
-}
-
-/* set_task_rq(): p's entity points at its group's queue and entity on cpu. */
-static inline __attribute__((always_inline)) void set_task_rq(struct ts_sched *s, struct ts_task *p,
-							      int cpu)
-{
-	struct ts_task_group *tg = task_group_of(s, p);
-	struct ts_sched_entity *se = &p->se;
-	struct ts_cfs_rq *cfs = se->cfs_rq;
-	if (cfs && cfs->cpu == cpu && cfs->tg == tg)
-		return;
-	if (tg == s->root_tg) {
-		se->cfs_rq = &s->rq[cpu].cfs;
-		se->parent = NULL;
-		se->depth = 0;
-	} else {
-		ts_tg_set_task_rq(tg, cpu, se);
 	}
 }
 
@@ -238,64 +52,6 @@ static struct ts_cfs_rq *task_cfs_rq_now(struct ts_sched *s, struct ts_task *p)
 	if (cfs && cfs->cpu == p->cpu && cfs->tg == tg)
 		return cfs;
 	return tg == s->root_tg ? &s->rq[p->cpu].cfs : ts_tg_cfs_rq(tg, p->cpu);
-}
-
-/* ---- blocked load (__update_blocked_fair) -------------------------------------------------- */
-
-static inline bool load_avg_is_decayed(const struct ts_sched_avg *sa)
-{
-	return !sa->load_sum && !sa->util_sum && !sa->runnable_sum;
-}
-
-/* skip_blocked_update(): nothing left to decay or propagate in this group entity. */
-static inline bool skip_blocked_update(const struct ts_sched_entity *se)
-{
-	if (se->avg.load_avg || se->avg.util_avg)
-		return false;
-	return !se->my_q->propagate;
-}
-
-/* One group and its subtree on rq's CPU, children first (the leaf list's bottom-up order).
- * Returns whether the group's cfs_rq stays on the leaf list. */
-static bool update_blocked_group(struct ts_sched *s, struct ts_rq *rq, struct ts_task_group *tg,
-				 uint64_t now)
-{
-	bool child_on_list = false;
-	for (struct ts_task_group *c = tg->first_child; c; c = c->next_sibling)
-		child_on_list |= update_blocked_group(s, rq, c, now);
-	struct ts_tg_cpu *tc = ts_tg_pcpu(tg, rq->cpu);
-	struct ts_cfs_rq *cfs = &tc->cfs;
-	if (!cfs->on_list)
-		return false;
-	ts_tg_note_ro_read(tg, rq->cpu); /* se = cfs_rq->tg->se[cpu] */
-	if (update_cfs_rq_load_avg(cfs, now))
-		update_tg_load_avg(s, cfs, now);
-	/* Propagate pending load changes to the parent, if any. */
-	struct ts_sched_entity *se = &tc->se;
-	if (!skip_blocked_update(se))
-		update_load_avg(s, se->cfs_rq, se, now, UPDATE_TG);
-	/* cfs_rq_is_decayed(): don't let fully decayed cfs_rqs linger on the list. */
-	if (!cfs->load.weight && load_avg_is_decayed(&cfs->avg) && !child_on_list &&
-	    !tc->tg_load_avg_contrib)
-		cfs->on_list = false;
-	return cfs->on_list;
-}
-
-static void update_blocked_fair(struct ts_sched *s, struct ts_rq *rq, uint64_t now)
-{
-	for (struct ts_task_group *c = s->root_tg->first_child; c; c = c->next_sibling)
-		update_blocked_group(s, rq, c, now);
-}
-
-void ts_update_rq_load(struct ts_sched *s, struct ts_rq *rq, uint64_t now)
-{
-	struct ts_task *curr = rq->curr;
-	if (curr)
-		update_load_avg(s, curr->se.cfs_rq, &curr->se, now, 0);
-	update_blocked_fair(s, rq, now);
-	if (!curr || curr->se.cfs_rq != &rq->cfs)
-		update_cfs_rq_load_avg(&rq->cfs, now);
-	rq->last_blocked_load_update = now;
 }
 
 /* ---- per-level entity operations ----------------------------------------------------------- */
@@ -698,6 +454,7 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 {
 	wake_flags |= TS_WF_TTWU;
 	struct ts_placement pl = ts_select_task_rq(s, p, waker_cpu, waker, wake_flags);
+	pl.ttwu_queued = ts_ttwu_queue_cond(s, p, waker_cpu, pl.cpu); /* ttwu_queue_wakelist() */
 	struct ts_rq *rq = &s->rq[pl.cpu];
 	atomic_fetch_add_explicit(&rq->ro.ttwu_pending, 1, memory_order_relaxed);
 	s->ops.rq_lock(s->host, pl.cpu);
@@ -857,7 +614,7 @@ bool ts_sched_tick(struct ts_sched *s, int cpu)
 	} else {
 		/* blocked-load decay of an idle CPU */
 		if (has_groups)
-			update_blocked_fair(s, rq, now);
+			ts_update_blocked_fair(s, rq, now);
 		update_cfs_rq_load_avg(&rq->cfs, now);
 	}
 	rq->last_blocked_load_update = now;
@@ -865,7 +622,7 @@ bool ts_sched_tick(struct ts_sched *s, int cpu)
 	/* sched_balance_softirq(): the blocked averages are brought up to date before the
 	 * periodic balancing the host now runs. */
 	if (balance && has_groups && rq->curr)
-		update_blocked_fair(s, rq, now);
+		ts_update_blocked_fair(s, rq, now);
 	ts_rq_publish(s, rq);
 	return balance;
 }
@@ -905,64 +662,4 @@ void ts_move_queued_task(struct ts_sched *s, struct ts_task *p, int src_cpu, int
 	enqueue_task_fair(s, dst, p, now, TS_ENQUEUE_MIGRATED);
 	preempt_on(s, dst, p, now, 0);
 	ts_rq_publish(s, dst);
-}
-
-/* ---- task groups ----------------------------------------------------------------------------- */
-
-int ts_task_set_group(struct ts_sched *s, struct ts_task *p, struct ts_task_group *tg)
-{
-	if (!tg)
-		tg = s->root_tg;
-	if (tg->root != s->root_tg)
-		return -EINVAL;
-	if (p->state != TS_TASK_NEW && p->state != TS_TASK_SLEEPING)
-		return -EBUSY;
-	struct ts_task_group *want = tg == s->root_tg ? NULL : tg;
-	if (task_group_of(s, p) == tg) {
-		set_task_tg(p, want);
-		return 0;
-	}
-	if (p->state == TS_TASK_NEW) {
-		/* Not attached anywhere yet: set_task_rq() happens at its first enqueue. */
-		set_task_tg(p, want);
-		return 0;
-	}
-	/* task_change_group_fair() of a sleeping task, under its rq's lock. */
-	int cpu = p->cpu;
-	struct ts_rq *rq = &s->rq[cpu];
-	s->ops.rq_lock(s->host, cpu);
-	uint64_t now = rq_clock(s, rq);
-	struct ts_sched_entity *se = &p->se;
-	/* detach_task_cfs_rq(): catch up with the old queue and take our load out of it */
-	set_task_rq(s, p, cpu);
-	if (se->avg.last_update_time) {
-		struct ts_cfs_rq *old = se->cfs_rq;
-		update_load_avg(s, old, se, now, 0);
-		detach_entity_load_avg(old, se);
-		update_tg_load_avg(s, old, now);
-		propagate_entity_cfs_rq(s, se, now);
-	}
-	/* set_task_rq() on the new group, as if migrated, then attach_task_cfs_rq() */
-	set_task_tg(p, want);
-	se->avg.last_update_time = 0;
-	set_task_rq(s, p, cpu);
-	struct ts_cfs_rq *cfs = se->cfs_rq;
-	update_load_avg(s, cfs, se, now, 0); /* ATTACH_AGE_LOAD: nothing to age, not attached */
-	attach_entity_load_avg(cfs, se);
-	update_tg_load_avg(s, cfs, now);
-	propagate_entity_cfs_rq(s, se, now);
-	ts_rq_publish(s, rq);
-	s->ops.rq_unlock(s->host, cpu);
-	return 0;
-}
-
-/* Lock-free (wake_affine_weight(), task_numa_compare()) or with some rq lock held (load
- * balancing): every field of p read here is loaded with a relaxed atomic (READ_ONCE). */
-unsigned long ts_task_h_load_of(struct ts_sched *s, struct ts_task *p)
-{
-	uint64_t jiffies = s->ops.clock(s->host) / s->tick_nsec;
-	int cpu = __atomic_load_n(&p->cpu, __ATOMIC_RELAXED);
-	struct ts_task_group *tg = __atomic_load_n(&p->tg, __ATOMIC_RELAXED);
-	return ts_task_h_load(tg ? tg : s->root_tg, cpu, ts_sa_load_avg_lockfree(&p->se.avg),
-			      jiffies);
 }

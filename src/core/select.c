@@ -1,7 +1,7 @@
 /* Wake-up placement: select_task_rq_fair() and its fast path select_idle_sibling(), in the
  * order of kernel/sched/fair.c (v6.8 for the structure and the v6.7 cluster-first scan;
  * SIS_PROP as it was before its removal in 984ffb6a4366; SIS_OVERLOAD as Mel Gorman posted
- * it in March 2020). reference/linux-semantics.md §2 is the specification.
+ * it in March 2020); the kernel source is the specification.
  *
  * Everything here is lock-free: other CPUs are read through the rq `ro` block (READ_ONCE
  * in the kernel), the SIS hints in sd_llc_shared are relaxed atomics, and the only state
@@ -119,7 +119,7 @@ static inline void update_avg(uint64_t *avg, uint64_t sample)
 	*avg = (uint64_t)((int64_t)*avg + diff / 8);
 }
 
-/* ---- record_wakee / wake_wide (§2.3) ---- */
+/* ---- record_wakee / wake_wide ---- */
 
 static void record_wakee(struct ts_sched *s, struct ts_task *waker, struct ts_task *p)
 {
@@ -152,7 +152,7 @@ static bool wake_wide(struct ts_sched *s, struct ts_task *waker, struct ts_task 
 	return true;
 }
 
-/* ---- wake_affine (§2.4) ---- */
+/* ---- wake_affine ---- */
 
 #define NO_TARGET (-1)
 
@@ -220,7 +220,7 @@ static int wake_affine(struct ts_sched *s, struct ts_sched_domain *sd, struct ts
 	return target;
 }
 
-/* ---- the LLC scan helpers (§2.6) ---- */
+/* ---- the LLC scan helpers ---- */
 
 /* select_idle_smt(): an idle sibling of `target` (prev here) inside sd. */
 static int select_idle_smt(struct sis *c, struct ts_sched_domain *sd, int target)
@@ -323,7 +323,7 @@ static bool abort_sd_overloaded(struct ts_sched *s, struct ts_sched_domain_share
 	return true;
 }
 
-/* ---- select_idle_cpu (§2.7, §2.9, §2.11) ---- */
+/* ---- select_idle_cpu (SIS_UTIL, SIS_PROP, SIS_OVERLOAD, the SIS counters) ---- */
 
 enum scan_step { STEP_NEXT, STEP_FOUND, STEP_BUDGET };
 
@@ -505,7 +505,7 @@ out:
 	return -1;
 }
 
-/* ---- select_idle_sibling (§2.5) ---- */
+/* ---- select_idle_sibling ---- */
 
 static int select_idle_sibling(struct sis *c, struct ts_task *waker, int prev, int target)
 {
@@ -625,7 +625,7 @@ static int select_idle_sibling(struct sis *c, struct ts_task *waker, int prev, i
 	return target;
 }
 
-/* ---- select_task_rq_fair (§2.2) ---- */
+/* ---- select_task_rq_fair ---- */
 
 struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int waker_cpu,
 				      struct ts_task *waker, int wake_flags)

@@ -1,6 +1,6 @@
 /* Names of the placement reasons and CPU relationships, the scan-length histogram, and
- * mmtests' derived SIS metrics (MonitorProcschedstat.pm; reference/linux-semantics.md
- * §2.11), with the formulas as written there (mmtests' own "success" branch has an
+ * mmtests' derived SIS metrics (gormanm/mmtests, bin/lib/MMTests/MonitorProcschedstat.pm),
+ * with the formulas as written there (mmtests' own "success" branch has an
  * inverted test; we do not reproduce it). */
 #include <stddef.h>
 #include <string.h>
@@ -31,6 +31,8 @@ static const char *const reason_names[TS_PLACE_NR] = {
 /* Out-of-range values give "?" rather than NULL, so that a report never prints NULL. */
 const char *ts_place_reason_name(enum ts_place_reason r)
 {
+	if (r == TS_PLACE_NEAR_NODE_SPREAD)
+		return "near_node_spread";
 	if ((unsigned)r >= (unsigned)TS_PLACE_NR || !reason_names[r])
 		return "?";
 	return reason_names[r];

@@ -2,20 +2,21 @@
  * NUMA balancer that samples it and feeds the core's hinting-fault path, and the stop work
  * that performs the migrations the core decides.
  *
- * The balancer (task_tick_numa() + task_numa_work() + the fault path, in one place). A
- * task's scan is due once it has run for the scan delay, then every scan period of its run
- * time. The worker checks at the safe point where it has picked the task and not yet
- * switched to it (its stack is not live, its on_cpu is this worker's): it samples up to
- * numa_samples pages spread over the next TS_NUMA_SCAN_SIZE_MB of the task's declared
- * memory, asks the kernel where they are (move_pages() query; on a virtual topology the
- * node the memory was allocated for), and feeds runs of pages on one node to
- * ts_task_numa_fault() as private faults, local when on the worker's node. Completing the
- * declared memory is a full pass: ts_numa_scan_done(). The faults go in with
- * TS_TNF_NO_MIGRATE: the core runs placement but not numa_migrate_preferred(), which this
- * file calls after the fault the kernel would have called it from (the retry time had
- * passed). When ts_numa_migrate_due() (off the preferred node) that runs
- * task_numa_migrate(): the decision (and with NUMA_RESERVE the reservation of the
- * destination) comes back to the worker, and ends the scan.
+ * The balancer. When a task scans and how far is the core's (numa_scan.h:
+ * ts_task_tick_numa(), ts_task_numa_work(), the same pacing the simulator runs): the first
+ * scan after the scan delay of run time, then every scan period (task_scan_start() first,
+ * then as placement adapts it, or the fixed numa_scan_period_ms). The worker asks at the
+ * safe point where it has picked the task and not yet switched to it (its stack is not
+ * live, its on_cpu is this worker's); the walk is this file's: it samples up to
+ * numa_samples pages spread over the window the core gives (TS_NUMA_SCAN_SIZE_MB of the
+ * task's declared memory from the mm's scan offset), asks the kernel where they are (move_pages()
+ * query; on a virtual topology the node the memory was allocated for), and feeds runs of pages on
+ * one node to ts_task_numa_fault() as private faults, local when on the worker's node. Completing
+ * the declared memory is a full pass: ts_numa_scan_done(). The faults go in with TS_TNF_NO_MIGRATE:
+ * the core runs placement but not numa_migrate_preferred(), which this file calls after the fault
+ * the kernel would have called it from (the retry time had passed). When ts_numa_migrate_due() (off
+ * the preferred node) that runs task_numa_migrate(): the decision (and with NUMA_RESERVE the
+ * reservation of the destination) comes back to the worker, and ends the scan.
  *
  * Locks. The faults are fed under the worker's own rq lock alone (as a lock set of one, so
  * the core's rq_lock of this CPU in sched_setnuma() is a no-op, worker.c): they write the
@@ -237,11 +238,13 @@ static int region_add(struct rt_task *t, uintptr_t start, size_t pages, int node
 	return 0;
 }
 
-/* get_mm_rss() of the task's own mm: what scan_min/scan_max are scaled by. */
+/* get_mm_rss() of the task's own mm, in the 4 KiB pages the core counts: what
+ * scan_min/scan_max are scaled by. */
 static void update_rss(struct rt_task *t)
 {
 	if (t->ts.numa)
-		t->ts.numa->own_mm.rss_pages = t->numa.nr_pages;
+		t->ts.numa->own_mm.rss_pages =
+			t->numa.nr_pages * (rt_page_size() >> TS_NUMA_PAGE_SHIFT);
 }
 
 /* The core's NUMA state (p->numa) is created on first use (a declaration or a preferred
@@ -257,6 +260,7 @@ static int numa_state_locked(struct rt_task *t)
 	int rc = ts_numa_task_init(rt_g.s, &t->ts, NULL, &err);
 	if (rc)
 		return rt_error(rc, "%s", err.msg);
+	ts_numa_scan_tune(rt_g.s, &t->ts, rt_g.numa_delay_ms, rt_g.numa_period_ms);
 	update_rss(t);
 	return 0;
 }
@@ -340,8 +344,8 @@ int ts_numa_undeclare(void *addr, size_t len)
 		}
 	}
 	rn->nr_region = kept;
-	if (dropped)
-		rn->scan_off = 0;
+	if (dropped && t->ts.numa) /* the scan starts over */
+		t->ts.numa->own_mm.numa_scan_offset = 0;
 	update_rss(t);
 	return dropped;
 }
@@ -378,30 +382,26 @@ struct pref_op {
 	bool set;
 };
 
-/* sched_setnuma(): a queued task is re-accounted (nr_numa_running/nr_preferred_running). */
+/* Reads or sets the preferred node; the core's NUMA state is created for a node to set
+ * (under t's rq lock, where it is read) and the setting is the core's sched_setnuma(),
+ * which takes t's rq lock itself. */
 static int pref_apply(struct rt_task *t, void *arg)
 {
 	struct pref_op *op = arg;
-	struct ts_sched *s = rt_g.s;
 	struct ts_task *p = &t->ts;
 	int cpu = lock_task_rq(t), rc = 0;
-	if (op->set && op->node >= 0 && (rc = numa_state_locked(t))) {
-		unlock_task_rq(t, cpu);
-		return rc;
-	}
-	if (!p->numa) {
-		op->node = TS_NUMA_NO_NODE; /* none set, nothing to clear */
-	} else if (op->set) {
-		bool queued = p->state == TS_TASK_RUNNABLE;
-		if (queued)
-			ts_numa_account_dequeue(s, p);
-		p->numa->numa_preferred_nid = op->node;
-		if (queued)
-			ts_numa_account_enqueue(s, p, cpu);
-	} else {
+	if (op->set && op->node >= 0)
+		rc = numa_state_locked(t);
+	bool have = p->numa != NULL;
+	if (have && !op->set)
 		op->node = p->numa->numa_preferred_nid;
-	}
 	unlock_task_rq(t, cpu);
+	if (rc)
+		return rc;
+	if (!have)
+		op->node = TS_NUMA_NO_NODE; /* none set, nothing to clear */
+	else if (op->set)
+		ts_sched_setnuma(rt_g.s, p, op->node);
 	return 0;
 }
 
@@ -513,10 +513,9 @@ int rt_numa_start(const struct ts_rt_config *cfg, bool host)
 	struct ts_sched *s = rt_g.s;
 	pthread_mutex_init(&rt_g.trace_lock, NULL);
 	rt_g.numa_on = ts_features_has(s->features, TS_FEAT_NUMA);
-	rt_g.numa_delay_ns = (uint64_t)(cfg->numa_scan_delay_ms ? cfg->numa_scan_delay_ms
-								: TS_NUMA_SCAN_DELAY_MS) *
-			     1000000u;
-	rt_g.numa_period_ns = (uint64_t)cfg->numa_scan_period_ms * 1000000u;
+	rt_g.numa_delay_ms =
+		cfg->numa_scan_delay_ms ? cfg->numa_scan_delay_ms : TS_NUMA_SCAN_DELAY_MS;
+	rt_g.numa_period_ms = cfg->numa_scan_period_ms;
 	rt_g.numa_samples =
 		cfg->numa_scan_samples ? cfg->numa_scan_samples : RT_NUMA_SAMPLES_DEFAULT;
 	if (rt_g.numa_samples > (unsigned)SCAN_WINDOW_PAGES(rt_page_size()))
@@ -605,42 +604,37 @@ size_t ts_rt_numa_trace(struct ts_rt_numa_event *out, size_t max)
 
 /* ---- the scan ---- */
 
-static uint64_t scan_period_ns(const struct rt_task *t)
-{
-	if (!t->numa.scanned)
-		return rt_g.numa_delay_ns;
-	if (rt_g.numa_period_ns)
-		return rt_g.numa_period_ns;
-	return (uint64_t)t->ts.numa->numa_scan_period * 1000000u;
-}
-
+/* task_tick_numa() at the worker's safe point (t picked, its rq locked): the core's. */
 bool rt_numa_due(struct rt_worker *w, struct rt_task *t)
 {
 	(void)w;
 	if (!rt_g.numa_on || !t->numa.nr_pages || !t->ts.numa)
 		return false;
-	return t->ts.se.sum_exec_runtime >= t->numa.node_stamp + scan_period_ns(t);
+	return ts_task_tick_numa(rt_g.s, &t->ts);
 }
 
 /* The samples of this scan into w's scratch: addresses and the nodes their memory was
- * declared with; returns how many, with the window they cover and the stride. */
-static unsigned int collect_samples(struct rt_worker *w, struct rt_task *t, size_t *window,
-				    size_t *stride)
+ * declared with, from page `start` of the declared regions over the window the core allows
+ * (scan->pages, counted in 4 KiB pages); returns how many, with the window they cover and
+ * the stride (host pages). */
+static unsigned int collect_samples(struct rt_worker *w, struct rt_task *t, size_t start,
+				    const struct ts_numa_scan *scan, size_t *window, size_t *stride)
 {
 	const struct rt_numa_task *rn = &t->numa;
 	size_t page = rt_page_size();
-	size_t win = rn->nr_pages - rn->scan_off;
-	if (win > SCAN_WINDOW_PAGES(page))
-		win = SCAN_WINDOW_PAGES(page);
+	size_t budget = ((size_t)scan->pages << TS_NUMA_PAGE_SHIFT) / page;
+	size_t win = rn->nr_pages - start;
+	if (win > budget)
+		win = budget;
 	unsigned int n = win < rt_g.numa_samples ? (unsigned int)win : rt_g.numa_samples;
 	size_t step = win / n;
 	*window = win;
 	*stride = step;
-	/* Offsets scan_off + k * step over the regions in order. */
+	/* Offsets start + k * step over the regions in order. */
 	int r = 0;
 	size_t base = 0; /* pages before region r */
 	for (unsigned int k = 0; k < n; k++) {
-		size_t off = rn->scan_off + k * step;
+		size_t off = start + k * step;
 		while (off >= base + rn->region[r].pages)
 			base += rn->region[r++].pages;
 		w->numa_pages[k] = (void *)(rn->region[r].start + (off - base) * page);
@@ -804,8 +798,21 @@ bool rt_numa_work(struct rt_worker *w, struct rt_task *t)
 	struct rt_numa_task *rn = &t->numa;
 	struct ts_task *p = &t->ts;
 	int node = s->topo->cpu[w->cpu].node;
+	struct ts_numa_scan scan;
+	rt_rq_lock_set(w->numa_ownset);
+	bool go = ts_task_numa_work(s, p, &scan);
+	rt_rq_unlock_set(w->numa_ownset);
+	if (!go)
+		return false;
+	/* Past the end (memory was undeclared): the walk starts over (reset_ptenuma_scan()). */
+	int resets = 0;
+	size_t start = (size_t)scan.start;
+	if (start >= rn->nr_pages) {
+		start = 0;
+		resets++;
+	}
 	size_t window, stride;
-	unsigned int n = collect_samples(w, t, &window, &stride);
+	unsigned int n = collect_samples(w, t, start, &scan, &window, &stride);
 	query_nodes(w, n);
 
 	struct ts_numa_result decided = {.dst_cpu = -1};
@@ -813,10 +820,6 @@ bool rt_numa_work(struct rt_worker *w, struct rt_task *t)
 	size_t consumed = 0;
 	uint64_t faults = 0, local = 0;
 	rt_rq_lock_set(w->numa_ownset);
-	if (!rn->scanned && !rt_g.numa_period_ns)
-		p->numa->numa_scan_period = ts_numa_task_scan_min(p); /* task_scan_start() */
-	rn->scanned = true;
-	rn->node_stamp = p->se.sum_exec_runtime;
 	for (unsigned int k = 0; k < n && !have;) {
 		/* A run of samples on one node is one fault of that many pages. */
 		unsigned int e = k + 1;
@@ -838,15 +841,17 @@ bool rt_numa_work(struct rt_worker *w, struct rt_task *t)
 		consumed += pages;
 		k = e;
 	}
+	/* The rest of the window is scanned next time (the task moves first). The scan is
+	 * the worker's time, not the task's: its run time did not grow (the 32x rule adds 0). */
+	size_t end = start + consumed;
+	if (end >= rn->nr_pages) {
+		end = 0;
+		resets++;
+	}
+	ts_task_numa_work_end(s, p, end, resets, 0);
 	rt_rq_unlock_set(w->numa_ownset);
 	uint64_t decided_ns = rt_clock_ns();
 
-	/* The rest of the window is scanned next time (the task moves first). */
-	rn->scan_off += consumed;
-	if (rn->scan_off >= rn->nr_pages) {
-		rn->scan_off = 0;
-		ts_numa_scan_done(p->numa->mm);
-	}
 	rt_stat_bump(&w->numa_scans);
 	ts_stat_add(&w->numa_faults, faults);
 	ts_stat_add(&w->numa_faults_local, local);

@@ -96,10 +96,8 @@ struct rt_numa_region {
 struct rt_numa_task {
 	struct rt_numa_region *region;
 	int nr_region, cap_region;
-	size_t nr_pages;     /* declared, in all regions */
-	size_t scan_off;     /* where the next scan starts, pages into the regions in order */
-	uint64_t node_stamp; /* se.sum_exec_runtime at the last scan (the kernel's node_stamp) */
-	bool scanned;	     /* a first scan was done (the scan delay is over) */
+	size_t nr_pages; /* declared, in all regions; the core's scan offset (own_mm's
+			  * numa_scan_offset) counts pages into them in order */
 };
 
 /* A swap the core decided (migrate_swap()): the stop work runs on the partner's worker,
@@ -214,6 +212,7 @@ struct rt_worker {
 	int *numa_status, *numa_node;
 	/* counters (relaxed, this worker only) */
 	ts_counter spawned, wakeups, early_wakeups, deferred_wakeups, switches, parks, ticks;
+	ts_counter ttwu_queued; /* wake-ups the kernel would activate on the target (wake.c) */
 	ts_counter numa_scans, numa_searches, numa_faults, numa_faults_local, numa_decisions,
 		numa_migrations, numa_swaps, numa_migrate_failed;
 };
@@ -242,7 +241,7 @@ struct rt {
 	int *os_node;	 /* [nr_nodes]: the OS node of each topology node, or -1 */
 	int *node_of_os; /* [nr_os_nodes]: the inverse, -1 where none */
 	int nr_os_nodes;
-	uint64_t numa_delay_ns, numa_period_ns; /* period 0: the core's numa_scan_period */
+	unsigned int numa_delay_ms, numa_period_ms; /* ts_numa_scan_tune(); period 0: adaptive */
 	unsigned int numa_samples;
 	uint64_t numa_stop_delay_ns; /* test knob */
 	pthread_mutex_t trace_lock;
@@ -275,7 +274,10 @@ void rt_stat_bump(ts_counter *c);
  * from a plain thread the wake-up is handed to a worker's inbox. */
 bool rt_wake(struct rt_task *t, int wake_flags);
 /* The core's wake-up of a task this caller has claimed, on behalf of cpu. */
+/* try_to_wake_up() of t from this thread's worker, on CPU cpu (its own). */
 void rt_do_ttwu(struct rt_task *t, int cpu, struct rt_task *waker, int wake_flags);
+/* Wake-ups whose activation the kernel would have queued on the target's wakelist, summed
+ * over the workers (relaxed; ts_rt_stats has no field for it yet). */
 /* Announces that the current task is about to block (call with the wait queue's lock
  * held, before the waker can see it), then rt_block() after dropping that lock. */
 void rt_prepare_block(struct rt_task *t);

@@ -2,6 +2,8 @@
  * slot + 1) into a table of live tasks, so that a stale handle (a task already joined)
  * is recognised instead of dereferenced. */
 #include "rt_internal.h"
+
+#include "toposched/near_node.h"
 #include "toposched/spread.h"
 
 #include <errno.h>
@@ -292,7 +294,8 @@ static int build_mask(const struct ts_task_attr *a, struct ts_cpumask **out)
 }
 
 /* The first CPU of a task spawned near a node (attr near_node/spread_index), -1 when the
- * core's fork placement decides; `mask` is its affinity (NULL = any). */
+ * core's fork placement decides; `mask` is its affinity (NULL = any). The core picks it
+ * (ts_select_near_node()); the spread index, when not given, is the next one of the node. */
 static int spread_target(const struct ts_task_attr *a, const struct ts_cpumask *mask, int *cpu)
 {
 	struct ts_sched *s = rt_g.s;
@@ -309,23 +312,16 @@ static int spread_target(const struct ts_task_attr *a, const struct ts_cpumask *
 			-EINVAL,
 			"ts_spawn: spread_index %d is negative (-1 = the next one near the node)",
 			a->spread_index);
-	struct ts_cpumask *online = ts_cpumask_dup(s->dom->cpu_map);
-	if (!online)
-		return rt_error(-ENOMEM, "ts_spawn: out of memory");
-	if (mask)
-		ts_cpumask_and(online, online, mask);
-	int weight = ts_cpumask_weight(online);
-	if (!weight) {
-		ts_cpumask_free(online);
-		return rt_error(-EINVAL, "ts_spawn: no allowed CPU is scheduled");
-	}
 	unsigned int i = (unsigned int)a->spread_index;
 	if (a->spread_index < 0)
 		i = atomic_fetch_add_explicit(&rt_g.spread_next[a->near_node], 1,
 					      memory_order_relaxed);
-	*cpu = ts_cpumask_local_spread(&s->dom->numa, online, TS_SPREAD_NUMA_HOPS,
-				       (int)(i % (unsigned int)weight), a->near_node);
-	ts_cpumask_free(online);
+	struct ts_placement pl;
+	struct ts_error err = {0};
+	int rc = ts_select_near_node(s, mask, a->near_node, i, &pl, &err);
+	if (rc)
+		return rt_error(rc, "ts_spawn: %s", err.msg);
+	*cpu = pl.cpu;
 	return 0;
 }
 

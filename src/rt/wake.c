@@ -52,11 +52,19 @@ void rt_block(struct rt_task *t)
 	rt_switch_out(t, RT_SW_BLOCK);
 }
 
+/* The core's try_to_wake_up() also says whether the kernel would queue the activation on
+ * the target's wakelist (ttwu_queue_cond(): another LLC, or an idle target). The runtime
+ * has no wakelist: the waker always activates under the target's rq lock. It counts the
+ * wake-ups the kernel would have sent there (ttwu_queued), which is where the runtime's
+ * waker pays cross-LLC lock and cache-line traffic the kernel avoids. */
 void rt_do_ttwu(struct rt_task *t, int cpu, struct rt_task *waker, int wake_flags)
 {
 	pthread_mutex_lock(&t->pi_lock);
-	ts_try_to_wake_up(rt_g.s, &t->ts, cpu, waker ? &waker->ts : NULL, wake_flags);
+	struct ts_placement pl =
+		ts_try_to_wake_up(rt_g.s, &t->ts, cpu, waker ? &waker->ts : NULL, wake_flags);
 	pthread_mutex_unlock(&t->pi_lock);
+	if (pl.ttwu_queued)
+		rt_stat_bump(&rt_g.worker[cpu]->ttwu_queued);
 }
 
 bool rt_wake(struct rt_task *t, int wake_flags)

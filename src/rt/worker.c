@@ -642,6 +642,7 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 		out->wakeups += ts_stat_read(&w->wakeups);
 		out->early_wakeups += ts_stat_read(&w->early_wakeups);
 		out->deferred_wakeups += ts_stat_read(&w->deferred_wakeups);
+		out->ttwu_queued += ts_stat_read(&w->ttwu_queued);
 		out->switches += ts_stat_read(&w->switches);
 		out->parks += ts_stat_read(&w->parks);
 		out->ticks += ts_stat_read(&w->ticks);

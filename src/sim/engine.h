@@ -79,7 +79,6 @@ struct sim_task {
 	struct ts_cpumask *mem_bind; /* --bind: its MPOL_BIND nodes (NULL: none) */
 	struct sim_touch touch;
 	uint64_t *touch_cursor; /* per phase slot (prologue, then phases): next start */
-	uint64_t node_stamp;	/* task_tick_numa's p->node_stamp (ns of runtime) */
 	/* start-up (engine_start.c) */
 	enum sim_role role;
 	int child0, nr_children, next_child; /* it forks m->children[child0 ..] in order */
@@ -166,9 +165,9 @@ struct sim {
 	struct sim_groups *groups;
 	uint64_t *tg_exec; /* [groups->nr_top + 1] scratch for CPU time by top-level group */
 	double *tg_stall;  /* [nr_cpus] line stalls not charged yet (see host_tg_line_access) */
-	bool tg_waking;	   /* inside sim_wake()'s ts_try_to_wake_up() */
-	int tg_exec_cpu;   /* >= 0: the CPU executing the core's code now, instead of cur_cpu
-			      (the target running a queued wake-up's activation) */
+	const struct sim_task *tg_wakee; /* the task sim_wake()'s ts_try_to_wake_up() wakes */
+	int tg_exec_cpu; /* >= 0: the CPU executing the core's code now, instead of cur_cpu
+			    (the target running a queued wake-up's activation) */
 	/* ---- the benchmark's start-up (engine_start.c) ---- */
 	struct sim_task *launcher, *listener; /* after the workload's tasks in tasks[] */
 	int nr_sys;			      /* 1 or 2: the launcher and the listener */
@@ -340,6 +339,8 @@ void sim_finish_cpu(struct sim *m, int cpu);
 /* engine_numa.c: TOUCH phases, faults, NUMA balancing's host part */
 bool sim_touch_step(struct sim *m, int cpu, struct sim_task *t, const struct ts_phase *ph);
 void sim_numa_tick(struct sim *m, int cpu);
+/* init_numa_balancing() of every mm, once the scheduler exists (its clock paces them). */
+void sim_numa_mm_start(struct sim *m);
 void sim_on_numa_stop(struct sim *m, struct sim_numa_stop *st);
 int sim_setup_memory(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *err);
 void sim_prefault(struct sim *m, struct sim_mm *mm, const struct ts_sim_config *cfg);

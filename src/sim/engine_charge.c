@@ -55,10 +55,10 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 	t->woken = true;
 	m->nr_runnable++;
 	SIM_CHECK(cpu == m->cur_cpu, "wake-up from CPU %d while handling CPU %d", cpu, m->cur_cpu);
-	m->tg_waking = m->groups != NULL;
+	m->tg_wakee = m->groups ? t : NULL;
 	struct ts_placement pl =
 		ts_try_to_wake_up(m->s, &t->t, cpu, waker ? &waker->t : NULL, flags);
-	m->tg_waking = false;
+	m->tg_wakee = NULL;
 	m->tg_exec_cpu = -1;
 	double cost = 0;
 	int n = 0;

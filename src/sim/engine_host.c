@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "engine.h"
+#include "toposched/ttwu.h"
 
 #ifndef NDEBUG
 void sim_internal_error(const char *fmt, ...)
@@ -92,7 +93,8 @@ const struct ts_host_ops sim_host_ops = {
  * balancing that pulls from another queue, the timer's or the waker's CPU, CPU 0 forking
  * a task, the stopper CPU of the NUMA stop work), except the activation of a wake-up that
  * ttwu_queue_cond() sends to the target's wakelist: the target runs it
- * (sim_groups_ttwu_cpu(), decided when the core takes the target's lock, tg_exec_cpu).
+ * (the core's ts_ttwu_activate_cpu(), asked when the core takes the target's lock,
+ * tg_exec_cpu).
  * The stall is CPU time of that CPU, charged like the other costs as work of the task
  * running there: at once when that CPU is another busy CPU (its running segment is
  * extended: the wakelist IPI interrupts it); for the CPU whose event is being handled,
@@ -130,9 +132,8 @@ static void host_tg_line_access(void *h, int rq_cpu, const void *line, bool writ
 static void host_lock_groups(void *h, int cpu)
 {
 	struct sim *m = h;
-	if (m->tg_waking && m->tg_exec_cpu < 0)
-		m->tg_exec_cpu = sim_groups_ttwu_cpu(m->topo, m->cur_cpu, cpu,
-						     ts_cpu_rq(m->s, cpu)->nr_running);
+	if (m->tg_wakee && m->tg_exec_cpu < 0)
+		m->tg_exec_cpu = ts_ttwu_activate_cpu(m->s, &m->tg_wakee->t, m->cur_cpu, cpu);
 	host_lock(h, cpu);
 }
 

@@ -20,15 +20,6 @@ __attribute__((noinline)) void sim_touch_stop(struct sim *m, struct sim_task *t,
 	t->work = 0;
 }
 
-static inline uint64_t jiffies_of(const struct sim *m)
-{
-	return m->now / m->tick_ns;
-}
-static inline uint64_t msecs_to_jiffies(const struct sim *m, uint64_t ms)
-{
-	return (ms * (1000000000ULL / m->tick_ns) + 999) / 1000; /* as the core's */
-}
-
 /* CPU time NUMA balancing costs a task: it runs before the task's next work. */
 static void charge_numa(struct sim *m, struct sim_task *t, double ns)
 {
@@ -223,38 +214,32 @@ static void recost_cpu(struct sim *m, int cpu)
 }
 
 /* task_numa_work() of t, running on cpu, right after the tick that queued it (the task
- * work runs on the return to user space): the mm's scan window is marked PROT_NONE. */
+ * work runs on the return to user space): the core paces it (ts_task_numa_work()), the
+ * window it gives is marked PROT_NONE. */
 static void task_numa_work(struct sim *m, int cpu, struct sim_task *t)
 {
 	struct sim_mm *mm = t->mm;
-	struct ts_numa_task *n = t->t.numa;
-	uint64_t now = jiffies_of(m);
-	if (now < mm->numa_next_scan) /* time_before(now, mm->numa_next_scan) */
+	struct ts_numa_scan win;
+	if (!ts_task_numa_work(m->s, &t->t, &win))
 		return;
-	/* one scanner per mm per scan period (the cmpxchg on numa_next_scan) */
-	mm->numa_next_scan = now + msecs_to_jiffies(m, n->numa_scan_period);
-	t->node_stamp += 2 * m->tick_ns; /* let another thread of the mm win next time */
 	for (int r = 0; r < mm->nr_regions; r++) {
 		enum ts_mem_policy pol = mm->regions[r].desc->policy;
 		/* vma_policy_mof(): the VMA's own policy, else the task's */
 		m->scan_region[r] =
 			pol == TS_MEM_BIND_BALANCING || (pol == TS_MEM_LOCAL && !t->mem_bind);
 	}
-	int64_t pages = (int64_t)TS_NUMA_SCAN_SIZE_MB << (20 - TS_NUMA_PAGE_SHIFT);
 	int resets = 0;
 	uint32_t lo, hi;
-	uint32_t marked = sim_mm_scan(mm, m->scan_region, pages, 8 * pages, &resets, &lo, &hi);
-	for (int i = 0; i < resets; i++)
-		ts_numa_scan_done(&mm->numa);
+	uint64_t end;
+	uint32_t marked = sim_mm_scan(mm, m->scan_region, &win, &end, &resets, &lo, &hi);
+	double cost = marked * m->scan_pmd_ns;
+	ts_task_numa_work_end(m->s, &t->t, end, resets, sim_ns_of(cost));
 	if (sim_measuring(m)) {
 		m->numa.scans++;
 		m->numa.pte_updates += marked;
 	}
 	if (!marked)
 		return;
-	double cost = marked * m->scan_pmd_ns;
-	/* at least 32x as much time elsewhere as scanning (the ~3 % overhead cap) */
-	t->node_stamp += 32 * sim_ns_of(cost);
 	sim_stop_segment(m, cpu);
 	charge_numa(m, t, cost);
 	/* Every running sweep of this mm re-plans: it must stop at the marked chunks. */
@@ -265,21 +250,13 @@ static void task_numa_work(struct sim *m, int cpu, struct sim_task *t)
 	}
 }
 
-/* task_tick_numa() for cpu's current task (sched_numa_balancing on). */
+/* task_tick_numa() for cpu's current task (sched_numa_balancing on): the core's. */
 void sim_numa_tick(struct sim *m, int cpu)
 {
 	struct sim_task *t = m->cpu[cpu].curr;
 	if (!t || !t->mm || !t->t.numa || t->exiting)
 		return;
-	struct ts_numa_task *n = t->t.numa;
-	uint64_t runtime = t->t.se.sum_exec_runtime;
-	uint64_t period = (uint64_t)n->numa_scan_period * 1000000ULL;
-	if (runtime <= t->node_stamp + period)
-		return;
-	if (!t->node_stamp)
-		n->numa_scan_period = ts_numa_task_scan_start(&t->t);
-	t->node_stamp += period;
-	if (jiffies_of(m) >= t->mm->numa_next_scan)
+	if (ts_task_tick_numa(m->s, &t->t))
 		task_numa_work(m, cpu, t);
 }
 
@@ -400,15 +377,19 @@ int sim_setup_memory(struct sim *m, const struct ts_sim_config *cfg, struct ts_e
 	/* sched_numa_balancing: on with the feature, and only on a NUMA machine
 	 * (check_numabalancing_enable(): num_online_nodes() > 1) */
 	m->numa_scan = ts_features_has(cfg->features, TS_FEAT_NUMA) && nn > 1;
-	uint64_t next_scan = m->now / m->tick_ns + msecs_to_jiffies(m, TS_NUMA_SCAN_DELAY_MS);
 	for (int i = 0; i < m->nr_instances; i++) {
 		if (sim_mm_init(&m->mms[i], i, w, nn))
 			return ts_error_set(err, -ENOMEM,
 					    "sim: out of memory for the memory model");
 		m->nr_mms = i + 1;
-		m->mms[i].numa_next_scan = next_scan; /* init_numa_balancing() of a new mm */
 	}
 	return 0;
+}
+
+void sim_numa_mm_start(struct sim *m)
+{
+	for (int i = 0; i < m->nr_mms; i++) /* init_numa_balancing() of a new mm */
+		ts_numa_mm_init(m->s, &m->mms[i].numa, TS_NUMA_SCAN_DELAY_MS);
 }
 
 /* TS_PREFAULT_PARENT: the parent faults the region in before forking its threads. */

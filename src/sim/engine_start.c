@@ -156,6 +156,7 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 			     err);
 	if (rc)
 		return rc;
+	sim_numa_mm_start(m);
 	if (cfg->groups && (rc = tg_setup(m, err))) /* before the tasks join them */
 		return rc;
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++)

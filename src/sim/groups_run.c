@@ -127,16 +127,6 @@ struct ts_task_group *sim_groups_place(struct sim_groups *g, int index, int ci, 
 	return k >= 0 ? g->tg[k] : NULL;
 }
 
-int sim_groups_ttwu_cpu(const struct ts_topology *t, int waker, int target,
-			unsigned int target_nr_running)
-{
-	if (ts_topology_relation(t, waker, target) > TS_REL_LLC) /* !cpus_share_cache() */
-		return target;
-	if (target == waker)
-		return waker;
-	return target_nr_running == 0 ? target : waker;
-}
-
 static void core_stats(const struct sim_groups *g, struct ts_tg_stats *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -55,18 +55,6 @@ static inline double sim_groups_access(struct sim_groups *g, int cpu, const void
 	return sim_line_access(&g->lines, cpu, (uintptr_t)line, write, (double)now, NULL, &g->oom);
 }
 
-/* The CPU that executes the activation of a wake-up from `waker` onto `target` whose run
- * queue holds target_nr_running tasks (the wakee not counted): kernel/sched/core.c's
- * ttwu_queue_wakelist() with TTWU_QUEUE on (mainline's default; not a feature bit here),
- * ttwu_queue_cond() in order: the target when it does not share the waker's LLC
- * (!cpus_share_cache()), the waker when it is the target, the target when its queue is
- * empty (!cpu_rq(cpu)->nr_running, "offload the task activation to the idle CPU"), else
- * the waker, which activates the task on the remote queue itself (ttwu_do_activate()
- * under the target's lock). The conditions before those (cpu_active(), the task's
- * cpus_ptr, sched_ext, the stop class) always pass in the simulator. */
-int sim_groups_ttwu_cpu(const struct ts_topology *t, int waker, int target,
-			unsigned int target_nr_running);
-
 /* exec[slot] += ns for task `index` (slots as task_slot; the caller sums its tasks). */
 static inline void sim_groups_add_exec(const struct sim_groups *g, uint64_t *exec, int index,
 				       uint64_t ns)

@@ -1,6 +1,6 @@
 /* The simulator's memory model: address spaces of 2 MiB chunks, their placement, the
- * NUMA scanner's window walk, the two-stage migration filter and the cost of TOUCH
- * sweeps (numa_memory.h). */
+ * NUMA scanner's window walk, the pages' last_cpupid for the core's two-stage migration
+ * filter and the cost of TOUCH sweeps (numa_memory.h). */
 #include "numa_memory.h"
 
 #include <errno.h>
@@ -129,12 +129,14 @@ static int region_of(const struct sim_mm *mm, uint32_t chunk)
 	return mm->nr_regions;
 }
 
-uint32_t sim_mm_scan(struct sim_mm *mm, const bool *scan, int64_t pages, int64_t virtpages,
-		     int *resets, uint32_t *lo, uint32_t *hi)
+uint32_t sim_mm_scan(struct sim_mm *mm, const bool *scan, const struct ts_numa_scan *win,
+		     uint64_t *next, int *resets, uint32_t *lo, uint32_t *hi)
 {
-	uint32_t o = mm->scan_offset, marked = 0;
+	int64_t pages = win->pages, virtpages = win->virtpages;
+	uint32_t o = win->start < mm->nr_chunks ? (uint32_t)win->start : mm->nr_chunks, marked = 0;
 	*lo = UINT32_MAX;
 	*hi = 0;
+	*next = win->start;
 	if (pages <= 0 || virtpages <= 0)
 		return 0;
 	if (o >= mm->nr_chunks) { /* find_vma() found nothing: start over */
@@ -175,59 +177,26 @@ uint32_t sim_mm_scan(struct sim_mm *mm, const bool *scan, int64_t pages, int64_t
 			virtpages -= range_pages;
 			o += n;
 			if (pages <= 0 || virtpages <= 0) {
-				mm->scan_offset = o;
+				*next = o;
 				return marked;
 			}
 		}
 	}
 	(*resets)++; /* the walk ran off the last VMA: reset_ptenuma_scan() */
-	mm->scan_offset = 0;
+	*next = 0;
 	return marked;
 }
 
 /* ---- should_numa_migrate_memory() ---- */
 
-static unsigned long group_faults_cpu(const struct ts_numa_group *ng, int nn, int nid)
-{
-	return ng->faults[ts_numa_faults_idx(nn, TS_NUMA_CPU, nid, 0)] +
-	       ng->faults[ts_numa_faults_idx(nn, TS_NUMA_CPU, nid, 1)];
-}
-
 bool sim_should_migrate_memory(const struct ts_topology *t, struct ts_task *p, int p_index,
 			       struct sim_chunk *c, int src_nid, int dst_cpu)
 {
-	const struct ts_numa_task *n = p->numa;
-	int dst_nid = t->cpu[dst_cpu].node;
-	int32_t last_task = c->last_task, last_cpu = c->last_cpu;
-	/* folio_xchg_last_cpupid(folio, cpu_pid_to_cpupid(dst_cpu, current->pid)) */
-	c->last_task = p_index;
-	c->last_cpu = dst_cpu;
-	bool unset = last_task < 0, match = last_task == p_index;
-	int preferred = n ? n->numa_preferred_nid : TS_NUMA_NO_NODE;
-	int scan_seq = n ? n->numa_scan_seq : 0;
-	/* First faults and private faults migrate at once early in a task's life (two
-	 * passes of the filter below: scan_seq <= 4). */
-	if ((preferred == TS_NUMA_NO_NODE || scan_seq <= 4) && (unset || match))
-		return true;
-	/* The two-stage filter: migrate only on a second consecutive fault from the same
-	 * node (the previous accessor's CPU was on this node too). */
-	if (!unset && t->cpu[last_cpu].node != dst_nid)
-		return false;
-	if (match) /* always on private faults */
-		return true;
-	const struct ts_numa_group *ng = n ? n->numa_group : NULL;
-	if (!ng) /* shared, but no group yet */
-		return true;
-	int nn = t->nr_nodes;
-	unsigned long cpu_dst = group_faults_cpu(ng, nn, dst_nid);
-	unsigned long cpu_src = group_faults_cpu(ng, nn, src_nid);
-	/* The destination is used far more than the source. */
-	if (cpu_dst > cpu_src * TS_NUMA_ACTIVE_NODE_FRACTION)
-		return true;
-	/* Memory follows CPU use, with 3/4 hysteresis:
-	 * faults_cpu(dst) / faults_mem(dst) * 3/4 > faults_cpu(src) / faults_mem(src) */
-	return cpu_dst * ts_numa_group_faults(p, src_nid) * 3 >
-	       cpu_src * ts_numa_group_faults(p, dst_nid) * 4;
+	struct ts_numa_cpupid last = {c->last_task, c->last_cpu};
+	bool migrate = ts_should_numa_migrate_memory(t, p, p_index, &last, src_nid, dst_cpu);
+	c->last_task = last.pid;
+	c->last_cpu = last.cpu;
+	return migrate;
 }
 
 /* ---- TOUCH sweeps ---- */

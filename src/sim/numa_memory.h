@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "toposched/numa_pages.h"
 #include "toposched/sched.h"
 #include "toposched/sim.h"
 
@@ -47,13 +48,12 @@ struct sim_region {
 };
 
 struct sim_mm {
-	struct ts_numa_mm numa; /* the core's view: numa_scan_seq, rss_pages, id */
+	struct ts_numa_mm numa; /* the core's view: numa_scan_seq, rss_pages, the scan's pace
+				 * and offset (in chunks), id */
 	struct sim_region *regions;
 	int nr_regions;
 	struct sim_chunk *chunks; /* every region's chunks, in address (region) order */
 	uint32_t nr_chunks;
-	uint32_t scan_offset;	 /* mm->numa_scan_offset, in chunks */
-	uint64_t numa_next_scan; /* mm->numa_next_scan, jiffies */
 	int nr_nodes;
 	uint64_t *node_pages;	  /* [nr_nodes]: pages placed on each node */
 	uint64_t region_pages;	  /* the regions' total size */
@@ -70,19 +70,20 @@ void sim_chunk_move(struct sim_mm *mm, uint32_t chunk, int node);
 /* Conservation: 0, or -1 with the reason in why. */
 int sim_mm_check(const struct sim_mm *mm, char *why, size_t why_size);
 
-/* task_numa_work()'s walk: marks PROT_NONE the next window of mm from numa_scan_offset,
- * range by range (each `pages` long, 2 MiB-aligned, within one region), as
- * change_prot_numa() does with THPs: chunks present and not yet marked are marked; a
- * range that changed something costs `pages` its length, every range costs `virtpages`;
- * regions with scan[r] false are passed over (unsuitable VMAs). Reaching the end of the
- * address space resets the walk (reset_ptenuma_scan(): *resets is incremented, the
- * caller bumps numa_scan_seq). Returns the chunks marked; [*lo, *hi) spans them. */
-uint32_t sim_mm_scan(struct sim_mm *mm, const bool *scan, int64_t pages, int64_t virtpages,
-		     int *resets, uint32_t *lo, uint32_t *hi);
+/* task_numa_work()'s walk over the window the core gives (ts_task_numa_work()): marks
+ * PROT_NONE the chunks of mm from win->start (numa_scan_offset, in chunks), range by range
+ * (each win->pages long, 2 MiB-aligned, within one region), as change_prot_numa() does
+ * with THPs: chunks present and not yet marked are marked; a range that changed something
+ * costs win->pages its length, every range costs win->virtpages; regions with scan[r]
+ * false are passed over (unsuitable VMAs). Reaching the end of the address space resets
+ * the walk (reset_ptenuma_scan(): *resets is incremented, the offset starts over). *next is
+ * where the next walk starts (ts_task_numa_work_end()). Returns the chunks marked;
+ * [*lo, *hi) spans them. */
+uint32_t sim_mm_scan(struct sim_mm *mm, const bool *scan, const struct ts_numa_scan *win,
+		     uint64_t *next, int *resets, uint32_t *lo, uint32_t *hi);
 
-/* should_numa_migrate_memory(p, folio, src_nid, dst_cpu) of kernel/sched/fair.c (without
- * memory tiering): exchanges the chunk's last_cpupid for (p, dst_cpu) and applies the
- * two-stage filter. p_index is p's engine index. */
+/* The core's should_numa_migrate_memory() (toposched/numa_pages.h) on chunk c: its
+ * last_cpupid is exchanged for (p, dst_cpu). p_index is p's engine index. */
 bool sim_should_migrate_memory(const struct ts_topology *t, struct ts_task *p, int p_index,
 			       struct sim_chunk *c, int src_nid, int dst_cpu);
 

@@ -79,6 +79,7 @@ static void json_stats(struct ts_json_writer *w, const struct rtb_stats *s)
 	json_u64(w, "wakeups", s->rt.wakeups);
 	json_u64(w, "early_wakeups", s->rt.early_wakeups);
 	json_u64(w, "deferred_wakeups", s->rt.deferred_wakeups);
+	json_u64(w, "ttwu_queued", s->rt.ttwu_queued);
 	json_u64(w, "switches", s->rt.switches);
 	json_u64(w, "parks", s->rt.parks);
 	json_u64(w, "ticks", s->rt.ticks);

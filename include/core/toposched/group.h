@@ -21,9 +21,10 @@
  * kernel's scaled result (floor(floor(a*2^10/b)/2^10) = floor(a/b), and the kernel's
  * unscaled MIN_SHARES = 2 maps to scale_load_down()'s floor of 2).
  *
- * The scheduling of group entities (enqueue/dequeue/pick/tick walks, PELT propagation,
- * blocked-load decay, migration) is in src/core/rq.c; reweight_entity() in eevdf.c. Tasks
- * join groups with ts_task_set_group() (sched.h).
+ * The scheduling of group entities (enqueue/dequeue/pick/tick walks, migration) is in
+ * src/core/rq.c, PELT propagation in rq_pelt.h, blocked-load decay and a task changing
+ * group in rq_group.c; reweight_entity() in eevdf.c. Tasks join groups with
+ * ts_task_set_group() (sched.h).
  *
  * Concurrency, as in the kernel: a CPU's group cfs_rq, group entity and their
  * tg_load_avg_contrib / last_update_tg_load_avg are written only under that CPU's

@@ -11,8 +11,9 @@
  *   ts_numa_migrate_preferred()  the search itself (and take the locks it needs)
  *   ts_numa_scan_done()        when the scan of an mm's address space completes
  *                              (mm->numa_scan_seq++), so the next fault runs placement
- *   ts_numa_task_scan_start()  the host's task_tick_numa, at a task's first scan period
- *                              (the scanning itself, task_numa_work, is the host's)
+ *   ts_task_tick_numa() ...    the scan pacing (numa_scan.h): when a task scans, and what;
+ *                              the host walks its memory
+ *   ts_sched_setnuma()         a host's own choice of p's preferred node
  *   ts_numa_migrate_apply()    the host's migration_cpu_stop / migrate_swap_stop: performs a
  *                              decided migration or swap under both rq locks
  *   ts_numa_migrate_done()     after the stop-machine work (applied or abandoned): releases
@@ -30,6 +31,7 @@
 #include <stdint.h>
 
 #include "toposched/numa_levels.h"
+#include "toposched/numa_scan.h"
 #include "toposched/stats.h"
 
 struct ts_sched;
@@ -74,8 +76,10 @@ static inline int ts_numa_faults_idx(int nr_nodes, int bucket, int nid, int priv
 
 /* The address space a task belongs to (the part of mm_struct NUMA balancing reads). */
 struct ts_numa_mm {
-	atomic_int numa_scan_seq; /* bumped when a scan of the whole space completes */
-	unsigned long rss_pages;  /* get_mm_rss(), 4 KiB pages; 0 = one scan window */
+	atomic_int numa_scan_seq;  /* bumped when a scan of the whole space completes */
+	unsigned long rss_pages;   /* get_mm_rss(), 4 KiB pages; 0 = one scan window */
+	uint64_t numa_next_scan;   /* jiffies: no scan of this mm before (numa_scan.h) */
+	uint64_t numa_scan_offset; /* where the next scan starts, in the host's unit */
 	int id;
 };
 
@@ -100,10 +104,12 @@ struct ts_numa_task {
 	struct ts_numa_mm own_mm;
 	int numa_preferred_nid; /* TS_NUMA_NO_NODE initially */
 	int numa_scan_seq;
-	unsigned int numa_scan_period;	   /* ms */
-	unsigned int numa_scan_period_max; /* ms */
-	uint64_t numa_migrate_retry;	   /* jiffies */
-	uint64_t last_task_numa_placement; /* ns (se.exec_start at the last placement) */
+	unsigned int numa_scan_period;	     /* ms */
+	unsigned int numa_scan_period_max;   /* ms */
+	unsigned int numa_scan_period_fixed; /* ms; toposched: a host's fixed pace, 0 = none */
+	uint64_t node_stamp;		     /* ns of run time: task_tick_numa()'s pace */
+	uint64_t numa_migrate_retry;	     /* jiffies */
+	uint64_t last_task_numa_placement;   /* ns (se.exec_start at the last placement) */
 	uint64_t last_sum_exec_runtime;
 	unsigned long *numa_faults; /* [TS_NUMA_BUCKETS * 2 * nr_nodes]; NULL until a fault */
 	unsigned long total_numa_faults;
@@ -218,6 +224,10 @@ int ts_numa_migrate_degrades_locality(struct ts_sched *s, const struct ts_task *
 				      const struct ts_sched_domain *sd, int src_cpu, int dst_cpu,
 				      enum ts_idle_type idle);
 
+/* sched_setnuma(): p's preferred node becomes nid, p re-accounted if queued. Takes p's rq
+ * lock (task_rq_lock(): the CPU read, locked and re-checked) through ops->rq_lock. */
+void ts_sched_setnuma(struct ts_sched *s, struct ts_task *p, int nid);
+
 /* Scores (per mille of faults), as task_weight()/group_weight() with score_nearby_nodes(). */
 unsigned long ts_numa_task_faults(const struct ts_task *p, int nid);
 unsigned long ts_numa_group_faults(const struct ts_task *p, int nid);
@@ -225,7 +235,7 @@ unsigned long ts_numa_task_weight(struct ts_sched *s, const struct ts_task *p, i
 unsigned long ts_numa_group_weight(struct ts_sched *s, const struct ts_task *p, int nid, int dist);
 unsigned int ts_numa_task_scan_min(const struct ts_task *p);
 unsigned int ts_numa_task_scan_max(const struct ts_task *p);
-/* task_scan_start(): the scan period a task's scanning starts with (task_tick_numa). */
+/* task_scan_start(): the scan period a task's scanning starts with (ts_task_tick_numa()). */
 unsigned int ts_numa_task_scan_start(const struct ts_task *p);
 
 /* Share of tasks on their preferred node: sum nr_preferred_running / nr_numa_running. */

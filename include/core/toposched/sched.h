@@ -2,7 +2,7 @@
  * topology, a feature set and a host interface. No globals: two instances can live side
  * by side (the simulator's sweep runner runs one per core).
  *
- * Concurrency contract (DESIGN.md): each CPU's run queue has a lock owned by the host.
+ * Concurrency contract (docs/design.md): each CPU's run queue has a lock owned by the host.
  * Functions documented "rq locked" are called with that CPU's lock held; they change only
  * that run queue (and the task being moved). Reads of other CPUs' state (idle, nr_running,
  * load/util) go through the rq's `ro` block: relaxed atomics the owner stores under its
@@ -224,7 +224,7 @@ int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct t
 		 int cpu, struct ts_error *err);
 void ts_task_destroy(struct ts_task *p);
 
-/* ---- task groups (group.h; rq.c) ---- */
+/* ---- task groups (group.h; rq_group.c) ---- */
 
 /* sched_create_group() under parent (NULL = the root) with the sched's tg_layout; shares as
  * cpu.weight's scale (1024 = nice 0; 0 = 1024; clamped to [2, 2^18]). Not concurrent with
@@ -285,6 +285,9 @@ struct ts_placement {
 	bool affine_attempted;		    /* wake_affine() ran */
 	bool affine;			    /* wake_affine() chose the waker's CPU */
 	uint64_t scan_time_ns;		    /* from ops->scan_time, when select_idle_cpu() ran */
+	/* ts_try_to_wake_up() only: ttwu_queue_cond() (ttwu.h) held, so the kernel would queue
+	 * the activation on cpu's wakelist (cpu executes it); false: the waker activates. */
+	bool ttwu_queued;
 };
 
 /* select_task_rq_fair(): where p (last on p->cpu) should run when `waker` (NULL for a

@@ -100,6 +100,9 @@ struct ts_rt_stats {
 	uint64_t wakeups;	/* ts_try_to_wake_up() calls */
 	uint64_t early_wakeups; /* wake-ups that found the task not yet switched out */
 	uint64_t deferred_wakeups; /* ... caught while it was being switched out */
+	uint64_t ttwu_queued;	   /* wake-ups whose activation the kernel would run on the
+				    * target's wakelist (ttwu_queue_cond()); the runtime has no
+				    * wakelist, so the waker still enqueues */
 	uint64_t switches;	   /* worker -> task switches */
 	uint64_t parks;		   /* futex waits of idle workers */
 	uint64_t ticks;		   /* ts_sched_tick() calls */

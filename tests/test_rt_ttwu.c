@@ -1,0 +1,110 @@
+/* The runtime's wake path goes through the core's ttwu_queue_cond() (ttwu.h): the
+ * placement of each wake-up says whether the kernel would queue its activation on the
+ * target's wakelist, and rt_do_ttwu() counts those (ts_rt_stats.ttwu_queued). The runtime has no
+ * wakelist and activates from the waker either way. Two tasks ping-pong over channels on
+ * a virtual machine of two LLCs (CPUs 0-1 and 2-3): pinned to CPUs 0 and 2, every wake-up
+ * a task issues crosses the LLCs and is one the kernel queues (the target executes it, as
+ * the simulator's line model charges it: test_sim_groups.c); a deferred one (the waker
+ * found the task being switched out) is done by the task's own worker, onto its own CPU,
+ * and is not. Both pinned to CPU 0, every wake-up is onto the waker's own CPU and none
+ * is. test_ttwu_queue.c has the rule's cases. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "toposched/runtime.h"
+
+#define ROUNDS 200
+
+struct pingpong {
+	struct ts_chan *to_b, *to_a;
+};
+
+static void *ping(void *arg)
+{
+	struct pingpong *pp = arg;
+	for (int i = 0; i < ROUNDS; i++) {
+		int v = i, r;
+		assert_int_equal(ts_chan_send(pp->to_b, &v), 0);
+		assert_int_equal(ts_chan_recv(pp->to_a, &r), 0);
+		assert_int_equal(r, i);
+	}
+	return NULL;
+}
+
+static void *pong(void *arg)
+{
+	struct pingpong *pp = arg;
+	for (int i = 0; i < ROUNDS; i++) {
+		int v;
+		assert_int_equal(ts_chan_recv(pp->to_b, &v), 0);
+		assert_int_equal(ts_chan_send(pp->to_a, &v), 0);
+	}
+	return NULL;
+}
+
+/* Runs the ping-pong with a on cpus_a and b on cpus_b; the run's wake-ups and those the
+ * kernel would have queued. */
+static void run(const char *cpus_a, const char *cpus_b, uint64_t *wakeups, uint64_t *deferred,
+		uint64_t *queued)
+{
+	struct ts_rt_config cfg = {.topology = "synthetic:pack:2 l3:1 core:2 pu:1"};
+	if (ts_rt_start(&cfg))
+		fail_msg("ts_rt_start: %s", ts_rt_last_error());
+	struct pingpong pp = {ts_chan_create(1, sizeof(int)), ts_chan_create(1, sizeof(int))};
+	assert_non_null(pp.to_b);
+	assert_non_null(pp.to_a);
+	struct ts_task_attr a = TS_TASK_ATTR_INIT, b = TS_TASK_ATTR_INIT;
+	a.cpus = cpus_a;
+	b.cpus = cpus_b;
+	ts_task_handle hb = ts_spawn(pong, &pp, &b);
+	ts_task_handle ha = ts_spawn(ping, &pp, &a);
+	assert_true(ha.id && hb.id);
+	assert_int_equal(ts_join(ha, NULL), 0);
+	assert_int_equal(ts_join(hb, NULL), 0);
+	struct ts_rt_stats st;
+	ts_rt_get_stats(&st);
+	*wakeups = st.wakeups;
+	*deferred = st.deferred_wakeups;
+	*queued = st.ttwu_queued;
+	ts_chan_destroy(pp.to_b);
+	ts_chan_destroy(pp.to_a);
+	assert_int_equal(ts_rt_stop(), 0);
+}
+
+static void test_cross_llc_wakeups_are_queued(void **state)
+{
+	(void)state;
+	uint64_t wakeups, deferred, queued;
+	run("0", "2", &wakeups, &deferred, &queued);
+	print_message("    cross-LLC: %llu wake-ups (%llu deferred), %llu for the wakelist\n",
+		      (unsigned long long)wakeups, (unsigned long long)deferred,
+		      (unsigned long long)queued);
+	assert_true(wakeups > deferred);
+	assert_int_equal(queued, wakeups - deferred);
+}
+
+static void test_same_cpu_wakeups_are_not(void **state)
+{
+	(void)state;
+	uint64_t wakeups, deferred, queued;
+	run("0", "0", &wakeups, &deferred, &queued);
+	print_message("    same CPU: %llu wake-ups, %llu for the wakelist\n",
+		      (unsigned long long)wakeups, (unsigned long long)queued);
+	assert_true(wakeups > 0);
+	assert_int_equal(queued, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cross_llc_wakeups_are_queued),
+		cmocka_unit_test(test_same_cpu_wakeups_are_not),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

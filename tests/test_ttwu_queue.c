@@ -1,0 +1,122 @@
+/* Which CPU executes a wake-up's activation: the core's ttwu_queue_cond() (ttwu.h), the one
+ * rule the simulator's cache-line model (engine: the executing CPU of the accesses under
+ * the target's lock) and the runtime's wake path (ts_placement.ttwu_queued, counted by
+ * rt_do_ttwu()) both use. On a 2-LLC grid (CPUs 0-1 and 2-3, one LLC and node each) over
+ * the fake host: the kernel's cases in order (not allowed, another LLC, the waker's own
+ * CPU, an idle target, a busy one), and ts_try_to_wake_up() reporting the same decision
+ * for a real wake-up. test_rt_ttwu.c runs the cases through the runtime,
+ * test_sim_groups.c's whole runs through the simulator's line model. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "numa_env.h"
+#include "toposched/ttwu.h"
+
+static void open_env(struct env *e)
+{
+	env_grid(e, 2, 2, "10 20; 20 10", "");
+}
+
+static struct ts_cpumask *only(struct env *e, int cpu)
+{
+	struct ts_cpumask *m = ts_cpumask_alloc(e->t->nr_cpus);
+	assert_non_null(m);
+	ts_cpumask_set(m, cpu);
+	return m;
+}
+
+/* p blocks on its CPU (deactivated, the CPU picks the next task or goes idle). */
+static void block(struct env *e, struct ts_task *p)
+{
+	int cpu = p->cpu;
+	fake_lock(&e->f, cpu);
+	ts_deactivate_curr(e->s, cpu, TS_TASK_SLEEPING);
+	ts_schedule(e->s, cpu);
+	fake_unlock(&e->f, cpu);
+}
+
+static void test_cond_cases(void **state)
+{
+	(void)state;
+	struct env e;
+	open_env(&e);
+	struct ts_task p;
+	struct ts_error err = {0};
+	assert_int_equal(ts_task_init(e.s, &p, 0, NULL, 0, &err), 0);
+	/* another LLC: the target's wakelist, busy or idle */
+	assert_true(ts_ttwu_queue_cond(e.s, &p, 0, 2));
+	assert_int_equal(ts_ttwu_activate_cpu(e.s, &p, 0, 2), 2);
+	env_spawn(&e, 2, NULL, NULL);
+	assert_true(ts_ttwu_queue_cond(e.s, &p, 0, 2));
+	/* the waker's own CPU: the waker, even when idle */
+	assert_false(ts_ttwu_queue_cond(e.s, &p, 0, 0));
+	assert_int_equal(ts_ttwu_activate_cpu(e.s, &p, 0, 0), 0);
+	/* same LLC, idle target: offloaded to it */
+	assert_true(ts_ttwu_queue_cond(e.s, &p, 0, 1));
+	assert_int_equal(ts_ttwu_activate_cpu(e.s, &p, 0, 1), 1);
+	/* same LLC, busy target: the waker activates on the remote queue itself */
+	env_spawn(&e, 1, NULL, NULL);
+	assert_false(ts_ttwu_queue_cond(e.s, &p, 0, 1));
+	assert_int_equal(ts_ttwu_activate_cpu(e.s, &p, 0, 1), 0);
+	/* symmetric in the LLC relation */
+	assert_false(ts_ttwu_queue_cond(e.s, &p, 3, 2));
+	assert_true(ts_ttwu_queue_cond(e.s, &p, 2, 0));
+	/* a CPU p may not use: never the wakelist */
+	struct ts_task q;
+	struct ts_cpumask *m = only(&e, 0);
+	assert_int_equal(ts_task_init(e.s, &q, 0, m, 0, &err), 0);
+	assert_false(ts_ttwu_queue_cond(e.s, &q, 0, 2));
+	assert_int_equal(ts_ttwu_activate_cpu(e.s, &q, 0, 2), 0);
+	ts_cpumask_free(m);
+	ts_task_destroy(&q);
+	ts_task_destroy(&p);
+	env_destroy(&e);
+}
+
+/* ts_try_to_wake_up() decides it between select and the target's lock: a task that may
+ * run only on CPU 2, woken from CPU 0, goes to the other LLC's wakelist; one that may run
+ * only on CPU 1, busy, is activated by the waker; one woken onto CPU 0 by CPU 0 too. */
+static void test_try_to_wake_up_reports_it(void **state)
+{
+	(void)state;
+	struct env e;
+	open_env(&e);
+	struct ts_cpumask *m2 = only(&e, 2), *m1 = only(&e, 1), *m0 = only(&e, 0);
+	struct ts_task *far = env_spawn(&e, 2, m2, NULL);
+	struct ts_task *near = env_spawn(&e, 1, m1, NULL);
+	struct ts_task *here = env_spawn(&e, 0, m0, NULL);
+	block(&e, far);
+	block(&e, here);
+	struct ts_placement pl = ts_try_to_wake_up(e.s, far, 0, NULL, 0);
+	assert_int_equal(pl.cpu, 2);
+	assert_true(pl.ttwu_queued);
+	pl = ts_try_to_wake_up(e.s, here, 0, NULL, 0);
+	assert_int_equal(pl.cpu, 0);
+	assert_false(pl.ttwu_queued);
+	/* near blocks while another task runs on CPU 1 */
+	env_spawn(&e, 1, m1, NULL);
+	block(&e, near);
+	assert_true(ts_rq_nr_running(e.s, 1) > 0);
+	pl = ts_try_to_wake_up(e.s, near, 0, NULL, 0);
+	assert_int_equal(pl.cpu, 1);
+	assert_false(pl.ttwu_queued);
+	ts_cpumask_free(m2);
+	ts_cpumask_free(m1);
+	ts_cpumask_free(m0);
+	env_destroy(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cond_cases),
+		cmocka_unit_test(test_try_to_wake_up_reports_it),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
