@@ -62,7 +62,7 @@
  * clients gives its published baseline, 7,408.94 MB/s (the cluster-scan patch v10 mail,
  * "sched/fair: Scan cluster before scanning LLC in wake-up path", Yicong Yang, Oct 2023),
  * and used unchanged on every preset. */
-#define CACHE_RUN_KIB 64.0
+#define CACHE_RUN_KIB 154.0
 /* Upper bound for any override (one second), so that no product of terms overflows. */
 #define COST_MAX 1e9
 
@@ -876,21 +876,25 @@ static void build_wakeup(const struct preset_costs *pc, struct ts_cost_model *m)
 			 WAKE_RQ_LINES, lines);
 
 	/* switch_out: the two-CPU pair pays idle_exit, the wake-up signal and the hand-off
-	 * per hand-off, the one-CPU pair the leaving task's part of the switch; the
-	 * 6-cluster Kunpeng says the latter is (11,880 - 10,180) / 2 ns dearer. */
+	 * per hand-off, the one-CPU pair the leaving task's part of the switch and the part
+	 * of its working set the other task's run evicted; the 6-cluster Kunpeng says the
+	 * one-CPU pair is (11,880 - 10,180) / 2 ns dearer per hand-off. */
 	enum ts_cpu_relation near = pc->c2c[TS_REL_CLUSTER].src ? TS_REL_CLUSTER : TS_REL_LLC;
 	double same_cpu_excess = (KP6_PIPE_SAME_CPU_NS - KP6_PIPE_SAME_CLUSTER_NS) / 2.0;
+	double evict = ts_cost_evicted_kib(m, m->cache_run_kib.value) * m->refill[TS_REL_LLC].value;
 	set_term(&m->switch_out,
-		 same_cpu_excess + m->idle_exit.value + m->c2c[near].value + m->handoff[near].value,
+		 cents(same_cpu_excess + m->idle_exit.value + m->c2c[near].value +
+		       m->handoff[near].value - evict),
 		 "derived: lmbench lat_pipe on a 6-cluster Kunpeng 920, both tasks on one CPU "
 		 "11.88 us vs two CPUs of one cluster 10.18 us per round trip "
 		 "(openeuler-mirror/wayca-scheduler tools/kp920.2P.6CCL/"
 		 "log.pipe-latency.0404.filtered.txt): per hand-off the one-CPU pair pays "
-		 "switch_out where the two-CPU pair pays idle_exit + c2c + handoff of the nearest "
-		 "other core, so switch_out = 850 + idle_exit (%g) + c2c.%s (%g) + handoff.%s "
-		 "(%.1f)",
+		 "switch_out and the eviction of its working set by the other's run, the two-CPU "
+		 "pair idle_exit + c2c + handoff of the nearest other core, so switch_out = 850 + "
+		 "idle_exit (%g) + c2c.%s (%g) + handoff.%s (%.2f) - cache.run_kib x (1 - "
+		 "exp(-cache.run_kib / cache.capacity_kib)) x refill.llc (%.2f)",
 		 m->idle_exit.value, ts_cpu_relation_name(near), m->c2c[near].value,
-		 ts_cpu_relation_name(near), m->handoff[near].value);
+		 ts_cpu_relation_name(near), m->handoff[near].value, evict);
 }
 
 static void build(const struct preset_costs *pc, bool generic, int generic_remote_distance,
@@ -996,12 +1000,12 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 		 "preempts the task (a context switch), moves it, and the CPU switches back "
 		 "(a second): 2 x ctx_switch (%g ns, itself an estimate)",
 		 m->ctx_switch.value);
-	build_wakeup(pc, m);
 	set_fig(&m->cache_capacity_kib, pc->cache_capacity_kib);
 	set_term(&m->cache_run_kib, CACHE_RUN_KIB,
 		 "calibrated: the one free value of the cache-capacity mechanism, set once on "
 		 "tbench, kunpeng920 node 0, 64 clients, baseline 7,408.94 MB/s (cluster-scan "
 		 "patch v10 mail, Yicong Yang, Oct 2023); the same on every preset");
+	build_wakeup(pc, m);
 
 	set_term(&m->numa_scan_per_pmd, m->mem_local.value,
 		 "estimate: change_huge_pmd() rewrites one PMD entry per 2 MiB THP made "
