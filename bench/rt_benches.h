@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "toposched/runtime.h"
+#include "toposched/runtime_core.h"
 
 enum rtb_bench { RTB_PIPE, RTB_HACKBENCH, RTB_SPAWN, RTB_YIELD, RTB_WAKE, RTB_NR };
 

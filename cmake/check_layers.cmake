@@ -2,6 +2,8 @@
 # sim and rt are siblings) defines. Run by the ts_layer_check target on every build:
 #   cmake -DNM=nm -DLAYERS="base;topo;core;sim;rt" -DARCHIVES="base=libts_base.a;..." -P
 # Ranks: a layer may use only layers of a lower rank; sim and rt share one.
+include(${CMAKE_CURRENT_LIST_DIR}/nm_symbols.cmake)
+
 set(rank_base 0)
 set(rank_topo 1)
 set(rank_core 2)
@@ -16,14 +18,8 @@ foreach(entry ${ARCHIVES})
     message(FATAL_ERROR "check_layers: unknown layer '${layer}'")
   endif()
   set(archive_${layer} "${archive}")
-  execute_process(COMMAND ${NM} -g --defined-only "${archive}" OUTPUT_VARIABLE out
-                  RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "check_layers: ${NM} failed on ${archive}")
-  endif()
-  string(REGEX MATCHALL "[0-9a-fA-F]+ [A-TV-Z] [A-Za-z_][A-Za-z0-9_.]*" defs "${out}")
-  foreach(d ${defs})
-    string(REGEX REPLACE "^.* " "" sym "${d}")
+  ts_nm_defined(defs "${archive}" -g)
+  foreach(sym ${defs})
     set(owner_${sym} ${layer})
   endforeach()
 endforeach()

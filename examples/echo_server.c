@@ -6,7 +6,9 @@
  * Every client checks every reply; when all clients are done the main thread closes the
  * request channel, which makes the server's receive fail with -EPIPE: its signal to exit.
  *
- *   build: part of the CMake build (examples/); run: ./echo_server [clients] [requests]
+ *   build: part of the CMake build (examples/), or against the installed library:
+ *   cc echo_server.c $(pkg-config --cflags --libs toposched) (scripts/check-install).
+ *   run: ./echo_server [clients] [requests]
  *   exit status 0 and "all replies correct" when every reply matched. */
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "toposched/runtime.h"
+#include "toposched/toposched.h"
 
 #define LINE 32
 

@@ -8,13 +8,16 @@
  * channel once the count reaches zero, which ends the summer. The result is checked
  * against 1^2 + ... + N^2.
  *
- *   build: part of the CMake build (examples/); run: ./pipeline [N] [K]
+ *   build: part of the CMake build (examples/), or against the installed library:
+ *   cc pipeline.c $(pkg-config --cflags --libs toposched) (scripts/check-install).
+ *   run: ./pipeline [N] [K]
  *   exit status 0 and "sum correct" when the sum matched. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "toposched/runtime.h"
+#include "toposched/toposched.h"
 
 struct pipeline {
 	long n;
@@ -74,6 +77,12 @@ int main(int argc, char **argv)
 	if (n < 1 || n > 1000000000L || k < 1 || k > 1000) {
 		fprintf(stderr, "usage: pipeline [N 1..1e9] [K squarers 1..1000]\n");
 		return 2;
+	}
+	/* Headers of one version, a shared library of another: refuse rather than misbehave. */
+	if (strcmp(ts_version(), TOPOSCHED_VERSION_STRING) != 0) {
+		fprintf(stderr, "pipeline: built with libtoposched %s, running with %s\n",
+			TOPOSCHED_VERSION_STRING, ts_version());
+		return 1;
 	}
 	if (ts_rt_start(NULL) != 0) {
 		fprintf(stderr, "pipeline: %s\n", ts_rt_last_error());

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "toposched/runtime.h"
+#include "toposched/runtime_core.h"
 
 static int setup(void **state)
 {

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "test_support.h"
-#include "toposched/runtime.h"
+#include "toposched/runtime_core.h"
 
 static void start(const struct ts_rt_config *cfg)
 {

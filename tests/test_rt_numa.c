@@ -25,7 +25,7 @@
 
 #include <cmocka.h>
 
-#include "toposched/runtime.h"
+#include "toposched/runtime_core.h"
 #include "toposched/spread.h"
 
 /* node n of kunpeng920 is CPUs 32n .. 32n+31; four of each are scheduled */

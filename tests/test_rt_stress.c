@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "toposched/runtime.h"
+#include "toposched/runtime_core.h"
 
 #define NR_CHANS	   8
 #define PRODUCERS_PER_CHAN 4

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "toposched/runtime.h"
+#include "toposched/runtime_core.h"
 
 #define NR_PAIRS 12
 #define ROUNDS	 300

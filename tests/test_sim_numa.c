@@ -1,5 +1,5 @@
 /* The simulator's NUMA memory model and NUMA balancing host (src/sim/numa_memory.c and
- * engine.c): chunks and page conservation under first touch, binding, interleave and
+ * engine_numa.c): chunks and page conservation under first touch, binding, interleave and
  * migrations; the scanner's window; should_numa_migrate_memory()'s two-stage filter; the
  * cost of TOUCH sweeps against hand computations (and their re-costing mid-sweep); the
  * workloads' behaviour (numa02 settles tasks on their preferred node, --bind hard vs

@@ -1,15 +1,10 @@
 /* EEVDF run queue, after kernel/sched/fair.c of v6.12 (see toposched/eevdf.h for the
- * version notes and the host's call order). The tree is our own red-black tree with the
- * kernel's augmentation (min_vruntime, min_slice); ordering and tie-breaking follow
- * rb_add_augmented_cached(): equal deadlines go to the right, so the earlier-inserted
- * entity stays leftmost.
- *
- * Signed arithmetic that the kernel lets wrap (it builds with -fno-strict-overflow) is done
- * in uint64_t and converted back, so that it is defined here too. */
-#include "toposched/eevdf.h"
-
+ * version notes and the host's call order): weights and virtual time, the run queue's
+ * bookkeeping, slice protection, accounting and placement, pick, and reweight. The tree
+ * of queued entities is in eevdf_rbtree.c, the invariant checker in eevdf_check.c. */
 #include <errno.h>
-#include <stddef.h>
+
+#include "eevdf_internal.h"
 
 const int ts_sched_prio_to_weight[40] = {
 	/* -20 */ 88761, 71755, 56483, 46273, 36291,
@@ -32,28 +27,6 @@ const uint32_t ts_sched_prio_to_wmult[40] = {
 	/*  10 */ 39045157,  49367440,	61356676,  76695844,  95443717,
 	/*  15 */ 119304647, 148102320, 186737708, 238609294, 286331153,
 };
-
-/* ---- wrapping signed helpers ---------------------------------------------------------- */
-
-static inline int64_t s64_mul(int64_t a, int64_t b)
-{
-	return (int64_t)((uint64_t)a * (uint64_t)b);
-}
-
-static inline int64_t s64_add(int64_t a, int64_t b)
-{
-	return (int64_t)((uint64_t)a + (uint64_t)b);
-}
-
-static inline int64_t s64_sub(int64_t a, int64_t b)
-{
-	return (int64_t)((uint64_t)a - (uint64_t)b);
-}
-
-static inline int64_t vdiff(uint64_t a, uint64_t b)
-{
-	return (int64_t)(a - b);
-}
 
 /* ---- weights and virtual time ---------------------------------------------------------- */
 
@@ -151,16 +124,6 @@ uint64_t ts_calc_delta_fair(uint64_t delta, struct ts_sched_entity *se)
 	return delta;
 }
 
-static inline bool entity_before(const struct ts_sched_entity *a, const struct ts_sched_entity *b)
-{
-	return vdiff(a->deadline, b->deadline) < 0;
-}
-
-static inline int64_t entity_key(const struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
-{
-	return vdiff(se->vruntime, cfs->min_vruntime);
-}
-
 static void avg_vruntime_add(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
 {
 	unsigned long weight = se->load.weight;
@@ -246,274 +209,6 @@ void ts_update_entity_lag(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
 	se->vlag = entity_lag(cfs, ts_avg_vruntime(cfs), se);
 }
 
-/* ---- the augmented red-black tree ------------------------------------------------------ */
-
-static inline struct ts_sched_entity *node_se(const struct ts_rb_node *n)
-{
-	return n ? (struct ts_sched_entity *)((char *)n -
-					      offsetof(struct ts_sched_entity, run_node))
-		 : NULL;
-}
-
-/* min_vruntime_update() without the early-exit answer: recompute from the children. */
-static void augment_recompute(struct ts_rb_node *n)
-{
-	struct ts_sched_entity *se = node_se(n);
-	struct ts_rb_node *kids[2] = {n->right, n->left};
-
-	se->min_vruntime = se->vruntime;
-	se->min_slice = se->slice;
-	for (int i = 0; i < 2; i++) {
-		struct ts_sched_entity *rse;
-
-		if (!kids[i])
-			continue;
-		rse = node_se(kids[i]);
-		if (vdiff(se->min_vruntime, rse->min_vruntime) > 0)
-			se->min_vruntime = rse->min_vruntime;
-		if (rse->min_slice < se->min_slice)
-			se->min_slice = rse->min_slice;
-	}
-}
-
-static void augment_propagate(struct ts_rb_node *n)
-{
-	for (; n; n = n->parent)
-		augment_recompute(n);
-}
-
-static void change_child(struct ts_rb_root_cached *t, struct ts_rb_node *parent,
-			 struct ts_rb_node *old, struct ts_rb_node *new)
-{
-	if (!parent)
-		t->root = new;
-	else if (parent->left == old)
-		parent->left = new;
-	else
-		parent->right = new;
-}
-
-/* Rotations keep the node set of every ancestor, so only x and y need recomputing. */
-static void rotate_left(struct ts_rb_root_cached *t, struct ts_rb_node *x)
-{
-	struct ts_rb_node *y = x->right;
-
-	x->right = y->left;
-	if (y->left)
-		y->left->parent = x;
-	y->parent = x->parent;
-	change_child(t, x->parent, x, y);
-	y->left = x;
-	x->parent = y;
-	augment_recompute(x);
-	augment_recompute(y);
-}
-
-static void rotate_right(struct ts_rb_root_cached *t, struct ts_rb_node *x)
-{
-	struct ts_rb_node *y = x->left;
-
-	x->left = y->right;
-	if (y->right)
-		y->right->parent = x;
-	y->parent = x->parent;
-	change_child(t, x->parent, x, y);
-	y->right = x;
-	x->parent = y;
-	augment_recompute(x);
-	augment_recompute(y);
-}
-
-static inline bool is_red(const struct ts_rb_node *n)
-{
-	return n && n->red;
-}
-
-static void rb_insert(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
-{
-	struct ts_rb_node *n = &se->run_node, *p = NULL, **link = &t->root;
-	bool leftmost = true;
-
-	while (*link) {
-		p = *link;
-		if (entity_before(se, node_se(p))) {
-			link = &p->left;
-		} else {
-			link = &p->right;
-			leftmost = false;
-		}
-	}
-	n->parent = p;
-	n->left = n->right = NULL;
-	n->red = true;
-	*link = n;
-	if (leftmost)
-		t->leftmost = n;
-	augment_propagate(n);
-
-	while ((p = n->parent) && p->red) {
-		struct ts_rb_node *g = p->parent, *u;
-
-		if (p == g->left) {
-			u = g->right;
-			if (is_red(u)) {
-				p->red = u->red = false;
-				g->red = true;
-				n = g;
-				continue;
-			}
-			if (n == p->right) {
-				rotate_left(t, p);
-				n = p;
-				p = n->parent;
-			}
-			p->red = false;
-			g->red = true;
-			rotate_right(t, g);
-		} else {
-			u = g->left;
-			if (is_red(u)) {
-				p->red = u->red = false;
-				g->red = true;
-				n = g;
-				continue;
-			}
-			if (n == p->left) {
-				rotate_right(t, p);
-				n = p;
-				p = n->parent;
-			}
-			p->red = false;
-			g->red = true;
-			rotate_left(t, g);
-		}
-	}
-	t->root->red = false;
-}
-
-static struct ts_rb_node *rb_first_of(struct ts_rb_node *n)
-{
-	while (n->left)
-		n = n->left;
-	return n;
-}
-
-static struct ts_rb_node *rb_next(const struct ts_rb_node *n)
-{
-	const struct ts_rb_node *p;
-
-	if (n->right)
-		return rb_first_of(n->right);
-	while ((p = n->parent) && n == p->right)
-		n = p;
-	return (struct ts_rb_node *)p;
-}
-
-static void rb_erase(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
-{
-	struct ts_rb_node *z = &se->run_node, *x, *xp;
-	bool removed_red;
-
-	if (t->leftmost == z)
-		t->leftmost = rb_next(z);
-
-	if (!z->left || !z->right) {
-		x = z->left ? z->left : z->right;
-		xp = z->parent;
-		removed_red = z->red;
-		if (x)
-			x->parent = xp;
-		change_child(t, xp, z, x);
-	} else {
-		struct ts_rb_node *y = rb_first_of(z->right);
-
-		removed_red = y->red;
-		x = y->right;
-		if (y->parent == z) {
-			xp = y;
-		} else {
-			xp = y->parent;
-			xp->left = x;
-			if (x)
-				x->parent = xp;
-			y->right = z->right;
-			y->right->parent = y;
-		}
-		change_child(t, z->parent, z, y);
-		y->parent = z->parent;
-		y->left = z->left;
-		y->left->parent = y;
-		y->red = z->red;
-	}
-	/* Every node whose subtree lost z (or had y moved) lies on xp's path to the root. */
-	augment_propagate(xp);
-	z->parent = z->left = z->right = NULL;
-
-	if (removed_red)
-		return;
-	while (x != t->root && !is_red(x)) {
-		struct ts_rb_node *w;
-
-		if (x == xp->left) {
-			w = xp->right;
-			if (is_red(w)) {
-				w->red = false;
-				xp->red = true;
-				rotate_left(t, xp);
-				w = xp->right;
-			}
-			if (!is_red(w->left) && !is_red(w->right)) {
-				w->red = true;
-				x = xp;
-				xp = x->parent;
-			} else {
-				if (!is_red(w->right)) {
-					w->left->red = false;
-					w->red = true;
-					rotate_right(t, w);
-					w = xp->right;
-				}
-				w->red = xp->red;
-				xp->red = false;
-				if (w->right)
-					w->right->red = false;
-				rotate_left(t, xp);
-				x = t->root;
-				break;
-			}
-		} else {
-			w = xp->left;
-			if (is_red(w)) {
-				w->red = false;
-				xp->red = true;
-				rotate_right(t, xp);
-				w = xp->left;
-			}
-			if (!is_red(w->left) && !is_red(w->right)) {
-				w->red = true;
-				x = xp;
-				xp = x->parent;
-			} else {
-				if (!is_red(w->left)) {
-					w->right->red = false;
-					w->red = true;
-					rotate_left(t, w);
-					w = xp->left;
-				}
-				w->red = xp->red;
-				xp->red = false;
-				if (w->left)
-					w->left->red = false;
-				rotate_right(t, xp);
-				x = t->root;
-				break;
-			}
-		}
-	}
-	if (x)
-		x->red = false;
-}
-
 /* ---- run-queue bookkeeping --------------------------------------------------------------- */
 
 static inline __attribute__((always_inline)) void __enqueue_entity(struct ts_cfs_rq *cfs,
@@ -522,12 +217,12 @@ static inline __attribute__((always_inline)) void __enqueue_entity(struct ts_cfs
 	avg_vruntime_add(cfs, se);
 	se->min_vruntime = se->vruntime;
 	se->min_slice = se->slice;
-	rb_insert(&cfs->tasks_timeline, se);
+	ts_rb_insert_entity(&cfs->tasks_timeline, se);
 }
 
 static void __dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
 {
-	rb_erase(&cfs->tasks_timeline, se);
+	ts_rb_erase_entity(&cfs->tasks_timeline, se);
 	avg_vruntime_sub(cfs, se);
 }
 
@@ -1027,151 +722,5 @@ void ts_entity_slice_changed(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
 {
 	if (!se->on_rq || cfs->curr == se)
 		return;
-	augment_propagate(&se->run_node);
-}
-
-/* ---- invariant checker ---------------------------------------------------------------- */
-
-struct check_acc {
-	int64_t avg;
-	unsigned long load;
-	unsigned int count;
-	const struct ts_rb_node *prev;
-	const struct ts_rb_node *first;
-};
-
-/* Returns the black height, or -1 on a violation (with *why set). */
-static int check_node(const struct ts_cfs_rq *cfs, const struct ts_rb_node *n,
-		      const struct ts_rb_node *parent, unsigned int depth, struct check_acc *acc,
-		      const char **why)
-{
-	const struct ts_sched_entity *se;
-	uint64_t minv, mins;
-	int lh, rh;
-
-	if (!n)
-		return 1;
-	if (depth > 128) {
-		*why = "tree too deep (cycle?)";
-		return -1;
-	}
-	if (n->parent != parent) {
-		*why = "bad parent link";
-		return -1;
-	}
-	if (n->red && parent && parent->red) {
-		*why = "red node with a red parent";
-		return -1;
-	}
-	lh = check_node(cfs, n->left, n, depth + 1, acc, why);
-	if (lh < 0)
-		return -1;
-
-	se = node_se(n);
-	if (!acc->first)
-		acc->first = n;
-	if (acc->prev && entity_before(se, node_se(acc->prev))) {
-		*why = "tree not ordered by deadline";
-		return -1;
-	}
-	acc->prev = n;
-	if (se == cfs->curr) {
-		*why = "curr is in the tree";
-		return -1;
-	}
-	if (!se->on_rq) {
-		*why = "entity in the tree is not on_rq";
-		return -1;
-	}
-	acc->avg = s64_add(acc->avg, s64_mul(entity_key(cfs, se), (int64_t)se->load.weight));
-	acc->load += se->load.weight;
-	acc->count++;
-
-	rh = check_node(cfs, n->right, n, depth + 1, acc, why);
-	if (rh < 0)
-		return -1;
-	if (lh != rh) {
-		*why = "unequal black heights";
-		return -1;
-	}
-
-	minv = se->vruntime;
-	mins = se->slice;
-	if (n->left) {
-		const struct ts_sched_entity *l = node_se(n->left);
-		if (vdiff(l->min_vruntime, minv) < 0)
-			minv = l->min_vruntime;
-		if (l->min_slice < mins)
-			mins = l->min_slice;
-	}
-	if (n->right) {
-		const struct ts_sched_entity *r = node_se(n->right);
-		if (vdiff(r->min_vruntime, minv) < 0)
-			minv = r->min_vruntime;
-		if (r->min_slice < mins)
-			mins = r->min_slice;
-	}
-	if (se->min_vruntime != minv) {
-		*why = "min_vruntime augmentation is stale";
-		return -1;
-	}
-	if (se->min_slice != mins) {
-		*why = "min_slice augmentation is stale";
-		return -1;
-	}
-	return lh + (n->red ? 0 : 1);
-}
-
-int ts_cfs_rq_check(const struct ts_cfs_rq *cfs, const char **why)
-{
-	const char *dummy;
-	struct check_acc acc = {0};
-	const struct ts_sched_entity *curr = cfs->curr;
-	unsigned long load;
-	unsigned int nr;
-
-	if (!why)
-		why = &dummy;
-	*why = NULL;
-	if (cfs->tasks_timeline.root && cfs->tasks_timeline.root->red) {
-		*why = "red root";
-		return -EINVAL;
-	}
-	if (check_node(cfs, cfs->tasks_timeline.root, NULL, 0, &acc, why) < 0)
-		return -EINVAL;
-	if (acc.first != cfs->tasks_timeline.leftmost) {
-		*why = "leftmost cache is wrong";
-		return -EINVAL;
-	}
-	if (acc.avg != cfs->avg_vruntime) {
-		*why = "avg_vruntime != sum of (v - min_vruntime) * w over the tree";
-		return -EINVAL;
-	}
-	if (acc.load != cfs->avg_load) {
-		*why = "avg_load != sum of tree weights";
-		return -EINVAL;
-	}
-	load = acc.load;
-	nr = acc.count;
-	if (curr && curr->on_rq) {
-		load += curr->load.weight;
-		nr++;
-	}
-	if (load != cfs->load.weight) {
-		*why = "load.weight != sum of queued weights";
-		return -EINVAL;
-	}
-	if (nr != cfs->nr_queued) {
-		*why = "nr_queued != number of queued entities";
-		return -EINVAL;
-	}
-	if (cfs->h_nr_runnable > cfs->h_nr_queued || cfs->nr_queued > cfs->h_nr_queued) {
-		*why = "h_nr_runnable <= h_nr_queued >= nr_queued violated";
-		return -EINVAL;
-	}
-	if (cfs->next && !cfs->next->on_rq) {
-		*why = "next buddy is not queued";
-		return -EINVAL;
-	}
-	return 0;
+	ts_rb_augment_propagate(&se->run_node);
 }

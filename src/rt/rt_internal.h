@@ -8,8 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "toposched/runtime.h"
-#include "toposched/sched.h"
+#include "toposched/runtime_core.h"
 
 #if defined(TS_RT_CTX_UCONTEXT)
 #include <ucontext.h>

@@ -6,102 +6,67 @@
 #include <string.h>
 
 #include "report.h"
+#include "toposched/json_writer.h"
 
-struct jw {
-	FILE *out;
-	int depth;
-	bool first; /* no item yet at the current depth */
-};
+/* significant digits of every number: the schema's fixed precision */
+#define TS_REPORT_JSON_PRECISION 10
 
-static void jw_escaped(FILE *out, const char *s)
+/* The sim reports' members, keyed (NULL: an array element). */
+static void jw_key(struct ts_json_writer *w, const char *key)
 {
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\t')
-			fputs("\\t", out);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
+	if (key)
+		ts_json_key(w, key);
 }
 
-static void jw_item(struct jw *w, const char *key)
+static void jw_open(struct ts_json_writer *w, const char *key, char c)
 {
-	if (w->depth > 0) {
-		if (!w->first)
-			fputc(',', w->out);
-		fputc('\n', w->out);
-		for (int i = 0; i < w->depth; i++)
-			fputs("  ", w->out);
-	}
-	w->first = false;
-	if (key) {
-		jw_escaped(w->out, key);
-		fputs(": ", w->out);
-	}
-}
-
-static void jw_open(struct jw *w, const char *key, char c)
-{
-	jw_item(w, key);
-	fputc(c, w->out);
-	w->depth++;
-	w->first = true;
-}
-
-static void jw_close(struct jw *w, char c)
-{
-	w->depth--;
-	if (!w->first) {
-		fputc('\n', w->out);
-		for (int i = 0; i < w->depth; i++)
-			fputs("  ", w->out);
-	}
-	fputc(c, w->out);
-	w->first = false;
-}
-
-static void jw_str(struct jw *w, const char *key, const char *v)
-{
-	jw_item(w, key);
-	jw_escaped(w->out, v ? v : "");
-}
-
-static void jw_u64(struct jw *w, const char *key, uint64_t v)
-{
-	jw_item(w, key);
-	fprintf(w->out, "%llu", (unsigned long long)v);
-}
-
-static void jw_bool(struct jw *w, const char *key, bool v)
-{
-	jw_item(w, key);
-	fputs(v ? "true" : "false", w->out);
-}
-
-static void jw_null(struct jw *w, const char *key)
-{
-	jw_item(w, key);
-	fputs("null", w->out);
-}
-
-static void jw_num(struct jw *w, const char *key, double v)
-{
-	jw_item(w, key);
-	if (isfinite(v))
-		fprintf(w->out, "%.10g", v == 0 ? 0.0 : v); /* never "-0" */
+	jw_key(w, key);
+	if (c == '{')
+		ts_json_begin_object(w);
 	else
-		fputs("null", w->out);
+		ts_json_begin_array(w);
+}
+
+static void jw_close(struct ts_json_writer *w, char c)
+{
+	if (c == '}')
+		ts_json_end_object(w);
+	else
+		ts_json_end_array(w);
+}
+
+static void jw_str(struct ts_json_writer *w, const char *key, const char *v)
+{
+	jw_key(w, key);
+	ts_json_string(w, v);
+}
+
+static void jw_u64(struct ts_json_writer *w, const char *key, uint64_t v)
+{
+	jw_key(w, key);
+	ts_json_uint(w, v);
+}
+
+static void jw_bool(struct ts_json_writer *w, const char *key, bool v)
+{
+	jw_key(w, key);
+	ts_json_bool(w, v);
+}
+
+static void jw_null(struct ts_json_writer *w, const char *key)
+{
+	jw_key(w, key);
+	ts_json_null(w);
+}
+
+static void jw_num(struct ts_json_writer *w, const char *key, double v)
+{
+	jw_key(w, key);
+	ts_json_double(w, v);
 }
 
 /* -1 is the core's and the engine's "undefined" */
-static void jw_metric(struct jw *w, const char *key, double v)
+static void jw_metric(struct ts_json_writer *w, const char *key, double v)
 {
 	if (v < 0)
 		jw_null(w, key);
@@ -112,7 +77,7 @@ static void jw_metric(struct jw *w, const char *key, double v)
 /* ---- task groups: "task_groups" of a point's stats (null without a groups spec) ---- */
 
 /* An object keyed by CPU relation ("smt", "cluster", ...), one counter each. */
-static void jw_by_relation(struct jw *w, const char *key, const uint64_t v[TS_REL_NR])
+static void jw_by_relation(struct ts_json_writer *w, const char *key, const uint64_t v[TS_REL_NR])
 {
 	jw_open(w, key, '{');
 	for (int i = 0; i < TS_REL_NR; i++)
@@ -120,7 +85,7 @@ static void jw_by_relation(struct jw *w, const char *key, const uint64_t v[TS_RE
 	jw_close(w, '}');
 }
 
-static void write_task_groups(struct jw *w, const struct ts_exp_stats *st)
+static void write_task_groups(struct ts_json_writer *w, const struct ts_exp_stats *st)
 {
 	const struct ts_sim_tg_result *g = &st->tg;
 	if (!g->enabled) {
@@ -158,7 +123,7 @@ static void write_task_groups(struct jw *w, const struct ts_exp_stats *st)
 	jw_close(w, '}');
 }
 
-static void write_stats(struct jw *w, const struct ts_exp_stats *st)
+static void write_stats(struct ts_json_writer *w, const struct ts_exp_stats *st)
 {
 	const struct ts_sis_metrics *m = &st->sis_metrics;
 	jw_open(w, "stats", '{');
@@ -213,7 +178,8 @@ static void write_stats(struct jw *w, const struct ts_exp_stats *st)
 
 int ts_exp_write_json(const struct ts_experiment *e, FILE *out)
 {
-	struct jw w = {.out = out, .first = true};
+	struct ts_json_writer w;
+	ts_json_init(&w, out, TS_REPORT_JSON_PRECISION);
 	const struct ts_workload *wl = e->base.workload;
 	char buf[TS_FEATURES_STR_MAX];
 	jw_open(&w, NULL, '{');
@@ -280,7 +246,6 @@ int ts_exp_write_json(const struct ts_experiment *e, FILE *out)
 		jw_close(&w, '}');
 	}
 	jw_close(&w, ']');
-	jw_close(&w, '}');
-	fputc('\n', out);
+	jw_close(&w, '}'); /* ends the line */
 	return ts_report_finish(out);
 }

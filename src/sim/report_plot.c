@@ -42,9 +42,12 @@ int ts_exp_write_gnuplot(const struct ts_experiment *e, enum ts_plot_format form
 		      out);
 	else
 		fputs("set terminal svg size 1024,640 noenhanced background rgb 'white'\n", out);
-	fputs("set output ", out);
-	gp_string(out, output_path);
-	fputs("\nset datafile missing '?'\nset title ", out);
+	if (output_path) {
+		fputs("set output ", out);
+		gp_string(out, output_path);
+		fputc('\n', out);
+	}
+	fputs("set datafile missing '?'\nset title ", out);
 	snprintf(buf, sizeof(buf), "%s on %s%s%s, seed %llu", wl->name, ts_report_machine(e),
 		 e->base.pin ? ", nodes " : "", e->base.pin && e->pin_text ? e->pin_text : "",
 		 (unsigned long long)e->seed);

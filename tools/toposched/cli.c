@@ -1,9 +1,7 @@
 #include "cli.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 int cli_error(const char *cmd, const char *fmt, ...)
@@ -29,31 +27,6 @@ int cli_getopt_error(const char *cmd, int opt, char *const argv[])
 		return cli_error(cmd, "option '%s' needs a value (see 'toposched %s --help')", arg,
 				 cmd);
 	return cli_error(cmd, "unknown option '%s' (see 'toposched %s --help')", arg, cmd);
-}
-
-int cli_parse_int(const char *cmd, const char *option, const char *text, long min, long max,
-		  long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(text, &end, 10);
-	if (errno || end == text || *end != '\0')
-		return cli_error(cmd, "%s '%s': not an integer", option, text);
-	if (v < min || v > max)
-		return cli_error(cmd, "%s %ld: must be between %ld and %ld", option, v, min, max);
-	*out = v;
-	return 0;
-}
-
-int cli_parse_format(const char *cmd, const char *text, enum cli_format *out)
-{
-	if (strcmp(text, "text") == 0)
-		*out = CLI_FORMAT_TEXT;
-	else if (strcmp(text, "json") == 0)
-		*out = CLI_FORMAT_JSON;
-	else
-		return cli_error(cmd, "--format '%s': unknown (choose text or json)", text);
-	return 0;
 }
 
 int cli_load_topology(const char *cmd, const char *spec, const char *distance,

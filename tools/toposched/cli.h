@@ -1,25 +1,26 @@
 /* Helpers shared by the toposched subcommands: one error style, exit status 2 for bad
- * input, topology loading with an optional distance override. */
+ * input, topology loading with an optional distance override; the option parsers
+ * (cli_parse.h) and the output files (cli_output.h) every command uses. */
 #ifndef TOPOSCHED_CLI_H
 #define TOPOSCHED_CLI_H
 
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "cli_output.h"
+#include "cli_parse.h"
 #include "toposched/topology.h"
 
 #define CLI_EXIT_USAGE	     2
 #define CLI_DEFAULT_TOPOLOGY "kunpeng920"
 
-enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON };
+/* significant digits of the numbers in the commands' JSON (docs/topo-json.md) */
+#define CLI_JSON_PRECISION 6
 
 /* Prints "toposched CMD: error: MSG" on stderr; returns CLI_EXIT_USAGE. */
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The message for a getopt_long() failure ('?' or ':'). */
 int cli_getopt_error(const char *cmd, int opt, char *const argv[]);
-int cli_parse_int(const char *cmd, const char *option, const char *text, long min, long max,
-		  long *out);
-int cli_parse_format(const char *cmd, const char *text, enum cli_format *out);
 /* Loads SPEC (and replaces the distance matrix when distance != NULL). */
 int cli_load_topology(const char *cmd, const char *spec, const char *distance,
 		      struct ts_topology **out);
@@ -30,5 +31,6 @@ int cmd_machines(int argc, char **argv);
 int cmd_features(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif

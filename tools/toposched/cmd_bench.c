@@ -7,15 +7,15 @@
 #include <string.h>
 
 #include "cli.h"
-#include "json_writer.h"
 #include "rt_benches.h"
 #include "toposched/features.h"
+#include "toposched/json_writer.h"
 #include "toposched/runtime.h"
 
 static const char bench_help[] =
 	"usage: toposched bench [--bench NAME]... [--loops N] [--groups G] [--tasks N]\n"
 	"                       [--cpus LIST] [--topology SPEC] [--features STR] [--stats]\n"
-	"                       [--format text|json]\n"
+	"                       [--format text|json] [--output FILE]\n"
 	"\n"
 	"Runs libtoposched's benchmarks against the kernel, each in both forms in this one\n"
 	"process, and prints both figures and their ratio (kernel / toposched: above 1, the\n"
@@ -47,32 +47,34 @@ static const char bench_help[] =
 	"  --format F       text (default) or json: an array, one object per benchmark:\n"
 	"                   {bench, unit, toposched, kernel, ratio, params, kernel_side}; wake\n"
 	"                   gives p50 there and p99 in a \"p99\" object; --stats adds \"stats\"\n"
+	"  --output FILE    write to FILE instead of standard output (complete or untouched,\n"
+	"                   as 'toposched sim --output')\n"
 	"\n"
 	"'toposched bench groups --help': task-group load tracking in the runtime, the three\n"
 	"tg->load_avg layouts with and without TG_LOAD_RATELIMIT side by side.\n";
 
-static void json_figure(struct json_writer *w, const struct rtb_figure *f)
+static void json_figure(struct ts_json_writer *w, const struct rtb_figure *f)
 {
-	json_key(w, "toposched");
-	json_double(w, f->toposched);
-	json_key(w, "kernel");
-	json_double(w, f->kernel);
-	json_key(w, "ratio");
-	json_double(w, rtb_ratio(f));
+	ts_json_key(w, "toposched");
+	ts_json_double(w, f->toposched);
+	ts_json_key(w, "kernel");
+	ts_json_double(w, f->kernel);
+	ts_json_key(w, "ratio");
+	ts_json_double(w, rtb_ratio(f));
 }
 
-static void json_u64(struct json_writer *w, const char *key, uint64_t v)
+static void json_u64(struct ts_json_writer *w, const char *key, uint64_t v)
 {
-	json_key(w, key);
-	json_int(w, (long long)v);
+	ts_json_key(w, key);
+	ts_json_uint(w, v);
 }
 
-static void json_stats(struct json_writer *w, const struct rtb_stats *s)
+static void json_stats(struct ts_json_writer *w, const struct rtb_stats *s)
 {
-	json_key(w, "stats");
-	json_begin_object(w);
-	json_key(w, "workers");
-	json_int(w, s->nr_workers);
+	ts_json_key(w, "stats");
+	ts_json_begin_object(w);
+	ts_json_key(w, "workers");
+	ts_json_int(w, s->nr_workers);
 	json_u64(w, "spawned", s->rt.spawned);
 	json_u64(w, "wakeups", s->rt.wakeups);
 	json_u64(w, "early_wakeups", s->rt.early_wakeups);
@@ -86,18 +88,18 @@ static void json_stats(struct json_writer *w, const struct rtb_stats *s)
 	json_u64(w, "migrations", s->migrations);
 	json_u64(w, "wake_affine_attempts", s->wake_affine_attempts);
 	json_u64(w, "wake_affine", s->wake_affine);
-	json_key(w, "reasons");
-	json_begin_object(w);
+	ts_json_key(w, "reasons");
+	ts_json_begin_object(w);
 	for (int i = 0; i < TS_PLACE_NR; i++)
 		json_u64(w, ts_place_reason_name((enum ts_place_reason)i), s->reasons[i]);
-	json_end_object(w);
-	json_key(w, "wakeups_by_relation");
-	json_begin_object(w);
+	ts_json_end_object(w);
+	ts_json_key(w, "wakeups_by_relation");
+	ts_json_begin_object(w);
 	for (int i = 0; i < TS_REL_NR; i++)
 		json_u64(w, ts_cpu_relation_name((enum ts_cpu_relation)i), s->by_relation[i]);
-	json_end_object(w);
-	json_key(w, "sis");
-	json_begin_object(w);
+	ts_json_end_object(w);
+	ts_json_key(w, "sis");
+	ts_json_begin_object(w);
 	json_u64(w, "search", s->sis.search);
 	json_u64(w, "domain_search", s->sis.domain_search);
 	json_u64(w, "scanned", s->sis.scanned);
@@ -106,41 +108,41 @@ static void json_stats(struct json_writer *w, const struct rtb_stats *s)
 	json_u64(w, "recent_miss", s->sis.recent_miss);
 	json_u64(w, "core_search", s->sis.core_search);
 	json_u64(w, "core_failed", s->sis.core_failed);
-	json_end_object(w);
-	json_end_object(w);
+	ts_json_end_object(w);
+	ts_json_end_object(w);
 }
 
-static void json_result(struct json_writer *w, const struct rtb_result *r, bool stats)
+static void json_result(struct ts_json_writer *w, const struct rtb_result *r, bool stats)
 {
-	json_begin_object(w);
-	json_key(w, "bench");
-	json_string(w, rtb_name(r->bench));
-	json_key(w, "unit");
-	json_string(w, r->unit);
+	ts_json_begin_object(w);
+	ts_json_key(w, "bench");
+	ts_json_string(w, rtb_name(r->bench));
+	ts_json_key(w, "unit");
+	ts_json_string(w, r->unit);
 	json_figure(w, &r->fig);
-	json_key(w, "params");
-	json_begin_object(w);
+	ts_json_key(w, "params");
+	ts_json_begin_object(w);
 	for (int i = 0; i < r->nr_params; i++) {
-		json_key(w, r->params[i].key);
+		ts_json_key(w, r->params[i].key);
 		if (r->params[i].is_string)
-			json_string(w, r->params[i].s);
+			ts_json_string(w, r->params[i].s);
 		else
-			json_int(w, r->params[i].i);
+			ts_json_int(w, r->params[i].i);
 	}
-	json_end_object(w);
+	ts_json_end_object(w);
 	if (r->has_p99) {
-		json_key(w, "percentile");
-		json_int(w, 50);
-		json_key(w, "p99");
-		json_begin_object(w);
+		ts_json_key(w, "percentile");
+		ts_json_int(w, 50);
+		ts_json_key(w, "p99");
+		ts_json_begin_object(w);
 		json_figure(w, &r->p99);
-		json_end_object(w);
+		ts_json_end_object(w);
 	}
-	json_key(w, "kernel_side");
-	json_string(w, r->kernel_cmd);
+	ts_json_key(w, "kernel_side");
+	ts_json_string(w, r->kernel_cmd);
 	if (stats)
 		json_stats(w, &r->stats);
-	json_end_object(w);
+	ts_json_end_object(w);
 }
 
 /* Starts and stops the runtime once with the user's configuration, so that a bad
@@ -199,111 +201,102 @@ static const char groups_help[] =
 	"  --topology SPEC  the runtime's topology (default host; a preset, XML or synthetic\n"
 	"                   string is mapped onto the real CPUs)\n"
 	"  --json           JSON: one object with the configuration and \"results\", one entry\n"
-	"                   per workload x layout x ratelimit (the same as --format json)\n";
+	"                   per workload x layout x ratelimit (the same as --format json)\n"
+	"  --output FILE    write to FILE instead of standard output\n";
 
 /* "1.5", "1.5s", "200ms": seconds in *out, within [1 ms, 1 h]. */
 static int parse_seconds(const char *option, const char *text, double *out)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	double mult = 1;
-	if (end != text && strcmp(end, "ms") == 0)
-		mult = 1e-3;
-	else if (end != text && (strcmp(end, "s") == 0 || *end == '\0'))
-		mult = 1;
-	else
-		return cli_error("bench groups",
-				 "%s '%s': not a duration (seconds, or a number with ms or s)",
-				 option, text);
-	v *= mult;
-	if (errno || !isfinite(v) || v < 1e-3 || v > 3600)
+	uint64_t ns;
+	if (cli_parse_duration("bench groups", option, text, CLI_DURATION_BARE_SECONDS, &ns))
+		return CLI_EXIT_USAGE;
+	if (ns < 1000 * 1000)
 		return cli_error("bench groups", "%s '%s': must be between 1ms and 3600s", option,
 				 text);
-	*out = v;
+	*out = (double)ns / 1e9;
 	return 0;
 }
 
-static void json_rate(struct json_writer *w, const char *key, double v)
+static void json_rate(struct ts_json_writer *w, const char *key, double v)
 {
-	json_key(w, key);
+	ts_json_key(w, key);
 	if (v < 0)
-		json_null(w);
+		ts_json_null(w);
 	else
-		json_double(w, v);
+		ts_json_double(w, v);
 }
 
 static void groups_json(FILE *out, const struct rtbg_result *r)
 {
-	struct json_writer w;
-	json_init(&w, out);
-	json_begin_object(&w);
-	json_key(&w, "bench");
-	json_string(&w, "groups");
-	json_key(&w, "workers");
-	json_int(&w, r->workers);
-	json_key(&w, "runtime_cpus");
-	json_string(&w, r->cpus);
-	json_key(&w, "topology");
-	json_string(&w, r->topology);
-	json_key(&w, "nodes");
-	json_int(&w, r->nodes);
-	json_key(&w, "groups");
-	json_int(&w, r->groups);
-	json_key(&w, "pipe_pairs");
-	json_int(&w, r->pairs);
-	json_key(&w, "hackbench_groups");
-	json_int(&w, r->hb_groups);
-	json_key(&w, "hackbench_senders");
-	json_int(&w, RTBG_HB_FDS);
-	json_key(&w, "hackbench_receivers");
-	json_int(&w, RTBG_HB_FDS);
-	json_key(&w, "duration_s");
-	json_double(&w, r->duration_s);
-	json_key(&w, "warmup_s");
-	json_double(&w, r->warmup_s);
-	json_key(&w, "repeat");
-	json_int(&w, r->repeat);
-	json_key(&w, "results");
-	json_begin_array(&w);
+	struct ts_json_writer w;
+	ts_json_init(&w, out, CLI_JSON_PRECISION);
+	ts_json_begin_object(&w);
+	ts_json_key(&w, "bench");
+	ts_json_string(&w, "groups");
+	ts_json_key(&w, "workers");
+	ts_json_int(&w, r->workers);
+	ts_json_key(&w, "runtime_cpus");
+	ts_json_string(&w, r->cpus);
+	ts_json_key(&w, "topology");
+	ts_json_string(&w, r->topology);
+	ts_json_key(&w, "nodes");
+	ts_json_int(&w, r->nodes);
+	ts_json_key(&w, "groups");
+	ts_json_int(&w, r->groups);
+	ts_json_key(&w, "pipe_pairs");
+	ts_json_int(&w, r->pairs);
+	ts_json_key(&w, "hackbench_groups");
+	ts_json_int(&w, r->hb_groups);
+	ts_json_key(&w, "hackbench_senders");
+	ts_json_int(&w, RTBG_HB_FDS);
+	ts_json_key(&w, "hackbench_receivers");
+	ts_json_int(&w, RTBG_HB_FDS);
+	ts_json_key(&w, "duration_s");
+	ts_json_double(&w, r->duration_s);
+	ts_json_key(&w, "warmup_s");
+	ts_json_double(&w, r->warmup_s);
+	ts_json_key(&w, "repeat");
+	ts_json_int(&w, r->repeat);
+	ts_json_key(&w, "results");
+	ts_json_begin_array(&w);
 	for (int wl = 0; wl < RTBG_NR; wl++)
 		for (int li = 0; li < RTBG_LAYOUTS; li++)
 			for (int rl = 0; rl < 2; rl++) {
 				const struct rtbg_row *row = &r->row[wl][li][rl];
 				const struct rtbg_sample *m = &row->median;
-				json_begin_object(&w);
-				json_key(&w, "workload");
-				json_string(&w, rtbg_workload_name(row->workload));
-				json_key(&w, "layout");
-				json_string(&w, ts_tg_layout_name(row->layout));
-				json_key(&w, "ratelimit");
-				json_bool(&w, row->ratelimit);
-				json_key(&w, "unit");
-				json_string(&w, rtbg_workload_unit(row->workload));
-				json_key(&w, "throughput");
-				json_double(&w, m->throughput);
-				json_key(&w, "load_avg_writes_per_s");
-				json_double(&w, m->writes_per_s);
-				json_key(&w, "load_avg_reads_per_s");
-				json_double(&w, m->reads_per_s);
+				ts_json_begin_object(&w);
+				ts_json_key(&w, "workload");
+				ts_json_string(&w, rtbg_workload_name(row->workload));
+				ts_json_key(&w, "layout");
+				ts_json_string(&w, ts_tg_layout_name(row->layout));
+				ts_json_key(&w, "ratelimit");
+				ts_json_bool(&w, row->ratelimit);
+				ts_json_key(&w, "unit");
+				ts_json_string(&w, rtbg_workload_unit(row->workload));
+				ts_json_key(&w, "throughput");
+				ts_json_double(&w, m->throughput);
+				ts_json_key(&w, "load_avg_writes_per_s");
+				ts_json_double(&w, m->writes_per_s);
+				ts_json_key(&w, "load_avg_reads_per_s");
+				ts_json_double(&w, m->reads_per_s);
 				json_rate(&w, "remote_write_share", m->remote_share);
-				json_key(&w, "skipped_ratelimit_per_s");
-				json_double(&w, m->skipped_ratelimit_per_s);
-				json_key(&w, "skipped_filter_per_s");
-				json_double(&w, m->skipped_filter_per_s);
-				json_key(&w, "spread");
-				json_double(&w, row->spread);
-				json_key(&w, "ratio_to_packed_no_ratelimit");
-				json_double(&w, row->ratio);
-				json_key(&w, "runs");
-				json_begin_array(&w);
+				ts_json_key(&w, "skipped_ratelimit_per_s");
+				ts_json_double(&w, m->skipped_ratelimit_per_s);
+				ts_json_key(&w, "skipped_filter_per_s");
+				ts_json_double(&w, m->skipped_filter_per_s);
+				ts_json_key(&w, "spread");
+				ts_json_double(&w, row->spread);
+				ts_json_key(&w, "ratio_to_packed_no_ratelimit");
+				ts_json_double(&w, row->ratio);
+				ts_json_key(&w, "runs");
+				ts_json_begin_array(&w);
 				for (int i = 0; i < row->nr; i++)
-					json_double(&w, row->run[i].throughput);
-				json_end_array(&w);
-				json_end_object(&w);
+					ts_json_double(&w, row->run[i].throughput);
+				ts_json_end_array(&w);
+				ts_json_end_object(&w);
 			}
-	json_end_array(&w);
-	json_end_object(&w);
+	ts_json_end_array(&w);
+	ts_json_end_object(&w);
 	fputc('\n', out);
 }
 
@@ -317,17 +310,18 @@ static int cmd_bench_groups(int argc, char **argv)
 		{"topology", required_argument, NULL, 't'},
 		{"json", no_argument, NULL, 'j'},
 		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *cmd = "bench groups";
+	const char *cmd = "bench groups", *output = NULL;
 	struct rtbg_config cfg = {0};
 	enum cli_format format = CLI_FORMAT_TEXT;
 	long v;
 	opterr = 0;
 	optind = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, ":w:g:d:r:t:jf:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":w:g:d:r:t:jf:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'w':
 			if (cli_parse_int(cmd, "--workers", optarg, 1, 4096, &v))
@@ -358,6 +352,9 @@ static int cmd_bench_groups(int argc, char **argv)
 			if (cli_parse_format(cmd, optarg, &format))
 				return CLI_EXIT_USAGE;
 			break;
+		case 'o':
+			output = optarg;
+			break;
 		case 'h':
 			fputs(groups_help, stdout);
 			return 0;
@@ -377,17 +374,19 @@ static int cmd_bench_groups(int argc, char **argv)
 	char err[256];
 	if (rtbg_prepare(&cfg, &res, err, sizeof(err)))
 		return cli_error(cmd, "%s", err);
+	struct cli_output out;
+	if (cli_output_open(&out, cmd, "--output", output))
+		return CLI_EXIT_USAGE;
 	if (rtbg_run(&cfg, &res, err, sizeof(err))) {
 		fprintf(stderr, "toposched bench groups: error: %s\n", err);
+		cli_output_discard(&out);
 		return 1;
 	}
 	if (format == CLI_FORMAT_JSON)
-		groups_json(stdout, &res);
+		groups_json(cli_output_stream(&out), &res);
 	else
-		rtbg_print(stdout, &res);
-	if (fflush(stdout) || ferror(stdout))
-		return cli_error(cmd, "writing the output failed");
-	return 0;
+		rtbg_print(cli_output_stream(&out), &res);
+	return cli_output_commit(&out);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -404,17 +403,19 @@ int cmd_bench(int argc, char **argv)
 		{"features", required_argument, NULL, 'F'},
 		{"stats", no_argument, NULL, 's'},
 		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct rtb_config cfg = {0};
+	const char *output = NULL;
 	enum cli_format format = CLI_FORMAT_TEXT;
 	bool selected[RTB_NR] = {false}, any = false, stats = false;
 	long v;
 	opterr = 0;
 	optind = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, ":b:l:g:n:c:t:F:sf:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":b:l:g:n:c:t:F:sf:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b': {
 			int b = rtb_lookup(optarg);
@@ -462,6 +463,9 @@ int cmd_bench(int argc, char **argv)
 			if (cli_parse_format("bench", optarg, &format))
 				return CLI_EXIT_USAGE;
 			break;
+		case 'o':
+			output = optarg;
+			break;
 		case 'h':
 			fputs(bench_help, stdout);
 			return 0;
@@ -477,42 +481,45 @@ int cmd_bench(int argc, char **argv)
 	if (check_runtime(&cfg, selected[RTB_WAKE]))
 		return CLI_EXIT_USAGE;
 
+	struct cli_output output_file;
+	if (cli_output_open(&output_file, "bench", "--output", output))
+		return CLI_EXIT_USAGE;
+	FILE *out = cli_output_stream(&output_file);
 	struct rtb_result res[RTB_NR];
 	int nr = 0;
 	char err[256];
 	if (format == CLI_FORMAT_TEXT) {
-		rtb_print_header(stdout);
-		fflush(stdout);
+		rtb_print_header(out);
+		fflush(out);
 	}
 	for (int b = 0; b < RTB_NR; b++) {
 		if (!selected[b])
 			continue;
 		if (rtb_run((enum rtb_bench)b, &cfg, &res[nr], err, sizeof(err))) {
-			fflush(stdout);
+			fflush(out);
 			fprintf(stderr, "toposched bench: error: %s: %s\n",
 				rtb_name((enum rtb_bench)b), err);
+			cli_output_discard(&output_file);
 			return 1;
 		}
 		if (format == CLI_FORMAT_TEXT) {
-			rtb_print_result(stdout, &res[nr]);
-			fflush(stdout);
+			rtb_print_result(out, &res[nr]);
+			fflush(out);
 		}
 		nr++;
 	}
 	if (format == CLI_FORMAT_TEXT && stats)
 		for (int i = 0; i < nr; i++) {
-			fputc('\n', stdout);
-			rtb_print_stats(stdout, &res[i]);
+			fputc('\n', out);
+			rtb_print_stats(out, &res[i]);
 		}
 	if (format == CLI_FORMAT_JSON) {
-		struct json_writer w;
-		json_init(&w, stdout);
-		json_begin_array(&w);
+		struct ts_json_writer w;
+		ts_json_init(&w, out, CLI_JSON_PRECISION);
+		ts_json_begin_array(&w);
 		for (int i = 0; i < nr; i++)
 			json_result(&w, &res[i], stats);
-		json_end_array(&w);
+		ts_json_end_array(&w);
 	}
-	if (fflush(stdout) || ferror(stdout))
-		return cli_error("bench", "writing the output failed");
-	return 0;
+	return cli_output_commit(&output_file);
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_plot.h"
 #include "toposched/cost_model.h"
 #include "toposched/experiment.h"
 #include "toposched/features.h"
@@ -42,14 +43,15 @@
 /* Warm-up before it: longer than the first LLC-level balance of an idle node (about its
  * span in ms, 32 on Kunpeng 920), which sets SIS_UTIL's nr_idle_scan from 0 (its initial
  * value, as in the kernel: no scan at all) to a real budget. */
-#define SIM_DEFAULT_WARMUP  "50ms"
-#define SIM_DEFAULT_SEED    1
-#define SIM_STR(x)	    #x
-#define SIM_XSTR(x)	    SIM_STR(x)
-#define SIM_MAX_DURATION_NS (3600ull * 1000 * 1000 * 1000) /* an hour of virtual time */
-#define SIM_MAX_COSTS	    64
+#define SIM_DEFAULT_WARMUP "50ms"
+#define SIM_DEFAULT_SEED   1
+#define SIM_STR(x)	   #x
+#define SIM_XSTR(x)	   SIM_STR(x)
+#define SIM_MAX_COSTS	   64
 static const char *const sim_default_compare[] = {"baseline=NO_SIS_CLUSTER", "cluster=SIS_CLUSTER"};
 
+/* one line of the help per line of source */
+// clang-format off
 static const char sim_help[] =
 	"usage: toposched sim [OPTIONS]\n"
 	"\n"
@@ -67,13 +69,11 @@ static const char sim_help[] =
 	"  --machine SPEC, --topology SPEC\n"
 	"                      a preset (toposched machines), FILE.xml, a sysfs root, an\n"
 	"                      hwloc synthetic string or host (default " CLI_DEFAULT_TOPOLOGY ")\n"
-	"  --workload NAME     a built-in workload (--list-workloads; default " SIM_DEFAULT_WORKLOAD
-	")\n"
+	"  --workload NAME     a built-in workload (--list-workloads; default " SIM_DEFAULT_WORKLOAD ")\n"
 	"  --clients LIST, --groups LIST, --pairs LIST, --load LIST\n"
 	"                      the loads to sweep (one option; the names are aliases):\n"
 	"                      N, A-B (every value), A..B (A, 2A, 4A ... and B), comma-\n"
-	"                      separated; sorted, duplicates dropped (default " SIM_DEFAULT_LOADS
-	")\n"
+	"                      separated; sorted, duplicates dropped (default " SIM_DEFAULT_LOADS ")\n"
 	"  --compare NAME=FEATURES ...\n"
 	"                      configurations to compare, the first is the baseline;\n"
 	"                      repeat the option or list several before the next option.\n"
@@ -82,8 +82,7 @@ static const char sim_help[] =
 	"  --features STR      one configuration \"STR\"; with --compare, applied first to\n"
 	"                      every configuration (a common base)\n"
 	"  --pin NODES         run every task on these nodes' CPUs only, like numactl -N\n"
-	"                      (node list, e.g. 0 or 0-1; 'all' for none). Default: "
-	"node " SIM_DEFAULT_PIN "\n"
+	"                      (node list, e.g. 0 or 0-1; 'all' for none). Default: node " SIM_DEFAULT_PIN "\n"
 	"                      without --machine (the default experiment), else none;\n"
 	"                      none for the NUMA workloads\n"
 	"  --pin-cpus LIST     pin the run's k-th task (instance by instance, class by\n"
@@ -101,66 +100,39 @@ static const char sim_help[] =
 	"                      configuration\n"
 	"  --dump-groups       print the group hierarchy of --groups-spec for the first\n"
 	"                      load and exit\n"
-	"  --iterations N      samples per point (default " SIM_XSTR(
-		SIM_DEFAULT_ITERATIONS) ")\n"
-					"  --duration T        measured virtual time per run, T "
-					"with a unit: ns, us, ms, s\n"
-					"                      (e.g. 200ms; "
-					"default " SIM_DEFAULT_DURATION ")\n"
-					"  --warmup T          unmeasured virtual time before it "
-					"(0 allowed; default " SIM_DEFAULT_WARMUP ")\n"
-					"  --loops N           per-task iterations of finite "
-					"workloads such as hackbench\n"
-					"                      (default: the workload's own)\n"
-					"  --bind MODE         none (default), hard or inverse: "
-					"the autonuma references;\n"
-					"                      every task bound to its home "
-					"nodes' CPUs (hard) or to the\n"
-					"                      mirrored nodes' (inverse), its "
-					"memory to its home nodes\n"
-					"                      (NUMA workloads only; NUMA "
-					"balancing then has nothing\n"
-					"                      to scan)\n"
-					"  --seed N            base seed; each run's seed derives "
-					"from it and the run's\n"
-					"                      (configuration, load, iteration) "
-					"(default " SIM_XSTR(
-						SIM_DEFAULT_SEED) ")\n"
-								  "  --hz N              scheduler "
-								  "tick frequency (default 1000)\n"
-								  "\n"
-								  "running and output:\n"
-								  "  --jobs N            worker "
-								  "threads (default: the number of "
-								  "online CPUs)\n"
-								  "  --format FMT        table "
-								  "(default), csv or json (schema: "
-								  "docs/sim-json.md);\n"
-								  "                      without "
-								  "--format, an --output ending in "
-								  ".csv or .json\n"
-								  "                      selects "
-								  "that format\n"
-								  "  --output FILE       write the "
-								  "report to FILE (atomically: all "
-								  "or nothing)\n"
-								  "  --plot FILE         also draw "
-								  "the metric against load with "
-								  "gnuplot; FILE ends\n"
-								  "                      in .png "
-								  "or .svg\n"
-								  "  --quiet             no "
-								  "progress line on stderr\n"
-								  "  --list-workloads    list the "
-								  "built-in workloads and exit\n"
-								  "  --help              this "
-								  "text\n"
-								  "\n"
-								  "Exit status: 0 on success, 2 "
-								  "for bad input (nothing is run "
-								  "or written), 1 when a\n"
-								  "run or writing the output "
-								  "fails.\n";
+	"  --iterations N      samples per point (default " SIM_XSTR(SIM_DEFAULT_ITERATIONS) ")\n"
+	"  --duration T        measured virtual time per run, T with a unit: ns, us, ms, s\n"
+	"                      (e.g. 200ms; default " SIM_DEFAULT_DURATION ")\n"
+	"  --warmup T          unmeasured virtual time before it (0 allowed; default " SIM_DEFAULT_WARMUP ")\n"
+	"  --loops N           per-task iterations of finite workloads such as hackbench\n"
+	"                      (default: the workload's own)\n"
+	"  --bind MODE         none (default), hard or inverse: the autonuma references;\n"
+	"                      every task bound to its home nodes' CPUs (hard) or to the\n"
+	"                      mirrored nodes' (inverse), its memory to its home nodes\n"
+	"                      (NUMA workloads only; NUMA balancing then has nothing\n"
+	"                      to scan)\n"
+	"  --seed N            base seed; each run's seed derives from it and the run's\n"
+	"                      (configuration, load, iteration) (default " SIM_XSTR(SIM_DEFAULT_SEED) ")\n"
+	"  --hz N              scheduler tick frequency (default 1000)\n"
+	"\n"
+	"running and output:\n"
+	"  --jobs N            worker threads (default: the number of online CPUs)\n"
+	"  --format FMT        table (default), csv or json (schema: docs/sim-json.md);\n"
+	"                      without --format, an --output ending in .csv or .json\n"
+	"                      selects that format\n"
+	"  --output FILE       write the report to FILE once everything succeeded: a file\n"
+	"                      is replaced whole (its mode kept), a device, a FIFO or a\n"
+	"                      file with several hard links written in place; '-' is\n"
+	"                      standard output\n"
+	"  --plot FILE         also draw the metric against load with gnuplot; FILE ends\n"
+	"                      in .png or .svg\n"
+	"  --quiet             no progress line on stderr\n"
+	"  --list-workloads    list the built-in workloads and exit\n"
+	"  --help              this text\n"
+	"\n"
+	"Exit status: 0 on success, 2 for bad input (nothing is run or written), 1 when a\n"
+	"run or writing the output fails.\n";
+// clang-format on
 
 static int sim_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int sim_error(const char *fmt, ...)
@@ -171,186 +143,6 @@ static int sim_error(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return cli_error(SIM_CMD, "%s", msg);
-}
-
-/* ---- value parsers (each prints its own message and returns CLI_EXIT_USAGE) ---- */
-
-static int parse_int_value(const char *option, const char *text, long min, long max, long *out)
-{
-	return cli_parse_int(SIM_CMD, option, text, min, max, out) ? CLI_EXIT_USAGE : 0;
-}
-
-static int parse_seed(const char *text, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (text[0] < '0' || text[0] > '9')
-		return sim_error("--seed '%s': not a non-negative integer", text);
-	unsigned long long v = strtoull(text, &end, 10);
-	if (errno == ERANGE)
-		return sim_error("--seed '%s': larger than %llu", text,
-				 (unsigned long long)UINT64_MAX);
-	if (*end != '\0')
-		return sim_error("--seed '%s': not a non-negative integer", text);
-	*out = v;
-	return 0;
-}
-
-/* "200ms", "1.5s", "0" (only when zero is allowed). */
-static int parse_duration(const char *option, const char *text, bool allow_zero, uint64_t *out)
-{
-	const char *p = text;
-	if (*p == '-')
-		return sim_error("%s '%s': must be %s", option, text,
-				 allow_zero ? "zero or positive" : "positive");
-	if (*p == '+')
-		p++;
-	const char *num = p;
-	while ((*p >= '0' && *p <= '9') || *p == '.')
-		p++;
-	size_t num_len = (size_t)(p - num);
-	char digits[64];
-	if (num_len == 0 || num_len >= sizeof(digits) || strchr(num, '.') != strrchr(num, '.') ||
-	    (num_len == 1 && *num == '.'))
-		return sim_error("%s '%s': not a duration (a number with a unit: ns, us, ms or s, "
-				 "e.g. 200ms)",
-				 option, text);
-	memcpy(digits, num, num_len);
-	digits[num_len] = '\0';
-	double v = strtod(digits, NULL);
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-	double mult = 0;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strcmp(p, units[i].unit) == 0)
-			mult = units[i].ns;
-	if (mult == 0) {
-		if (*p == '\0' && v == 0 && allow_zero) {
-			*out = 0;
-			return 0;
-		}
-		if (*p == '\0')
-			return sim_error("%s '%s': missing unit (ns, us, ms or s, e.g. 200ms)",
-					 option, text);
-		return sim_error("%s '%s': unknown unit '%s' (ns, us, ms or s)", option, text, p);
-	}
-	double ns = v * mult;
-	if (ns == 0 && allow_zero) {
-		*out = 0;
-		return 0;
-	}
-	if (ns == 0)
-		return sim_error("%s '%s': must be positive", option, text);
-	if (ns < 0.5)
-		return sim_error("%s '%s': below the simulator's resolution of 1ns", option, text);
-	if (!(ns <= (double)SIM_MAX_DURATION_NS))
-		return sim_error("%s '%s': more than the limit of 3600s", option, text);
-	*out = (uint64_t)llround(ns);
-	return 0;
-}
-
-static int parse_load_number(const char *option, const char *item, const char *s, size_t len,
-			     int *out)
-{
-	char buf[32];
-	if (len == 0 || len >= sizeof(buf))
-		return sim_error("%s: '%s' is not a number, a range A-B or a doubling range A..B",
-				 option, item);
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	for (size_t i = 0; i < len; i++)
-		if (buf[i] < '0' || buf[i] > '9')
-			return sim_error(
-				"%s: '%s' is not a number, a range A-B or a doubling range A..B",
-				option, item);
-	long v = strtol(buf, NULL, 10);
-	if (len > 9 || v < 1 || v > TS_SIM_MAX_TASKS)
-		return sim_error("%s: %s must be between 1 and %d", option, buf, TS_SIM_MAX_TASKS);
-	*out = (int)v;
-	return 0;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
-
-/* N, A-B (every value), A..B (A, 2A, 4A, ... while below B, then B); comma-separated. */
-static int parse_loads(const char *option, const char *text, int **out, int *count)
-{
-	int cap = 16, n = 0;
-	int *v = malloc((size_t)cap * sizeof(*v));
-	if (!v)
-		return sim_error("out of memory");
-	if (!text[0]) {
-		free(v);
-		return sim_error("%s: empty list", option);
-	}
-	const char *p = text;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		char item[64];
-		snprintf(item, sizeof(item), "%.*s", (int)(len < 63 ? len : 63), p);
-		if (len == 0) {
-			free(v);
-			return sim_error("%s '%s': empty item", option, text);
-		}
-		int a, b;
-		bool doubling = false;
-		const char *dots = strstr(item, ".."), *dash = strchr(item, '-');
-		int rc;
-		if (dots) {
-			doubling = true;
-			rc = parse_load_number(option, item, item, (size_t)(dots - item), &a) ||
-			     parse_load_number(option, item, dots + 2, strlen(dots + 2), &b);
-		} else if (dash) {
-			rc = parse_load_number(option, item, item, (size_t)(dash - item), &a) ||
-			     parse_load_number(option, item, dash + 1, strlen(dash + 1), &b);
-		} else {
-			rc = parse_load_number(option, item, item, strlen(item), &a);
-			b = a;
-		}
-		if (rc) {
-			free(v);
-			return CLI_EXIT_USAGE;
-		}
-		if (a > b) {
-			free(v);
-			return sim_error("%s: range '%s' goes downwards", option, item);
-		}
-		for (long x = a; x <= b; x = doubling ? (x * 2 > b && x < b ? b : x * 2) : x + 1) {
-			if (n >= TS_EXP_MAX_LOADS) {
-				free(v);
-				return sim_error("%s '%s': more than %d loads", option, text,
-						 TS_EXP_MAX_LOADS);
-			}
-			if (n == cap) {
-				cap *= 2;
-				int *nv = realloc(v, (size_t)cap * sizeof(*v));
-				if (!nv) {
-					free(v);
-					return sim_error("out of memory");
-				}
-				v = nv;
-			}
-			v[n++] = (int)x;
-		}
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	qsort(v, (size_t)n, sizeof(*v), cmp_int);
-	int m = 0;
-	for (int i = 0; i < n; i++)
-		if (m == 0 || v[m - 1] != v[i])
-			v[m++] = v[i];
-	*out = v;
-	*count = m;
-	return 0;
 }
 
 static bool valid_name(const char *s, size_t len)
@@ -394,241 +186,6 @@ static int parse_compare(const char *spec, struct ts_features base, struct ts_ex
 	if (ts_features_parse(features, &out->features, &err))
 		return sim_error("--compare '%s': %s (see 'toposched features')", spec, err.msg);
 	return 0;
-}
-
-/* ---- gnuplot ---- */
-
-static bool find_in_path(const char *prog, char *buf, size_t size)
-{
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		return false;
-	while (*path) {
-		const char *colon = strchr(path, ':');
-		size_t len = colon ? (size_t)(colon - path) : strlen(path);
-		if (len == 0)
-			snprintf(buf, size, "./%s", prog);
-		else
-			snprintf(buf, size, "%.*s/%s", (int)len, path, prog);
-		struct stat st;
-		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
-			return true;
-		if (!colon)
-			break;
-		path = colon + 1;
-	}
-	return false;
-}
-
-/* ---- atomic output files: a temporary file next to the destination, renamed over it
- * once everything succeeded; removed on failure and on SIGINT/SIGTERM/SIGHUP. ---- */
-
-struct out_file {
-	char path[PATH_MAX];
-	char tmp[PATH_MAX];
-	int fd;
-	FILE *f;
-};
-
-#define MAX_TEMPS 2
-static char temp_paths[MAX_TEMPS][PATH_MAX];
-static volatile sig_atomic_t temp_used[MAX_TEMPS];
-
-static void remove_temps_on_signal(int sig)
-{
-	for (int i = 0; i < MAX_TEMPS; i++)
-		if (temp_used[i])
-			unlink(temp_paths[i]);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void register_temp(const char *tmp, bool on)
-{
-	for (int i = 0; i < MAX_TEMPS; i++) {
-		if (on && !temp_used[i]) {
-			snprintf(temp_paths[i], sizeof(temp_paths[i]), "%s", tmp);
-			temp_used[i] = 1;
-			return;
-		}
-		if (!on && temp_used[i] && strcmp(temp_paths[i], tmp) == 0) {
-			temp_used[i] = 0;
-			return;
-		}
-	}
-}
-
-static void install_signal_cleanup(void)
-{
-	struct sigaction sa = {0};
-	sa.sa_handler = remove_temps_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-static int out_file_open(struct out_file *o, const char *option, const char *path)
-{
-	memset(o, 0, sizeof(*o));
-	o->fd = -1;
-	if (!path[0])
-		return sim_error("%s: empty file name", option);
-	if (strlen(path) >= sizeof(o->path) - 16)
-		return sim_error("%s '%s': the path is too long", option, path);
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return sim_error("%s '%s': is a directory", option, path);
-	snprintf(o->path, sizeof(o->path), "%s", path);
-	const char *slash = strrchr(path, '/');
-	if (slash)
-		snprintf(o->tmp, sizeof(o->tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path,
-			 slash + 1);
-	else
-		snprintf(o->tmp, sizeof(o->tmp), ".%s.XXXXXX", path);
-	if (slash && slash[1] == '\0')
-		return sim_error("%s '%s': names a directory, not a file", option, path);
-	o->fd = mkstemp(o->tmp);
-	if (o->fd < 0) {
-		int e = errno;
-		return sim_error("%s '%s': cannot create a file in its directory: %s", option, path,
-				 strerror(e));
-	}
-	register_temp(o->tmp, true);
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(o->fd, 0666 & ~mask) != 0) { /* as a plain fopen() would create it */
-						/* not fatal: the file stays 0600 */
-	}
-	return 0;
-}
-
-static void out_file_discard(struct out_file *o)
-{
-	if (o->f)
-		fclose(o->f);
-	else if (o->fd >= 0)
-		close(o->fd);
-	if (o->tmp[0]) {
-		unlink(o->tmp);
-		register_temp(o->tmp, false);
-	}
-	o->f = NULL;
-	o->fd = -1;
-	o->tmp[0] = '\0';
-}
-
-static FILE *out_file_stream(struct out_file *o)
-{
-	if (!o->f) {
-		o->f = fdopen(o->fd, "w");
-		if (o->f)
-			o->fd = -1;
-	}
-	return o->f;
-}
-
-/* Flushes and closes the temporary file (the data must be complete before it replaces
- * anything). */
-static int out_file_close(struct out_file *o, const char *option)
-{
-	int rc = 0;
-	if (o->f) {
-		if (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f)))
-			rc = -1;
-		if (fclose(o->f))
-			rc = -1;
-		o->f = NULL;
-	} else if (o->fd >= 0) {
-		if (fsync(o->fd) || close(o->fd))
-			rc = -1;
-		o->fd = -1;
-	}
-	if (rc) {
-		int e = errno;
-		fprintf(stderr, "toposched sim: error: %s '%s': writing failed: %s\n", option,
-			o->path, strerror(e));
-	}
-	return rc;
-}
-
-static int out_file_commit(struct out_file *o, const char *option)
-{
-	if (rename(o->tmp, o->path) != 0) {
-		int e = errno;
-		fprintf(stderr, "toposched sim: error: %s '%s': %s\n", option, o->path,
-			strerror(e));
-		return -1;
-	}
-	register_temp(o->tmp, false);
-	o->tmp[0] = '\0';
-	return 0;
-}
-
-/* Runs gnuplot on the script (its stdin); the plot goes to the plot's temporary file. */
-static int run_gnuplot(const char *gnuplot, const struct ts_experiment *e,
-		       enum ts_plot_format format, const struct out_file *plot)
-{
-	FILE *script = tmpfile(), *errs = tmpfile();
-	int rc = 1;
-	if (!script || !errs) {
-		fprintf(stderr,
-			"toposched sim: error: --plot: cannot create a temporary file: %s\n",
-			strerror(errno));
-		goto out;
-	}
-	if (ts_exp_write_gnuplot(e, format, plot->tmp, script) || fseek(script, 0, SEEK_SET)) {
-		fprintf(stderr,
-			"toposched sim: error: --plot: writing the gnuplot script failed\n");
-		goto out;
-	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fileno(script), 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fileno(errs), 2);
-	char *argv[] = {(char *)"gnuplot", NULL};
-	extern char **environ;
-	pid_t pid;
-	int src = posix_spawn(&pid, gnuplot, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (src) {
-		fprintf(stderr, "toposched sim: error: --plot: cannot run %s: %s\n", gnuplot,
-			strerror(src));
-		goto out;
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			st = -1;
-			break;
-		}
-	struct stat sb;
-	if (st == 0 && stat(plot->tmp, &sb) == 0 && sb.st_size > 0) {
-		rc = 0;
-		goto out;
-	}
-	/* gnuplot's first message line says what went wrong */
-	char line[512] = "", buf[512];
-	fseek(errs, 0, SEEK_SET);
-	while (fgets(buf, sizeof(buf), errs)) {
-		char *s = buf;
-		while (*s == ' ' || *s == '\t' || *s == '^')
-			s++;
-		if (*s && *s != '\n') {
-			snprintf(line, sizeof(line), "%s", s);
-			break;
-		}
-	}
-	line[strcspn(line, "\n")] = '\0';
-	fprintf(stderr, "toposched sim: error: --plot '%s': gnuplot failed%s%s\n", plot->path,
-		line[0] ? ": " : "", line);
-out:
-	if (script)
-		fclose(script);
-	if (errs)
-		fclose(errs);
-	return rc;
 }
 
 /* ---- the command ---- */
@@ -699,12 +256,6 @@ static int parse_format(const char *text, enum sim_format *out)
 	else
 		return sim_error("--format '%s': unknown (choose table, csv or json)", text);
 	return 0;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
 enum {
@@ -823,17 +374,18 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 			o->features = optarg;
 			break;
 		case OPT_ITERATIONS:
-			if (parse_int_value("--iterations", optarg, 1, TS_EXP_MAX_ITERATIONS,
-					    &o->iterations))
+			if (cli_parse_int(SIM_CMD, "--iterations", optarg, 1, TS_EXP_MAX_ITERATIONS,
+					  &o->iterations))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_DURATION:
-			if (parse_duration("--duration", optarg, false, &o->duration_ns))
+			if (cli_parse_duration(SIM_CMD, "--duration", optarg, 0, &o->duration_ns))
 				return CLI_EXIT_USAGE;
 			o->duration_given = true;
 			break;
 		case OPT_WARMUP:
-			if (parse_duration("--warmup", optarg, true, &o->warmup_ns))
+			if (cli_parse_duration(SIM_CMD, "--warmup", optarg, CLI_DURATION_ZERO,
+					       &o->warmup_ns))
 				return CLI_EXIT_USAGE;
 			o->warmup_given = true;
 			break;
@@ -842,7 +394,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_SEED:
-			if (parse_seed(optarg, &o->seed))
+			if (cli_parse_seed(SIM_CMD, "--seed", optarg, &o->seed))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_PIN:
@@ -857,15 +409,15 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 			o->costs[o->nr_costs++] = optarg;
 			break;
 		case OPT_HZ:
-			if (parse_int_value("--hz", optarg, 10, 10000, &o->hz))
+			if (cli_parse_int(SIM_CMD, "--hz", optarg, 10, 10000, &o->hz))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_JOBS:
-			if (parse_int_value("--jobs", optarg, 1, TS_EXP_MAX_JOBS, &o->jobs))
+			if (cli_parse_int(SIM_CMD, "--jobs", optarg, 1, TS_EXP_MAX_JOBS, &o->jobs))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_LOOPS:
-			if (parse_int_value("--loops", optarg, 1, 100000000, &o->loops))
+			if (cli_parse_int(SIM_CMD, "--loops", optarg, 1, 100000000, &o->loops))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_FORMAT:
@@ -1100,8 +652,9 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 	}
 	const char *default_loads =
 		s->workload->default_loads ? s->workload->default_loads : SIM_DEFAULT_LOADS;
-	if (parse_loads(o->loads_option ? o->loads_option : "--clients",
-			o->loads_text ? o->loads_text : default_loads, &s->loads, &s->nr_loads))
+	if (cli_parse_list(SIM_CMD, o->loads_option ? o->loads_option : "--clients",
+			   o->loads_text ? o->loads_text : default_loads, TS_SIM_MAX_TASKS,
+			   TS_EXP_MAX_LOADS, &s->loads, &s->nr_loads))
 		return CLI_EXIT_USAGE;
 	if (o->bind != TS_BIND_NONE && s->workload->nr_regions == 0)
 		return sim_error("--bind: workload '%s' has no memory to bind (the NUMA workloads "
@@ -1235,8 +788,9 @@ int cmd_sim(int argc, char **argv)
 	};
 	bool help = false;
 	/* the defaults go through the parser, so that the help text cannot disagree */
-	if (parse_duration("--duration", SIM_DEFAULT_DURATION, false, &o.duration_ns) ||
-	    parse_duration("--warmup", SIM_DEFAULT_WARMUP, true, &o.warmup_ns))
+	if (cli_parse_duration(SIM_CMD, "--duration", SIM_DEFAULT_DURATION, 0, &o.duration_ns) ||
+	    cli_parse_duration(SIM_CMD, "--warmup", SIM_DEFAULT_WARMUP, CLI_DURATION_ZERO,
+			       &o.warmup_ns))
 		return CLI_EXIT_USAGE;
 	if (parse_args(argc, argv, &o, &help))
 		return CLI_EXIT_USAGE;
@@ -1254,43 +808,32 @@ int cmd_sim(int argc, char **argv)
 		return fflush(stdout) || ferror(stdout) ? 1 : 0;
 	}
 	if (!o.format_given && o.output) {
-		if (ends_with(o.output, ".json"))
+		if (cli_path_has_suffix(o.output, ".json"))
 			o.format = SIM_JSON;
-		else if (ends_with(o.output, ".csv"))
+		else if (cli_path_has_suffix(o.output, ".csv"))
 			o.format = SIM_CSV;
 	}
 	enum ts_plot_format plot_format = TS_PLOT_PNG;
 	char gnuplot[PATH_MAX];
 	if (o.plot) {
-		if (ends_with(o.plot, ".png"))
-			plot_format = TS_PLOT_PNG;
-		else if (ends_with(o.plot, ".svg"))
-			plot_format = TS_PLOT_SVG;
-		else
-			return sim_error("--plot '%s': the file name must end in .png or .svg",
-					 o.plot);
+		if (cli_plot_prepare(SIM_CMD, "--plot", o.plot, &plot_format, gnuplot,
+				     sizeof(gnuplot)))
+			return CLI_EXIT_USAGE;
 		if (o.output && strcmp(o.output, o.plot) == 0)
 			return sim_error("--output and --plot name the same file '%s'", o.plot);
-		if (!find_in_path("gnuplot", gnuplot, sizeof(gnuplot)))
-			return sim_error("--plot: gnuplot not found in PATH (install gnuplot, e.g. "
-					 "the gnuplot-nox package)");
 	}
 
 	struct sim_setup s = {0};
 	int rc = build_setup(&o, &s);
-	struct out_file out = {.fd = -1}, plot = {.fd = -1};
+	struct cli_output out = {0}, plot = {0};
 	if (rc)
 		goto done;
 	if (o.dump_groups) { /* task groups: the hierarchy only, nothing run */
 		rc = dump_groups(&s);
 		goto done;
 	}
-	install_signal_cleanup();
-	if (o.output && out_file_open(&out, "--output", o.output)) {
-		rc = CLI_EXIT_USAGE;
-		goto done;
-	}
-	if (o.plot && out_file_open(&plot, "--plot", o.plot)) {
+	if (cli_output_open(&out, SIM_CMD, "--output", o.output) ||
+	    (o.plot && cli_output_open(&plot, SIM_CMD, "--plot", o.plot))) {
 		rc = CLI_EXIT_USAGE;
 		goto done;
 	}
@@ -1328,29 +871,25 @@ int cmd_sim(int argc, char **argv)
 		rc = 1;
 		goto done;
 	}
-	FILE *f = o.output ? out_file_stream(&out) : stdout;
-	if (!f || write_report(&e, o.format, f)) {
+	if (write_report(&e, o.format, cli_output_stream(&out))) {
 		fprintf(stderr, "toposched sim: error: writing the report to %s failed: %s\n",
 			o.output ? o.output : "stdout", strerror(errno));
 		rc = 1;
 	}
-	if (!rc && o.output && out_file_close(&out, "--output"))
+	if (!rc && o.plot && cli_plot_draw(&plot, gnuplot, &e, plot_format))
 		rc = 1;
-	if (!rc && o.plot &&
-	    (out_file_close(&plot, "--plot") || run_gnuplot(gnuplot, &e, plot_format, &plot)))
+	/* both complete: put them in place, the plot first, so that it can be taken back */
+	if (!rc && o.plot && cli_output_commit(&plot))
 		rc = 1;
-	/* both files complete: put them in place */
-	if (!rc && o.plot && out_file_commit(&plot, "--plot"))
-		rc = 1;
-	if (!rc && o.output && out_file_commit(&out, "--output")) {
-		if (o.plot)
-			unlink(plot.path); /* all or nothing */
+	if (!rc && cli_output_commit(&out)) {
+		if (o.plot && plot.created)
+			unlink(plot.target); /* all or nothing */
 		rc = 1;
 	}
 	ts_experiment_free(&e);
 done:
-	out_file_discard(&out);
-	out_file_discard(&plot);
+	cli_output_discard(&out);
+	cli_output_discard(&plot);
 	free_setup(&s);
 	return rc;
 }

@@ -2,13 +2,14 @@
 #include <string.h>
 
 #include "cli.h"
-#include "json_writer.h"
+#include "toposched/json_writer.h"
 #include "toposched/numa_levels.h"
 #include "toposched/spread.h"
 
 static const char spread_help[] =
 	"usage: toposched spread [--topology SPEC] [--distance MATRIX] --node N [--count K]\n"
 	"                        [--policy plain|nearest-node|numa-hops] [--format text|json]\n"
+	"                        [--output FILE]\n"
 	"\n"
 	"Lists cpumask_local_spread(i, N) for i = 0..K-1: the CPUs a driver spreading K queues\n"
 	"from node N would get, nearest first (default K = all CPUs).\n"
@@ -19,7 +20,7 @@ static const char spread_help[] =
 	"                  distances, CPUs of one hop in id order;\n"
 	"                  nearest-node (2019 proposal): node by node by distance;\n"
 	"                  plain (before 6.3): the node's CPUs, then the rest in id order\n"
-	"  --topology, --distance, --format as for 'toposched topo'\n";
+	"  --topology, --distance, --format, --output as for 'toposched topo'\n";
 
 int cmd_spread(int argc, char **argv)
 {
@@ -31,18 +32,19 @@ int cmd_spread(int argc, char **argv)
 		{"count", required_argument, NULL, 'k'},
 		{"policy", required_argument, NULL, 'p'},
 		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *spec = CLI_DEFAULT_TOPOLOGY, *distance = NULL, *node_arg = NULL;
-	const char *count_arg = NULL;
+	const char *count_arg = NULL, *output = NULL;
 	enum ts_spread_policy policy = TS_SPREAD_NUMA_HOPS;
 	enum cli_format format = CLI_FORMAT_TEXT;
 	struct ts_error err = {0};
 	opterr = 0;
 	optind = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, ":t:d:n:k:p:f:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":t:d:n:k:p:f:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			spec = optarg;
@@ -63,6 +65,9 @@ int cmd_spread(int argc, char **argv)
 		case 'f':
 			if (cli_parse_format("spread", optarg, &format))
 				return CLI_EXIT_USAGE;
+			break;
+		case 'o':
+			output = optarg;
 			break;
 		case 'h':
 			fputs(spread_help, stdout);
@@ -89,49 +94,53 @@ int cmd_spread(int argc, char **argv)
 	struct ts_cpumask *online = ts_cpumask_alloc(t->nr_cpus);
 	if (!rc && (!online || ts_numa_levels_init(&nl, t, &err)))
 		rc = cli_error("spread", "out of memory");
+	struct cli_output output_file = {0};
+	if (!rc && cli_output_open(&output_file, "spread", "--output", output))
+		rc = CLI_EXIT_USAGE;
 	if (!rc) {
+		FILE *out = cli_output_stream(&output_file);
 		ts_cpumask_fill(online);
-		struct json_writer w;
+		struct ts_json_writer w;
 		if (format == CLI_FORMAT_JSON) {
-			json_init(&w, stdout);
-			json_begin_object(&w);
-			json_key(&w, "machine");
-			json_string(&w, t->name);
-			json_key(&w, "node");
+			ts_json_init(&w, out, CLI_JSON_PRECISION);
+			ts_json_begin_object(&w);
+			ts_json_key(&w, "machine");
+			ts_json_string(&w, t->name);
+			ts_json_key(&w, "node");
 			if (node < 0)
-				json_null(&w);
+				ts_json_null(&w);
 			else
-				json_int(&w, node);
-			json_key(&w, "policy");
-			json_string(&w, ts_spread_policy_name(policy));
-			json_key(&w, "cpus");
-			json_begin_array(&w);
+				ts_json_int(&w, node);
+			ts_json_key(&w, "policy");
+			ts_json_string(&w, ts_spread_policy_name(policy));
+			ts_json_key(&w, "cpus");
+			ts_json_begin_array(&w);
 		} else {
-			printf("cpumask_local_spread(i, %s) on %s, policy %s\n", node_arg, t->name,
-			       ts_spread_policy_name(policy));
-			printf("%6s %6s %5s %9s\n", "i", "cpu", "node", "distance");
+			fprintf(out, "cpumask_local_spread(i, %s) on %s, policy %s\n", node_arg,
+				t->name, ts_spread_policy_name(policy));
+			fprintf(out, "%6s %6s %5s %9s\n", "i", "cpu", "node", "distance");
 		}
 		for (long i = 0; i < count; i++) {
 			int cpu = ts_cpumask_local_spread(&nl, online, policy,
 							  (int)(i % t->nr_cpus), (int)node);
 			if (format == CLI_FORMAT_JSON) {
-				json_int(&w, cpu);
+				ts_json_int(&w, cpu);
 				continue;
 			}
 			int cnode = t->cpu[cpu].node;
 			if (node >= 0)
-				printf("%6ld %6d %5d %9d\n", i, cpu, cnode,
-				       ts_topo_distance(t, (int)node, cnode));
+				fprintf(out, "%6ld %6d %5d %9d\n", i, cpu, cnode,
+					ts_topo_distance(t, (int)node, cnode));
 			else
-				printf("%6ld %6d %5d %9s\n", i, cpu, cnode, "-");
+				fprintf(out, "%6ld %6d %5d %9s\n", i, cpu, cnode, "-");
 		}
 		if (format == CLI_FORMAT_JSON) {
-			json_end_array(&w);
-			json_end_object(&w);
+			ts_json_end_array(&w);
+			ts_json_end_object(&w);
 		}
-		if (fflush(stdout) || ferror(stdout))
-			rc = cli_error("spread", "writing the output failed");
+		rc = cli_output_commit(&output_file);
 	}
+	cli_output_discard(&output_file);
 	ts_numa_levels_destroy(&nl);
 	ts_cpumask_free(online);
 	ts_topology_free(t);

@@ -15,6 +15,7 @@ static const struct {
 	{"machines", cmd_machines, "list the built-in machine presets"},
 	{"features", cmd_features, "list the scheduler feature switches (sched/features)"},
 	{"bench", cmd_bench, "benchmark the runtime against the kernel's threads, side by side"},
+	{"validate", cmd_validate, "run the published experiments and show the model against them"},
 };
 
 static void usage(FILE *out)

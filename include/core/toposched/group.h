@@ -85,6 +85,7 @@
 #include "toposched/error.h"
 #include "toposched/features.h"
 #include "toposched/stats.h"
+#include "toposched/tg_layout.h"
 
 #define TS_TG_CACHELINE	 64
 #define TS_MIN_SHARES	 2UL	     /* MIN_SHARES (unscaled, as calc_group_shares uses it) */
@@ -92,8 +93,6 @@
 #define TS_NSEC_PER_MSEC 1000000ULL
 #define TS_TG_NAME_MAX	 32
 
-/* TS_TG_ALIGNED first: a zero-initialised configuration gets mainline's layout. */
-enum ts_tg_layout { TS_TG_ALIGNED, TS_TG_PACKED, TS_TG_PER_NODE, TS_TG_LAYOUT_NR };
 const char *ts_tg_layout_name(enum ts_tg_layout l); /* "packed", "aligned", "per-node" */
 /* "packed" | "aligned" | "per-node" (also "per_node"); -EINVAL otherwise. */
 int ts_tg_layout_parse(const char *s, enum ts_tg_layout *out, struct ts_error *err);

@@ -350,7 +350,7 @@ void ts_rq_publish(struct ts_sched *s, struct ts_rq *rq);
  * balancing is due (sched_balance_softirq()'s update of the blocked averages). */
 void ts_update_rq_load(struct ts_sched *s, struct ts_rq *rq, uint64_t now);
 
-/* ---- load balancing (balance.c) ---- */
+/* ---- load balancing (balance.c; the fork/exec slow path: balance_fork.c) ---- */
 
 /* sched_balance_find_dst_cpu() (find_idlest_cpu): the fork/exec slow path, top-down from
  * sd (the highest domain with sd_flag); lock-free like the rest of placement. */

@@ -1,5 +1,7 @@
 /* libtoposched: an M:N task runtime whose placement, idle balancing and wake-ups are
- * decided by the scheduling core (sched.h) on the real machine.
+ * decided by the scheduling core on the real machine. Installed (toposched.h includes
+ * it): it names none of the core's types but the task-group layout (tg_layout.h); the
+ * handles into the core are in runtime_core.h, for programs built with the core.
  *
  * One worker thread per scheduled CPU, pinned; user-level tasks with their own mmap'ed
  * stacks (guard page below) switched in assembly (x86-64, AArch64; ucontext elsewhere).
@@ -42,7 +44,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "toposched/sched.h"
+#include "toposched/api.h"
+#include "toposched/tg_layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct ts_rt_config {
 	/* "host" (NULL): this machine via hwloc; workers on `cpulist` (OS CPU numbers) or
@@ -53,8 +60,8 @@ struct ts_rt_config {
 	const char *topology;
 	const char *cpulist;
 	const char *features;	     /* applied on ts_features_default(); NULL = defaults */
-	enum ts_tg_layout tg_layout; /* of every task group's load_avg (group.h); 0 = aligned */
-	unsigned int hz;	     /* tick frequency; 0 = TS_HZ_DEFAULT */
+	enum ts_tg_layout tg_layout; /* of every task group's load_avg (tg_layout.h); 0 = aligned */
+	unsigned int hz;	     /* tick frequency; 0 = the core's TS_HZ_DEFAULT (1000) */
 	size_t stack_size;	     /* default task stack; 0 = 256 KiB */
 	int idle_spin;		     /* polls of the run queue before parking; 0 = 200, <0 = none */
 	bool no_pin;		     /* leave workers unpinned (testing) */
@@ -77,18 +84,16 @@ struct ts_rt_config {
 
 /* Starts the runtime; the calling thread stays a plain thread (it may spawn, join and use
  * try_ operations). -EALREADY when running. */
-int ts_rt_start(const struct ts_rt_config *cfg);
+TS_API int ts_rt_start(const struct ts_rt_config *cfg);
 /* Waits until every task has exited, then stops the workers and frees every task that
  * was not joined. Must be called from a plain thread (-EBUSY from a task); -ENXIO when
  * not running. Blocks for ever if a task never finishes. */
-int ts_rt_stop(void);
-bool ts_rt_running(void);
+TS_API int ts_rt_stop(void);
+TS_API bool ts_rt_running(void);
 /* The message of the calling thread's last error ("" when none). */
-const char *ts_rt_last_error(void);
-/* The scheduler of the running runtime (statistics: ts_cpu_rq(s, cpu)->stats), or NULL. */
-struct ts_sched *ts_rt_sched(void);
+TS_API const char *ts_rt_last_error(void);
 /* Scheduled CPUs and workers. */
-int ts_rt_nr_workers(void);
+TS_API int ts_rt_nr_workers(void);
 /* Runtime counters (sums over workers, relaxed reads). */
 struct ts_rt_stats {
 	uint64_t spawned;	/* tasks placed by ts_wake_up_new_task() or on their spread CPU */
@@ -110,7 +115,7 @@ struct ts_rt_stats {
 	uint64_t numa_migrate_failed; /* decided, not performed (the task or its partner
 				       * moved, blocked or ran through the stop timeout) */
 };
-void ts_rt_get_stats(struct ts_rt_stats *out);
+TS_API void ts_rt_get_stats(struct ts_rt_stats *out);
 
 /* ---- tasks ---- */
 
@@ -146,23 +151,22 @@ typedef void *(*ts_task_fn)(void *arg);
 
 /* Creates a task (from a task or a plain thread) and makes it runnable. On error
  * returns a handle with id 0 and sets errno and ts_rt_last_error(). attr may be NULL. */
-ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *attr);
+TS_API ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *attr);
 /* Waits for the task to exit and frees it; *ret (may be NULL) gets fn's return value.
  * From a task it blocks the task; from a plain thread it blocks the thread. A handle can
  * be joined once: a second join gives -ESRCH, two joiners at once -EINVAL. */
-int ts_join(ts_task_handle h, void **ret);
+TS_API int ts_join(ts_task_handle h, void **ret);
 /* Gives up the worker (ts_yield_task() of the core); from a plain thread: sched_yield(). */
-int ts_yield(void);
+TS_API int ts_yield(void);
 /* Sleeps at least ns; -EPERM from a plain thread. */
-int ts_sleep_ns(uint64_t ns);
+TS_API int ts_sleep_ns(uint64_t ns);
 /* The calling task's handle (id 0 from a plain thread). */
-ts_task_handle ts_self(void);
-/* The calling task's name, its scheduler CPU now (-1 from a plain thread), its core task. */
-const char *ts_self_name(void);
-int ts_self_cpu(void);
-struct ts_task *ts_self_sched_task(void);
+TS_API ts_task_handle ts_self(void);
+/* The calling task's name, its scheduler CPU now (-1 from a plain thread). */
+TS_API const char *ts_self_name(void);
+TS_API int ts_self_cpu(void);
 /* The guard page and usable stack of a task (for tests and debuggers). */
-int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size);
+TS_API int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size);
 
 /* ---- NUMA ---- */
 
@@ -171,8 +175,8 @@ int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size);
  * migration attempt aims there, until a placement (after a full scan of its declared
  * memory) picks the node with most of its faults. node -1 clears it. h.id 0 = the
  * calling task. */
-int ts_task_set_preferred_node(ts_task_handle h, int node);
-int ts_task_get_preferred_node(ts_task_handle h, int *node);
+TS_API int ts_task_set_preferred_node(ts_task_handle h, int node);
+TS_API int ts_task_get_preferred_node(ts_task_handle h, int *node);
 
 /* len bytes (rounded up to pages) on `node` of the runtime's topology; NULL with errno and
  * ts_rt_last_error() on error (-ENXIO not running, -EINVAL bad node or len, -ENOMEM).
@@ -181,10 +185,10 @@ int ts_task_get_preferred_node(ts_task_handle h, int *node);
  * a container filtering the NUMA system calls, or a virtual topology, whose nodes are no
  * real ones) a plain anonymous mmap, and the runtime takes its pages to be on `node`.
  * From a task the memory is also declared (ts_numa_declare). */
-void *ts_numa_alloc(size_t len, int node);
+TS_API void *ts_numa_alloc(size_t len, int node);
 /* Frees memory of ts_numa_alloc(); len as allocated. From a task its declarations of
  * that memory are dropped. -EINVAL when (p, len) is no live allocation. */
-int ts_numa_free(void *p, size_t len);
+TS_API int ts_numa_free(void *p, size_t len);
 /* Declares [addr, addr + len) (widened to pages) as memory the calling task uses: NUMA
  * balancing samples it. On the host topology with NUMA support the node of each page is asked
  * of the kernel (move_pages() query) at every scan, so the kernel's own page placement is
@@ -192,10 +196,10 @@ int ts_numa_free(void *p, size_t len);
  * was allocated for (ts_numa_alloc) or, for other memory, the node of the CPU the task
  * runs on when it declares it (first touch). Tasks only (-EPERM); -EINVAL bad range;
  * -EEXIST overlaps a declaration of this task. */
-int ts_numa_declare(void *addr, size_t len);
+TS_API int ts_numa_declare(void *addr, size_t len);
 /* Drops the calling task's declarations that lie within [addr, addr + len). Returns how
  * many were dropped. */
-int ts_numa_undeclare(void *addr, size_t len);
+TS_API int ts_numa_undeclare(void *addr, size_t len);
 
 /* One NUMA migration or swap the core decided, as the runtime performed (or abandoned) it.
  * Times: ns since ts_rt_start(); `decided` after the decision (the reservation of dst_cpu,
@@ -210,7 +214,7 @@ struct ts_rt_numa_event {
 };
 /* Copies up to max events of the trace (config numa_trace) in order of completion;
  * returns how many there are (at most the capacity; later ones are dropped). */
-size_t ts_rt_numa_trace(struct ts_rt_numa_event *out, size_t max);
+TS_API size_t ts_rt_numa_trace(struct ts_rt_numa_event *out, size_t max);
 
 /* ---- task groups ----
  * Groups of tasks with CPU shares, scheduled hierarchically by the core (group.h; the
@@ -242,12 +246,9 @@ size_t ts_rt_numa_trace(struct ts_rt_numa_event *out, size_t max);
  * parent's children. NULL on error with errno and ts_rt_last_error(): -ENXIO not running,
  * -EINVAL bad name or a parent that is not a group of this run, -EEXIST name taken,
  * -ENOMEM. */
-struct ts_rt_group *ts_rt_group_create(const char *name, unsigned long shares,
-				       struct ts_rt_group *parent);
-const char *ts_rt_group_name(const struct ts_rt_group *g);
-/* The core's group (for statistics of one CPU: ts_tg_stats_cpu()); NULL if g is not a
- * group of this run. */
-struct ts_task_group *ts_rt_group_tg(const struct ts_rt_group *g);
+TS_API struct ts_rt_group *ts_rt_group_create(const char *name, unsigned long shares,
+					      struct ts_rt_group *parent);
+TS_API const char *ts_rt_group_name(const struct ts_rt_group *g);
 
 /* The counters of a group's tg->load_avg accesses (group.h), summed over CPUs, read with
  * relaxed loads, and when (CLOCK_MONOTONIC ns) they were read. */
@@ -264,7 +265,7 @@ struct ts_rt_group_stats {
 };
 /* g's counters, or with g NULL the sum over every group created in this run (not the
  * root: it has no load_avg). -ENXIO not running, -EINVAL g not a group of this run. */
-int ts_rt_group_stats(const struct ts_rt_group *g, struct ts_rt_group_stats *out);
+TS_API int ts_rt_group_stats(const struct ts_rt_group *g, struct ts_rt_group_stats *out);
 /* Per second between two readings of the same groups (after - before, over their
  * at_ns); remote_share = remote writes / writes in the interval, -1 without writes.
  * -EINVAL if after is not later than before or a counter went backwards. */
@@ -273,58 +274,62 @@ struct ts_rt_group_rates {
 	double remote_share;
 	double interval_s;
 };
-int ts_rt_group_rates(const struct ts_rt_group_stats *before, const struct ts_rt_group_stats *after,
-		      struct ts_rt_group_rates *out);
+TS_API int ts_rt_group_rates(const struct ts_rt_group_stats *before,
+			     const struct ts_rt_group_stats *after, struct ts_rt_group_rates *out);
 /* The hierarchy below g (NULL = the root, "/"), one line per group, children indented by
  * two spaces: "<name> shares=<n> parent=<name|-> layout=<layout> load_avg=<n>" (the
  * core's ts_tg_dump()). snprintf semantics: returns the length of the whole text, writes
  * at most len - 1 bytes and a NUL when len > 0. 0 (and "" in buf) when not running or g
  * is not a group of this run. */
-size_t ts_rt_group_dump(const struct ts_rt_group *g, char *buf, size_t len);
+TS_API size_t ts_rt_group_dump(const struct ts_rt_group *g, char *buf, size_t len);
 
 /* ---- channels ---- */
 
 struct ts_chan;
 /* A bounded FIFO of `capacity` elements of elem_size bytes (capacity 0: rendezvous).
  * Returns NULL (errno) on bad arguments. */
-struct ts_chan *ts_chan_create(size_t capacity, size_t elem_size);
+TS_API struct ts_chan *ts_chan_create(size_t capacity, size_t elem_size);
 /* Frees the channel; no task may be blocked on it. */
-void ts_chan_destroy(struct ts_chan *c);
+TS_API void ts_chan_destroy(struct ts_chan *c);
 /* Blocking send/recv (tasks only: -EPERM elsewhere). send: -EPIPE once closed. recv:
  * -EPIPE once closed and empty. */
-int ts_chan_send(struct ts_chan *c, const void *elem);
-int ts_chan_recv(struct ts_chan *c, void *elem);
+TS_API int ts_chan_send(struct ts_chan *c, const void *elem);
+TS_API int ts_chan_recv(struct ts_chan *c, void *elem);
 /* ts_chan_send() for a caller about to block (a request followed by a wait for the
  * reply): the receiver it wakes is placed with WF_SYNC (wake_affine favours this CPU). */
-int ts_chan_send_sync(struct ts_chan *c, const void *elem);
+TS_API int ts_chan_send_sync(struct ts_chan *c, const void *elem);
 /* Non-blocking (any thread): -EAGAIN instead of blocking. */
-int ts_chan_try_send(struct ts_chan *c, const void *elem);
-int ts_chan_try_recv(struct ts_chan *c, void *elem);
+TS_API int ts_chan_try_send(struct ts_chan *c, const void *elem);
+TS_API int ts_chan_try_recv(struct ts_chan *c, void *elem);
 /* Wakes every blocked sender (-EPIPE) and receiver (drain, then -EPIPE). Closing twice:
  * -EPIPE. */
-int ts_chan_close(struct ts_chan *c);
+TS_API int ts_chan_close(struct ts_chan *c);
 
 /* ---- mutex, condition variable, wait group (tasks only for the blocking calls) ---- */
 
 struct ts_mutex;
 struct ts_cond;
 struct ts_waitgroup;
-struct ts_mutex *ts_mutex_create(void);
-void ts_mutex_destroy(struct ts_mutex *m);
-int ts_mutex_lock(struct ts_mutex *m);
-int ts_mutex_trylock(struct ts_mutex *m); /* -EBUSY when held */
-int ts_mutex_unlock(struct ts_mutex *m);  /* -EPERM when not held by the caller */
+TS_API struct ts_mutex *ts_mutex_create(void);
+TS_API void ts_mutex_destroy(struct ts_mutex *m);
+TS_API int ts_mutex_lock(struct ts_mutex *m);
+TS_API int ts_mutex_trylock(struct ts_mutex *m); /* -EBUSY when held */
+TS_API int ts_mutex_unlock(struct ts_mutex *m);	 /* -EPERM when not held by the caller */
 
-struct ts_cond *ts_cond_create(void);
-void ts_cond_destroy(struct ts_cond *c);
-int ts_cond_wait(struct ts_cond *c, struct ts_mutex *m);
-int ts_cond_signal(struct ts_cond *c);
-int ts_cond_broadcast(struct ts_cond *c);
+TS_API struct ts_cond *ts_cond_create(void);
+TS_API void ts_cond_destroy(struct ts_cond *c);
+TS_API int ts_cond_wait(struct ts_cond *c, struct ts_mutex *m);
+TS_API int ts_cond_signal(struct ts_cond *c);
+TS_API int ts_cond_broadcast(struct ts_cond *c);
 
-struct ts_waitgroup *ts_wg_create(void);
-void ts_wg_destroy(struct ts_waitgroup *wg);
-int ts_wg_add(struct ts_waitgroup *wg, int delta); /* -EINVAL if the count goes negative */
-int ts_wg_done(struct ts_waitgroup *wg);
-int ts_wg_wait(struct ts_waitgroup *wg);
+TS_API struct ts_waitgroup *ts_wg_create(void);
+TS_API void ts_wg_destroy(struct ts_waitgroup *wg);
+TS_API int ts_wg_add(struct ts_waitgroup *wg, int delta); /* -EINVAL if the count goes negative */
+TS_API int ts_wg_done(struct ts_waitgroup *wg);
+TS_API int ts_wg_wait(struct ts_waitgroup *wg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

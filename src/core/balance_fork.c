@@ -1,0 +1,246 @@
+/* The fork/exec slow path of task placement, after kernel/sched/fair.c (v6.6 .. v6.12):
+ * sched_balance_find_dst_cpu(), once find_idlest_cpu(), walks the domains with the
+ * SD_BALANCE_FORK/EXEC flag down to the idlest group and its idlest CPU. */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "balance.h"
+
+/* The *_without() helpers: cpu's load/util/runnable without p's contribution, when p is
+ * queued there (exec balancing of the running task). */
+static bool task_counts_on(const struct ts_task *p, int cpu)
+{
+	return cpu == p->cpu && p->se.avg.last_update_time != 0;
+}
+static unsigned long sub_floor(unsigned long a, unsigned long b)
+{
+	return a > b ? a - b : 0;
+}
+
+static void update_sg_wakeup_stats(struct ts_sched *s, struct ts_sched_domain *sd,
+				   struct ts_sched_group *group, struct sg_lb_stats *sgs,
+				   struct ts_task *p)
+{
+	int i;
+	*sgs = (struct sg_lb_stats){0};
+	ts_for_each_cpu(i, group->span)
+	{
+		bool own = task_counts_on(p, i);
+		unsigned long load = ts_cpu_load(s, i), util = ts_cpu_util(s, i),
+			      runnable = ts_cpu_runnable(s, i);
+		if (own) {
+			load = sub_floor(load, ts_task_h_load_of(s, p)); /* cpu_load_without() */
+			util = sub_floor(util, p->se.avg.util_avg);
+			runnable = sub_floor(runnable, p->se.avg.runnable_avg);
+		}
+		sgs->group_load += load;
+		sgs->group_util += util;
+		sgs->group_runnable += runnable;
+		unsigned int local = own && p->se.on_rq ? 1 : 0; /* task_running_on_cpu() */
+		unsigned int nr = ts_rq_nr_running(s, i);
+		unsigned int nr_running = nr >= local ? nr - local : 0;
+		sgs->sum_h_nr_running += nr_running;
+		sgs->sum_nr_running += nr_running;
+		/* idle_cpu_without(): idle, or p alone there (then p is its current task). */
+		if (!nr_running &&
+		    (local ? !atomic_load_explicit(&s->rq[i].ro.ttwu_pending, memory_order_relaxed)
+			   : ts_idle_cpu(s, i)))
+			sgs->idle_cpus++;
+	}
+	sgs->group_capacity = group->sgc->capacity;
+	sgs->group_weight = (unsigned)group->group_weight;
+	sgs->group_type = group_classify(sd->imbalance_pct, group, sgs);
+	if (sgs->group_type == group_fully_busy || sgs->group_type == group_overloaded)
+		sgs->avg_load = (sgs->group_load * TS_CAPACITY_SCALE) / sgs->group_capacity;
+}
+
+static bool update_pick_idlest(const struct ts_sched_group *idlest,
+			       const struct sg_lb_stats *idlest_sgs,
+			       const struct ts_sched_group *group, const struct sg_lb_stats *sgs)
+{
+	if (sgs->group_type < idlest_sgs->group_type)
+		return true;
+	if (sgs->group_type > idlest_sgs->group_type)
+		return false;
+	switch (sgs->group_type) {
+	case group_overloaded:
+	case group_fully_busy:
+		if (idlest_sgs->avg_load <= sgs->avg_load)
+			return false;
+		break;
+	case group_imbalanced:
+	case group_asym_packing:
+	case group_smt_balance:
+		return false; /* not used in the slow path */
+	case group_misfit_task:
+		if (idlest->sgc->max_capacity >= group->sgc->max_capacity)
+			return false;
+		break;
+	case group_has_spare:
+		if (idlest_sgs->idle_cpus > sgs->idle_cpus)
+			return false;
+		if (idlest_sgs->idle_cpus == sgs->idle_cpus &&
+		    idlest_sgs->group_util <= sgs->group_util)
+			return false;
+		break;
+	}
+	return true;
+}
+
+static bool group_allows(const struct ts_sched_group *g, const struct ts_task *p)
+{
+	return !p->cpus_allowed || ts_cpumask_intersects(g->span, p->cpus_allowed);
+}
+
+/* sched_balance_find_dst_group(), once find_idlest_group(). */
+static struct ts_sched_group *find_idlest_group(struct ts_sched *s, struct ts_sched_domain *sd,
+						struct ts_task *p, int this_cpu)
+{
+	struct ts_sched_group *idlest = NULL, *local = NULL;
+	struct sg_lb_stats local_sgs = {0}, tmp_sgs;
+	struct sg_lb_stats idlest_sgs = {.avg_load = UINT_MAX, .group_type = group_overloaded};
+
+	for (int g = 0; g < sd->nr_groups; g++) {
+		struct ts_sched_group *group = sd->groups[g];
+		if (!group_allows(group, p))
+			continue;
+		bool local_group = ts_cpumask_test(group->span, this_cpu);
+		struct sg_lb_stats *sgs = local_group ? &local_sgs : &tmp_sgs;
+		if (local_group)
+			local = group;
+		update_sg_wakeup_stats(s, sd, group, sgs, p);
+		if (!local_group && update_pick_idlest(idlest, &idlest_sgs, group, sgs)) {
+			idlest = group;
+			idlest_sgs = *sgs;
+		}
+	}
+	if (!idlest)
+		return NULL;
+	if (!local)
+		return idlest; /* the local group was skipped for affinity */
+	if (local_sgs.group_type < idlest_sgs.group_type)
+		return NULL;
+	if (local_sgs.group_type > idlest_sgs.group_type)
+		return idlest;
+
+	switch (local_sgs.group_type) {
+	case group_overloaded:
+	case group_fully_busy: {
+		unsigned long imbalance = TS_NICE_0_LOAD * (sd->imbalance_pct - 100) / 100;
+		/* Across NUMA nodes, add the imbalance to the remote side: stay local. */
+		if ((sd->flags & TS_SD_NUMA) &&
+		    idlest_sgs.avg_load + imbalance >= local_sgs.avg_load)
+			return NULL;
+		if (idlest_sgs.avg_load >= local_sgs.avg_load + imbalance)
+			return NULL;
+		if (100 * local_sgs.avg_load <= sd->imbalance_pct * idlest_sgs.avg_load)
+			return NULL;
+		break;
+	}
+	case group_imbalanced:
+	case group_asym_packing:
+	case group_smt_balance:
+		return NULL;
+	case group_misfit_task:
+		if (local->sgc->max_capacity >= idlest->sgc->max_capacity)
+			return NULL;
+		break;
+	case group_has_spare:
+		if (sd->flags & TS_SD_NUMA) {
+			/* (No numa_preferred_nid yet: the NUMA_BALANCING preferred-node rule is
+			 * left out.) Keep the task near its parent while the local node stays
+			 * below the allowed imbalance, counting only CPUs it may use. */
+			long imb_numa_nr = (long)sd->imb_numa_nr;
+			long w = p->cpus_allowed
+					 ? ts_cpumask_weight_and(local->span, p->cpus_allowed)
+					 : local->group_weight;
+			if (w < imb_numa_nr)
+				imb_numa_nr = w;
+			long imbalance =
+				labs((long)local_sgs.idle_cpus - (long)idlest_sgs.idle_cpus);
+			if (!adjust_numa_imbalance(imbalance, (long)local_sgs.sum_nr_running + 1,
+						   imb_numa_nr))
+				return NULL;
+		}
+		if (local_sgs.idle_cpus >= idlest_sgs.idle_cpus)
+			return NULL;
+		break;
+	}
+	return idlest;
+}
+
+/* sched_balance_find_dst_group_cpu(), once find_idlest_group_cpu(). Without idle states
+ * every idle CPU has the same exit latency, so the most recently idled one wins (warmest
+ * cache); unlike the kernel an idle CPU with idle_stamp 0 (never went idle through
+ * schedule) still beats a busy one. Else the least loaded CPU. */
+static int find_idlest_group_cpu(struct ts_sched *s, const struct ts_sched_group *group,
+				 const struct ts_task *p, int this_cpu)
+{
+	unsigned long min_load = ULONG_MAX;
+	uint64_t latest_idle_timestamp = 0;
+	int least_loaded_cpu = this_cpu, shallowest_idle_cpu = -1, i;
+
+	if (group->group_weight == 1)
+		return ts_cpumask_first(group->span);
+	ts_for_each_cpu(i, group->span)
+	{
+		if (!ts_task_allowed(p, i))
+			continue;
+		if (ts_available_idle_cpu(s, i)) {
+			/* idle_stamp is written under its rq lock; a stale value only changes
+			 * which idle CPU is chosen. */
+			uint64_t stamp = __atomic_load_n(&s->rq[i].idle_stamp, __ATOMIC_RELAXED);
+			if (shallowest_idle_cpu == -1 || stamp > latest_idle_timestamp) {
+				latest_idle_timestamp = stamp;
+				shallowest_idle_cpu = i;
+			}
+		} else if (shallowest_idle_cpu == -1) {
+			unsigned long load = ts_cpu_load(s, i);
+			if (load < min_load) {
+				min_load = load;
+				least_loaded_cpu = i;
+			}
+		}
+	}
+	return shallowest_idle_cpu != -1 ? shallowest_idle_cpu : least_loaded_cpu;
+}
+
+int ts_sched_balance_find_dst_cpu(struct ts_sched *s, struct ts_sched_domain *sd, struct ts_task *p,
+				  int cpu, int prev_cpu, int sd_flag)
+{
+	int new_cpu = cpu;
+	if (!sd)
+		return prev_cpu;
+	if (p->cpus_allowed && !ts_cpumask_intersects(sd->span, p->cpus_allowed))
+		return prev_cpu;
+	/* (sync_entity_load_avg() for exec is left to the caller's PELT state.) */
+	while (sd) {
+		if (!(sd->flags & (unsigned)sd_flag)) {
+			sd = sd->child;
+			continue;
+		}
+		struct ts_sched_group *group = find_idlest_group(s, sd, p, cpu);
+		if (!group) {
+			sd = sd->child;
+			continue;
+		}
+		new_cpu = find_idlest_group_cpu(s, group, p, cpu);
+		if (new_cpu == cpu) {
+			sd = sd->child; /* balance at a lower level of cpu */
+			continue;
+		}
+		/* Now balance at a lower level of new_cpu. */
+		cpu = new_cpu;
+		int weight = sd->span_weight;
+		struct ts_sched_domain *tmp;
+		sd = NULL;
+		ts_for_each_domain(s->dom, cpu, tmp)
+		{
+			if (weight <= tmp->span_weight)
+				break;
+			if (tmp->flags & (unsigned)sd_flag)
+				sd = tmp;
+		}
+	}
+	return new_cpu;
+}

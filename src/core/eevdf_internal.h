@@ -1,0 +1,58 @@
+/* What the core's EEVDF files share, privately: eevdf.c (the run queue: virtual time,
+ * placement, pick, reweight), eevdf_rbtree.c (the augmented red-black tree of queued
+ * entities) and eevdf_check.c (the invariant checker). */
+#ifndef TOPOSCHED_CORE_EEVDF_INTERNAL_H
+#define TOPOSCHED_CORE_EEVDF_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "toposched/eevdf.h"
+
+/* Signed arithmetic that the kernel lets wrap (it builds with -fno-strict-overflow) is done
+ * in uint64_t and converted back, so that it is defined here too. */
+static inline int64_t s64_mul(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+
+static inline int64_t s64_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline int64_t s64_sub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+static inline int64_t vdiff(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b);
+}
+
+static inline bool entity_before(const struct ts_sched_entity *a, const struct ts_sched_entity *b)
+{
+	return vdiff(a->deadline, b->deadline) < 0;
+}
+
+static inline int64_t entity_key(const struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+{
+	return vdiff(se->vruntime, cfs->min_vruntime);
+}
+
+static inline struct ts_sched_entity *node_se(const struct ts_rb_node *n)
+{
+	return n ? (struct ts_sched_entity *)((char *)n -
+					      offsetof(struct ts_sched_entity, run_node))
+		 : NULL;
+}
+
+/* eevdf_rbtree.c: insert (ordered by deadline, ties to the right) and erase, keeping the
+ * leftmost cache and the min_vruntime/min_slice augmentation. */
+void ts_rb_insert_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se);
+void ts_rb_erase_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se);
+/* Recomputes the augmentation from n up to the root (an entity's slice changed in place). */
+void ts_rb_augment_propagate(struct ts_rb_node *n);
+
+#endif

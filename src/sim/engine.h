@@ -1,0 +1,325 @@
+/* The simulator's engine, private to src/sim/engine_*.c: the state of one run (struct sim),
+ * its tasks and CPUs, the small helpers every part of the engine calls on the hot path
+ * (inline here), and the functions one part of the engine calls in another. How the
+ * engine works, event by event: docs/engine.md. */
+#ifndef TOPOSCHED_SIM_ENGINE_H
+#define TOPOSCHED_SIM_ENGINE_H
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "channel.h"
+#include "event_queue.h"
+#include "groups_run.h"
+#include "latency_hist.h"
+#include "numa_memory.h"
+#include "rng.h"
+#include "toposched/sched.h"
+#include "toposched/sim.h"
+
+/* Hard virtual-time cap for TIME_S runs without cfg->duration_ns: hackbench-like runs
+ * finish in seconds on real machines; a run that needs a virtual minute is mis-sized or
+ * stuck, and is reported as not finished rather than simulated for ever. */
+#define TS_SIM_TIME_CAP_NS (60ULL * 1000000000ULL)
+/* Safety bound on phases one task executes without using time (a program that never
+ * blocks nor runs, e.g. one that only receives its own messages): an error, not a model
+ * parameter. Legitimate bursts (a receiver draining a full channel) are far shorter. */
+#define TS_SIM_MAX_INSTANT_PHASES (1 << 20)
+
+enum ev_kind { EV_TICK, EV_START, EV_DONE, EV_RESCHED, EV_TIMER, EV_WINDOW, EV_END, EV_NUMA_STOP };
+
+/* A TOUCH phase in progress: one execution's sweep, how far it got, and the running
+ * segment when the CPU is executing it (from seg_from to seg_to at seg_node's latencies,
+ * seg_cost ns of cost in `work` ns of time). */
+struct sim_touch {
+	struct sim_sweep sw;
+	double pos;
+	bool active, seg;
+	double seg_from, seg_to, seg_cost;
+	int seg_node;
+};
+
+/* A NUMA migration decided on a fault, waiting for its stop work. */
+struct sim_numa_stop {
+	struct ts_numa_result res;
+	uint64_t decided_ns;
+	struct sim_numa_stop *prev, *next;
+};
+
+struct sim_task {
+	struct ts_task t;	   /* the core's task; t.host_data points back here */
+	struct sim_wait_link wait; /* on a channel's receiver or sender queue */
+	const struct ts_task_class *cls;
+	int cls_index, inst, idx; /* class, instance, index among the class's tasks in it */
+	int pc;			  /* next phase */
+	uint64_t iter, limit;	  /* iterations done / to do (0 = unbounded) */
+	uint64_t work;		  /* ns of CPU work before the program moves on */
+	double work_frac;	  /* sub-ns part of the costs added so far */
+	uint32_t send_bytes;	  /* SEND being retried: its size (0 = not drawn yet) */
+	int on_cpu;		  /* CPU it is the current task of, or -1 */
+	int last_cpu;		  /* CPU it last ran on (-1: never ran) */
+	uint64_t wake_ns;	  /* when it was last woken */
+	bool woken;		  /* woken, not yet run since */
+	bool exiting, exited;
+	bool pro;		     /* running its class's prologue (pc indexes it) */
+	const struct ts_phase *prog; /* the program pc indexes: the prologue, then phases */
+	int prog_n;
+	int count; /* tasks of its class in its instance */
+	/* memory (workloads with regions) */
+	struct sim_mm *mm;	     /* its instance's address space */
+	struct ts_cpumask *mem_bind; /* --bind: its MPOL_BIND nodes (NULL: none) */
+	struct sim_touch touch;
+	uint64_t *touch_cursor; /* per phase slot (prologue, then phases): next start */
+	uint64_t node_stamp;	/* task_tick_numa's p->node_stamp (ns of runtime) */
+};
+
+struct sim_cpu {
+	struct sim_task *curr; /* the engine's view (== rq->curr) */
+	uint64_t seg_start;    /* start of the running work segment */
+	uint64_t gen;	       /* DONE events carry it: a stale one is skipped */
+	uint64_t busy_since, busy_total;
+	bool seg_active;
+	bool seg_touch;	     /* the segment is a TOUCH sweep (its task's touch.seg) */
+	bool need_resched;   /* set by resched_cpu() while this CPU's event is handled */
+	bool resched_posted; /* a RESCHED event is on its way */
+	bool locked;
+};
+
+struct stat_snap {
+	struct ts_sis_counts sis;
+	uint64_t reasons[TS_PLACE_NR];
+	uint64_t by_rel[TS_REL_NR];
+	uint64_t scan_hist[TS_SCAN_HIST_BUCKETS];
+	uint64_t wakeups, migrations;
+	uint64_t busy, exec;
+	struct ts_numa_cpu_stats numa;
+};
+
+struct sim {
+	const struct ts_sim_config *cfg;
+	const struct ts_workload *w;
+	const struct ts_topology *topo;
+	const struct ts_cost_model *costs;
+	struct ts_cost_model own_costs;
+	struct ts_sched *s;
+	struct ts_event_queue q;
+	struct ts_rng rng;
+	struct sim_cpu *cpu;
+	int nr_cpus;
+	struct sim_task *tasks;
+	int nr_tasks, nr_tasks_inited;
+	struct sim_channel *chan;
+	int nr_chan;
+	struct ts_cpumask *allowed; /* cfg->pin within the machine (NULL = all) */
+	int nr_allowed;
+
+	uint64_t now, t0, tick_ns;
+	int cur_cpu; /* the CPU whose event is being handled */
+	int nr_locked;
+	uint64_t ctx_switch_ns, idle_exit_ns;
+	double c2c[TS_REL_NR], bulk[TS_REL_NR], refill[TS_REL_NR], scan[TS_REL_NR];
+	double scan_mix_per_cpu; /* mean scan cost per CPU of the last scanning placement */
+
+	bool in_window, window_done, stop, truncated;
+	uint64_t win_start, win_end;
+	struct stat_snap snap0;
+
+	uint64_t marks, bytes, msgs_sent, msgs_recv, events;
+	int64_t nr_runnable; /* tasks the engine made runnable and not yet blocked/exited */
+	int limited_tasks, exited_limited;
+	uint64_t finish_ns;
+	struct sim_hist *lat;
+	int error;
+	struct ts_error *err;
+
+	int nr_instances;
+	/* memory and NUMA balancing (workloads with regions) */
+	struct sim_mm *mms; /* [nr_instances] */
+	int nr_mms;
+	bool numa_scan; /* NUMA balancing runs: feature NUMA, > 1 node */
+	int *run_nodes; /* nodes with CPUs the run may use, ascending */
+	int nr_run_nodes;
+	double *mem_lat;   /* [node * nr_nodes + node]: DRAM load latency */
+	bool *scan_region; /* scratch: the regions a scan walks */
+	double hint_fault_ns, stop_ns, scan_pmd_ns;
+	struct sim_numa_stop *stops; /* in flight */
+	uint64_t *numa_arrival;	     /* per CPU: 1 + when its last NUMA arrival was applied */
+	struct ts_sim_numa numa;     /* the engine's NUMA counters (measured window) */
+	double numa_sys_ns;
+	uint64_t ticks0;
+	/* ---- task groups (cfg->groups; NULL without) ---- */
+	struct sim_groups *groups;
+	uint64_t *tg_exec; /* [groups->nr_top + 1] scratch for CPU time by top-level group */
+	double *tg_stall;  /* [nr_cpus] line stalls not charged yet (see host_tg_line_access) */
+	bool tg_waking;	   /* inside sim_wake()'s ts_try_to_wake_up() */
+	int tg_exec_cpu;   /* >= 0: the CPU executing the core's code now, instead of cur_cpu
+			      (the target running a queued wake-up's activation) */
+};
+
+static inline struct sim_task *sim_task_of(struct ts_task *p)
+{
+	return p->host_data;
+}
+
+/* Debug builds check the engine's invariants (docs/engine.md); a violation aborts with
+ * "toposched sim: internal error: ...". */
+#ifndef NDEBUG
+__attribute__((noreturn, format(printf, 1, 2))) void sim_internal_error(const char *fmt, ...);
+#define SIM_CHECK(cond, ...)                                                                       \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			sim_internal_error(__VA_ARGS__);                                           \
+	} while (0)
+#else
+#define SIM_CHECK(cond, ...) ((void)sizeof(!(cond)))
+#endif
+
+void sim_fail(struct sim *m, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- costs ---- */
+
+static inline double sim_cost_of(const struct sim *m, const double *tier,
+				 double (*between)(const struct ts_cost_model *,
+						   const struct ts_topology *, int, int),
+				 int a, int b)
+{
+	enum ts_cpu_relation rel = ts_topology_relation(m->topo, a, b);
+	if (rel != TS_REL_REMOTE)
+		return tier[rel];
+	return between(m->costs, m->topo, a, b); /* scaled by the SLIT distance */
+}
+
+static inline uint64_t sim_ns_of(double v)
+{
+	return v > 0 ? (uint64_t)llround(v) : 0;
+}
+
+/* Adds CPU work (ns, fractional) to a task. */
+static inline void sim_add_work(struct sim_task *t, double ns)
+{
+	if (ns <= 0)
+		return;
+	double total = t->work_frac + ns;
+	double whole = floor(total);
+	t->work += (uint64_t)whole;
+	t->work_frac = total - whole;
+}
+
+/* ---- events ---- */
+
+static inline void sim_post(struct sim *m, uint64_t time, int kind, int cpu, void *obj,
+			    uint64_t gen)
+{
+	struct ts_event ev = {.time = time, .kind = kind, .cpu = cpu, .obj = obj, .gen = gen};
+	int rc = ts_eq_push(&m->q, ev);
+	if (rc == -ENOMEM)
+		sim_fail(m, -ENOMEM, "sim: out of memory for events");
+	SIM_CHECK(rc != -EINVAL, "event at %llu before now %llu", (unsigned long long)time,
+		  (unsigned long long)m->q.now);
+}
+
+/* ---- rq locks (engine_host.c holds the host interface that the core calls) ---- */
+
+extern const struct ts_host_ops sim_host_ops, sim_host_ops_groups;
+
+static inline void sim_lock(struct sim *m, int cpu)
+{
+	SIM_CHECK(!m->cpu[cpu].locked, "rq lock of CPU %d taken twice", cpu);
+	m->cpu[cpu].locked = true;
+	m->nr_locked++;
+}
+
+static inline void sim_unlock(struct sim *m, int cpu)
+{
+	SIM_CHECK(m->cpu[cpu].locked, "rq lock of CPU %d released while free", cpu);
+	m->cpu[cpu].locked = false;
+	m->nr_locked--;
+}
+
+/* ---- CPU execution ---- */
+
+static inline bool sim_measuring(const struct sim *m)
+{
+	return m->in_window;
+}
+
+static inline int sim_cpu_node(const struct sim *m, int cpu)
+{
+	return m->topo->cpu[cpu].node;
+}
+static inline const double *sim_lat_row(const struct sim *m, int node)
+{
+	return &m->mem_lat[node * m->topo->nr_nodes];
+}
+
+/* engine_numa.c: a TOUCH segment stopped early (rare: kept out of line) */
+void sim_touch_stop(struct sim *m, struct sim_task *t, uint64_t done);
+
+static inline void sim_start_segment(struct sim *m, int cpu)
+{
+	struct sim_cpu *c = &m->cpu[cpu];
+	c->seg_start = m->now;
+	c->seg_active = true;
+	c->gen++;
+	sim_post(m, m->now + c->curr->work, EV_DONE, cpu, NULL, c->gen);
+}
+
+/* The running segment stops now: keep the work not yet done. */
+static inline void sim_stop_segment(struct sim *m, int cpu)
+{
+	struct sim_cpu *c = &m->cpu[cpu];
+	if (!c->seg_active)
+		return;
+	uint64_t done = m->now - c->seg_start;
+	struct sim_task *t = c->curr;
+	if (__builtin_expect(c->seg_touch, 0)) {
+		sim_touch_stop(m, t, done); /* the rest of the sweep is planned again */
+		c->seg_touch = false;
+	} else {
+		t->work = done >= t->work ? 0 : t->work - done;
+	}
+	c->seg_active = false;
+	c->gen++; /* the DONE event is stale now */
+}
+
+/* engine_charge.c: what a switch, a wake-up and the core's group-line accesses cost */
+void sim_set_curr(struct sim *m, int cpu, struct sim_task *next);
+double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *waker, int flags);
+__attribute__((cold)) void sim_tg_settle(struct sim *m, int cpu);
+void sim_charge_cpu(struct sim *m, int cpu, double ns);
+
+/* engine_program.c: the task programs */
+enum sim_step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT };
+enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t);
+
+/* engine_dispatch.c: what a CPU runs after an event */
+void sim_cpu_run(struct sim *m, int cpu);
+void sim_do_resched(struct sim *m, int cpu);
+void sim_finish_cpu(struct sim *m, int cpu);
+
+/* engine_numa.c: TOUCH phases, faults, NUMA balancing's host part */
+bool sim_touch_step(struct sim *m, int cpu, struct sim_task *t, const struct ts_phase *ph);
+void sim_numa_tick(struct sim *m, int cpu);
+void sim_on_numa_stop(struct sim *m, struct sim_numa_stop *st);
+int sim_setup_memory(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *err);
+void sim_prefault(struct sim *m, struct sim_mm *mm, const struct ts_sim_config *cfg);
+int sim_bind_task(struct sim *m, struct sim_task *t, struct ts_cpumask *cpus, struct ts_error *err);
+
+/* engine_validate.c: the configuration a run accepts */
+int sim_invalid(struct ts_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int sim_validate(const struct ts_sim_config *cfg, struct ts_error *err);
+uint64_t sim_class_limit(const struct ts_sim_config *cfg, const struct ts_task_class *c);
+void sim_run_extent(const struct ts_sim_config *cfg, int *nr_cpus, int *nr_nodes);
+
+/* engine_start.c: the start of a run and its teardown */
+int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *err);
+void sim_free(struct sim *m);
+void sim_on_start(struct sim *m, struct sim_task *t);
+
+/* engine_stats.c: the measured window and the run's result */
+void sim_window_open(struct sim *m);
+void sim_fill_result(struct sim *m, struct ts_sim_result *out);
+
+#endif

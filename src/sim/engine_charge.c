@@ -1,0 +1,109 @@
+/* Cost charging: what a task pays as CPU work for being switched in (ctx_switch, the
+ * refill of its footprint on a new CPU), for the wake-ups it issues (their scan time),
+ * and, with task groups, for the core's accesses to group cache lines. */
+#include "engine.h"
+
+/* The core switched cpu from its current task to `next` (NULL = idle). */
+void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
+{
+	struct sim_cpu *c = &m->cpu[cpu];
+	struct sim_task *prev = c->curr;
+	SIM_CHECK(!c->seg_active, "CPU %d switched with a segment running", cpu);
+	SIM_CHECK((ts_cpu_rq(m->s, cpu)->curr ? sim_task_of(ts_cpu_rq(m->s, cpu)->curr) : NULL) ==
+			  next,
+		  "CPU %d: the engine's task is not the core's rq->curr", cpu);
+	if (prev) {
+		c->busy_total += m->now - c->busy_since;
+		prev->on_cpu = -1;
+	}
+	c->curr = next;
+	if (!next)
+		return;
+	SIM_CHECK(next->on_cpu == -1, "task %d current on CPU %d and CPU %d", next->t.id,
+		  next->on_cpu, cpu);
+	SIM_CHECK(next->t.cpu == cpu, "task %d runs on CPU %d but task_cpu() is %d", next->t.id,
+		  cpu, next->t.cpu);
+	next->on_cpu = cpu;
+	c->busy_since = m->now;
+	if (m->groups && m->tg_stall[cpu] > 0) { /* task groups: stalls of the switch */
+		sim_add_work(next, m->tg_stall[cpu]);
+		m->tg_stall[cpu] = 0;
+	}
+	if (next != prev) {
+		sim_add_work(next, (double)m->ctx_switch_ns);
+		if (next->last_cpu >= 0 && next->last_cpu != cpu)
+			sim_add_work(next, sim_cost_of(m, m->refill, ts_cost_refill_between,
+						       next->last_cpu, cpu) *
+						   next->cls->footprint_kib);
+		next->last_cpu = cpu;
+	}
+	if (next->woken) {
+		next->woken = false;
+		if (next->cls->measure_wakeup && sim_measuring(m))
+			sim_hist_add(m->lat, m->now - next->wake_ns);
+	}
+}
+
+/* ts_try_to_wake_up() of a blocked task by `waker` (NULL: a timer) from cpu. Returns the
+ * exact scan time of the placement, which the caller charges. */
+double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *waker, int flags)
+{
+	SIM_CHECK(t->t.state == TS_TASK_SLEEPING, "waking task %d in state %d", t->t.id,
+		  (int)t->t.state);
+	SIM_CHECK(m->nr_locked == 0, "ts_try_to_wake_up() called with an rq lock held");
+	t->wake_ns = m->now;
+	t->woken = true;
+	m->nr_runnable++;
+	SIM_CHECK(cpu == m->cur_cpu, "wake-up from CPU %d while handling CPU %d", cpu, m->cur_cpu);
+	m->tg_waking = m->groups != NULL;
+	struct ts_placement pl =
+		ts_try_to_wake_up(m->s, &t->t, cpu, waker ? &waker->t : NULL, flags);
+	m->tg_waking = false;
+	m->tg_exec_cpu = -1;
+	double cost = 0;
+	int n = 0;
+	for (int r = 0; r < TS_REL_NR; r++) {
+		if (pl.scanned_by_relation[r]) {
+			n += pl.scanned_by_relation[r];
+			cost += pl.scanned_by_relation[r] * m->scan[r];
+		}
+	}
+	if (n)
+		m->scan_mix_per_cpu = cost / n;
+	if (m->groups) { /* task groups: the waker's line stalls of the wake-up */
+		cost += m->tg_stall[cpu];
+		m->tg_stall[cpu] = 0;
+	}
+	return cost;
+}
+
+/* Task groups: stalls left by a tick or a fork on cpu go to its running segment; an idle
+ * CPU absorbs them (and, ticking every 1/hz, whatever an idle CPU collected that no task
+ * switched in to pay). */
+__attribute__((noinline, cold)) void sim_tg_settle(struct sim *m, int cpu)
+{
+	struct sim_cpu *c = &m->cpu[cpu];
+	double ns = m->tg_stall[cpu];
+	if (ns <= 0)
+		return;
+	m->tg_stall[cpu] = 0;
+	if (!c->curr || m->error)
+		return;
+	sim_stop_segment(m, cpu);
+	sim_add_work(c->curr, ns);
+	sim_start_segment(m, cpu);
+}
+
+/* Charges ns of CPU time to whatever runs on cpu (a timer wake-up's scan). */
+void sim_charge_cpu(struct sim *m, int cpu, double ns)
+{
+	struct sim_cpu *c = &m->cpu[cpu];
+	if (!c->curr || ns <= 0)
+		return;
+	sim_stop_segment(m, cpu);
+	sim_add_work(c->curr, ns);
+	if (c->curr->work)
+		sim_start_segment(m, cpu);
+	else
+		sim_cpu_run(m, cpu);
+}

@@ -1,0 +1,157 @@
+/* The task programs: a class's phases (RUN, SEND, RECV, SLEEP, MARK, TOUCH) executed
+ * while the task is its CPU's current task, until it needs CPU time, blocks or exits. */
+#include <stddef.h>
+
+#include "engine.h"
+
+static uint64_t draw_ns(struct sim *m, const struct ts_phase *ph)
+{
+	switch (ph->dist) {
+	case TS_DIST_EXPONENTIAL:
+		return sim_ns_of(ts_rng_exp(&m->rng, (double)ph->ns));
+	case TS_DIST_UNIFORM:
+		return ph->ns / 2 + ts_rng_below(&m->rng, ph->ns + 1);
+	case TS_DIST_FIXED:
+	default:
+		return ph->ns;
+	}
+}
+
+static uint32_t draw_size(struct sim *m, const struct ts_size_mix *mix)
+{
+	uint64_t total = 0;
+	for (int i = 0; i < mix->n; i++)
+		total += mix->weight[i];
+	uint64_t r = ts_rng_below(&m->rng, total);
+	for (int i = 0; i < mix->n; i++) {
+		if (r < mix->weight[i])
+			return mix->bytes[i];
+		r -= mix->weight[i];
+	}
+	return mix->bytes[mix->n - 1];
+}
+
+static struct sim_channel *chan_of(struct sim *m, const struct sim_task *t,
+				   const struct ts_chan_ref *ref)
+{
+	int i = ref->chan + (ref->per_instance ? t->idx : 0) +
+		(ref->iter_mod ? (int)(t->iter % (uint64_t)ref->iter_mod) : 0);
+	return &m->chan[t->inst * m->w->channels_per_instance + i];
+}
+
+static inline void advance(struct sim_task *t)
+{
+	if (++t->pc < t->prog_n)
+		return;
+	t->pc = 0;
+	if (__builtin_expect(t->pro, 0)) { /* the prologue is done: the loop starts */
+		t->pro = false;
+		t->prog = t->cls->phases;
+		t->prog_n = t->cls->nr_phases;
+		return;
+	}
+	t->iter++;
+	if (t->limit && t->iter >= t->limit)
+		t->exiting = true;
+}
+
+/* Runs the program of cpu's current task from now until it needs CPU time (a segment is
+ * posted), blocks or exits. No lock held. */
+enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
+{
+	for (long n = 0;; n++) {
+		if (t->work > 0) {
+			sim_start_segment(m, cpu);
+			return STEP_SEGMENT;
+		}
+		if (t->exiting)
+			return STEP_EXIT;
+		if (n > TS_SIM_MAX_INSTANT_PHASES) {
+			sim_fail(
+				m, -ELOOP,
+				"sim: workload '%s' class '%s' runs its program without ever using "
+				"time "
+				"or blocking",
+				m->w->name, t->cls->name ? t->cls->name : "?");
+			return STEP_EXIT;
+		}
+		const struct ts_phase *ph = &t->prog[t->pc];
+		switch (ph->kind) {
+		case TS_PH_TOUCH:
+			if (sim_touch_step(m, cpu, t, ph))
+				advance(t);
+			break;
+		case TS_PH_RUN:
+			sim_add_work(t, (double)draw_ns(m, ph));
+			advance(t);
+			break;
+		case TS_PH_MARK:
+			if (sim_measuring(m))
+				m->marks++;
+			advance(t);
+			break;
+		case TS_PH_SLEEP:
+			advance(t);
+			sim_post(m, m->now + draw_ns(m, ph), EV_TIMER, cpu, t, 0);
+			return STEP_BLOCK;
+		case TS_PH_SEND: {
+			struct sim_channel *ch = chan_of(m, t, &ph->ch);
+			if (!t->send_bytes) {
+				t->send_bytes = ph->bytes;
+				if (!t->send_bytes)
+					t->send_bytes =
+						draw_size(m, t->cls_index == 0 ? &m->w->request_mix
+									       : &m->w->reply_mix);
+				if (!t->send_bytes)
+					t->send_bytes = UINT32_MAX; /* a drawn 0: "drawn" marker */
+			}
+			uint32_t bytes = t->send_bytes == UINT32_MAX ? 0 : t->send_bytes;
+			if (!sim_chan_fits(ch, bytes, m->w->channel_capacity)) {
+				sim_waitq_push(&ch->senders, &t->wait);
+				return STEP_BLOCK;
+			}
+			if (sim_chan_push(ch,
+					  (struct sim_msg){.bytes = bytes, .sender_cpu = cpu})) {
+				sim_fail(m, -ENOMEM, "sim: out of memory for messages");
+				return STEP_EXIT;
+			}
+			t->send_bytes = 0;
+			m->msgs_sent++;
+			if (ph->count_bytes && sim_measuring(m))
+				m->bytes += bytes;
+			advance(t);
+			struct sim_wait_link *l = sim_waitq_pop(&ch->receivers);
+			if (l) {
+				struct sim_task *r =
+					(struct sim_task *)((char *)l -
+							    offsetof(struct sim_task, wait));
+				sim_add_work(t, sim_wake(m, r, cpu, t, ph->sync ? TS_WF_SYNC : 0));
+			}
+			break;
+		}
+		case TS_PH_RECV: {
+			struct sim_channel *ch = chan_of(m, t, &ph->ch);
+			struct sim_msg msg;
+			if (!sim_chan_pop(ch, &msg)) {
+				sim_waitq_push(&ch->receivers, &t->wait);
+				return STEP_BLOCK;
+			}
+			m->msgs_recv++;
+			sim_add_work(t, sim_cost_of(m, m->bulk, ts_cost_bulk_between,
+						    msg.sender_cpu, cpu) *
+						msg.bytes / 1024.0);
+			advance(t);
+			struct sim_wait_link *l = sim_waitq_pop(&ch->senders);
+			if (l) {
+				struct sim_task *s =
+					(struct sim_task *)((char *)l -
+							    offsetof(struct sim_task, wait));
+				sim_add_work(t, sim_wake(m, s, cpu, t, 0));
+			}
+			break;
+		}
+		}
+		if (m->stop && m->error)
+			return STEP_EXIT;
+	}
+}
