@@ -62,6 +62,8 @@ struct sim_task {
 	int last_cpu;		  /* CPU it last ran on (-1: never ran) */
 	uint64_t wake_ns;	  /* when it was last woken */
 	bool woken;		  /* woken, not yet run since */
+	int waker_cpu;		  /* the CPU its last wake-up came from */
+	double cache_mark;	  /* its CPU's cache_kib when its last run there began */
 	bool exiting, exited;
 	bool pro;		     /* running its class's prologue (pc indexes it) */
 	const struct ts_phase *prog; /* the program pc indexes: the prologue, then phases */
@@ -85,6 +87,7 @@ struct sim_cpu {
 	bool need_resched;   /* set by resched_cpu() while this CPU's event is handled */
 	bool resched_posted; /* a RESCHED event is on its way */
 	bool locked;
+	double cache_kib; /* KiB that entered its private cache so far (sim_set_curr) */
 };
 
 struct stat_snap {
@@ -119,6 +122,8 @@ struct sim {
 	int cur_cpu; /* the CPU whose event is being handled */
 	int nr_locked;
 	uint64_t ctx_switch_ns, idle_exit_ns;
+	double switch_out, run_kib, evict_refill_per_kib;
+	double handoff[TS_REL_NR], wake_enqueue[TS_REL_NR];
 	double c2c[TS_REL_NR], bulk[TS_REL_NR], refill[TS_REL_NR], scan[TS_REL_NR];
 	double scan_mix_per_cpu; /* mean scan cost per CPU of the last scanning placement */
 

@@ -1,5 +1,7 @@
 /* Cost charging: what a task pays as CPU work for being switched in (ctx_switch, the
- * refill of its footprint on a new CPU), for the wake-ups it issues (their scan time),
+ * leaving task's switch_out, the refill of its footprint on a new CPU or of the part of its
+ * working set other runs evicted on its own, the hand-off of its wake-up), for the
+ * wake-ups it issues (their scan time, the enqueue on a busy CPU),
  * and, with task groups, for the core's accesses to group cache lines. */
 #include "engine.h"
 
@@ -31,13 +33,24 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 	}
 	if (next != prev) {
 		sim_add_work(next, (double)m->ctx_switch_ns);
+		if (prev) /* the leaving task's part of the switch, before next runs */
+			sim_add_work(next, m->switch_out);
 		if (next->last_cpu >= 0 && next->last_cpu != cpu)
 			sim_add_work(next, sim_cost_of(m, m->refill, ts_cost_refill_between,
 						       next->last_cpu, cpu) *
 						   next->cls->footprint_kib);
+		else if (next->last_cpu == cpu) /* back: what the runs in between evicted */
+			sim_add_work(next, ts_cost_evicted_kib(m->costs,
+							       c->cache_kib - next->cache_mark) *
+						   m->evict_refill_per_kib);
+		c->cache_kib += m->run_kib; /* this run's working set enters */
+		next->cache_mark = c->cache_kib;
 		next->last_cpu = cpu;
 	}
 	if (next->woken) {
+		/* the wake-up's state comes over from the waker's CPU */
+		sim_add_work(next, sim_cost_of(m, m->handoff, ts_cost_handoff_between,
+					       next->waker_cpu, cpu));
 		next->woken = false;
 		if (next->cls->measure_wakeup && sim_measuring(m))
 			sim_hist_add(m->lat, m->now - next->wake_ns);
@@ -60,7 +73,12 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 		ts_try_to_wake_up(m->s, &t->t, cpu, waker ? &waker->t : NULL, flags);
 	m->tg_waking = false;
 	m->tg_exec_cpu = -1;
+	t->waker_cpu = cpu;
 	double cost = 0;
+	/* the waker enqueues on a busy CPU itself (an idle one takes its wake list) */
+	if (t->t.cpu != cpu && m->cpu[t->t.cpu].curr)
+		cost += sim_cost_of(m, m->wake_enqueue, ts_cost_wake_enqueue_between, cpu,
+				    t->t.cpu);
 	int n = 0;
 	for (int r = 0; r < TS_REL_NR; r++) {
 		if (pl.scanned_by_relation[r]) {
