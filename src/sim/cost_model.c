@@ -801,6 +801,32 @@ static double cents(double v)
 	return round(v * 100) / 100;
 }
 
+static const struct preset_costs *find_preset_costs(const char *name);
+
+/* The leaving task's part of a switch on Kunpeng 920 and the figures behind it: per
+ * hand-off the one-CPU lat_pipe pair pays switch_out plus the eviction of its working set by
+ * the other task's run, the two-CPU pair idle_exit + c2c.cluster + handoff.cluster, and the
+ * 6-cluster machine's one-CPU pair is (11,880 - 10,180) / 2 ns dearer. */
+struct kp_switch_out {
+	double value, idle_exit, c2c, handoff, evict, ctx_switch;
+};
+
+static struct kp_switch_out kunpeng_switch_out(const struct preset_costs *kp)
+{
+	struct kp_switch_out k = {
+		.idle_exit = kp->idle_exit.v,
+		.c2c = kp->c2c[TS_REL_CLUSTER].v,
+		.handoff = cents(HANDOFF_LINES * KP_LOCK_CLUSTER_NS),
+		.ctx_switch = kp->ctx_switch.v,
+	};
+	/* refill.llc (the rule of build()) and ts_cost_evicted_kib() on kunpeng920's figures */
+	double refill_llc = LINES_PER_KIB * kp->c2c[TS_REL_LLC].v / MISSES_IN_FLIGHT;
+	k.evict = CACHE_RUN_KIB * -expm1(-CACHE_RUN_KIB / kp->cache_capacity_kib.v) * refill_llc;
+	k.value = cents((KP6_PIPE_SAME_CPU_NS - KP6_PIPE_SAME_CLUSTER_NS) / 2.0 + k.idle_exit +
+			k.c2c + k.handoff - k.evict);
+	return k;
+}
+
 /* handoff.*, wake_enqueue.* and switch_out, from the c2c tiers and the Kunpeng 920 pinned
  * pipe pairs (the rules at the top of this file; docs/model.md writes them out). */
 static void build_wakeup(const struct preset_costs *pc, struct ts_cost_model *m)
@@ -875,26 +901,25 @@ static void build_wakeup(const struct preset_costs *pc, struct ts_cost_model *m)
 			 WAKE_RQ_LINES, lines, ts_cpu_relation_name((enum ts_cpu_relation)rel),
 			 WAKE_RQ_LINES, lines);
 
-	/* switch_out: the two-CPU pair pays idle_exit, the wake-up signal and the hand-off
-	 * per hand-off, the one-CPU pair the leaving task's part of the switch and the part
-	 * of its working set the other task's run evicted; the 6-cluster Kunpeng says the
-	 * one-CPU pair is (11,880 - 10,180) / 2 ns dearer per hand-off. */
-	enum ts_cpu_relation near = pc->c2c[TS_REL_CLUSTER].src ? TS_REL_CLUSTER : TS_REL_LLC;
-	double same_cpu_excess = (KP6_PIPE_SAME_CPU_NS - KP6_PIPE_SAME_CLUSTER_NS) / 2.0;
-	double evict = ts_cost_evicted_kib(m, m->cache_run_kib.value) * m->refill[TS_REL_LLC].value;
-	set_term(&m->switch_out,
-		 cents(same_cpu_excess + m->idle_exit.value + m->c2c[near].value +
-		       m->handoff[near].value - evict),
-		 "derived: lmbench lat_pipe on a 6-cluster Kunpeng 920, both tasks on one CPU "
-		 "11.88 us vs two CPUs of one cluster 10.18 us per round trip "
-		 "(openeuler-mirror/wayca-scheduler tools/kp920.2P.6CCL/"
-		 "log.pipe-latency.0404.filtered.txt): per hand-off the one-CPU pair pays "
-		 "switch_out and the eviction of its working set by the other's run, the two-CPU "
-		 "pair idle_exit + c2c + handoff of the nearest other core, so switch_out = 850 + "
-		 "idle_exit (%g) + c2c.%s (%g) + handoff.%s (%.2f) - cache.run_kib x (1 - "
-		 "exp(-cache.run_kib / cache.capacity_kib)) x refill.llc (%.2f)",
-		 m->idle_exit.value, ts_cpu_relation_name(near), m->c2c[near].value,
-		 ts_cpu_relation_name(near), m->handoff[near].value, evict);
+	/* switch_out: Kunpeng's from its pinned pairs; other machines the same kernel work
+	 * (dequeue, put_prev, pick), scaled as ctx_switch is. */
+	struct kp_switch_out k = kunpeng_switch_out(find_preset_costs("kunpeng920"));
+	if (pc->kunpeng_lat_pipe)
+		set_term(&m->switch_out, k.value,
+			 "derived: lat_pipe on a 6-cluster Kunpeng 920 (openeuler-mirror/"
+			 "wayca-scheduler tools/kp920.2P.6CCL/log.pipe-latency.0404.filtered.txt), "
+			 "one CPU 11.88 vs one cluster 10.18 us per round trip: per hand-off the "
+			 "one-CPU pair pays switch_out and its working set's eviction by the other "
+			 "run, the two-CPU pair idle_exit + c2c.cluster + handoff.cluster: "
+			 "switch_out = 850 + %g + %g + %.2f - %.2f (cache.run_kib x (1 - "
+			 "exp(-cache.run_kib / cache.capacity_kib)) x refill.llc)",
+			 k.idle_exit, k.c2c, k.handoff, k.evict);
+	else
+		set_term(&m->switch_out, cents(k.value * m->ctx_switch.value / k.ctx_switch),
+			 "derived: kunpeng920's switch_out (%.2f ns, from the 6-cluster lat_pipe "
+			 "pairs) x ctx_switch / kunpeng920's ctx_switch (%g / %g): the same "
+			 "kernel work (dequeue, put_prev, pick)",
+			 k.value, m->ctx_switch.value, k.ctx_switch);
 }
 
 static void build(const struct preset_costs *pc, bool generic, int generic_remote_distance,

@@ -75,8 +75,11 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 	m->tg_exec_cpu = -1;
 	t->waker_cpu = cpu;
 	double cost = 0;
-	/* the waker enqueues on a busy CPU itself (an idle one takes its wake list) */
-	if (t->t.cpu != cpu && m->cpu[t->t.cpu].curr)
+	/* the waker enqueues on a busy CPU of its LLC itself (ttwu_queue_cond(): an idle
+	 * one, or one of another LLC, takes its wake list and pays in its own time, which
+	 * is not charged) */
+	if (t->t.cpu != cpu && m->cpu[t->t.cpu].curr &&
+	    ts_topology_relation(m->topo, cpu, t->t.cpu) <= TS_REL_LLC)
 		cost += sim_cost_of(m, m->wake_enqueue, ts_cost_wake_enqueue_between, cpu,
 				    t->t.cpu);
 	int n = 0;
