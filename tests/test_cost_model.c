@@ -84,7 +84,9 @@ static bool known_kind(const char *src)
 static bool zero_by_definition(const char *name)
 {
 	return strcmp(name, "c2c.same_cpu") == 0 || strcmp(name, "refill.same_cpu") == 0 ||
-	       strcmp(name, "handoff.same_cpu") == 0 || strcmp(name, "wake_enqueue.same_cpu") == 0;
+	       strcmp(name, "handoff.same_cpu") == 0 ||
+	       strcmp(name, "wake_enqueue.same_cpu") == 0 ||
+	       strcmp(name, "balance_per_task.same_cpu") == 0;
 }
 
 struct check_ctx {
@@ -147,6 +149,14 @@ static void test_every_preset(void **state)
 		check_monotone(p[i].name, m.scan_per_cpu, "scan_per_cpu");
 		check_monotone(p[i].name, m.handoff, "handoff");
 		check_monotone(p[i].name, m.wake_enqueue, "wake_enqueue");
+		check_monotone(p[i].name, m.balance_per_cpu, "balance_per_cpu");
+		check_monotone(p[i].name, m.balance_per_task, "balance_per_task");
+		for (int rel = 0; rel < TS_REL_NR; rel++) {
+			assert_near(m.balance_per_cpu[rel].value, 2 * m.scan_per_cpu[rel].value,
+				    EPS);
+			assert_near(m.balance_per_task[rel].value, 2 * m.wake_enqueue[rel].value,
+				    EPS);
+		}
 		/* the one calibrated value is the same everywhere */
 		assert_true(starts_with(m.cache_run_kib.source, "calibrated: "));
 		assert_true(m.cache_capacity_kib.value >= 128 &&

@@ -87,7 +87,7 @@ static void test_eviction_on_one_cpu(void **state)
 	int one[1] = {2};
 	double rt1 = pipe_rt(&m, one, 1, 1), rt2 = pipe_rt(&m, one, 1, 2);
 	print_message("one CPU: 1 pair %.3f us, 2 pairs %.3f us per round trip\n", rt1, rt2);
-	/* two more runs of 154 KiB in between: 2 x 2 x (e^-154/512 - e^-462/512) x 154 KiB
+	/* two more runs of 153 KiB in between: 2 x 2 x (e^-153/512 - e^-459/512) x 153 KiB
 	 * x refill.llc ~ 2.7 us more per round trip */
 	assert_true(rt2 > rt1 + 2.0);
 	struct ts_error err = {0};

@@ -62,7 +62,7 @@
  * clients gives its published baseline, 7,408.94 MB/s (the cluster-scan patch v10 mail,
  * "sched/fair: Scan cluster before scanning LLC in wake-up path", Yicong Yang, Oct 2023),
  * and used unchanged on every preset. */
-#define CACHE_RUN_KIB 154.0
+#define CACHE_RUN_KIB 153.0
 /* Upper bound for any override (one second), so that no product of terms overflows. */
 #define COST_MAX 1e9
 
@@ -192,6 +192,39 @@ static const struct term_desc terms[] = {
 	     "the same, in another package, at remote_distance", -1, COST_MAX),
 	TERM("switch_out", switch_out, "ns",
 	     "the leaving task's part of a switch to another task (dequeue, put_prev, pick)", -1,
+	     COST_MAX),
+	TERM("balance_per_cpu.same_cpu", balance_per_cpu[TS_REL_SAME_CPU], "ns",
+	     "load balancing: examining one CPU (same cpu) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_cpu.smt", balance_per_cpu[TS_REL_SMT], "ns",
+	     "load balancing: examining one CPU (smt) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_cpu.cluster", balance_per_cpu[TS_REL_CLUSTER], "ns",
+	     "load balancing: examining one CPU (cluster) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_cpu.llc", balance_per_cpu[TS_REL_LLC], "ns",
+	     "load balancing: examining one CPU (llc) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_cpu.node", balance_per_cpu[TS_REL_NODE], "ns",
+	     "load balancing: examining one CPU (node) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_cpu.package", balance_per_cpu[TS_REL_PACKAGE], "ns",
+	     "load balancing: examining one CPU (package) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_cpu.remote", balance_per_cpu[TS_REL_REMOTE], "ns",
+	     "load balancing: examining one CPU (remote) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_task.same_cpu", balance_per_task[TS_REL_SAME_CPU], "ns",
+	     "load balancing: moving one task from a CPU (same cpu) to the balancing CPU", -1,
+	     COST_MAX),
+	TERM("balance_per_task.smt", balance_per_task[TS_REL_SMT], "ns",
+	     "load balancing: moving one task from a CPU (smt) to the balancing CPU", -1, COST_MAX),
+	TERM("balance_per_task.cluster", balance_per_task[TS_REL_CLUSTER], "ns",
+	     "load balancing: moving one task from a CPU (cluster) to the balancing CPU", -1,
+	     COST_MAX),
+	TERM("balance_per_task.llc", balance_per_task[TS_REL_LLC], "ns",
+	     "load balancing: moving one task from a CPU (llc) to the balancing CPU", -1, COST_MAX),
+	TERM("balance_per_task.node", balance_per_task[TS_REL_NODE], "ns",
+	     "load balancing: moving one task from a CPU (node) to the balancing CPU", -1,
+	     COST_MAX),
+	TERM("balance_per_task.package", balance_per_task[TS_REL_PACKAGE], "ns",
+	     "load balancing: moving one task from a CPU (package) to the balancing CPU", -1,
+	     COST_MAX),
+	TERM("balance_per_task.remote", balance_per_task[TS_REL_REMOTE], "ns",
+	     "load balancing: moving one task from a CPU (remote) to the balancing CPU", -1,
 	     COST_MAX),
 	TERM("cache.capacity_kib", cache_capacity_kib, "KiB",
 	     "the private cache per CPU that keeps a task's working set between its runs", 0,
@@ -901,6 +934,26 @@ static void build_wakeup(const struct preset_costs *pc, struct ts_cost_model *m)
 			 WAKE_RQ_LINES, lines, ts_cpu_relation_name((enum ts_cpu_relation)rel),
 			 WAKE_RQ_LINES, lines);
 
+	/* load balancing: update_sg_lb_stats() reads two lines per CPU (the rq: nr_running,
+	 * curr, idle state; the cfs_rq's PELT averages: load, util, runnable), each as a scan
+	 * probe reads one; detach_task() + attach_task() take the source and the local rq
+	 * lock and dequeue/enqueue: twice the waker's remote enqueue. */
+	for (int rel = TS_REL_SAME_CPU; rel < TS_REL_NR; rel++) {
+		const char *rn = ts_cpu_relation_name((enum ts_cpu_relation)rel);
+		set_term(&m->balance_per_cpu[rel], 2 * m->scan_per_cpu[rel].value,
+			 "derived: update_sg_lb_stats() reads 2 lines of each CPU (rq; cfs_rq "
+			 "PELT averages), each priced as an idle-scan probe: 2 x scan_per_cpu.%s",
+			 rn);
+		if (rel == TS_REL_SAME_CPU)
+			set_term(&m->balance_per_task[rel], 0,
+				 "definition: no task moves from a CPU to itself");
+		else
+			set_term(&m->balance_per_task[rel], 2 * m->wake_enqueue[rel].value,
+				 "derived: detach_task() on the source rq and attach_task() on the "
+				 "local one, each an enqueue's rq lines: 2 x wake_enqueue.%s",
+				 rn);
+	}
+
 	/* switch_out: Kunpeng's from its pinned pairs; other machines the same kernel work
 	 * (dequeue, put_prev, pick), scaled as ctx_switch is. */
 	struct kp_switch_out k = kunpeng_switch_out(find_preset_costs("kunpeng920"));
@@ -1217,6 +1270,18 @@ double ts_cost_wake_enqueue(const struct ts_cost_model *m, enum ts_cpu_relation 
 	return tier(m, m->wake_enqueue, rel, distance);
 }
 
+double ts_cost_balance_per_cpu(const struct ts_cost_model *m, enum ts_cpu_relation rel,
+			       int distance)
+{
+	return tier(m, m->balance_per_cpu, rel, distance);
+}
+
+double ts_cost_balance_per_task(const struct ts_cost_model *m, enum ts_cpu_relation rel,
+				int distance)
+{
+	return tier(m, m->balance_per_task, rel, distance);
+}
+
 double ts_cost_evicted_kib(const struct ts_cost_model *m, double intervening_kib)
 {
 	double cap = m->cache_capacity_kib.value;
@@ -1286,6 +1351,18 @@ double ts_cost_wake_enqueue_between(const struct ts_cost_model *m, const struct 
 				    int waker_cpu, int target_cpu)
 {
 	return between(m, m->wake_enqueue, t, waker_cpu, target_cpu);
+}
+
+double ts_cost_balance_cpu_between(const struct ts_cost_model *m, const struct ts_topology *t,
+				   int balancing_cpu, int examined_cpu)
+{
+	return between(m, m->balance_per_cpu, t, balancing_cpu, examined_cpu);
+}
+
+double ts_cost_balance_task_between(const struct ts_cost_model *m, const struct ts_topology *t,
+				    int balancing_cpu, int src_cpu)
+{
+	return between(m, m->balance_per_task, t, balancing_cpu, src_cpu);
 }
 
 double ts_cost_mem_between(const struct ts_cost_model *m, const struct ts_topology *t, int cpu,

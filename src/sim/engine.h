@@ -77,6 +77,9 @@ struct sim_task {
 	uint64_t node_stamp;	/* task_tick_numa's p->node_stamp (ns of runtime) */
 };
 
+/* Domain levels whose balancing costs are kept per CPU (the presets have at most 5). */
+#define SIM_LB_LEVELS 8
+
 struct sim_cpu {
 	struct sim_task *curr; /* the engine's view (== rq->curr) */
 	uint64_t seg_start;    /* start of the running work segment */
@@ -88,6 +91,11 @@ struct sim_cpu {
 	bool resched_posted; /* a RESCHED event is on its way */
 	bool locked;
 	double cache_kib; /* KiB that entered its private cache so far (sim_set_curr) */
+	/* load balancing's CPU time (sim_charge_balance): per pass and per task moved at
+	 * each of its domain levels, base first; and what has been charged so far */
+	double lb_pass[SIM_LB_LEVELS], lb_move[SIM_LB_LEVELS];
+	int lb_levels;
+	double lb_charged;
 };
 
 struct stat_snap {
@@ -294,6 +302,8 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next);
 double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *waker, int flags);
 __attribute__((cold)) void sim_tg_settle(struct sim *m, int cpu);
 void sim_charge_cpu(struct sim *m, int cpu, double ns);
+void sim_balance_costs_init(struct sim *m);
+void sim_charge_balance(struct sim *m, int cpu);
 
 /* engine_program.c: the task programs */
 enum sim_step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT };

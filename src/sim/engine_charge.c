@@ -128,3 +128,63 @@ void sim_charge_cpu(struct sim *m, int cpu, double ns)
 	else
 		sim_cpu_run(m, cpu);
 }
+
+/* ---- load balancing's CPU time ----
+ * A balance pass at a domain (load_balance(): periodic, idle or newly idle) examines every
+ * CPU of the domain's span (update_sd_lb_stats()), balance_per_cpu by each one's relation
+ * to the balancing CPU; every task it moves costs balance_per_task, taken here as the mean
+ * over the span's other CPUs. The core counts passes (lb_count) and tasks moved (lb_gained)
+ * per domain; the CPU's current task pays for the periodic and idle passes at the tick that
+ * ran them (an idle CPU pays nobody). Newly-idle passes are not charged: the kernel cuts
+ * them off by their measured cost (max_newidle_lb_cost vs avg_idle), which the core does
+ * not get from the host yet, so charging them would charge passes the kernel skips. */
+void sim_balance_costs_init(struct sim *m)
+{
+	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
+		struct sim_cpu *c = &m->cpu[cpu];
+		int level = 0;
+		for (const struct ts_sched_domain *sd = m->s->dom->cpu[cpu].sd;
+		     sd && level < SIM_LB_LEVELS; sd = sd->parent, level++) {
+			double pass = 0, move = 0;
+			int n = 0, o;
+			ts_for_each_cpu(o, sd->span)
+			{
+				pass += ts_cost_balance_cpu_between(m->costs, m->topo, cpu, o);
+				if (o != cpu) {
+					move += ts_cost_balance_task_between(m->costs, m->topo, cpu,
+									     o);
+					n++;
+				}
+			}
+			c->lb_pass[level] = pass;
+			c->lb_move[level] = n ? move / n : 0;
+		}
+		c->lb_levels = level;
+	}
+}
+
+static double balance_cost_so_far(const struct sim *m, int cpu)
+{
+	const struct sim_cpu *c = &m->cpu[cpu];
+	double total = 0;
+	int level = 0;
+	for (const struct ts_sched_domain *sd = m->s->dom->cpu[cpu].sd; sd && level < c->lb_levels;
+	     sd = sd->parent, level++) {
+		uint64_t passes = 0, moved = 0;
+		for (int i = TS_CPU_IDLE; i <= TS_CPU_NOT_IDLE; i++) {
+			passes += ts_stat_read(&sd->stats.lb_count[i]);
+			moved += ts_stat_read(&sd->stats.lb_gained[i]);
+		}
+		total += (double)passes * c->lb_pass[level] + (double)moved * c->lb_move[level];
+	}
+	return total;
+}
+
+void sim_charge_balance(struct sim *m, int cpu)
+{
+	struct sim_cpu *c = &m->cpu[cpu];
+	double total = balance_cost_so_far(m, cpu);
+	double ns = total - c->lb_charged;
+	c->lb_charged = total;
+	sim_charge_cpu(m, cpu, ns);
+}

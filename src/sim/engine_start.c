@@ -140,6 +140,7 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 		return rc;
 	if (cfg->groups && (rc = tg_setup(m, err))) /* before the tasks join them */
 		return rc;
+	sim_balance_costs_init(m);
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
 		sim_post(m, m->t0 + m->tick_ns, EV_TICK, cpu, NULL, 0);
 	if (w->metric == TS_METRIC_TIME_S) {

@@ -78,6 +78,11 @@ struct ts_cost_model {
 	 * CPU time of the switching CPU before the next task runs; a CPU going idle does it
 	 * off the critical path of any wake-up, ns (switch_out). */
 	struct ts_cost_term switch_out;
+	/* Load balancing, CPU time of the balancing CPU: examining one CPU of a domain in a
+	 * balance pass (balance_per_cpu.*), and moving one task to it (balance_per_task.*),
+	 * by the relation of the balancing and the examined (source) CPU, ns. */
+	struct ts_cost_term balance_per_cpu[TS_REL_NR];
+	struct ts_cost_term balance_per_task[TS_REL_NR];
 	/* The private cache one CPU keeps a task's working set in between its runs, KiB. */
 	struct ts_cost_term cache_capacity_kib;
 	/* The cache working set of one run of a task (brought in by its run, refetched in
@@ -129,6 +134,10 @@ double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_cpu_relatio
 double ts_cost_scan_per_cpu(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
 double ts_cost_handoff(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
 double ts_cost_wake_enqueue(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
+double ts_cost_balance_per_cpu(const struct ts_cost_model *m, enum ts_cpu_relation rel,
+			       int distance);
+double ts_cost_balance_per_task(const struct ts_cost_model *m, enum ts_cpu_relation rel,
+				int distance);
 /* The part of a task's working set (cache.run_kib) still in its CPU's cache after
  * intervening_kib of other data entered it: random replacement in a cache of
  * cache.capacity_kib keeps exp(-intervening / capacity) of it; returns the KiB to refetch,
@@ -154,6 +163,10 @@ double ts_cost_handoff_between(const struct ts_cost_model *m, const struct ts_to
 			       int waker_cpu, int wakee_cpu);
 double ts_cost_wake_enqueue_between(const struct ts_cost_model *m, const struct ts_topology *t,
 				    int waker_cpu, int target_cpu);
+double ts_cost_balance_cpu_between(const struct ts_cost_model *m, const struct ts_topology *t,
+				   int balancing_cpu, int examined_cpu);
+double ts_cost_balance_task_between(const struct ts_cost_model *m, const struct ts_topology *t,
+				    int balancing_cpu, int src_cpu);
 /* Latency of a DRAM load from cpu to memory on node; -1 for an invalid CPU or node. */
 double ts_cost_mem_between(const struct ts_cost_model *m, const struct ts_topology *t, int cpu,
 			   int node);
