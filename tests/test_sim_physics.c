@@ -3,7 +3,7 @@
  * (other cluster +1.61 us, other die +7.07 us per round trip over the same cluster; on the
  * 6-cluster machine both tasks on one CPU +1.70 us over two CPUs of one cluster); tasks
  * alternating on one CPU evict each other's working set; a waker pays its enqueue on a busy
- * CPU; and bad pin_cpus input is refused. */
+ * CPU; load balancing costs CPU time; and bad pin_cpus input is refused. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -24,7 +24,8 @@
 
 /* lmbench lat_pipe's round trip in us for `pairs` pipe pairs on machine m, task k pinned to
  * cpus[k % n]; the metric is the window over all round trips. */
-static double pipe_rt(const struct machine *m, const int *cpus, int n, int pairs)
+static double pipe_rt_for(const struct machine *m, const int *cpus, int n, int pairs,
+			  uint64_t duration_ns)
 {
 	const struct ts_workload *w = ts_workload_find("pipe");
 	assert_non_null(w);
@@ -32,10 +33,15 @@ static double pipe_rt(const struct machine *m, const int *cpus, int n, int pairs
 	cfg.pin_cpus = cpus;
 	cfg.nr_pin_cpus = n;
 	cfg.warmup_ns = 2 * MS;
-	cfg.duration_ns = 10 * MS;
+	cfg.duration_ns = duration_ns;
 	struct ts_sim_result r = sim_run_ok(&cfg);
 	assert_true(r.marks > 100);
 	return r.metric;
+}
+
+static double pipe_rt(const struct machine *m, const int *cpus, int n, int pairs)
+{
+	return pipe_rt_for(m, cpus, n, pairs, 10 * MS);
 }
 
 static double pair_rt(const struct machine *m, int a, int b)
@@ -116,6 +122,29 @@ static void test_wake_enqueue_busy_target(void **state)
 	machine_free(&m);
 }
 
+/* Periodic balancing costs the balancing CPU's task: two pairs kept busy on CPUs 0 and 4
+ * balance at their ticks, rarely (a busy CPU's cluster domain every 4 ms x busy_factor
+ * 16): at 1 ms per CPU examined, a pass of the 4-CPU cluster domain costs 4 ms, several
+ * per 200 ms. */
+static void test_balance_charged(void **state)
+{
+	(void)state;
+	struct machine m;
+	machine_load(&m, "kunpeng920");
+	int cpus[2] = {0, 4};
+	double base = pipe_rt_for(&m, cpus, 2, 2, 200 * MS);
+	struct ts_error err = {0};
+	static const char *const dear[] = {"balance_per_cpu.same_cpu=1000000",
+					   "balance_per_cpu.cluster=1000000",
+					   "balance_per_cpu.llc=1000000"};
+	for (size_t i = 0; i < sizeof(dear) / sizeof(dear[0]); i++)
+		assert_int_equal(ts_cost_model_set(&m.costs, dear[i], &err), 0);
+	double slow = pipe_rt_for(&m, cpus, 2, 2, 200 * MS);
+	print_message("0,4, 2 pairs: %.3f us, with dear balance passes %.3f us\n", base, slow);
+	assert_true(slow > base * 1.02);
+	machine_free(&m);
+}
+
 static void test_pin_cpus_errors(void **state)
 {
 	(void)state;
@@ -148,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_pinned_pair_one_cpu_kunpeng920_48),
 		cmocka_unit_test(test_eviction_on_one_cpu),
 		cmocka_unit_test(test_wake_enqueue_busy_target),
+		cmocka_unit_test(test_balance_charged),
 		cmocka_unit_test(test_pin_cpus_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
