@@ -1240,47 +1240,20 @@ static double tier(const struct ts_cost_model *m, const struct ts_cost_term *tie
 	return v > tiers[TS_REL_PACKAGE].value ? v : tiers[TS_REL_PACKAGE].value;
 }
 
-double ts_cost_c2c(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
-{
-	return tier(m, m->c2c, rel, distance);
-}
-
-double ts_cost_bulk_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
-{
-	return tier(m, m->bulk_per_kib, rel, distance);
-}
-
-double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
-{
-	return tier(m, m->refill, rel, distance);
-}
-
-double ts_cost_scan_per_cpu(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
-{
-	return tier(m, m->scan_per_cpu, rel, distance);
-}
-
-double ts_cost_handoff(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
-{
-	return tier(m, m->handoff, rel, distance);
-}
-
-double ts_cost_wake_enqueue(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
-{
-	return tier(m, m->wake_enqueue, rel, distance);
-}
-
-double ts_cost_balance_per_cpu(const struct ts_cost_model *m, enum ts_cpu_relation rel,
-			       int distance)
-{
-	return tier(m, m->balance_per_cpu, rel, distance);
-}
-
-double ts_cost_balance_per_task(const struct ts_cost_model *m, enum ts_cpu_relation rel,
-				int distance)
-{
-	return tier(m, m->balance_per_task, rel, distance);
-}
+/* The tier getters of cost_model.h, one per family. */
+#define TIER_GETTER(fn, family)                                                                    \
+	double fn(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)           \
+	{                                                                                          \
+		return tier(m, m->family, rel, distance);                                          \
+	}
+TIER_GETTER(ts_cost_c2c, c2c)
+TIER_GETTER(ts_cost_bulk_per_kib, bulk_per_kib)
+TIER_GETTER(ts_cost_refill_per_kib, refill)
+TIER_GETTER(ts_cost_scan_per_cpu, scan_per_cpu)
+TIER_GETTER(ts_cost_handoff, handoff)
+TIER_GETTER(ts_cost_wake_enqueue, wake_enqueue)
+TIER_GETTER(ts_cost_balance_per_cpu, balance_per_cpu)
+TIER_GETTER(ts_cost_balance_per_task, balance_per_task)
 
 double ts_cost_evicted_kib(const struct ts_cost_model *m, double intervening_kib)
 {
@@ -1318,52 +1291,20 @@ static double between(const struct ts_cost_model *m, const struct ts_cost_term *
 		    ts_topo_distance(t, t->cpu[a].node, t->cpu[b].node));
 }
 
-double ts_cost_between(const struct ts_cost_model *m, const struct ts_topology *t, int a, int b)
-{
-	return between(m, m->c2c, t, a, b);
-}
-
-double ts_cost_bulk_between(const struct ts_cost_model *m, const struct ts_topology *t, int a,
-			    int b)
-{
-	return between(m, m->bulk_per_kib, t, a, b);
-}
-
-double ts_cost_refill_between(const struct ts_cost_model *m, const struct ts_topology *t,
-			      int prev_cpu, int cpu)
-{
-	return between(m, m->refill, t, prev_cpu, cpu);
-}
-
-double ts_cost_scan_between(const struct ts_cost_model *m, const struct ts_topology *t,
-			    int waker_cpu, int examined_cpu)
-{
-	return between(m, m->scan_per_cpu, t, waker_cpu, examined_cpu);
-}
-
-double ts_cost_handoff_between(const struct ts_cost_model *m, const struct ts_topology *t,
-			       int waker_cpu, int wakee_cpu)
-{
-	return between(m, m->handoff, t, waker_cpu, wakee_cpu);
-}
-
-double ts_cost_wake_enqueue_between(const struct ts_cost_model *m, const struct ts_topology *t,
-				    int waker_cpu, int target_cpu)
-{
-	return between(m, m->wake_enqueue, t, waker_cpu, target_cpu);
-}
-
-double ts_cost_balance_cpu_between(const struct ts_cost_model *m, const struct ts_topology *t,
-				   int balancing_cpu, int examined_cpu)
-{
-	return between(m, m->balance_per_cpu, t, balancing_cpu, examined_cpu);
-}
-
-double ts_cost_balance_task_between(const struct ts_cost_model *m, const struct ts_topology *t,
-				    int balancing_cpu, int src_cpu)
-{
-	return between(m, m->balance_per_task, t, balancing_cpu, src_cpu);
-}
+/* The pairwise getters of cost_model.h: the tier of the two CPUs' relation and distance. */
+#define BETWEEN_GETTER(fn, family)                                                                 \
+	double fn(const struct ts_cost_model *m, const struct ts_topology *t, int a, int b)        \
+	{                                                                                          \
+		return between(m, m->family, t, a, b);                                             \
+	}
+BETWEEN_GETTER(ts_cost_between, c2c)
+BETWEEN_GETTER(ts_cost_bulk_between, bulk_per_kib)
+BETWEEN_GETTER(ts_cost_refill_between, refill)
+BETWEEN_GETTER(ts_cost_scan_between, scan_per_cpu)
+BETWEEN_GETTER(ts_cost_handoff_between, handoff)
+BETWEEN_GETTER(ts_cost_wake_enqueue_between, wake_enqueue)
+BETWEEN_GETTER(ts_cost_balance_cpu_between, balance_per_cpu)
+BETWEEN_GETTER(ts_cost_balance_task_between, balance_per_task)
 
 double ts_cost_mem_between(const struct ts_cost_model *m, const struct ts_topology *t, int cpu,
 			   int node)
