@@ -1,7 +1,7 @@
 /* The simulator's machine cost model (src/sim/cost_model.c, docs/model.md): every preset
  * yields a complete model whose tiers are positive and monotone by distance, whose n/a
  * tiers are exactly the relations the preset's topology lacks, and whose spot values are
- * the reference's figures; the generic model for other topologies; the pairwise getters
+ * the published figures; the generic model for other topologies; the pairwise getters
  * on kunpeng920; the --cost override syntax and each of its error classes; and
  * 'toposched machines --costs'. */
 #include <errno.h>
@@ -183,7 +183,7 @@ static void test_every_preset(void **state)
 				assert_false(starts_with(m.scan_per_cpu[rel].source, "n/a"));
 			}
 		}
-		/* every measured c2c figure names its data set (a .csv of the reference) */
+		/* every measured c2c figure names its data set (a .csv file) */
 		for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++)
 			if (starts_with(m.c2c[rel].source, "measured") ||
 			    starts_with(m.c2c[rel].source, "derived"))
@@ -196,7 +196,7 @@ static void test_every_preset(void **state)
 	}
 }
 
-/* The reference's figures, where it has them (workloads-and-machines.md §2). */
+/* The published figures, where there are some (each preset's data set in cost_model.c). */
 static void test_spot_values(void **state)
 {
 	(void)state;

@@ -1,11 +1,12 @@
 /* The simulator's machine cost model: what moving a cache line, a message, a task's
  * footprint or a wake-up between two CPUs costs, what an idle CPU takes to wake, what a
  * context switch and an idle-scan probe cost, and local vs remote memory latency. Every
- * value is in nanoseconds (or ns per KiB) and carries its source: a measurement from
- * shared/reference/workloads-and-machines.md §2 with its data set named, a value derived
- * from such measurements by a stated rule, a value the Linux kernel declares (cpuidle
- * tables), or an estimate with its reasoning. Values are never fitted to a benchmark's
- * result. docs/model.md lists every term, its value per preset and its source. */
+ * value is in nanoseconds (or ns per KiB) and carries its source: a published measurement
+ * with its data set named, a value derived from such measurements by a stated rule, a
+ * value the Linux kernel declares (cpuidle tables), an estimate with its reasoning, or the
+ * one free value of a mechanism calibrated on one named published point. No value is fitted
+ * to a result the validation report compares against. docs/model.md lists every term,
+ * its value per preset and its source. */
 #ifndef TOPOSCHED_COST_MODEL_H
 #define TOPOSCHED_COST_MODEL_H
 
@@ -24,7 +25,7 @@
 #define TS_COST_SOURCE_MAX 512
 
 /* One value and where it comes from. The source starts with one of
- *   "measured: "  a figure of the reference, data set named;
+ *   "measured: "  a published measurement, data set named;
  *   "derived: "   computed from measured figures by the rule given;
  *   "declared: "  a value the Linux kernel declares (not a measurement);
  *   "estimate: "  no figure exists; the reasoning follows;
