@@ -1,7 +1,7 @@
 /* The simulator's machine cost model (src/sim/cost_model.c, docs/model.md): every preset
  * yields a complete model whose tiers are positive and monotone by distance, whose n/a
  * tiers are exactly the relations the preset's topology lacks, and whose spot values are
- * the reference's figures; the generic model for other topologies; the pairwise getters
+ * the published figures; the generic model for other topologies; the pairwise getters
  * on kunpeng920; the --cost override syntax and each of its error classes; and
  * 'toposched machines --costs'. */
 #include <errno.h>
@@ -68,8 +68,8 @@ static bool starts_with(const char *s, const char *prefix)
 }
 
 static const char *const source_kinds[] = {
-	"measured: ", "derived: ", "declared: ",   "estimate: ",
-	"estimate (", "n/a: ",	   "definition: ", "override: ",
+	"measured: ", "derived: ",    "declared: ", "estimate: ",   "estimate (",
+	"n/a: ",      "definition: ", "override: ", "calibrated: ",
 };
 
 static bool known_kind(const char *src)
@@ -83,7 +83,10 @@ static bool known_kind(const char *src)
 /* Terms that are zero by definition. */
 static bool zero_by_definition(const char *name)
 {
-	return strcmp(name, "c2c.same_cpu") == 0 || strcmp(name, "refill.same_cpu") == 0;
+	return strcmp(name, "c2c.same_cpu") == 0 || strcmp(name, "refill.same_cpu") == 0 ||
+	       strcmp(name, "handoff.same_cpu") == 0 ||
+	       strcmp(name, "wake_enqueue.same_cpu") == 0 ||
+	       strcmp(name, "balance_per_task.same_cpu") == 0;
 }
 
 struct check_ctx {
@@ -144,6 +147,20 @@ static void test_every_preset(void **state)
 		check_monotone(p[i].name, m.refill, "refill");
 		check_monotone(p[i].name, m.bulk_per_kib, "bulk_per_kib");
 		check_monotone(p[i].name, m.scan_per_cpu, "scan_per_cpu");
+		check_monotone(p[i].name, m.handoff, "handoff");
+		check_monotone(p[i].name, m.wake_enqueue, "wake_enqueue");
+		check_monotone(p[i].name, m.balance_per_cpu, "balance_per_cpu");
+		check_monotone(p[i].name, m.balance_per_task, "balance_per_task");
+		for (int rel = 0; rel < TS_REL_NR; rel++) {
+			assert_near(m.balance_per_cpu[rel].value, 2 * m.scan_per_cpu[rel].value,
+				    EPS);
+			assert_near(m.balance_per_task[rel].value, 2 * m.wake_enqueue[rel].value,
+				    EPS);
+		}
+		/* the one calibrated value is the same everywhere */
+		assert_true(starts_with(m.cache_run_kib.source, "calibrated: "));
+		assert_true(m.cache_capacity_kib.value >= 128 &&
+			    m.cache_capacity_kib.value <= 2048);
 		assert_true(m.remote_distance.value > TS_LOCAL_DISTANCE);
 		assert_true(m.remote_distance.value <= TS_MAX_DISTANCE);
 
@@ -166,7 +183,7 @@ static void test_every_preset(void **state)
 				assert_false(starts_with(m.scan_per_cpu[rel].source, "n/a"));
 			}
 		}
-		/* every measured c2c figure names its data set (a .csv of the reference) */
+		/* every measured c2c figure names its data set (a .csv file) */
 		for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++)
 			if (starts_with(m.c2c[rel].source, "measured") ||
 			    starts_with(m.c2c[rel].source, "derived"))
@@ -179,7 +196,7 @@ static void test_every_preset(void **state)
 	}
 }
 
-/* The reference's figures, where it has them (workloads-and-machines.md §2). */
+/* The published figures, where there are some (each preset's data set in cost_model.c). */
 static void test_spot_values(void **state)
 {
 	(void)state;
@@ -271,6 +288,8 @@ static void test_generic(void **state)
 		check_monotone(specs[i], m.refill, "refill");
 		check_monotone(specs[i], m.bulk_per_kib, "bulk_per_kib");
 		check_monotone(specs[i], m.scan_per_cpu, "scan_per_cpu");
+		check_monotone(specs[i], m.handoff, "handoff");
+		check_monotone(specs[i], m.wake_enqueue, "wake_enqueue");
 		for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++)
 			assert_true(starts_with(m.c2c[rel].source, "estimate (generic)"));
 		assert_near(term(&m, "remote_distance"), TS_REMOTE_DISTANCE, EPS);
@@ -378,6 +397,73 @@ static void test_kunpeng_pairs(void **state)
 
 /* docs/model.md's table of values per preset is the model: every term has a row, and
  * every preset column holds the model's value (markers ~ d † and parentheses aside). */
+/* The wake-up terms written out: Kunpeng's hand-off tiers reproduce the lat_pipe
+ * differences (a round trip is two hand-offs, each also paying the wake-up signal c2c),
+ * the other presets' are the same line count times their c2c tiers, switch_out makes the
+ * one-CPU pair dearer than the one-cluster pair by the 6-cluster figure, and eviction
+ * follows random replacement. */
+static void test_wakeup_terms(void **state)
+{
+	(void)state;
+	const char *kp[] = {"kunpeng920", "kunpeng920-48"};
+	double lines = 0;
+	for (size_t i = 0; i < 2; i++) {
+		struct ts_cost_model m;
+		model_for(NULL, kp[i], &m);
+		double cl = term(&m, "handoff.cluster") + term(&m, "c2c.cluster");
+		/* round-trip differences: other cluster 7,406 - 5,797, other die 12,870 - 5,797 */
+		assert_near(2 * (term(&m, "handoff.llc") + term(&m, "c2c.llc") - cl), 1609, 1e-6);
+		assert_near(2 * (term(&m, "handoff.package") + term(&m, "c2c.package") - cl), 7073,
+			    1e-6);
+		lines = term(&m, "handoff.cluster") / 78.3;
+		assert_near(lines, 8.30, 1e-9);
+		assert_near(round(804.5 / (175.2 - 78.3) * 100) / 100, 8.30, 1e-9);
+		assert_true(starts_with(source(&m, "handoff.cluster"), "derived: "));
+		assert_non_null(strstr(source(&m, "handoff.cluster"), "wayca-scheduler"));
+		/* one CPU vs one cluster: +1.70 us per round trip, 6 clusters/node */
+		double one_cpu =
+			term(&m, "switch_out") +
+			ts_cost_evicted_kib(&m, term(&m, "cache.run_kib")) * term(&m, "refill.llc");
+		double two_cpus = term(&m, "idle_exit") + term(&m, "c2c.cluster") +
+				  term(&m, "handoff.cluster");
+		assert_near(2 * (one_cpu - two_cpus), 1700, 0.02);
+		assert_near(term(&m, "wake_enqueue.llc"), term(&m, "handoff.llc") * 3 / lines,
+			    0.005);
+		assert_near(term(&m, "cache.capacity_kib"), 512, EPS);
+	}
+	struct ts_cost_model m;
+	model_for(NULL, "broadwell-2s", &m);
+	assert_near(term(&m, "handoff.llc"), lines * 45.2, 0.005);
+	assert_near(term(&m, "handoff.smt"), lines * 8.3, 0.005);
+	struct ts_cost_model kpm;
+	model_for(NULL, "kunpeng920", &kpm);
+	assert_near(term(&m, "switch_out"), term(&kpm, "switch_out"), EPS); /* same ctx_switch */
+	assert_true(starts_with(source(&m, "handoff.llc"), "derived: "));
+	assert_near(term(&m, "cache.capacity_kib"), 128, EPS);
+	model_for(NULL, "jacobsville", &m);
+	assert_near(term(&m, "switch_out"), term(&kpm, "switch_out") * 2500 / 1500, 0.005);
+	model_for(NULL, "spr-2s", &m);
+	assert_true(starts_with(source(&m, "handoff.remote"), "estimate: "));
+	assert_near(term(&m, "cache.capacity_kib"), 1024, EPS);
+
+	/* eviction: nothing in between, nothing to refetch; run_kib x (1 - e^-x/C) */
+	model_for(NULL, "kunpeng920", &m);
+	double run = term(&m, "cache.run_kib");
+	assert_near(ts_cost_evicted_kib(&m, 0), 0, EPS);
+	assert_near(ts_cost_evicted_kib(&m, 512), run * (1 - exp(-1.0)), 1e-9);
+	assert_near(ts_cost_evicted_kib(&m, 1e9), run, 1e-9);
+
+	/* pairwise getters on the preset's topology */
+	struct ts_topology *t = load("kunpeng920");
+	assert_near(ts_cost_handoff_between(&m, t, 1, 0), term(&m, "handoff.cluster"), EPS);
+	assert_near(ts_cost_handoff_between(&m, t, 1, 4), term(&m, "handoff.llc"), EPS);
+	assert_near(ts_cost_handoff_between(&m, t, 1, 32), term(&m, "handoff.package"), EPS);
+	assert_near(ts_cost_handoff_between(&m, t, 3, 3), 0, EPS);
+	assert_near(ts_cost_wake_enqueue_between(&m, t, 0, 8), term(&m, "wake_enqueue.llc"), EPS);
+	assert_true(ts_cost_handoff_between(&m, t, 0, 999) < 0);
+	ts_topology_free(t);
+}
+
 static void test_doc_table(void **state)
 {
 	(void)state;
@@ -672,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_doc_table),      cmocka_unit_test(test_foreach_stops),
 		cmocka_unit_test(test_override_valid), cmocka_unit_test(test_override_errors),
 		cmocka_unit_test(test_cli_costs),      cmocka_unit_test(test_cli_costs_errors),
+		cmocka_unit_test(test_wakeup_terms),
 	};
 	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
 }

@@ -236,6 +236,12 @@ static void test_error_cost_pin_format_options(void **state)
 		     "c2c.llc=-5");
 	EXPECT_ERROR(ARGS("sim", "--pin", "9", "--output", out_json), "--pin", "'9'");
 	EXPECT_ERROR(ARGS("sim", "--pin", "0-", "--output", out_json), "--pin", "0-");
+	EXPECT_ERROR(ARGS("sim", "--pin-cpus", "0,x", "--output", out_json), "--pin-cpus", "0,x");
+	EXPECT_ERROR(ARGS("sim", "--pin-cpus", "0,", "--output", out_json), "--pin-cpus");
+	EXPECT_ERROR(ARGS("sim", "--pin-cpus", "0,128", "--output", out_json), "--pin-cpus",
+		     "CPU 128");
+	EXPECT_ERROR(ARGS("sim", "--pin-cpus", "0,40", "--output", out_json), "--pin-cpus",
+		     "outside the --pin nodes");
 	EXPECT_ERROR(ARGS("sim", "--format", "xml", "--output", out_json), "--format", "xml");
 	EXPECT_ERROR(ARGS("sim", "--plot", "x.pdf", "--output", out_json), "--plot", "x.pdf",
 		     ".png");
@@ -262,7 +268,7 @@ static void test_help_and_list(void **state)
 	expect_ok(&r, ARGS("sim", "--help"));
 	const char *const words[] = {
 		"--machine",	"--workload", "--clients",	  "--compare",	    "--features",
-		"--iterations", "--duration", "--warmup",	  "--seed",	    "--pin",
+		"--iterations", "--duration", "--warmup",	  "--seed",	    "--pin-cpus",
 		"--cost",	"--hz",	      "--jobs",		  "--format",	    "--output",
 		"--plot",	"--quiet",    "--list-workloads", "NO_SIS_CLUSTER", "kunpeng920",
 		"100ms",	"--bind",     "inverse"};

@@ -447,6 +447,10 @@ static void exec_run(const char *machine, bool hogs, struct ts_sim_result *r)
 		assert_int_equal(ts_cost_model_set(&costs, flat[i], &err), 0);
 	costs.bulk_per_kib[TS_REL_NODE] = costs.bulk_per_kib[TS_REL_LLC];
 	costs.refill[TS_REL_NODE] = costs.refill[TS_REL_LLC];
+	/* the wake-up hand-off and the waker's enqueue depend on the relation too */
+	costs.handoff[TS_REL_NODE] = costs.handoff[TS_REL_LLC];
+	for (int rel = 0; rel < TS_REL_NR; rel++)
+		costs.wake_enqueue[rel].value = 0;
 	struct ts_groups_spec spec;
 	assert_int_equal(ts_groups_spec_parse("g=class:b", &w, &spec, &err), 0);
 	struct ts_features f = ts_features_default();

@@ -27,6 +27,42 @@
  * schedule; the loop stops at the first idle CPU, a data-dependent branch, so probes are
  * charged one full line transfer each. */
 #define SCAN_LINES_PER_CPU 1.0
+/* Kunpeng 920 pinned-pair figures of the openEuler WAYCA scheduler project
+ * (repository openeuler-mirror/wayca-scheduler). lmbench lat_pipe round trips, ns, on a
+ * Kunpeng 920 with 8 clusters of 4 per node
+ * (tools/kp920.2P.8CCL.type2/log.pipe.lock.0420.8ccl.filtered.txt): CPU 1 <-> 0 (same
+ * cluster) 5.807 and 5.787 us, CPU 1 <-> 4, 8, ..., 28 (other clusters of the die) 7.317-7.477
+ * us, mean 7.406, CPU 1 <-> 32 (the other die) 12.87 us. */
+#define KP_PIPE_SAME_CLUSTER_NS	 5797.0
+#define KP_PIPE_OTHER_CLUSTER_NS 7406.0
+#define KP_PIPE_OTHER_DIE_NS	 12870.0
+/* The same log: attractivechaos/benchmarks lock/lock_test.c, a pthread spinlock handed among
+ * 4 threads, 1e8 lock/unlock pairs in all: 7.83 s with the 4 threads in one cluster (CPUs
+ * 0-3), 17.52 s in 4 clusters (0, 4, 8, 12): one contended line handed over per pair,
+ * 78.3 vs 175.2 ns. */
+#define KP_LOCK_CLUSTER_NS (7.83e9 / 1e8)
+/* lat_pipe on a Kunpeng 920 with 6 clusters per node
+ * (tools/kp920.2P.6CCL/log.pipe-latency.0404.filtered.txt): both processes on one CPU, 6 runs
+ * 11.84-12.00 us, mean 11.88; the two on two CPUs of one cluster, 6 pairs 9.952-10.358 us,
+ * mean 10.18. */
+#define KP6_PIPE_SAME_CPU_NS	 11880.0
+#define KP6_PIPE_SAME_CLUSTER_NS 10180.0
+/* Lines of state one wake-up hand-off moves between waker and wakee CPU (task, wait queue,
+ * pipe/socket, run queue). derived: a round trip is two hand-offs, so the 8-cluster pair
+ * pays (7,406 - 5,797) / 2 = 804.5 ns more per hand-off across clusters, and one contended
+ * line costs 175.2 - 78.3 = 96.9 ns more across clusters: 804.5 / 96.9 = 8.30 lines
+ * (rounded to the figures' precision; tests/test_cost_model.c redoes the division). */
+#define HANDOFF_LINES 8.30
+/* Of those, the run-queue lines a waker moves when it enqueues on a busy CPU itself
+ * (ttwu_queue() without the wake list: the target's rq->lock, its cfs_rq/rb-tree line and
+ * rq->curr read by check_preempt): estimate, 3 lines. */
+#define WAKE_RQ_LINES 3.0
+/* The cache working set of one run of a task (cache.run_kib): the one free value of the
+ * cache-capacity mechanism, calibrated once so that tbench on kunpeng920 node 0 at 64
+ * clients gives its published baseline, 7,408.94 MB/s (the cluster-scan patch v10 mail,
+ * "sched/fair: Scan cluster before scanning LLC in wake-up path", Yicong Yang, Oct 2023),
+ * and used unchanged on every preset. */
+#define CACHE_RUN_KIB 153.0
 /* Upper bound for any override (one second), so that no product of terms overflows. */
 #define COST_MAX 1e9
 
@@ -128,6 +164,78 @@ static const struct term_desc terms[] = {
 	     -1, COST_MAX),
 	TERM("numa.scan_per_pmd", numa_scan_per_pmd, "ns",
 	     "task_numa_work making one 2 MiB PMD PROT_NONE", -1, COST_MAX),
+	TERM("handoff.same_cpu", handoff[TS_REL_SAME_CPU], "ns",
+	     "a wake-up's hand-off when waker and wakee share the CPU (none)", -1, COST_MAX),
+	TERM("handoff.smt", handoff[TS_REL_SMT], "ns",
+	     "a wake-up's hand-off (task, wait-queue, pipe/socket, rq lines) between SMT siblings",
+	     -1, COST_MAX),
+	TERM("handoff.cluster", handoff[TS_REL_CLUSTER], "ns", "the same, within the cluster", -1,
+	     COST_MAX),
+	TERM("handoff.llc", handoff[TS_REL_LLC], "ns", "the same, within the LLC (other cluster)",
+	     -1, COST_MAX),
+	TERM("handoff.node", handoff[TS_REL_NODE], "ns", "the same, to another LLC of the node", -1,
+	     COST_MAX),
+	TERM("handoff.package", handoff[TS_REL_PACKAGE], "ns",
+	     "the same, to another node of the package", -1, COST_MAX),
+	TERM("handoff.remote", handoff[TS_REL_REMOTE], "ns",
+	     "the same, to another package, at remote_distance", -1, COST_MAX),
+	TERM("wake_enqueue.same_cpu", wake_enqueue[TS_REL_SAME_CPU], "ns",
+	     "enqueueing a woken task on the waker's own CPU (in the syscall's cost: none)", -1,
+	     COST_MAX),
+	TERM("wake_enqueue.smt", wake_enqueue[TS_REL_SMT], "ns",
+	     "the waker's remote enqueue on a busy SMT sibling (rq lock and lines)", -1, COST_MAX),
+	TERM("wake_enqueue.cluster", wake_enqueue[TS_REL_CLUSTER], "ns",
+	     "the same, on a busy CPU of the cluster", -1, COST_MAX),
+	TERM("wake_enqueue.llc", wake_enqueue[TS_REL_LLC], "ns",
+	     "the same, on a busy CPU of the LLC", -1, COST_MAX),
+	TERM("wake_enqueue.node", wake_enqueue[TS_REL_NODE], "ns",
+	     "the same, on a busy CPU in another LLC of the node", -1, COST_MAX),
+	TERM("wake_enqueue.package", wake_enqueue[TS_REL_PACKAGE], "ns",
+	     "the same, on another node of the package", -1, COST_MAX),
+	TERM("wake_enqueue.remote", wake_enqueue[TS_REL_REMOTE], "ns",
+	     "the same, in another package, at remote_distance", -1, COST_MAX),
+	TERM("switch_out", switch_out, "ns",
+	     "the leaving task's part of a switch to another task (dequeue, put_prev, pick)", -1,
+	     COST_MAX),
+	TERM("balance_per_cpu.same_cpu", balance_per_cpu[TS_REL_SAME_CPU], "ns",
+	     "load balancing: examining one CPU (same cpu) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_cpu.smt", balance_per_cpu[TS_REL_SMT], "ns",
+	     "load balancing: examining one CPU (smt) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_cpu.cluster", balance_per_cpu[TS_REL_CLUSTER], "ns",
+	     "load balancing: examining one CPU (cluster) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_cpu.llc", balance_per_cpu[TS_REL_LLC], "ns",
+	     "load balancing: examining one CPU (llc) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_cpu.node", balance_per_cpu[TS_REL_NODE], "ns",
+	     "load balancing: examining one CPU (node) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_cpu.package", balance_per_cpu[TS_REL_PACKAGE], "ns",
+	     "load balancing: examining one CPU (package) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_cpu.remote", balance_per_cpu[TS_REL_REMOTE], "ns",
+	     "load balancing: examining one CPU (remote) in a balance pass", -1, COST_MAX),
+	TERM("balance_per_task.same_cpu", balance_per_task[TS_REL_SAME_CPU], "ns",
+	     "load balancing: moving one task from a CPU (same cpu) to the balancing CPU", -1,
+	     COST_MAX),
+	TERM("balance_per_task.smt", balance_per_task[TS_REL_SMT], "ns",
+	     "load balancing: moving one task from a CPU (smt) to the balancing CPU", -1, COST_MAX),
+	TERM("balance_per_task.cluster", balance_per_task[TS_REL_CLUSTER], "ns",
+	     "load balancing: moving one task from a CPU (cluster) to the balancing CPU", -1,
+	     COST_MAX),
+	TERM("balance_per_task.llc", balance_per_task[TS_REL_LLC], "ns",
+	     "load balancing: moving one task from a CPU (llc) to the balancing CPU", -1, COST_MAX),
+	TERM("balance_per_task.node", balance_per_task[TS_REL_NODE], "ns",
+	     "load balancing: moving one task from a CPU (node) to the balancing CPU", -1,
+	     COST_MAX),
+	TERM("balance_per_task.package", balance_per_task[TS_REL_PACKAGE], "ns",
+	     "load balancing: moving one task from a CPU (package) to the balancing CPU", -1,
+	     COST_MAX),
+	TERM("balance_per_task.remote", balance_per_task[TS_REL_REMOTE], "ns",
+	     "load balancing: moving one task from a CPU (remote) to the balancing CPU", -1,
+	     COST_MAX),
+	TERM("cache.capacity_kib", cache_capacity_kib, "KiB",
+	     "the private cache per CPU that keeps a task's working set between its runs", 0,
+	     COST_MAX),
+	TERM("cache.run_kib", cache_run_kib, "KiB",
+	     "the cache working set of one run of a task, evicted by other tasks' runs", -1,
+	     COST_MAX),
 	TERM("fork", fork, "ns", "fork() in the parent, up to the child's first wake-up", -1,
 	     COST_MAX),
 	TERM("accept", accept, "ns", "accept() of one loopback TCP connection", -1, COST_MAX),
@@ -196,6 +304,11 @@ struct preset_costs {
 	struct fig refill_line[TS_REL_NR];
 	struct fig remote_distance, idle_exit, ctx_switch, mem_local, mem_per_distance;
 	struct fig numa_hint_fault;
+	/* The private cache per CPU (L2 per core / hardware threads per core), KiB. */
+	struct fig cache_capacity_kib;
+	/* The hand-off tiers come from the Kunpeng 920 lat_pipe figures (a TaiShan v110
+	 * machine), not from HANDOFF_LINES x c2c. */
+	bool kunpeng_lat_pipe;
 };
 
 #define KCORES_KUNPENG                                                                             \
@@ -295,6 +408,11 @@ static const struct preset_costs preset_costs[] = {
 		.idle_exit = IDLE_EXIT_WFI,
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
+		.cache_capacity_kib = {512, "measured: TaiShan v110 core, private L2 512 KiB per "
+					    "core, no SMT (Huawei Kunpeng 920 product page; "
+					    "WikiChip hisilicon/microarchitectures/taishan_v110); "
+					    "L1D 64 KiB is inside that budget"},
+		.kunpeng_lat_pipe = true,
 		.mem_local = {117, "measured: plantegg 'Intel AMD 鲲鹏 海光 飞腾性能PK' (2021), "
 				   "lmbench lat_mem_rd -t 64M, 920-4826 2P, local"},
 		.mem_per_distance = {4.04,
@@ -337,6 +455,10 @@ static const struct preset_costs preset_costs[] = {
 		.idle_exit = IDLE_EXIT_WFI,
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
+		.cache_capacity_kib =
+			{512, "measured: TaiShan v110 core, private L2 512 KiB per core, no SMT "
+			      "(WikiChip hisilicon/microarchitectures/taishan_v110)"},
+		.kunpeng_lat_pipe = true,
 		.mem_local = {117, "measured: plantegg (2021), lmbench lat_mem_rd -t 64M, "
 				   "920-4826 2P, local"},
 		.mem_per_distance = {8.35,
@@ -382,6 +504,10 @@ static const struct preset_costs preset_costs[] = {
 		.idle_exit = IDLE_EXIT_AMD,
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
+		.cache_capacity_kib =
+			{256,
+			 "derived: Zen L2 512 KiB per core (AMD, WikiChip "
+			 "amd/microarchitectures/zen) shared by 2 SMT threads: 256 KiB per CPU"},
 		.mem_local = {97, "measured: AnandTech 11544 (lmbench), local DRAM 96-98 ns, "
 				  "DDR4-2400"},
 		.mem_per_distance = {6.66,
@@ -421,6 +547,9 @@ static const struct preset_costs preset_costs[] = {
 		.idle_exit = IDLE_EXIT_AMD,
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
+		.cache_capacity_kib = {256,
+				       "derived: Zen 2 L2 512 KiB per core (AMD EPYC 7742 spec; "
+				       "WikiChip amd/microarchitectures/zen_2) / 2 SMT threads"},
 		.mem_local = {122, "measured: AnandTech 14694, DRAM full random 128 MB, NPS1"},
 		.mem_per_distance = {4.09, "estimate: no published cross-socket figure found; "
 					   "our estimate +80-100 ns, +90 at SLIT 32"},
@@ -453,6 +582,9 @@ static const struct preset_costs preset_costs[] = {
 		.idle_exit = IDLE_EXIT_AMD,
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
+		.cache_capacity_kib =
+			{256,
+			 "derived: Zen 2 L2 512 KiB per core (AMD EPYC 7742 spec) / 2 SMT threads"},
 		.mem_local = {113, "measured: AnandTech 14694, DRAM full random 128 MB, NPS4"},
 		.mem_per_distance = {4.09,
 				     "estimate: no published remote figure found; +90 ns "
@@ -486,6 +618,10 @@ static const struct preset_costs preset_costs[] = {
 				    "exit_latency 2 us (vendor-declared, not measured)"},
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
+		.cache_capacity_kib =
+			{128,
+			 "derived: Broadwell-EP L2 256 KiB per core (Intel Xeon E5 v4 datasheet; "
+			 "WikiChip intel/microarchitectures/broadwell_(client)) / 2 SMT threads"},
 		.mem_local = {95, "measured: AnandTech 11544, E5-2699 v4 DRAM local"},
 		.mem_per_distance = {4.09, "estimate: no published remote figure found; "
 					   "our estimate 135-145 ns: 140 at SLIT 21"},
@@ -507,6 +643,9 @@ static const struct preset_costs preset_costs[] = {
 				    "exit_latency 1 us (vendor-declared, not measured)"},
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
+		.cache_capacity_kib = {640, "derived: Sunny Cove server core L2 1.25 MiB per core "
+					    "(Intel Xeon Scalable 3rd gen; WikiChip "
+					    "intel/microarchitectures/sunny_cove) / 2 SMT threads"},
 		.mem_local = MEM_CLX_LOCAL,
 		.mem_per_distance = {2.3,
 				     "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
@@ -533,6 +672,10 @@ static const struct preset_costs preset_costs[] = {
 				    "exit_latency 1 us (vendor-declared, not measured)"},
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
+		.cache_capacity_kib = {1024,
+				       "derived: Golden Cove server core L2 2 MiB per core (Intel "
+				       "Xeon Scalable 4th gen; WikiChip "
+				       "intel/microarchitectures/sapphire_rapids) / 2 SMT threads"},
 		.mem_local = MEM_CLX_LOCAL,
 		.mem_per_distance = {2.09, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
 					   "93 ns remote (plantegg lat_mem_rd), on SLIT 21"},
@@ -561,6 +704,8 @@ static const struct preset_costs preset_costs[] = {
 				    "exit_latency 1 us (vendor-declared, not measured)"},
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
+		.cache_capacity_kib = {1024, "derived: Golden Cove server core L2 2 MiB per core "
+					     "(Intel Xeon Scalable 4th gen) / 2 SMT threads"},
 		.mem_local = MEM_CLX_LOCAL,
 		.mem_per_distance = {2.09,
 				     "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
@@ -592,6 +737,10 @@ static const struct preset_costs preset_costs[] = {
 		.numa_hint_fault = {1700, "estimate: the 1 us of the big cores' estimate "
 					  "scaled as ctx_switch is (2.5 / 1.5) for the slower "
 					  "Tremont cores"},
+		.cache_capacity_kib =
+			{1152,
+			 "derived: Tremont L2 4.5 MiB shared by a 4-core module (Intel Atom P5900 "
+			 "family; WikiChip intel/microarchitectures/tremont) / 4 cores, no SMT"},
 		.mem_per_distance = {4.5, "n/a: one node; the generic model's value"},
 	},
 };
@@ -632,6 +781,9 @@ static const struct preset_costs generic_costs = {
 				  "ns per SLIT unit; 4.5 (SLIT 20 -> +45 ns, about 1.45x local)"},
 	.numa_hint_fault = {1000, "estimate (generic): the presets' estimate for 2-3 GHz "
 				  "server cores, 1 us"},
+	.cache_capacity_kib =
+		{512,
+		 "estimate (generic): the presets' private cache per CPU is 128-1152 KiB; 512 KiB"},
 };
 
 /* ---- building a model ------------------------------------------------------------------- */
@@ -681,6 +833,153 @@ static void fill_na(struct ts_cost_term *tier, const bool *present, const char *
 			 "stay monotone",
 			 machine, family, ts_cpu_relation_name((enum ts_cpu_relation)from));
 	}
+}
+
+/* Derived wake-up values are kept to 0.01 ns, the precision docs/model.md prints them at. */
+static double cents(double v)
+{
+	return round(v * 100) / 100;
+}
+
+static const struct preset_costs *find_preset_costs(const char *name);
+
+/* The leaving task's part of a switch on Kunpeng 920 and the figures behind it: per
+ * hand-off the one-CPU lat_pipe pair pays switch_out plus the eviction of its working set by
+ * the other task's run, the two-CPU pair idle_exit + c2c.cluster + handoff.cluster, and the
+ * 6-cluster machine's one-CPU pair is (11,880 - 10,180) / 2 ns dearer. */
+struct kp_switch_out {
+	double value, idle_exit, c2c, handoff, evict, ctx_switch;
+};
+
+static struct kp_switch_out kunpeng_switch_out(const struct preset_costs *kp)
+{
+	struct kp_switch_out k = {
+		.idle_exit = kp->idle_exit.v,
+		.c2c = kp->c2c[TS_REL_CLUSTER].v,
+		.handoff = cents(HANDOFF_LINES * KP_LOCK_CLUSTER_NS),
+		.ctx_switch = kp->ctx_switch.v,
+	};
+	/* refill.llc (the rule of build()) and ts_cost_evicted_kib() on kunpeng920's figures */
+	double refill_llc = LINES_PER_KIB * kp->c2c[TS_REL_LLC].v / MISSES_IN_FLIGHT;
+	k.evict = CACHE_RUN_KIB * -expm1(-CACHE_RUN_KIB / kp->cache_capacity_kib.v) * refill_llc;
+	k.value = cents((KP6_PIPE_SAME_CPU_NS - KP6_PIPE_SAME_CLUSTER_NS) / 2.0 + k.idle_exit +
+			k.c2c + k.handoff - k.evict);
+	return k;
+}
+
+/* handoff.*, wake_enqueue.* and switch_out, from the c2c tiers and the Kunpeng 920 pinned
+ * pipe pairs (the rules at the top of this file; docs/model.md writes them out). */
+static void build_wakeup(const struct preset_costs *pc, struct ts_cost_model *m)
+{
+	bool present[TS_REL_NR] = {true};
+	for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++)
+		present[rel] = pc->c2c[rel].src != NULL;
+	present[TS_REL_REMOTE] = true; /* derived from c2c.remote even when n/a */
+	const double lines = HANDOFF_LINES;
+	set_term(&m->handoff[TS_REL_SAME_CPU], 0,
+		 "definition: waker and wakee on one CPU: the state stays in its caches");
+	set_term(&m->wake_enqueue[TS_REL_SAME_CPU], 0,
+		 "definition: enqueueing on the waker's own run queue is part of the syscall's "
+		 "own cost (the workload's RUN phases)");
+	if (pc->kunpeng_lat_pipe) {
+		const double cl = lines * KP_LOCK_CLUSTER_NS;
+		const double c2c_cl = m->c2c[TS_REL_CLUSTER].value;
+		set_term(&m->handoff[TS_REL_CLUSTER], cents(cl),
+			 "derived: %.2f lines x %.1f ns, a contended line handed over inside a "
+			 "cluster (4 threads on CPUs 0-3, 7.83 s per 1e8 spinlock pairs); the "
+			 "lines: (7,406 - 5,797) / 2 ns more per lat_pipe hand-off across clusters "
+			 "/ (175.2 - 78.3) ns more per contended line (openeuler-mirror/"
+			 "wayca-scheduler tools/kp920.2P.8CCL.type2/"
+			 "log.pipe.lock.0420.8ccl.filtered.txt)",
+			 lines, KP_LOCK_CLUSTER_NS);
+		double llc = cl + (KP_PIPE_OTHER_CLUSTER_NS - KP_PIPE_SAME_CLUSTER_NS) / 2.0 -
+			     (m->c2c[TS_REL_LLC].value - c2c_cl);
+		set_term(&m->handoff[TS_REL_LLC], cents(llc),
+			 "derived: handoff.cluster + (7,406 - 5,797) / 2 ns (lmbench lat_pipe, CPU "
+			 "1 <-> 4..28 vs 1 <-> 0, same wayca-scheduler log) - (c2c.llc - "
+			 "c2c.cluster), which the wake-up signal already pays: %.1f + 804.5 - %.1f",
+			 cl, m->c2c[TS_REL_LLC].value - c2c_cl);
+		double pkg = cl + (KP_PIPE_OTHER_DIE_NS - KP_PIPE_SAME_CLUSTER_NS) / 2.0 -
+			     (m->c2c[TS_REL_PACKAGE].value - c2c_cl);
+		set_term(&m->handoff[TS_REL_PACKAGE], cents(pkg),
+			 "derived: handoff.cluster + (12,870 - 5,797) / 2 ns (lat_pipe CPU 1 <-> "
+			 "32, the other die, same wayca-scheduler log) - (c2c.package - "
+			 "c2c.cluster): %.1f + 3,536.5 - %.1f",
+			 cl, m->c2c[TS_REL_PACKAGE].value - c2c_cl);
+		char kind[32];
+		source_kind(m->c2c[TS_REL_REMOTE].source, kind, sizeof(kind));
+		set_term(&m->handoff[TS_REL_REMOTE],
+			 cents(pkg * m->c2c[TS_REL_REMOTE].value / m->c2c[TS_REL_PACKAGE].value),
+			 "%s: no cross-socket pipe figure; handoff.package x c2c.remote / "
+			 "c2c.package (%.1f x %g / %g; c2c.remote is an %s)",
+			 strcmp(kind, "measured") == 0 ? "derived" : "estimate", pkg,
+			 m->c2c[TS_REL_REMOTE].value, m->c2c[TS_REL_PACKAGE].value, kind);
+		present[TS_REL_SMT] = present[TS_REL_NODE] = false;
+	} else {
+		for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++) {
+			if (!present[rel])
+				continue;
+			char kind[32];
+			source_kind(m->c2c[rel].source, kind, sizeof(kind));
+			set_term(&m->handoff[rel], cents(lines * m->c2c[rel].value),
+				 "%s: %.2f lines (derived from the Kunpeng 920 lat_pipe pairs, see "
+				 "handoff.llc of kunpeng920) x c2c.%s (%g ns, %s)",
+				 strcmp(kind, "measured") == 0 || strcmp(kind, "derived") == 0
+					 ? "derived"
+					 : "estimate",
+				 lines, ts_cpu_relation_name((enum ts_cpu_relation)rel),
+				 m->c2c[rel].value, kind);
+		}
+	}
+	fill_na(m->handoff, present, "handoff", pc->name);
+	for (int rel = TS_REL_SMT; rel < TS_REL_NR; rel++)
+		set_term(&m->wake_enqueue[rel],
+			 cents(m->handoff[rel].value * WAKE_RQ_LINES / lines),
+			 "derived: the %g run-queue lines of the hand-off's %.2f (rq->lock, the "
+			 "cfs_rq, rq->curr for check_preempt), moved by the waker: handoff.%s x "
+			 "%g / %.2f",
+			 WAKE_RQ_LINES, lines, ts_cpu_relation_name((enum ts_cpu_relation)rel),
+			 WAKE_RQ_LINES, lines);
+
+	/* load balancing: update_sg_lb_stats() reads two lines per CPU (the rq: nr_running,
+	 * curr, idle state; the cfs_rq's PELT averages: load, util, runnable), each as a scan
+	 * probe reads one; detach_task() + attach_task() take the source and the local rq
+	 * lock and dequeue/enqueue: twice the waker's remote enqueue. */
+	for (int rel = TS_REL_SAME_CPU; rel < TS_REL_NR; rel++) {
+		const char *rn = ts_cpu_relation_name((enum ts_cpu_relation)rel);
+		set_term(&m->balance_per_cpu[rel], 2 * m->scan_per_cpu[rel].value,
+			 "derived: update_sg_lb_stats() reads 2 lines of each CPU (rq; cfs_rq "
+			 "PELT averages), each priced as an idle-scan probe: 2 x scan_per_cpu.%s",
+			 rn);
+		if (rel == TS_REL_SAME_CPU)
+			set_term(&m->balance_per_task[rel], 0,
+				 "definition: no task moves from a CPU to itself");
+		else
+			set_term(&m->balance_per_task[rel], 2 * m->wake_enqueue[rel].value,
+				 "derived: detach_task() on the source rq and attach_task() on the "
+				 "local one, each an enqueue's rq lines: 2 x wake_enqueue.%s",
+				 rn);
+	}
+
+	/* switch_out: Kunpeng's from its pinned pairs; other machines the same kernel work
+	 * (dequeue, put_prev, pick), scaled as ctx_switch is. */
+	struct kp_switch_out k = kunpeng_switch_out(find_preset_costs("kunpeng920"));
+	if (pc->kunpeng_lat_pipe)
+		set_term(&m->switch_out, k.value,
+			 "derived: lat_pipe on a 6-cluster Kunpeng 920 (openeuler-mirror/"
+			 "wayca-scheduler tools/kp920.2P.6CCL/log.pipe-latency.0404.filtered.txt), "
+			 "one CPU 11.88 vs one cluster 10.18 us per round trip: per hand-off the "
+			 "one-CPU pair pays switch_out and its working set's eviction by the other "
+			 "run, the two-CPU pair idle_exit + c2c.cluster + handoff.cluster: "
+			 "switch_out = 850 + %g + %g + %.2f - %.2f (cache.run_kib x (1 - "
+			 "exp(-cache.run_kib / cache.capacity_kib)) x refill.llc)",
+			 k.idle_exit, k.c2c, k.handoff, k.evict);
+	else
+		set_term(&m->switch_out, cents(k.value * m->ctx_switch.value / k.ctx_switch),
+			 "derived: kunpeng920's switch_out (%.2f ns, from the 6-cluster lat_pipe "
+			 "pairs) x ctx_switch / kunpeng920's ctx_switch (%g / %g): the same "
+			 "kernel work (dequeue, put_prev, pick)",
+			 k.value, m->ctx_switch.value, k.ctx_switch);
 }
 
 static void build(const struct preset_costs *pc, bool generic, int generic_remote_distance,
@@ -786,6 +1085,13 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 		 "preempts the task (a context switch), moves it, and the CPU switches back "
 		 "(a second): 2 x ctx_switch (%g ns, itself an estimate)",
 		 m->ctx_switch.value);
+	set_fig(&m->cache_capacity_kib, pc->cache_capacity_kib);
+	set_term(&m->cache_run_kib, CACHE_RUN_KIB,
+		 "calibrated: the one free value of the cache-capacity mechanism, set once on "
+		 "tbench, kunpeng920 node 0, 64 clients, baseline 7,408.94 MB/s (cluster-scan "
+		 "patch v10 mail, Yicong Yang, Oct 2023); the same on every preset");
+	build_wakeup(pc, m);
+
 	set_term(&m->numa_scan_per_pmd, m->mem_local.value,
 		 "estimate: change_huge_pmd() rewrites one PMD entry per 2 MiB THP made "
 		 "PROT_NONE; the page-table line is taken as cache-cold, one DRAM load at "
@@ -953,24 +1259,27 @@ static double tier(const struct ts_cost_model *m, const struct ts_cost_term *tie
 	return v > tiers[TS_REL_PACKAGE].value ? v : tiers[TS_REL_PACKAGE].value;
 }
 
-double ts_cost_c2c(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
-{
-	return tier(m, m->c2c, rel, distance);
-}
+/* The tier getters of cost_model.h, one per family. */
+#define TIER_GETTER(fn, family)                                                                    \
+	double fn(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)           \
+	{                                                                                          \
+		return tier(m, m->family, rel, distance);                                          \
+	}
+TIER_GETTER(ts_cost_c2c, c2c)
+TIER_GETTER(ts_cost_bulk_per_kib, bulk_per_kib)
+TIER_GETTER(ts_cost_refill_per_kib, refill)
+TIER_GETTER(ts_cost_scan_per_cpu, scan_per_cpu)
+TIER_GETTER(ts_cost_handoff, handoff)
+TIER_GETTER(ts_cost_wake_enqueue, wake_enqueue)
+TIER_GETTER(ts_cost_balance_per_cpu, balance_per_cpu)
+TIER_GETTER(ts_cost_balance_per_task, balance_per_task)
 
-double ts_cost_bulk_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
+double ts_cost_evicted_kib(const struct ts_cost_model *m, double intervening_kib)
 {
-	return tier(m, m->bulk_per_kib, rel, distance);
-}
-
-double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
-{
-	return tier(m, m->refill, rel, distance);
-}
-
-double ts_cost_scan_per_cpu(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance)
-{
-	return tier(m, m->scan_per_cpu, rel, distance);
+	double cap = m->cache_capacity_kib.value;
+	if (intervening_kib <= 0 || cap <= 0)
+		return 0;
+	return m->cache_run_kib.value * -expm1(-intervening_kib / cap);
 }
 
 double ts_cost_mem(const struct ts_cost_model *m, int distance)
@@ -1001,28 +1310,20 @@ static double between(const struct ts_cost_model *m, const struct ts_cost_term *
 		    ts_topo_distance(t, t->cpu[a].node, t->cpu[b].node));
 }
 
-double ts_cost_between(const struct ts_cost_model *m, const struct ts_topology *t, int a, int b)
-{
-	return between(m, m->c2c, t, a, b);
-}
-
-double ts_cost_bulk_between(const struct ts_cost_model *m, const struct ts_topology *t, int a,
-			    int b)
-{
-	return between(m, m->bulk_per_kib, t, a, b);
-}
-
-double ts_cost_refill_between(const struct ts_cost_model *m, const struct ts_topology *t,
-			      int prev_cpu, int cpu)
-{
-	return between(m, m->refill, t, prev_cpu, cpu);
-}
-
-double ts_cost_scan_between(const struct ts_cost_model *m, const struct ts_topology *t,
-			    int waker_cpu, int examined_cpu)
-{
-	return between(m, m->scan_per_cpu, t, waker_cpu, examined_cpu);
-}
+/* The pairwise getters of cost_model.h: the tier of the two CPUs' relation and distance. */
+#define BETWEEN_GETTER(fn, family)                                                                 \
+	double fn(const struct ts_cost_model *m, const struct ts_topology *t, int a, int b)        \
+	{                                                                                          \
+		return between(m, m->family, t, a, b);                                             \
+	}
+BETWEEN_GETTER(ts_cost_between, c2c)
+BETWEEN_GETTER(ts_cost_bulk_between, bulk_per_kib)
+BETWEEN_GETTER(ts_cost_refill_between, refill)
+BETWEEN_GETTER(ts_cost_scan_between, scan_per_cpu)
+BETWEEN_GETTER(ts_cost_handoff_between, handoff)
+BETWEEN_GETTER(ts_cost_wake_enqueue_between, wake_enqueue)
+BETWEEN_GETTER(ts_cost_balance_cpu_between, balance_per_cpu)
+BETWEEN_GETTER(ts_cost_balance_task_between, balance_per_task)
 
 double ts_cost_mem_between(const struct ts_cost_model *m, const struct ts_topology *t, int cpu,
 			   int node)

@@ -69,6 +69,8 @@ struct sim_task {
 	int last_cpu;		  /* CPU it last ran on (-1: never ran) */
 	uint64_t wake_ns;	  /* when it was last woken */
 	bool woken;		  /* woken, not yet run since */
+	int waker_cpu;		  /* the CPU its last wake-up came from */
+	double cache_mark;	  /* its CPU's cache_kib when its last run there began */
 	bool exiting, exited;
 	bool pro;		     /* running its class's prologue (pc indexes it) */
 	const struct ts_phase *prog; /* the program pc indexes: the prologue, then phases */
@@ -87,6 +89,9 @@ struct sim_task {
 	bool arrived; /* at the start barrier */
 };
 
+/* Domain levels whose balancing costs are kept per CPU (the presets have at most 5). */
+#define SIM_LB_LEVELS 8
+
 struct sim_cpu {
 	struct sim_task *curr; /* the engine's view (== rq->curr) */
 	uint64_t seg_start;    /* start of the running work segment */
@@ -97,6 +102,12 @@ struct sim_cpu {
 	bool need_resched;   /* set by resched_cpu() while this CPU's event is handled */
 	bool resched_posted; /* a RESCHED event is on its way */
 	bool locked;
+	double cache_kib; /* KiB that entered its private cache so far (sim_set_curr) */
+	/* load balancing's CPU time (sim_charge_balance): per pass and per task moved at
+	 * each of its domain levels, base first; and what has been charged so far */
+	double lb_pass[SIM_LB_LEVELS], lb_move[SIM_LB_LEVELS];
+	int lb_levels;
+	double lb_charged;
 };
 
 struct stat_snap {
@@ -131,6 +142,8 @@ struct sim {
 	int cur_cpu; /* the CPU whose event is being handled */
 	int nr_locked;
 	uint64_t ctx_switch_ns, idle_exit_ns;
+	double switch_out, run_kib, evict_refill_per_kib;
+	double handoff[TS_REL_NR], wake_enqueue[TS_REL_NR];
 	double c2c[TS_REL_NR], bulk[TS_REL_NR], refill[TS_REL_NR], scan[TS_REL_NR];
 	double scan_mix_per_cpu; /* mean scan cost per CPU of the last scanning placement */
 
@@ -318,6 +331,8 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next);
 double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *waker, int flags);
 __attribute__((cold)) void sim_tg_settle(struct sim *m, int cpu);
 void sim_charge_cpu(struct sim *m, int cpu, double ns);
+void sim_balance_costs_init(struct sim *m);
+void sim_charge_balance(struct sim *m, int cpu);
 
 /* engine_program.c: the task programs */
 enum sim_step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT };

@@ -1,5 +1,7 @@
 /* Cost charging: what a task pays as CPU work for being switched in (ctx_switch, the
- * refill of its footprint on a new CPU), for the wake-ups it issues (their scan time),
+ * leaving task's switch_out, the refill of its footprint on a new CPU or of the part of its
+ * working set other runs evicted on its own, the hand-off of its wake-up), for the
+ * wake-ups it issues (their scan time, the enqueue on a busy CPU),
  * and, with task groups, for the core's accesses to group cache lines. */
 #include "engine.h"
 
@@ -31,13 +33,24 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 	}
 	if (next != prev) {
 		sim_add_work(next, (double)m->ctx_switch_ns);
+		if (prev) /* the leaving task's part of the switch, before next runs */
+			sim_add_work(next, m->switch_out);
 		if (next->last_cpu >= 0 && next->last_cpu != cpu)
 			sim_add_work(next, sim_cost_of(m, m->refill, ts_cost_refill_between,
 						       next->last_cpu, cpu) *
 						   next->cls->footprint_kib);
+		else if (next->last_cpu == cpu) /* back: what the runs in between evicted */
+			sim_add_work(next, ts_cost_evicted_kib(m->costs,
+							       c->cache_kib - next->cache_mark) *
+						   m->evict_refill_per_kib);
+		c->cache_kib += m->run_kib; /* this run's working set enters */
+		next->cache_mark = c->cache_kib;
 		next->last_cpu = cpu;
 	}
 	if (next->woken) {
+		/* the wake-up's state comes over from the waker's CPU */
+		sim_add_work(next, sim_cost_of(m, m->handoff, ts_cost_handoff_between,
+					       next->waker_cpu, cpu));
 		next->woken = false;
 		if (next->cls->measure_wakeup && sim_measuring(m))
 			sim_hist_add(m->lat, m->now - next->wake_ns);
@@ -60,7 +73,15 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 		ts_try_to_wake_up(m->s, &t->t, cpu, waker ? &waker->t : NULL, flags);
 	m->tg_wakee = NULL;
 	m->tg_exec_cpu = -1;
+	t->waker_cpu = cpu;
 	double cost = 0;
+	/* the waker enqueues on a busy CPU of its LLC itself (ttwu_queue_cond(): an idle
+	 * one, or one of another LLC, takes its wake list and pays in its own time, which
+	 * is not charged) */
+	if (t->t.cpu != cpu && m->cpu[t->t.cpu].curr &&
+	    ts_topology_relation(m->topo, cpu, t->t.cpu) <= TS_REL_LLC)
+		cost += sim_cost_of(m, m->wake_enqueue, ts_cost_wake_enqueue_between, cpu,
+				    t->t.cpu);
 	int n = 0;
 	for (int r = 0; r < TS_REL_NR; r++) {
 		if (pl.scanned_by_relation[r]) {
@@ -106,4 +127,64 @@ void sim_charge_cpu(struct sim *m, int cpu, double ns)
 		sim_start_segment(m, cpu);
 	else
 		sim_cpu_run(m, cpu);
+}
+
+/* ---- load balancing's CPU time ----
+ * A balance pass at a domain (load_balance(): periodic, idle or newly idle) examines every
+ * CPU of the domain's span (update_sd_lb_stats()), balance_per_cpu by each one's relation
+ * to the balancing CPU; every task it moves costs balance_per_task, taken here as the mean
+ * over the span's other CPUs. The core counts passes (lb_count) and tasks moved (lb_gained)
+ * per domain; the CPU's current task pays for the periodic and idle passes at the tick that
+ * ran them (an idle CPU pays nobody). Newly-idle passes are not charged: the kernel cuts
+ * them off by their measured cost (max_newidle_lb_cost vs avg_idle), which the core does
+ * not get from the host yet, so charging them would charge passes the kernel skips. */
+void sim_balance_costs_init(struct sim *m)
+{
+	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
+		struct sim_cpu *c = &m->cpu[cpu];
+		int level = 0;
+		for (const struct ts_sched_domain *sd = m->s->dom->cpu[cpu].sd;
+		     sd && level < SIM_LB_LEVELS; sd = sd->parent, level++) {
+			double pass = 0, move = 0;
+			int n = 0, o;
+			ts_for_each_cpu(o, sd->span)
+			{
+				pass += ts_cost_balance_cpu_between(m->costs, m->topo, cpu, o);
+				if (o != cpu) {
+					move += ts_cost_balance_task_between(m->costs, m->topo, cpu,
+									     o);
+					n++;
+				}
+			}
+			c->lb_pass[level] = pass;
+			c->lb_move[level] = n ? move / n : 0;
+		}
+		c->lb_levels = level;
+	}
+}
+
+static double balance_cost_so_far(const struct sim *m, int cpu)
+{
+	const struct sim_cpu *c = &m->cpu[cpu];
+	double total = 0;
+	int level = 0;
+	for (const struct ts_sched_domain *sd = m->s->dom->cpu[cpu].sd; sd && level < c->lb_levels;
+	     sd = sd->parent, level++) {
+		uint64_t passes = 0, moved = 0;
+		for (int i = TS_CPU_IDLE; i <= TS_CPU_NOT_IDLE; i++) {
+			passes += ts_stat_read(&sd->stats.lb_count[i]);
+			moved += ts_stat_read(&sd->stats.lb_gained[i]);
+		}
+		total += (double)passes * c->lb_pass[level] + (double)moved * c->lb_move[level];
+	}
+	return total;
+}
+
+void sim_charge_balance(struct sim *m, int cpu)
+{
+	struct sim_cpu *c = &m->cpu[cpu];
+	double total = balance_cost_so_far(m, cpu);
+	double ns = total - c->lb_charged;
+	c->lb_charged = total;
+	sim_charge_cpu(m, cpu, ns);
 }

@@ -127,6 +127,7 @@ static void on_tick(struct sim *m, int cpu)
 		SIM_CHECK(m->nr_locked == 0, "ts_balance_tick() called with an rq lock held");
 		ts_balance_tick(m->s, cpu);
 	}
+	sim_charge_balance(m, cpu); /* this tick's balance passes */
 	if (m->numa_scan)
 		sim_numa_tick(m, cpu);
 	if (m->groups)

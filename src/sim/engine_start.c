@@ -97,9 +97,15 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 		m->bulk[r] = ts_cost_bulk_per_kib(m->costs, (enum ts_cpu_relation)r, 0);
 		m->refill[r] = ts_cost_refill_per_kib(m->costs, (enum ts_cpu_relation)r, 0);
 		m->scan[r] = ts_cost_scan_per_cpu(m->costs, (enum ts_cpu_relation)r, 0);
+		m->handoff[r] = ts_cost_handoff(m->costs, (enum ts_cpu_relation)r, 0);
+		m->wake_enqueue[r] = ts_cost_wake_enqueue(m->costs, (enum ts_cpu_relation)r, 0);
 	}
 	m->scan_mix_per_cpu = m->scan[TS_REL_LLC];
 	m->ctx_switch_ns = sim_ns_of(m->costs->ctx_switch.value);
+	m->switch_out = m->costs->switch_out.value;
+	m->run_kib = m->costs->cache_run_kib.value;
+	/* an evicted working set comes back from the shared LLC */
+	m->evict_refill_per_kib = ts_cost_refill_per_kib(m->costs, TS_REL_LLC, 0);
 	m->idle_exit_ns = sim_ns_of(m->costs->idle_exit.value);
 	unsigned int hz = cfg->hz ? cfg->hz : TS_HZ_DEFAULT;
 	m->tick_ns = 1000000000ULL / hz;
@@ -159,13 +165,14 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	sim_numa_mm_start(m);
 	if (cfg->groups && (rc = tg_setup(m, err))) /* before the tasks join them */
 		return rc;
+	sim_balance_costs_init(m);
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
 		sim_post(m, m->t0 + m->tick_ns, EV_TICK, cpu, NULL, 0);
 
 	/* Create every task; the start-up forks them. */
 	m->cur_cpu = 0;
-	struct ts_cpumask *bound = NULL;
-	if (cfg->bind != TS_BIND_NONE && !(bound = ts_cpumask_alloc(m->nr_cpus)))
+	struct ts_cpumask *bound = NULL; /* --bind or --pin-cpus: each task's CPUs */
+	if ((cfg->bind != TS_BIND_NONE || cfg->pin_cpus) && !(bound = ts_cpumask_alloc(m->nr_cpus)))
 		return ts_error_set(err, -ENOMEM, "sim: out of memory");
 	int id = 0;
 	for (int inst = 0; inst < m->nr_instances; inst++) {
@@ -186,8 +193,13 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 				t->idx = k;
 				t->count = count;
 				t->mm = mm;
-				if (bound && (rc = sim_bind_task(m, t, bound, err)))
+				if (cfg->bind != TS_BIND_NONE &&
+				    (rc = sim_bind_task(m, t, bound, err)))
 					break;
+				if (cfg->pin_cpus) { /* --pin-cpus: task id on one CPU */
+					ts_cpumask_zero(bound);
+					ts_cpumask_set(bound, cfg->pin_cpus[id % cfg->nr_pin_cpus]);
+				}
 				rc = ts_task_init(m->s, &t->t, c->nice, bound ? bound : m->allowed,
 						  0, err);
 				if (rc)

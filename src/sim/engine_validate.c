@@ -265,6 +265,18 @@ int sim_validate(const struct ts_sim_config *cfg, struct ts_error *err)
 						   : "does not intersect",
 					   t->nr_cpus);
 	}
+	if (cfg->pin_cpus && cfg->nr_pin_cpus <= 0)
+		return sim_invalid(err, "pin_cpus is set but nr_pin_cpus is %d", cfg->nr_pin_cpus);
+	for (int i = 0; cfg->pin_cpus && i < cfg->nr_pin_cpus; i++) {
+		int c = cfg->pin_cpus[i];
+		if (c < 0 || c >= t->nr_cpus)
+			return sim_invalid(err,
+					   "pin_cpus[%d] = %d is not a CPU of the machine (0-%d)",
+					   i, c, t->nr_cpus - 1);
+		if (cfg->pin && (c >= cfg->pin->nr_cpus || !ts_cpumask_test(cfg->pin, c)))
+			return sim_invalid(err, "pin_cpus[%d] = CPU %d is outside the pin mask", i,
+					   c);
+	}
 	if (w->instances != TS_INSTANCES_LOAD && w->instances != TS_INSTANCES_NODES)
 		return sim_invalid(err, "workload '%s': unknown instance rule %d", wn,
 				   (int)w->instances);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "toposched/json_writer.h"
 #include "toposched/validation.h"
 
 static const char *role_name(enum ts_val_role r)
@@ -208,154 +209,149 @@ int ts_validation_write_table(const struct ts_validation *v, FILE *out)
 
 /* ---- JSON ---- */
 
-static void json_string(FILE *out, const char *s)
-{
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
-static void json_number(FILE *out, double v)
-{
-	if (isfinite(v))
-		fprintf(out, "%.10g", v);
-	else
-		fputs("null", out);
-}
-
 static const char *band_kind_name(enum ts_val_band_kind k)
 {
 	static const char *const names[] = {"none", "range", "at_least", "at_most", "above"};
 	return names[k];
 }
 
-static void json_experiment(FILE *out, const struct ts_val_experiment *x)
+static void json_str(struct ts_json_writer *w, const char *key, const char *v)
 {
-	fputs("    {\"id\": ", out);
-	json_string(out, x->id);
-	fputs(", \"machine\": ", out);
-	json_string(out, x->machine);
-	fputs(", \"workload\": ", out);
-	json_string(out, x->workload);
-	fputs(", \"pin\": ", out);
-	json_string(out, x->pin);
-	fputs(", \"groups_spec\": ", out);
-	json_string(out, x->groups_spec);
-	fputs(",\n     \"configs\": [", out);
-	for (int c = 0; c < x->nr_configs; c++) {
-		fputs(c ? ", {\"name\": " : "{\"name\": ", out);
-		json_string(out, x->configs[c].name);
-		fputs(", \"features\": ", out);
-		json_string(out, x->configs[c].features);
-		fputc('}', out);
-	}
-	fputs("],\n     \"loads\": [", out);
-	for (int l = 0; l < x->nr_loads; l++)
-		fprintf(out, "%s%d", l ? ", " : "", x->loads[l]);
-	fprintf(out,
-		"], \"duration_ns\": %llu, \"warmup_ns\": %llu, \"loops\": %d, \"seeds\": %d,\n"
-		"     \"published_run\": ",
-		(unsigned long long)x->duration_ns, (unsigned long long)x->warmup_ns, x->loops,
-		x->seeds);
-	json_string(out, x->published_run);
-	fputc('}', out);
+	ts_json_key(w, key);
+	if (v)
+		ts_json_string(w, v);
+	else
+		ts_json_null(w);
 }
 
-static void json_row(FILE *out, const struct ts_val_result *r)
+static void json_num(struct ts_json_writer *w, const char *key, double v)
 {
+	ts_json_key(w, key);
+	ts_json_double(w, v);
+}
+
+static void json_int(struct ts_json_writer *w, const char *key, long long v)
+{
+	ts_json_key(w, key);
+	ts_json_int(w, v);
+}
+
+static void json_experiment(struct ts_json_writer *w, const struct ts_val_experiment *x)
+{
+	ts_json_begin_object(w);
+	json_str(w, "id", x->id);
+	json_str(w, "machine", x->machine);
+	json_str(w, "workload", x->workload);
+	json_str(w, "pin", x->pin);
+	json_str(w, "groups_spec", x->groups_spec);
+	ts_json_key(w, "configs");
+	ts_json_begin_array(w);
+	for (int c = 0; c < x->nr_configs; c++) {
+		ts_json_begin_object(w);
+		json_str(w, "name", x->configs[c].name);
+		json_str(w, "features", x->configs[c].features);
+		ts_json_end_object(w);
+	}
+	ts_json_end_array(w);
+	ts_json_key(w, "loads");
+	ts_json_begin_array(w);
+	for (int l = 0; l < x->nr_loads; l++)
+		ts_json_int(w, x->loads[l]);
+	ts_json_end_array(w);
+	ts_json_key(w, "duration_ns");
+	ts_json_uint(w, x->duration_ns);
+	ts_json_key(w, "warmup_ns");
+	ts_json_uint(w, x->warmup_ns);
+	json_int(w, "loops", x->loops);
+	json_int(w, "seeds", x->seeds);
+	json_str(w, "published_run", x->published_run);
+	ts_json_end_object(w);
+}
+
+static void json_row(struct ts_json_writer *w, const struct ts_val_result *r)
+{
+	const struct ts_val_band *b = &r->row->band;
 	char what[512], note[1024];
 	what_text(r->row, what, sizeof(what));
 	note_text(r, note, sizeof(note));
-	fputs("    {\"id\": ", out);
-	json_string(out, r->row->id);
-	fprintf(out, ", \"role\": \"%s\", \"experiment\": ", role_name(r->row->role));
-	json_string(out, r->row->exp->id);
-	fputs(",\n     \"figure\": ", out);
-	json_string(out, what);
-	fputs(", \"unit\": ", out);
-	json_string(out, r->row->unit);
-	fputs(",\n     \"published\": ", out);
-	json_number(out, r->row->published);
-	fputs(", \"published_text\": ", out);
-	json_string(out, r->row->published_text);
-	fputs(", \"source\": ", out);
-	json_string(out, r->row->source->key);
-	fprintf(out, ",\n     \"band\": {\"kind\": \"%s\", \"low\": ",
-		band_kind_name(r->row->band.kind));
-	json_number(out, r->row->band.kind == TS_VAL_BAND_RANGE ||
-					 r->row->band.kind == TS_VAL_BAND_AT_LEAST ||
-					 r->row->band.kind == TS_VAL_BAND_ABOVE
-				 ? r->row->band.low
-				 : NAN);
-	fputs(", \"high\": ", out);
-	json_number(out, r->row->band.kind == TS_VAL_BAND_RANGE ||
-					 r->row->band.kind == TS_VAL_BAND_AT_MOST
-				 ? r->row->band.high
-				 : NAN);
-	fputs("},\n     \"values\": [", out);
-	for (int k = 0; k < r->n; k++) {
-		if (k)
-			fputs(", ", out);
-		json_number(out, r->values[k]);
-	}
-	fputs("], \"mean\": ", out);
-	json_number(out, r->mean);
-	fputs(", \"stddev\": ", out);
-	json_number(out, r->stddev);
-	fprintf(out, ", \"verdict\": \"%s\", \"unfinished\": %s, \"note\": ",
-		r->verdict == TS_VAL_PASS   ? "pass"
-		: r->verdict == TS_VAL_MISS ? "miss"
-					    : "unjudged",
-		r->unfinished ? "true" : "false");
-	json_string(out, note[0] ? note : NULL);
-	fputc('}', out);
+	ts_json_begin_object(w);
+	json_str(w, "id", r->row->id);
+	json_str(w, "role", role_name(r->row->role));
+	json_str(w, "experiment", r->row->exp->id);
+	json_str(w, "figure", what);
+	json_str(w, "unit", r->row->unit);
+	json_num(w, "published", r->row->published);
+	json_str(w, "published_text", r->row->published_text);
+	json_str(w, "source", r->row->source->key);
+	ts_json_key(w, "band");
+	ts_json_begin_object(w);
+	json_str(w, "kind", band_kind_name(b->kind));
+	json_num(w, "low",
+		 b->kind == TS_VAL_BAND_RANGE || b->kind == TS_VAL_BAND_AT_LEAST ||
+				 b->kind == TS_VAL_BAND_ABOVE
+			 ? b->low
+			 : NAN);
+	json_num(w, "high",
+		 b->kind == TS_VAL_BAND_RANGE || b->kind == TS_VAL_BAND_AT_MOST ? b->high : NAN);
+	ts_json_end_object(w);
+	ts_json_key(w, "values");
+	ts_json_begin_array(w);
+	for (int k = 0; k < r->n; k++)
+		ts_json_double(w, r->values[k]);
+	ts_json_end_array(w);
+	json_num(w, "mean", r->mean);
+	json_num(w, "stddev", r->stddev);
+	json_str(w, "verdict",
+		 r->verdict == TS_VAL_PASS   ? "pass"
+		 : r->verdict == TS_VAL_MISS ? "miss"
+					     : "unjudged");
+	ts_json_key(w, "unfinished");
+	ts_json_bool(w, r->unfinished);
+	json_str(w, "note", note[0] ? note : NULL);
+	ts_json_end_object(w);
 }
 
 int ts_validation_write_json(const struct ts_validation *v, FILE *out)
 {
-	fprintf(out, "{\n  \"seed\": %llu,\n  \"experiments\": [\n", (unsigned long long)v->seed);
-	bool first = true;
-	for (int i = 0; i < v->nr; i++) {
-		if (!first_of_experiment(v, i))
-			continue;
-		fputs(first ? "" : ",\n", out);
-		json_experiment(out, v->results[i].row->exp);
-		first = false;
-	}
-	fputs("\n  ],\n  \"rows\": [\n", out);
-	for (int i = 0; i < v->nr; i++) {
-		fputs(i ? ",\n" : "", out);
-		json_row(out, &v->results[i]);
-	}
-	fputs("\n  ],\n  \"sources\": [\n", out);
+	struct ts_json_writer w;
+	ts_json_init(&w, out, 10);
+	ts_json_begin_object(&w);
+	ts_json_key(&w, "seed");
+	ts_json_uint(&w, v->seed);
+	ts_json_key(&w, "experiments");
+	ts_json_begin_array(&w);
+	for (int i = 0; i < v->nr; i++)
+		if (first_of_experiment(v, i))
+			json_experiment(&w, v->results[i].row->exp);
+	ts_json_end_array(&w);
+	ts_json_key(&w, "rows");
+	ts_json_begin_array(&w);
+	for (int i = 0; i < v->nr; i++)
+		json_row(&w, &v->results[i]);
+	ts_json_end_array(&w);
+	ts_json_key(&w, "sources");
+	ts_json_begin_array(&w);
 	const struct ts_val_source *src[16];
 	int ns = cited_sources(v, src, 16);
 	for (int i = 0; i < ns; i++) {
-		fputs(i ? ",\n    {\"key\": " : "    {\"key\": ", out);
-		json_string(out, src[i]->key);
-		fputs(", \"text\": ", out);
-		json_string(out, src[i]->text);
-		fputc('}', out);
+		ts_json_begin_object(&w);
+		json_str(&w, "key", src[i]->key);
+		json_str(&w, "text", src[i]->text);
+		ts_json_end_object(&w);
 	}
+	ts_json_end_array(&w);
 	struct tally val, cal;
 	tallies(v, &val, &cal);
-	fprintf(out,
-		"\n  ],\n  \"summary\": {\"validation_rows\": %d, \"validation_with_band\": %d, "
-		"\"validation_inside\": %d, \"calibration_rows\": %d, \"calibration_with_band\": "
-		"%d, \"calibration_inside\": %d}\n}\n",
-		val.rows, val.judged, val.inside, cal.rows, cal.judged, cal.inside);
+	ts_json_key(&w, "summary");
+	ts_json_begin_object(&w);
+	json_int(&w, "validation_rows", val.rows);
+	json_int(&w, "validation_with_band", val.judged);
+	json_int(&w, "validation_inside", val.inside);
+	json_int(&w, "calibration_rows", cal.rows);
+	json_int(&w, "calibration_with_band", cal.judged);
+	json_int(&w, "calibration_inside", cal.inside);
+	ts_json_end_object(&w);
+	ts_json_end_object(&w);
 	return ts_report_finish(out);
 }
 

@@ -4,6 +4,7 @@
  * Every input is checked before the first run starts (and output files are opened then,
  * as temporary files next to their destination), so bad input costs nothing and leaves
  * nothing behind; the files are renamed into place only once everything succeeded. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -84,6 +85,10 @@ static const char sim_help[] =
 	"                      (node list, e.g. 0 or 0-1; 'all' for none). Default: node " SIM_DEFAULT_PIN "\n"
 	"                      without --machine (the default experiment), else none;\n"
 	"                      none for the NUMA workloads\n"
+	"  --pin-cpus LIST     pin the run's k-th task (instance by instance, class by\n"
+	"                      class) to CPU k of this comma list, repeated CPUs\n"
+	"                      allowed, like lat_pipe's pinned processes: --workload\n"
+	"                      pipe --pairs 1 --pin-cpus 0,4 (within --pin's CPUs)\n"
 	"  --cost NAME=VALUE   override a cost-model term (toposched machines --costs);\n"
 	"                      repeatable\n"
 	"  --groups-spec SPEC  put the tasks in task groups: ENTRY[,ENTRY...], ENTRY =\n"
@@ -199,7 +204,7 @@ struct sim_opts {
 	uint64_t duration_ns, warmup_ns, seed;
 	bool duration_given, warmup_given;
 	enum ts_sim_bind bind;
-	const char *pin;
+	const char *pin, *pin_cpus;
 	const char *costs[SIM_MAX_COSTS];
 	int nr_costs;
 	enum sim_format format;
@@ -265,6 +270,7 @@ enum {
 	OPT_WARMUP,
 	OPT_SEED,
 	OPT_PIN,
+	OPT_PIN_CPUS,
 	OPT_COST,
 	OPT_HZ,
 	OPT_JOBS,
@@ -310,6 +316,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		{"warmup", required_argument, NULL, OPT_WARMUP},
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"pin", required_argument, NULL, OPT_PIN},
+		{"pin-cpus", required_argument, NULL, OPT_PIN_CPUS},
 		{"cost", required_argument, NULL, OPT_COST},
 		{"hz", required_argument, NULL, OPT_HZ},
 		{"jobs", required_argument, NULL, OPT_JOBS},
@@ -393,6 +400,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		case OPT_PIN:
 			o->pin = optarg;
 			break;
+		case OPT_PIN_CPUS:
+			o->pin_cpus = optarg;
+			break;
 		case OPT_COST:
 			if (o->nr_costs >= SIM_MAX_COSTS)
 				return sim_error("--cost: more than %d overrides", SIM_MAX_COSTS);
@@ -456,6 +466,8 @@ struct sim_setup {
 	struct ts_cost_model costs;
 	const struct ts_workload *workload;
 	struct ts_cpumask *pin;
+	int *pin_cpus; /* --pin-cpus, in order (NULL: none) */
+	int nr_pin_cpus;
 	int *loads;
 	int nr_loads;
 	struct ts_exp_config configs[TS_EXP_MAX_CONFIGS];
@@ -531,6 +543,41 @@ static int build_pin(const struct sim_opts *o, struct sim_setup *s)
 	ts_cpumask_free(nodes);
 	ts_cpumask_free(m);
 	return rc;
+}
+
+/* --pin-cpus: a comma list of CPUs of the machine, in order, repeats allowed, each inside
+ * the --pin CPUs when there are any. */
+static int build_pin_cpus(const struct sim_opts *o, struct sim_setup *s)
+{
+	const char *text = o->pin_cpus;
+	if (!text)
+		return 0;
+	int n = 1;
+	for (const char *c = text; *c; c++)
+		n += *c == ',';
+	s->pin_cpus = calloc((size_t)n, sizeof(int));
+	if (!s->pin_cpus)
+		return sim_error("out of memory");
+	const char *p = text;
+	for (int i = 0; i < n; i++) {
+		char *end;
+		errno = 0;
+		long cpu = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : -1;
+		if (cpu < 0 || errno || (*end && *end != ','))
+			return sim_error("--pin-cpus '%s': not a comma list of CPU numbers (e.g. "
+					 "0,4)",
+					 text);
+		if (cpu >= s->topo->nr_cpus)
+			return sim_error("--pin-cpus '%s': CPU %ld is not a CPU of %s (0-%d)", text,
+					 cpu, s->topo->name, s->topo->nr_cpus - 1);
+		if (s->pin && !ts_cpumask_test(s->pin, (int)cpu))
+			return sim_error("--pin-cpus '%s': CPU %ld is outside the --pin nodes (%s)",
+					 text, cpu, o->pin ? o->pin : SIM_DEFAULT_PIN);
+		s->pin_cpus[i] = (int)cpu;
+		p = end + 1;
+	}
+	s->nr_pin_cpus = n;
+	return 0;
 }
 
 /* ---- task groups: --groups-spec, --tg-layout, tg_layout= tokens ---- */
@@ -677,7 +724,7 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 			return sim_error("--cost '%s': %s (see 'toposched machines --costs %s')",
 					 o->costs[i], err.msg, s->topo->name);
 	}
-	if (build_pin(o, s))
+	if (build_pin(o, s) || build_pin_cpus(o, s))
 		return CLI_EXIT_USAGE;
 	/* the task bound at the largest load, on the CPUs and nodes the run may use */
 	int cpus = 0, nodes = 0;
@@ -701,6 +748,7 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 static void free_setup(struct sim_setup *s)
 {
 	free(s->loads);
+	free(s->pin_cpus);
 	ts_cpumask_free(s->pin);
 	ts_topology_free(s->topo);
 }
@@ -800,6 +848,8 @@ int cmd_sim(int argc, char **argv)
 				.workload = s.workload,
 				.iterations = (int)o.loops,
 				.pin = s.pin,
+				.pin_cpus = s.pin_cpus,
+				.nr_pin_cpus = s.nr_pin_cpus,
 				.duration_ns = o.duration_ns,
 				.warmup_ns = o.warmup_ns,
 				.hz = (unsigned)o.hz,

@@ -1,11 +1,12 @@
 /* The simulator's machine cost model: what moving a cache line, a message, a task's
  * footprint or a wake-up between two CPUs costs, what an idle CPU takes to wake, what a
  * context switch and an idle-scan probe cost, and local vs remote memory latency. Every
- * value is in nanoseconds (or ns per KiB) and carries its source: a measurement from
- * shared/reference/workloads-and-machines.md §2 with its data set named, a value derived
- * from such measurements by a stated rule, a value the Linux kernel declares (cpuidle
- * tables), or an estimate with its reasoning. Values are never fitted to a benchmark's
- * result. docs/model.md lists every term, its value per preset and its source. */
+ * value is in nanoseconds (or ns per KiB) and carries its source: a published measurement
+ * with its data set named, a value derived from such measurements by a stated rule, a
+ * value the Linux kernel declares (cpuidle tables), an estimate with its reasoning, or the
+ * one free value of a mechanism calibrated on one named published point. No value is fitted
+ * to a result the validation report compares against. docs/model.md lists every term,
+ * its value per preset and its source. */
 #ifndef TOPOSCHED_COST_MODEL_H
 #define TOPOSCHED_COST_MODEL_H
 
@@ -24,10 +25,12 @@
 #define TS_COST_SOURCE_MAX 512
 
 /* One value and where it comes from. The source starts with one of
- *   "measured: "  a figure of the reference, data set named;
+ *   "measured: "  a published measurement, data set named;
  *   "derived: "   computed from measured figures by the rule given;
  *   "declared: "  a value the Linux kernel declares (not a measurement);
  *   "estimate: "  no figure exists; the reasoning follows;
+ *   "calibrated: " the one free value of a mechanism, set once on the one published
+ *                 point named (never on a validation figure);
  *   "n/a: "       no CPU pair of the machine has this relation; the value only keeps the
  *                 tiers monotone;
  *   "definition: " zero by definition;
@@ -64,6 +67,28 @@ struct ts_cost_model {
 						     remote_distance, ns/KiB */
 	struct ts_cost_term numa_stop_latency;	  /* a decided migration's stop work, ns */
 	struct ts_cost_term numa_scan_per_pmd;	  /* the scanner marking one 2 MiB PMD, ns */
+	/* A wake-up's hand-off: the lines of state a wake-up moves from the waker's CPU to
+	 * the wakee's (task, wait queue, pipe/socket, run queue), CPU time of the wakee at
+	 * its first run after the wake-up, by the relation of waker and wakee CPU, ns
+	 * (handoff.*). */
+	struct ts_cost_term handoff[TS_REL_NR];
+	/* A remote enqueue on a busy CPU: the waker takes the target's rq lock and enqueues
+	 * (the run-queue lines of the hand-off), CPU time of the waker, ns (wake_enqueue.*). */
+	struct ts_cost_term wake_enqueue[TS_REL_NR];
+	/* The leaving task's part of a switch to another task (dequeue, put_prev, pick),
+	 * CPU time of the switching CPU before the next task runs; a CPU going idle does it
+	 * off the critical path of any wake-up, ns (switch_out). */
+	struct ts_cost_term switch_out;
+	/* Load balancing, CPU time of the balancing CPU: examining one CPU of a domain in a
+	 * balance pass (balance_per_cpu.*), and moving one task to it (balance_per_task.*),
+	 * by the relation of the balancing and the examined (source) CPU, ns. */
+	struct ts_cost_term balance_per_cpu[TS_REL_NR];
+	struct ts_cost_term balance_per_task[TS_REL_NR];
+	/* The private cache one CPU keeps a task's working set in between its runs, KiB. */
+	struct ts_cost_term cache_capacity_kib;
+	/* The cache working set of one run of a task (brought in by its run, refetched in
+	 * the part that later runs of other tasks on the CPU evicted), KiB. */
+	struct ts_cost_term cache_run_kib;
 	/* A benchmark's start-up, charged to the task doing it (docs/workloads.md, "Start"). */
 	struct ts_cost_term fork;   /* fork() in the parent, up to the child's wake-up, ns */
 	struct ts_cost_term accept; /* accept() of one loopback TCP connection, ns */
@@ -111,6 +136,17 @@ double ts_cost_bulk_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation 
 double ts_cost_refill_per_kib(const struct ts_cost_model *m, enum ts_cpu_relation rel,
 			      int distance);
 double ts_cost_scan_per_cpu(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
+double ts_cost_handoff(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
+double ts_cost_wake_enqueue(const struct ts_cost_model *m, enum ts_cpu_relation rel, int distance);
+double ts_cost_balance_per_cpu(const struct ts_cost_model *m, enum ts_cpu_relation rel,
+			       int distance);
+double ts_cost_balance_per_task(const struct ts_cost_model *m, enum ts_cpu_relation rel,
+				int distance);
+/* The part of a task's working set (cache.run_kib) still in its CPU's cache after
+ * intervening_kib of other data entered it: random replacement in a cache of
+ * cache.capacity_kib keeps exp(-intervening / capacity) of it; returns the KiB to refetch,
+ * run_kib x (1 - exp(-intervening / capacity)). */
+double ts_cost_evicted_kib(const struct ts_cost_model *m, double intervening_kib);
 /* mem_local + mem_per_distance * (distance - 10). */
 double ts_cost_mem(const struct ts_cost_model *m, int distance);
 /* Migrating 1 KiB between nodes at distance d: numa.migrate_per_kib scaled by
@@ -127,6 +163,14 @@ double ts_cost_refill_between(const struct ts_cost_model *m, const struct ts_top
 			      int prev_cpu, int cpu);
 double ts_cost_scan_between(const struct ts_cost_model *m, const struct ts_topology *t,
 			    int waker_cpu, int examined_cpu);
+double ts_cost_handoff_between(const struct ts_cost_model *m, const struct ts_topology *t,
+			       int waker_cpu, int wakee_cpu);
+double ts_cost_wake_enqueue_between(const struct ts_cost_model *m, const struct ts_topology *t,
+				    int waker_cpu, int target_cpu);
+double ts_cost_balance_cpu_between(const struct ts_cost_model *m, const struct ts_topology *t,
+				   int balancing_cpu, int examined_cpu);
+double ts_cost_balance_task_between(const struct ts_cost_model *m, const struct ts_topology *t,
+				    int balancing_cpu, int src_cpu);
 /* Latency of a DRAM load from cpu to memory on node; -1 for an invalid CPU or node. */
 double ts_cost_mem_between(const struct ts_cost_model *m, const struct ts_topology *t, int cpu,
 			   int node);

@@ -252,8 +252,12 @@ struct ts_sim_config {
 	int load;		      /* instances (clients, pairs, groups) */
 	int iterations;		      /* overrides the classes' iterations when > 0 */
 	const struct ts_cpumask *pin; /* every task allowed only here (NULL = all CPUs) */
-	uint64_t duration_ns;	      /* measured time (after warm-up) for open-ended loads */
-	uint64_t warmup_ns;	      /* not measured */
+	/* Task k of the run (in task order) allowed only CPU pin_cpus[k % nr_pin_cpus]
+	 * (NULL: none): a pinned pair, as lmbench lat_pipe runs it. */
+	const int *pin_cpus;
+	int nr_pin_cpus;
+	uint64_t duration_ns; /* measured time (after warm-up) for open-ended loads */
+	uint64_t warmup_ns;   /* not measured */
 	uint64_t seed;
 	unsigned int hz;     /* tick (0 = 1000) */
 	uint64_t max_events; /* safety bound (0 = no bound) */
