@@ -27,6 +27,22 @@
 
 #define MS 1000000ULL
 
+static struct machine kunpeng; /* the group's machine (setup/teardown below) */
+
+static int kunpeng_setup(void **state)
+{
+	(void)state;
+	machine_load(&kunpeng, "kunpeng920");
+	return 0;
+}
+
+static int kunpeng_teardown(void **state)
+{
+	(void)state;
+	machine_free(&kunpeng);
+	return 0;
+}
+
 static struct ts_sim_result kunpeng_run(struct machine *m, const char *workload, int load,
 					const char *features)
 {
@@ -51,11 +67,11 @@ static struct ts_sim_result kunpeng_run(struct machine *m, const char *workload,
 static void test_tbench_pairs_cross_clusters_without_sis_cluster(void **state)
 {
 	(void)state;
-	struct machine m;
-	machine_load(&m, "kunpeng920");
 	for (int clients = 1; clients <= 4; clients *= 4) {
-		struct ts_sim_result base = kunpeng_run(&m, "tbench", clients, "NO_SIS_CLUSTER");
-		struct ts_sim_result patch = kunpeng_run(&m, "tbench", clients, "SIS_CLUSTER");
+		struct ts_sim_result base =
+			kunpeng_run(&kunpeng, "tbench", clients, "NO_SIS_CLUSTER");
+		struct ts_sim_result patch =
+			kunpeng_run(&kunpeng, "tbench", clients, "SIS_CLUSTER");
 		assert_int_equal(base.wakeups_by_relation[TS_REL_LLC], base.wakeups);
 		assert_int_equal(patch.wakeups_by_relation[TS_REL_CLUSTER], patch.wakeups);
 		assert_int_equal(base.migrations, 0);
@@ -63,28 +79,22 @@ static void test_tbench_pairs_cross_clusters_without_sis_cluster(void **state)
 		/* the idle machine (256 ms), the launcher's jitter, then the barrier's poll */
 		assert_true(base.start_ns >= 356 * MS && base.start_ns < 358 * MS);
 	}
-	machine_free(&m);
 }
 
 static void test_netperf_16_pairs_do_not_bounce(void **state)
 {
 	(void)state;
-	struct machine m;
-	machine_load(&m, "kunpeng920");
-	struct ts_sim_result r = kunpeng_run(&m, "netperf-tcp-rr", 16, "SIS_CLUSTER");
+	struct ts_sim_result r = kunpeng_run(&kunpeng, "netperf-tcp-rr", 16, "SIS_CLUSTER");
 	assert_int_equal(r.wakeups_by_relation[TS_REL_CLUSTER], r.wakeups);
 	assert_int_equal(r.migrations, 0);
 	assert_int_equal(r.reasons[TS_PLACE_RECENT], 0);
 	/* no barrier: the benchmark starts with the launcher, after the idle machine */
 	assert_true(r.start_ns >= 256 * MS && r.start_ns < 258 * MS);
-	machine_free(&m);
 }
 
 static void test_start_phase_outside_prologue_refused(void **state)
 {
 	(void)state;
-	struct machine m;
-	machine_load(&m, "kunpeng920");
 	static const struct ts_phase bad[] = {{.kind = TS_PH_BARRIER},
 					      {.kind = TS_PH_RUN, .ns = 1}};
 	static const struct ts_task_class cls[] = {
@@ -96,12 +106,11 @@ static void test_start_phase_outside_prologue_refused(void **state)
 				.metric_name = "tps",
 				.unit = "ops/s",
 				.load_name = "x"};
-	struct ts_sim_config cfg = sim_config(&m, &w, 1);
+	struct ts_sim_config cfg = sim_config(&kunpeng, &w, 1);
 	struct ts_sim_result r;
 	struct ts_error err = {0};
 	assert_int_equal(ts_sim_run(&cfg, &r, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "prologue"));
-	machine_free(&m);
 }
 
 int main(void)
@@ -111,5 +120,5 @@ int main(void)
 		cmocka_unit_test(test_netperf_16_pairs_do_not_bounce),
 		cmocka_unit_test(test_start_phase_outside_prologue_refused),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, kunpeng_setup, kunpeng_teardown);
 }
