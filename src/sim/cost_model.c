@@ -5,6 +5,8 @@
  * from those figures by the rules below. Nothing here is fitted to a benchmark result. */
 #include "toposched/cost_model.h"
 
+#include "cost_presets.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -287,505 +289,6 @@ int ts_cost_model_foreach(const struct ts_cost_model *m,
 	return 0;
 }
 
-/* ---- per-preset figures ----------------------------------------------------------------- */
-
-struct fig {
-	double v;
-	const char *src; /* NULL: not given */
-};
-
-struct preset_costs {
-	const char *name;
-	/* c2c tiers SMT..REMOTE; src NULL = no CPU pair of the machine has that relation. */
-	struct fig c2c[TS_REL_NR];
-	/* Line latencies that replace the c2c tier in the bulk / refill rule, where the
-	 * a published figure fits that kind of transfer better. */
-	struct fig bulk_line[TS_REL_NR];
-	struct fig refill_line[TS_REL_NR];
-	struct fig remote_distance, idle_exit, ctx_switch, mem_local, mem_per_distance;
-	struct fig numa_hint_fault;
-	/* The private cache per CPU (L2 per core / hardware threads per core), KiB. */
-	struct fig cache_capacity_kib;
-	/* The hand-off tiers come from the Kunpeng 920 lat_pipe figures (a TaiShan v110
-	 * machine), not from HANDOFF_LINES x c2c. */
-	bool kunpeng_lat_pipe;
-};
-
-#define KCORES_KUNPENG                                                                             \
-	"KCORES core-to-core-latency-plus 'HiSilicon Kunpeng 920-6426 @ 2.6GHz by-Concyclics.csv'" \
-	" (one socket, 64 CPUs)"
-#define KCORES_7601   "KCORES 'Dual AMD EPYC 7601 32-Core Processor by-jstzwj.csv'"
-#define NVIENNOT_7742 "nviennot/core-to-core-latency 'Dual AMD EPYC 7742 64-Core Processor.csv'"
-#define KCORES_BDW    "nviennot/KCORES 'Dual Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz.csv'"
-#define KCORES_ICX    "KCORES 'Dual Intel Xeon Platinum 8358 CPU 2.60GHz by-leavelet.csv'"
-#define KCORES_SPR    "KCORES 'Intel Xeon W9-3475X 2.2GHz 36Cores 2023-Q2 by-ReinForce-II.csv'"
-
-#define CTX_SWITCH_EST                                                                             \
-	{                                                                                          \
-		1500, "estimate: no published figure found; the direct cost of switching "         \
-		      "between two tasks on one CPU (__schedule, switch_mm, register state; "      \
-		      "cache "                                                                     \
-		      "effects are refill.*) is of the order of 1-2 us on 2-3 GHz server cores; "  \
-		      "1.5 us"                                                                     \
-	}
-
-#define HINT_FAULT_EST                                                                             \
-	{                                                                                          \
-		1000, "estimate: no published figure found; a NUMA hinting fault on a THP is a "   \
-		      "minor fault (exception entry and exit, 0.3-0.5 us with current "            \
-		      "mitigations) "                                                              \
-		      "plus do_huge_pmd_numa_page (page-table lock, the PMD rewrite, "             \
-		      "numa_migrate_check) and task_numa_fault's bookkeeping: 1 us on 2-3 GHz "    \
-		      "server cores; the page copy is numa.migrate_per_kib"                        \
-	}
-
-#define IDLE_EXIT_AMD                                                                              \
-	{                                                                                          \
-		1000, "estimate: no published figure found; AMD's shallow state is C1 (MWAIT) "    \
-		      "via "                                                                       \
-		      "ACPI _CST, comparable to Intel's C1 of the same years, which Linux "        \
-		      "declares "                                                                  \
-		      "1-2 us (intel_idle icx/bdw tables); 1 us"                                   \
-	}
-
-#define IDLE_EXIT_WFI                                                                              \
-	{                                                                                          \
-		1000, "declared: Linux ARM_CPUIDLE_WFI_STATE (WFI, exit_latency 1 us); the "       \
-		      "shallow state of arm64 cpuidle; we found no published copy of Kunpeng's "   \
-		      "own ACPI LPI table"                                                         \
-	}
-
-#define SMT_INTEL_EST(dataset)                                                                     \
-	{                                                                                          \
-		8.3, "estimate: " dataset " has SMT off; Intel SMT siblings share L1/L2 on every " \
-		     "generation, so Broadwell's measured sibling figure is used: 8.3 ns "         \
-		     "(E5-2680 v4, KCORES data set)"                                               \
-	}
-
-#define MEM_CLX_LOCAL                                                                              \
-	{                                                                                          \
-		70, "estimate: no published figure found; proxy: Cascade Lake 8269CY 2S local "    \
-		    "70 ns (plantegg blog, lmbench lat_mem_rd 64M), the preceding Xeon-SP "        \
-		    "generation"                                                                   \
-	}
-
-static const struct preset_costs preset_costs[] = {
-	{
-		.name = "kunpeng920",
-		.c2c =
-			{
-				[TS_REL_CLUSTER] = {34.5,
-						    "measured: " KCORES_KUNPENG ", same cluster, "
-						    "median (p10-p90 30.0-37.9)"},
-				[TS_REL_LLC] = {35.7,
-						"measured: " KCORES_KUNPENG ", same die, other "
-						"cluster, median (33.4-38.0)"},
-				[TS_REL_PACKAGE] = {80.5,
-						    "measured: " KCORES_KUNPENG ", other die of "
-						    "the socket, median (72.2-84.5)"},
-				[TS_REL_REMOTE] =
-					{165,
-					 "estimate: no cross-socket figure (the data set "
-					 "is one socket); the midpoint of our estimate "
-					 "150-180 ns, made from the plantegg memory "
-					 "latencies (other socket 198/219 ns vs other die 135)"},
-			},
-		.bulk_line =
-			{
-				[TS_REL_CLUSTER] =
-					{30.0,
-					 "no published figure for coherence-heavy "
-					 "transfers; a pipelined multi-line copy "
-					 "is taken at the uncontended line latency, the p10 "
-					 "of " KCORES_KUNPENG ", the one statistic of it that "
-					 "separates the clusters: same cluster p10 30.0 ns"},
-				[TS_REL_LLC] = {33.4, "as bulk_per_kib.cluster: other cluster p10 "
-						      "33.4 ns of the same data set"},
-			},
-		.remote_distance = {32, "estimate: the distance the c2c.remote estimate is "
-					"taken at: node 0 to the near die of the other socket "
-					"(XA320 V2 SLIT 10/16/32/33)"},
-		.idle_exit = IDLE_EXIT_WFI,
-		.ctx_switch = CTX_SWITCH_EST,
-		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib = {512, "measured: TaiShan v110 core, private L2 512 KiB per "
-					    "core, no SMT (Huawei Kunpeng 920 product page; "
-					    "WikiChip hisilicon/microarchitectures/taishan_v110); "
-					    "L1D 64 KiB is inside that budget"},
-		.kunpeng_lat_pipe = true,
-		.mem_local = {117, "measured: plantegg 'Intel AMD 鲲鹏 海光 飞腾性能PK' (2021), "
-				   "lmbench lat_mem_rd -t 64M, 920-4826 2P, local"},
-		.mem_per_distance = {4.04,
-				     "derived: the 920-4826 latencies (other die 135, "
-				     "other socket 198 / 219 ns) put on this preset's SLIT "
-				     "(16, 32, 33): least-squares slope through (10, 117 ns); "
-				     "measured on a 920-4826 board with another SLIT"},
-	},
-	{
-		.name = "kunpeng920-48",
-		.c2c =
-			{
-				[TS_REL_CLUSTER] =
-					{34.5, "measured: " KCORES_KUNPENG ", on the 920-6426 "
-					       "(same TaiShan v110 die and 4-core clusters; no "
-					       "920-4826 data set), same cluster, median"},
-				[TS_REL_LLC] = {35.7,
-						"measured: " KCORES_KUNPENG ", on the 920-6426, "
-						"same die, other cluster, median"},
-				[TS_REL_PACKAGE] = {80.5, "measured: " KCORES_KUNPENG ", on the "
-							  "920-6426, other die, median"},
-				[TS_REL_REMOTE] =
-					{165,
-					 "estimate: no cross-socket figure (the data set is "
-					 "one socket); the midpoint of our estimate 150-180 ns"},
-			},
-		.bulk_line =
-			{
-				[TS_REL_CLUSTER] =
-					{30.0,
-					 "no published figure for coherence-heavy "
-					 "transfers; the uncontended (p10) line "
-					 "latency of the 920-6426 data set, as for kunpeng920: "
-					 "same cluster 30.0 ns"},
-				[TS_REL_LLC] = {33.4, "as bulk_per_kib.cluster: other cluster p10 "
-						      "33.4 ns"},
-			},
-		.remote_distance = {20, "estimate: node 0 to the near die of the other socket "
-					"(D06 SLIT 10/12/20/22)"},
-		.idle_exit = IDLE_EXIT_WFI,
-		.ctx_switch = CTX_SWITCH_EST,
-		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib =
-			{512, "measured: TaiShan v110 core, private L2 512 KiB per core, no SMT "
-			      "(WikiChip hisilicon/microarchitectures/taishan_v110)"},
-		.kunpeng_lat_pipe = true,
-		.mem_local = {117, "measured: plantegg (2021), lmbench lat_mem_rd -t 64M, "
-				   "920-4826 2P, local"},
-		.mem_per_distance = {8.35,
-				     "derived: plantegg lat_mem_rd (920-4826): other die "
-				     "135 ns at SLIT 12, other socket 198 at 20 and 219 at 22; "
-				     "least-squares slope through (10, 117 ns)"},
-	},
-	{
-		.name = "epyc-7601",
-		.c2c =
-			{
-				[TS_REL_SMT] = {12.0, "measured: " KCORES_7601 ", SMT sibling"},
-				[TS_REL_LLC] = {38, "measured: " KCORES_7601
-						    ", same CCX (the L3 is per "
-						    "CCX), median (35-47)"},
-				[TS_REL_NODE] =
-					{216,
-					 "measured: " KCORES_7601 ", other CCX of the die, "
-					 "socket 1 median (130-226); socket 0 reads 334 and is "
-					 "treated as the slow outlier"},
-				[TS_REL_PACKAGE] =
-					{244, "measured: " KCORES_7601 ", other die of the "
-					      "socket, socket 1 median (209-264); socket 0: 374, "
-					      "outlier"},
-				[TS_REL_REMOTE] =
-					{367, "measured: " KCORES_7601 ", other socket, median "
-					      "(334-408); the slow socket 0 is in every such pair, "
-					      "so this may read high"},
-			},
-		.refill_line =
-			{
-				[TS_REL_LLC] =
-					{16, "measured: AnandTech 11544 'Sizing Up Servers' (2017, "
-					     "www.anandtech.com/show/11544; lmbench), L3 in own "
-					     "CCX 13-19 ns, midpoint"},
-				[TS_REL_NODE] = {92, "measured: AnandTech 11544, L3 of another CCX "
-						     "89-95 ns, midpoint"},
-			},
-		.remote_distance = {32, "measured: SLIT other socket (Matt Fleming, commit "
-					"a55c7454a8c8 'sched/topology: Improve load balancing "
-					"on AMD EPYC systems', 2019); the distance of every "
-					"c2c.remote pair"},
-		.idle_exit = IDLE_EXIT_AMD,
-		.ctx_switch = CTX_SWITCH_EST,
-		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib =
-			{256,
-			 "derived: Zen L2 512 KiB per core (AMD, WikiChip "
-			 "amd/microarchitectures/zen) shared by 2 SMT threads: 256 KiB per CPU"},
-		.mem_local = {97, "measured: AnandTech 11544 (lmbench), local DRAM 96-98 ns, "
-				  "DDR4-2400"},
-		.mem_per_distance = {6.66,
-				     "derived: no EPYC 7601 remote figure; the Hygon 7280 "
-				     "proxy (same Zen 1 MCM; plantegg lat_mem_rd: local 107, "
-				     "same socket 164-169, other socket 237-292 ns) as ratios "
-				     "applied to 97 ns: 151 at SLIT 16, 240 at 32; "
-				     "least-squares slope through (10, 97)"},
-	},
-	{
-		.name = "epyc-7742",
-		.c2c =
-			{
-				[TS_REL_SMT] = {8.0, "measured: " NVIENNOT_7742 ", SMT sibling"},
-				[TS_REL_LLC] = {25, "measured: " NVIENNOT_7742
-						    ", same CCX (the L3 is per "
-						    "CCX), median (25-26)"},
-				[TS_REL_NODE] =
-					{130,
-					 "derived: " NVIENNOT_7742 ", other CCX of the "
-					 "socket (one node in NPS1), socket 1: same CCD 114, "
-					 "same quadrant 113, other quadrant 134, weighted by a "
-					 "core's partners 4/8/48; socket 0 (249/269) is the slow "
-					 "outlier"},
-				[TS_REL_REMOTE] = {267,
-						   "measured: " NVIENNOT_7742 ", other socket, "
-						   "median (255-275)"},
-			},
-		.refill_line =
-			{
-				[TS_REL_LLC] = {10, "measured: AnandTech 14694 (Rome review, "
-						    "www.anandtech.com/show/14694), L3 ~34 "
-						    "cycles, about 10 ns"},
-			},
-		.remote_distance = {32, "measured: SLIT NPS1 10/32 (ARCHER2 and other published "
-					"numactl -H outputs)"},
-		.idle_exit = IDLE_EXIT_AMD,
-		.ctx_switch = CTX_SWITCH_EST,
-		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib = {256,
-				       "derived: Zen 2 L2 512 KiB per core (AMD EPYC 7742 spec; "
-				       "WikiChip amd/microarchitectures/zen_2) / 2 SMT threads"},
-		.mem_local = {122, "measured: AnandTech 14694, DRAM full random 128 MB, NPS1"},
-		.mem_per_distance = {4.09, "estimate: no published cross-socket figure found; "
-					   "our estimate +80-100 ns, +90 at SLIT 32"},
-	},
-	{
-		.name = "epyc-7742-nps4",
-		.c2c =
-			{
-				[TS_REL_SMT] = {8.0, "measured: " NVIENNOT_7742 ", SMT sibling"},
-				[TS_REL_LLC] = {25, "measured: " NVIENNOT_7742 ", same CCX, median "
-						    "(25-26)"},
-				[TS_REL_NODE] = {113.3,
-						 "derived: " NVIENNOT_7742 ", other CCX of the "
-						 "quadrant (the node in NPS4), socket 1: same CCD "
-						 "114, "
-						 "other CCD 113, weighted by partners 4/8"},
-				[TS_REL_PACKAGE] = {134,
-						    "measured: " NVIENNOT_7742 ", other quadrant "
-						    "of the socket, socket 1 median (110-140)"},
-				[TS_REL_REMOTE] = {267,
-						   "measured: " NVIENNOT_7742 ", other socket, "
-						   "median (255-275)"},
-			},
-		.refill_line =
-			{
-				[TS_REL_LLC] = {10, "measured: AnandTech 14694, L3 about 10 ns"},
-			},
-		.remote_distance = {32, "measured: SLIT NPS4 10/12/32 (ARCHER2's published "
-					"numactl -H output)"},
-		.idle_exit = IDLE_EXIT_AMD,
-		.ctx_switch = CTX_SWITCH_EST,
-		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib =
-			{256,
-			 "derived: Zen 2 L2 512 KiB per core (AMD EPYC 7742 spec) / 2 SMT threads"},
-		.mem_local = {113, "measured: AnandTech 14694, DRAM full random 128 MB, NPS4"},
-		.mem_per_distance = {4.09,
-				     "estimate: no published remote figure found; +90 ns "
-				     "at SLIT 32 as for NPS1, so the same-socket step (SLIT 12) "
-				     "is +8 ns"},
-	},
-	{
-		.name = "broadwell-2s",
-		.c2c =
-			{
-				[TS_REL_SMT] = {8.3,
-						"measured: " KCORES_BDW " (2x14C proxy for the "
-						"E5-2698 v4), SMT sibling, median (8.0-8.9)"},
-				[TS_REL_LLC] =
-					{45.2,
-					 "measured: " KCORES_BDW ", same socket, median "
-					 "(39.4-50.4); the 20-core part may read slightly higher"},
-				[TS_REL_REMOTE] = {127.5, "measured: " KCORES_BDW ", other socket, "
-							  "median (121.5-133.4)"},
-			},
-		.refill_line =
-			{
-				[TS_REL_LLC] =
-					{34.5, "measured: AnandTech 11544, E5-2699 v4 L3 27-42 ns, "
-					       "midpoint (the inclusive L3 holds the footprint)"},
-			},
-		.remote_distance = {21, "measured: SLIT 10/21 as two-socket Intel firmware "
-					"reports it (hwloc test topology 32intel64-2p8co2t+8ve, "
-					"2x Xeon Silver 4108; other BIOSes say 20)"},
-		.idle_exit = {2000, "declared: Linux drivers/idle/intel_idle.c bdw_cstates C1 "
-				    "exit_latency 2 us (vendor-declared, not measured)"},
-		.ctx_switch = CTX_SWITCH_EST,
-		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib =
-			{128,
-			 "derived: Broadwell-EP L2 256 KiB per core (Intel Xeon E5 v4 datasheet; "
-			 "WikiChip intel/microarchitectures/broadwell_(client)) / 2 SMT threads"},
-		.mem_local = {95, "measured: AnandTech 11544, E5-2699 v4 DRAM local"},
-		.mem_per_distance = {4.09, "estimate: no published remote figure found; "
-					   "our estimate 135-145 ns: 140 at SLIT 21"},
-	},
-	{
-		.name = "icelake-2s",
-		.c2c =
-			{
-				[TS_REL_SMT] = SMT_INTEL_EST("the Ice Lake data set (8358)"),
-				[TS_REL_LLC] = {51.1,
-						"measured: " KCORES_ICX " (2x32C proxy for the "
-						"8380), same socket, median (45.6-56.2)"},
-				[TS_REL_REMOTE] = {110.9, "measured: " KCORES_ICX ", other socket, "
-							  "median (105.3-117.2)"},
-			},
-		.remote_distance = {20, "estimate: the preset's SLIT 10/20 (10/20 or 10/21 by "
-					"BIOS; the data set's SLIT is not stated)"},
-		.idle_exit = {1000, "declared: Linux drivers/idle/intel_idle.c icx_cstates C1 "
-				    "exit_latency 1 us (vendor-declared, not measured)"},
-		.ctx_switch = CTX_SWITCH_EST,
-		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib = {640, "derived: Sunny Cove server core L2 1.25 MiB per core "
-					    "(Intel Xeon Scalable 3rd gen; WikiChip "
-					    "intel/microarchitectures/sunny_cove) / 2 SMT threads"},
-		.mem_local = MEM_CLX_LOCAL,
-		.mem_per_distance = {2.3,
-				     "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
-				     "93 ns remote (plantegg lat_mem_rd), the step put on this "
-				     "preset's SLIT 20"},
-	},
-	{
-		.name = "spr-2s",
-		.c2c =
-			{
-				[TS_REL_SMT] = SMT_INTEL_EST("the SPR data set (W9-3475X)"),
-				[TS_REL_LLC] = {55.3,
-						"measured: " KCORES_SPR " (one socket, 36C proxy "
-						"for the 8480+), median over all pairs (46.4-64.1, "
-						"same tile to cross tile)"},
-				[TS_REL_REMOTE] =
-					{125, "estimate: no dual-socket SPR data set; the "
-					      "midpoint of our estimate 110-140 ns (measured Intel "
-					      "2S: Ice Lake 110.9, Broadwell 127.5)"},
-			},
-		.remote_distance = {21, "measured: SLIT 10/21 (0-day LKP robot reports and HPC "
-					"sites' published numactl -H outputs)"},
-		.idle_exit = {1000, "declared: Linux drivers/idle/intel_idle.c spr_cstates C1 "
-				    "exit_latency 1 us (vendor-declared, not measured)"},
-		.ctx_switch = CTX_SWITCH_EST,
-		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib = {1024,
-				       "derived: Golden Cove server core L2 2 MiB per core (Intel "
-				       "Xeon Scalable 4th gen; WikiChip "
-				       "intel/microarchitectures/sapphire_rapids) / 2 SMT threads"},
-		.mem_local = MEM_CLX_LOCAL,
-		.mem_per_distance = {2.09, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
-					   "93 ns remote (plantegg lat_mem_rd), on SLIT 21"},
-	},
-	{
-		.name = "spr-2s-snc4",
-		.c2c =
-			{
-				[TS_REL_SMT] = SMT_INTEL_EST("the SPR data set (W9-3475X)"),
-				[TS_REL_LLC] =
-					{46.4,
-					 "estimate: no per-tile figure; the p10 of " KCORES_SPR
-					 ", the low end of the spread, which we put "
-					 "down to same-tile pairs (an SNC4 node is one tile)"},
-				[TS_REL_PACKAGE] = {55.3, "estimate: the median of " KCORES_SPR
-							  ", most of "
-							  "whose pairs are cross-tile"},
-				[TS_REL_REMOTE] =
-					{125, "estimate: no dual-socket SPR data set; the "
-					      "midpoint of our estimate 110-140 ns (measured Intel "
-					      "2S: Ice Lake 110.9, Broadwell 127.5)"},
-			},
-		.remote_distance = {21, "measured: SLIT 10/12/21 (published SNC4 numactl -H "
-					"outputs)"},
-		.idle_exit = {1000, "declared: Linux drivers/idle/intel_idle.c spr_cstates C1 "
-				    "exit_latency 1 us (vendor-declared, not measured)"},
-		.ctx_switch = CTX_SWITCH_EST,
-		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib = {1024, "derived: Golden Cove server core L2 2 MiB per core "
-					     "(Intel Xeon Scalable 4th gen) / 2 SMT threads"},
-		.mem_local = MEM_CLX_LOCAL,
-		.mem_per_distance = {2.09,
-				     "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
-				     "93 ns remote (plantegg lat_mem_rd), on SLIT 21; the SNC "
-				     "step (SLIT 12) is then +4 ns"},
-	},
-	{
-		.name = "jacobsville",
-		.c2c =
-			{
-				[TS_REL_CLUSTER] =
-					{25, "estimate: no published c2c data found; a cluster "
-					     "shares one L2, so a line moves through that L2: the "
-					     "low end of the other presets' measured cluster/CCX "
-					     "figures 25-38 ns"},
-				[TS_REL_LLC] = {50,
-						"estimate: no published c2c data found; the middle "
-						"of the other presets' measured monolithic-LLC "
-						"figures 45.2-55.3 ns"},
-			},
-		.remote_distance = {20, "n/a: one node; Linux's REMOTE_DISTANCE"},
-		.idle_exit = {2000, "declared: Linux drivers/idle/intel_idle.c snr_cstates "
-				    "(Snow Ridge, the Atom P5900 SoC) C1 exit_latency 2 us"},
-		.ctx_switch = {2500,
-			       "estimate: no published figure found; Tremont cores at about 2.2 "
-			       "GHz with lower IPC than the big cores' 1.5 us estimate"},
-		.mem_local = {100, "estimate: no published figure found; DDR4 server DRAM as on "
-				   "the other presets (95-122 ns)"},
-		.numa_hint_fault = {1700, "estimate: the 1 us of the big cores' estimate "
-					  "scaled as ctx_switch is (2.5 / 1.5) for the slower "
-					  "Tremont cores"},
-		.cache_capacity_kib =
-			{1152,
-			 "derived: Tremont L2 4.5 MiB shared by a 4-core module (Intel Atom P5900 "
-			 "family; WikiChip intel/microarchitectures/tremont) / 4 cores, no SMT"},
-		.mem_per_distance = {4.5, "n/a: one node; the generic model's value"},
-	},
-};
-
-/* ---- the generic model ------------------------------------------------------------------ */
-
-static const struct preset_costs generic_costs = {
-	.name = "generic",
-	.c2c =
-		{
-			[TS_REL_SMT] = {10, "estimate (generic): SMT siblings share L1/L2; the "
-					    "presets' measured SMT figures are 8.0-12.0 ns"},
-			[TS_REL_CLUSTER] = {32, "estimate (generic): the middle of the presets' "
-						"measured cluster/CCX figures 25-38 ns"},
-			[TS_REL_LLC] = {50, "estimate (generic): the middle of the presets' "
-					    "measured monolithic-LLC figures 45.2-55.3 ns"},
-			[TS_REL_NODE] = {110,
-					 "estimate (generic): another LLC of the node goes over "
-					 "the die's fabric: AMD other-CCX figures 113-216 ns (EPYC "
-					 "7742, 7601), "
-					 "the low end"},
-			[TS_REL_PACKAGE] =
-				{120, "estimate (generic): another node of the package: "
-				      "55 (SPR SNC4) to 244 ns (EPYC 7601), about the presets' "
-				      "median"},
-			[TS_REL_REMOTE] = {140,
-					   "estimate (generic): another package: 110-130 ns "
-					   "(Intel, measured 110.9-127.5) to 267-367 (AMD); 140"},
-		},
-	.remote_distance = {20, "estimate (generic): the topology's smallest distance between "
-				"nodes of different packages (20, Linux's REMOTE_DISTANCE, when it "
-				"has one package)"},
-	.idle_exit = {1000, "estimate (generic): Linux declares the shallow state's exit "
-			    "latency 1-2 us on every machine here (intel_idle C1, arm64 WFI)"},
-	.ctx_switch = CTX_SWITCH_EST,
-	.mem_local = {100, "estimate (generic): the presets' local DRAM figures are 70-122 ns"},
-	.mem_per_distance = {4.5, "estimate (generic): the presets' figures are 2.1-8.4 "
-				  "ns per SLIT unit; 4.5 (SLIT 20 -> +45 ns, about 1.45x local)"},
-	.numa_hint_fault = {1000, "estimate (generic): the presets' estimate for 2-3 GHz "
-				  "server cores, 1 us"},
-	.cache_capacity_kib =
-		{512,
-		 "estimate (generic): the presets' private cache per CPU is 128-1152 KiB; 512 KiB"},
-};
-
 /* ---- building a model ------------------------------------------------------------------- */
 
 static void set_term(struct ts_cost_term *t, double v, const char *fmt, ...)
@@ -840,8 +343,6 @@ static double cents(double v)
 {
 	return round(v * 100) / 100;
 }
-
-static const struct preset_costs *find_preset_costs(const char *name);
 
 /* The leaving task's part of a switch on Kunpeng 920 and the figures behind it: per
  * hand-off the one-CPU lat_pipe pair pays switch_out plus the eviction of its working set by
@@ -963,7 +464,7 @@ static void build_wakeup(const struct preset_costs *pc, struct ts_cost_model *m)
 
 	/* switch_out: Kunpeng's from its pinned pairs; other machines the same kernel work
 	 * (dequeue, put_prev, pick), scaled as ctx_switch is. */
-	struct kp_switch_out k = kunpeng_switch_out(find_preset_costs("kunpeng920"));
+	struct kp_switch_out k = kunpeng_switch_out(ts_cost_find_preset("kunpeng920"));
 	if (pc->kunpeng_lat_pipe)
 		set_term(&m->switch_out, k.value,
 			 "derived: lat_pipe on a 6-cluster Kunpeng 920 (openeuler-mirror/"
@@ -998,9 +499,9 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 		if (present[rel])
 			set_fig(&m->c2c[rel], pc->c2c[rel]);
 	if (!present[TS_REL_REMOTE])
-		set_term(&m->c2c[TS_REL_REMOTE], generic_costs.c2c[TS_REL_REMOTE].v,
+		set_term(&m->c2c[TS_REL_REMOTE], ts_cost_generic_costs.c2c[TS_REL_REMOTE].v,
 			 "n/a: %s has one package; the generic model's value (%s)", pc->name,
-			 generic_costs.c2c[TS_REL_REMOTE].src);
+			 ts_cost_generic_costs.c2c[TS_REL_REMOTE].src);
 	fill_na(m->c2c, present, "c2c", pc->name);
 
 	/* bulk_per_kib, refill, scan_per_cpu: from the c2c tiers (or the line figures given
@@ -1126,16 +627,6 @@ static int nearest_remote_distance(const struct ts_topology *t)
 	return best ? best : TS_REMOTE_DISTANCE;
 }
 
-static const struct preset_costs *find_preset_costs(const char *name)
-{
-	if (!name)
-		return NULL;
-	for (size_t i = 0; i < sizeof(preset_costs) / sizeof(preset_costs[0]); i++)
-		if (strcmp(preset_costs[i].name, name) == 0)
-			return &preset_costs[i];
-	return NULL;
-}
-
 int ts_cost_model_for(const struct ts_topology *t, const char *preset_name,
 		      struct ts_cost_model *out, struct ts_error *err)
 {
@@ -1143,7 +634,7 @@ int ts_cost_model_for(const struct ts_topology *t, const char *preset_name,
 		return ts_error_set(err, -EINVAL, "cost model: no output model");
 	const struct ts_preset *p = ts_preset_find(preset_name);
 	if (p) {
-		const struct preset_costs *pc = find_preset_costs(p->name);
+		const struct preset_costs *pc = ts_cost_find_preset(p->name);
 		if (!pc)
 			return ts_error_set(err, -ENOENT,
 					    "cost model: preset '%s' has no cost "
@@ -1176,7 +667,7 @@ int ts_cost_model_for(const struct ts_topology *t, const char *preset_name,
 				    "cost model for '%s': not a preset, and no topology to derive "
 				    "the generic model from",
 				    preset_name ? preset_name : "(none)");
-	build(&generic_costs, true, nearest_remote_distance(t), out);
+	build(&ts_cost_generic_costs, true, nearest_remote_distance(t), out);
 	return 0;
 }
 
