@@ -133,3 +133,45 @@ void ts_json_null(struct ts_json_writer *w)
 	begin_item(w);
 	fputs("null", w->out);
 }
+
+static void member_key(struct ts_json_writer *w, const char *key)
+{
+	if (key)
+		ts_json_key(w, key);
+}
+
+void ts_json_member_string(struct ts_json_writer *w, const char *key, const char *s)
+{
+	member_key(w, key);
+	ts_json_string(w, s);
+}
+
+void ts_json_member_int(struct ts_json_writer *w, const char *key, long long v)
+{
+	member_key(w, key);
+	ts_json_int(w, v);
+}
+
+void ts_json_member_uint(struct ts_json_writer *w, const char *key, uint64_t v)
+{
+	member_key(w, key);
+	ts_json_uint(w, v);
+}
+
+void ts_json_member_double(struct ts_json_writer *w, const char *key, double v)
+{
+	member_key(w, key);
+	ts_json_double(w, v);
+}
+
+void ts_json_member_bool(struct ts_json_writer *w, const char *key, bool v)
+{
+	member_key(w, key);
+	ts_json_bool(w, v);
+}
+
+void ts_json_member_null(struct ts_json_writer *w, const char *key)
+{
+	member_key(w, key);
+	ts_json_null(w);
+}

@@ -215,25 +215,13 @@ static const char *band_kind_name(enum ts_val_band_kind k)
 	return names[k];
 }
 
+/* An absent text is null, not "". */
 static void json_str(struct ts_json_writer *w, const char *key, const char *v)
 {
-	ts_json_key(w, key);
 	if (v)
-		ts_json_string(w, v);
+		ts_json_member_string(w, key, v);
 	else
-		ts_json_null(w);
-}
-
-static void json_num(struct ts_json_writer *w, const char *key, double v)
-{
-	ts_json_key(w, key);
-	ts_json_double(w, v);
-}
-
-static void json_int(struct ts_json_writer *w, const char *key, long long v)
-{
-	ts_json_key(w, key);
-	ts_json_int(w, v);
+		ts_json_member_null(w, key);
 }
 
 static void json_experiment(struct ts_json_writer *w, const struct ts_val_experiment *x)
@@ -262,8 +250,8 @@ static void json_experiment(struct ts_json_writer *w, const struct ts_val_experi
 	ts_json_uint(w, x->duration_ns);
 	ts_json_key(w, "warmup_ns");
 	ts_json_uint(w, x->warmup_ns);
-	json_int(w, "loops", x->loops);
-	json_int(w, "seeds", x->seeds);
+	ts_json_member_int(w, "loops", x->loops);
+	ts_json_member_int(w, "seeds", x->seeds);
 	json_str(w, "published_run", x->published_run);
 	ts_json_end_object(w);
 }
@@ -280,27 +268,28 @@ static void json_row(struct ts_json_writer *w, const struct ts_val_result *r)
 	json_str(w, "experiment", r->row->exp->id);
 	json_str(w, "figure", what);
 	json_str(w, "unit", r->row->unit);
-	json_num(w, "published", r->row->published);
+	ts_json_member_double(w, "published", r->row->published);
 	json_str(w, "published_text", r->row->published_text);
 	json_str(w, "source", r->row->source->key);
 	ts_json_key(w, "band");
 	ts_json_begin_object(w);
 	json_str(w, "kind", band_kind_name(b->kind));
-	json_num(w, "low",
-		 b->kind == TS_VAL_BAND_RANGE || b->kind == TS_VAL_BAND_AT_LEAST ||
-				 b->kind == TS_VAL_BAND_ABOVE
-			 ? b->low
-			 : NAN);
-	json_num(w, "high",
-		 b->kind == TS_VAL_BAND_RANGE || b->kind == TS_VAL_BAND_AT_MOST ? b->high : NAN);
+	ts_json_member_double(w, "low",
+			      b->kind == TS_VAL_BAND_RANGE || b->kind == TS_VAL_BAND_AT_LEAST ||
+					      b->kind == TS_VAL_BAND_ABOVE
+				      ? b->low
+				      : NAN);
+	ts_json_member_double(
+		w, "high",
+		b->kind == TS_VAL_BAND_RANGE || b->kind == TS_VAL_BAND_AT_MOST ? b->high : NAN);
 	ts_json_end_object(w);
 	ts_json_key(w, "values");
 	ts_json_begin_array(w);
 	for (int k = 0; k < r->n; k++)
 		ts_json_double(w, r->values[k]);
 	ts_json_end_array(w);
-	json_num(w, "mean", r->mean);
-	json_num(w, "stddev", r->stddev);
+	ts_json_member_double(w, "mean", r->mean);
+	ts_json_member_double(w, "stddev", r->stddev);
 	json_str(w, "verdict",
 		 r->verdict == TS_VAL_PASS   ? "pass"
 		 : r->verdict == TS_VAL_MISS ? "miss"
@@ -344,12 +333,12 @@ int ts_validation_write_json(const struct ts_validation *v, FILE *out)
 	tallies(v, &val, &cal);
 	ts_json_key(&w, "summary");
 	ts_json_begin_object(&w);
-	json_int(&w, "validation_rows", val.rows);
-	json_int(&w, "validation_with_band", val.judged);
-	json_int(&w, "validation_inside", val.inside);
-	json_int(&w, "calibration_rows", cal.rows);
-	json_int(&w, "calibration_with_band", cal.judged);
-	json_int(&w, "calibration_inside", cal.inside);
+	ts_json_member_int(&w, "validation_rows", val.rows);
+	ts_json_member_int(&w, "validation_with_band", val.judged);
+	ts_json_member_int(&w, "validation_inside", val.inside);
+	ts_json_member_int(&w, "calibration_rows", cal.rows);
+	ts_json_member_int(&w, "calibration_with_band", cal.judged);
+	ts_json_member_int(&w, "calibration_inside", cal.inside);
 	ts_json_end_object(&w);
 	ts_json_end_object(&w);
 	return ts_report_finish(out);

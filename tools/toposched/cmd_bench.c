@@ -63,52 +63,48 @@ static void json_figure(struct ts_json_writer *w, const struct rtb_figure *f)
 	ts_json_double(w, rtb_ratio(f));
 }
 
-static void json_u64(struct ts_json_writer *w, const char *key, uint64_t v)
-{
-	ts_json_key(w, key);
-	ts_json_uint(w, v);
-}
-
 static void json_stats(struct ts_json_writer *w, const struct rtb_stats *s)
 {
 	ts_json_key(w, "stats");
 	ts_json_begin_object(w);
 	ts_json_key(w, "workers");
 	ts_json_int(w, s->nr_workers);
-	json_u64(w, "spawned", s->rt.spawned);
-	json_u64(w, "wakeups", s->rt.wakeups);
-	json_u64(w, "early_wakeups", s->rt.early_wakeups);
-	json_u64(w, "deferred_wakeups", s->rt.deferred_wakeups);
-	json_u64(w, "ttwu_queued", s->rt.ttwu_queued);
-	json_u64(w, "switches", s->rt.switches);
-	json_u64(w, "parks", s->rt.parks);
-	json_u64(w, "ticks", s->rt.ticks);
-	json_u64(w, "ttwu_count", s->ttwu);
-	json_u64(w, "ttwu_local", s->ttwu_local);
-	json_u64(w, "fork_placements", s->fork_placements);
-	json_u64(w, "migrations", s->migrations);
-	json_u64(w, "wake_affine_attempts", s->wake_affine_attempts);
-	json_u64(w, "wake_affine", s->wake_affine);
+	ts_json_member_uint(w, "spawned", s->rt.spawned);
+	ts_json_member_uint(w, "wakeups", s->rt.wakeups);
+	ts_json_member_uint(w, "early_wakeups", s->rt.early_wakeups);
+	ts_json_member_uint(w, "deferred_wakeups", s->rt.deferred_wakeups);
+	ts_json_member_uint(w, "ttwu_queued", s->rt.ttwu_queued);
+	ts_json_member_uint(w, "switches", s->rt.switches);
+	ts_json_member_uint(w, "parks", s->rt.parks);
+	ts_json_member_uint(w, "ticks", s->rt.ticks);
+	ts_json_member_uint(w, "ttwu_count", s->ttwu);
+	ts_json_member_uint(w, "ttwu_local", s->ttwu_local);
+	ts_json_member_uint(w, "fork_placements", s->fork_placements);
+	ts_json_member_uint(w, "migrations", s->migrations);
+	ts_json_member_uint(w, "wake_affine_attempts", s->wake_affine_attempts);
+	ts_json_member_uint(w, "wake_affine", s->wake_affine);
 	ts_json_key(w, "reasons");
 	ts_json_begin_object(w);
 	for (int i = 0; i < TS_PLACE_NR; i++)
-		json_u64(w, ts_place_reason_name((enum ts_place_reason)i), s->reasons[i]);
+		ts_json_member_uint(w, ts_place_reason_name((enum ts_place_reason)i),
+				    s->reasons[i]);
 	ts_json_end_object(w);
 	ts_json_key(w, "wakeups_by_relation");
 	ts_json_begin_object(w);
 	for (int i = 0; i < TS_REL_NR; i++)
-		json_u64(w, ts_cpu_relation_name((enum ts_cpu_relation)i), s->by_relation[i]);
+		ts_json_member_uint(w, ts_cpu_relation_name((enum ts_cpu_relation)i),
+				    s->by_relation[i]);
 	ts_json_end_object(w);
 	ts_json_key(w, "sis");
 	ts_json_begin_object(w);
-	json_u64(w, "search", s->sis.search);
-	json_u64(w, "domain_search", s->sis.domain_search);
-	json_u64(w, "scanned", s->sis.scanned);
-	json_u64(w, "failed", s->sis.failed);
-	json_u64(w, "recent_hit", s->sis.recent_hit);
-	json_u64(w, "recent_miss", s->sis.recent_miss);
-	json_u64(w, "core_search", s->sis.core_search);
-	json_u64(w, "core_failed", s->sis.core_failed);
+	ts_json_member_uint(w, "search", s->sis.search);
+	ts_json_member_uint(w, "domain_search", s->sis.domain_search);
+	ts_json_member_uint(w, "scanned", s->sis.scanned);
+	ts_json_member_uint(w, "failed", s->sis.failed);
+	ts_json_member_uint(w, "recent_hit", s->sis.recent_hit);
+	ts_json_member_uint(w, "recent_miss", s->sis.recent_miss);
+	ts_json_member_uint(w, "core_search", s->sis.core_search);
+	ts_json_member_uint(w, "core_failed", s->sis.core_failed);
 	ts_json_end_object(w);
 	ts_json_end_object(w);
 }

@@ -39,4 +39,13 @@ void ts_json_double(struct ts_json_writer *w, double v);
 void ts_json_bool(struct ts_json_writer *w, bool v);
 void ts_json_null(struct ts_json_writer *w);
 
+/* A member: key, then the value. key NULL writes the bare value (an array element), so
+ * one helper serves objects and arrays. */
+void ts_json_member_string(struct ts_json_writer *w, const char *key, const char *s);
+void ts_json_member_int(struct ts_json_writer *w, const char *key, long long v);
+void ts_json_member_uint(struct ts_json_writer *w, const char *key, uint64_t v);
+void ts_json_member_double(struct ts_json_writer *w, const char *key, double v);
+void ts_json_member_bool(struct ts_json_writer *w, const char *key, bool v);
+void ts_json_member_null(struct ts_json_writer *w, const char *key);
+
 #endif
