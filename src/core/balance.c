@@ -18,9 +18,12 @@
  * that remote wakers read under the lock (next_balance, max_idle_balance_cost) are written
  * under it.
  *
+ * Active balancing (a task running on the busiest CPU pushed by that CPU's stopper) needs
+ * the host's stop_one_cpu; without it (the runtime) a running task is never pushed. Of
+ * need_active_balance() only the imbalanced case applies here (see need_active_balance()).
+ *
  * Left out, relative to the kernel: misfit tasks (no per-task fit tracking) and asym
- * packing (no CPU priorities), active balancing (no stopper: a task running on the busiest
- * CPU is never pushed), update_group_capacity()
+ * packing (no CPU priorities), update_group_capacity()
  * (capacities never change here), EAS/overutilisation, util_est, LB_MIN, nohz idle
  * balancing (the host ticks every CPU), NI_RANDOM. */
 #include <limits.h>
@@ -32,6 +35,7 @@
 #define LBF_NEED_BREAK	0x02
 #define LBF_DST_PINNED	0x04
 #define LBF_SOME_PINNED 0x08
+#define LBF_ACTIVE_LB	0x10
 
 #define SCHED_NR_MIGRATE_BREAK 32
 #define MAX_PINNED_INTERVAL    512 /* ms */
@@ -122,7 +126,8 @@ static bool can_migrate_task(struct ts_task *p, struct lb_env *env)
 	if (!ts_task_allowed(p, env->dst_cpu)) {
 		env->flags |= LBF_SOME_PINNED;
 		/* Remember another CPU of our group where it could run, to retry there. */
-		if (env->idle == TS_CPU_NEWLY_IDLE || (env->flags & LBF_DST_PINNED))
+		if (env->idle == TS_CPU_NEWLY_IDLE ||
+		    (env->flags & (LBF_DST_PINNED | LBF_ACTIVE_LB)))
 			return false;
 		int cpu;
 		ts_for_each_cpu_and(cpu, env->dst_grpmask, env->cpus)
@@ -138,6 +143,8 @@ static bool can_migrate_task(struct ts_task *p, struct lb_env *env)
 	env->flags &= ~(unsigned)LBF_ALL_PINNED;
 	if (src->curr == p)
 		return false;
+	if (env->flags & LBF_ACTIVE_LB) /* the stopper pushes whatever may go */
+		return true;
 	/* Aggressive migration if the destination is the preferred node, the task is cache
 	 * cold, or too many balance attempts have failed. At NUMA levels locality replaces
 	 * the cache-hot test unless it does not decide (-1). */
@@ -270,6 +277,41 @@ struct lb_masks {
 	struct ts_cpumask *cpus, *swb;
 };
 
+/* need_active_balance(): of its cases only imbalanced_active_balance() can hold here: an
+ * even spread of tasks (migrate_task) that periodic balancing failed to reach more than
+ * cache_nice_tries + 2 times in a row, because what would have to move is running. The
+ * others need asym packing, misfit tasks or reduced capacities, which the core does not
+ * have. */
+static bool need_active_balance(const struct lb_env *env)
+{
+	return env->migration_type == migrate_task &&
+	       env->sd->nr_balance_failed > env->sd->cache_nice_tries + 2;
+}
+
+/* sched_balance_rq()'s active balance: queue a push of busiest's running task to this
+ * CPU on busiest's stopper, once (busiest->active_balance). False when busiest's task may
+ * not run here (out_one_pinned). No rq lock held. */
+static bool queue_active_balance(struct ts_sched *s, struct lb_env *env, int busiest)
+{
+	struct ts_rq *rq = &s->rq[busiest];
+	bool queue = false;
+	s->ops.rq_lock(s->host, busiest);
+	if (rq->curr && !ts_task_allowed(rq->curr, env->dst_cpu)) {
+		s->ops.rq_unlock(s->host, busiest);
+		return false;
+	}
+	env->flags &= ~(unsigned)LBF_ALL_PINNED;
+	if (!rq->active_balance) {
+		rq->active_balance = true;
+		rq->push_cpu = env->dst_cpu;
+		queue = true;
+	}
+	s->ops.rq_unlock(s->host, busiest);
+	if (queue)
+		s->ops.stop_one_cpu(s->host, busiest);
+	return true;
+}
+
 /* sched_balance_rq(), once load_balance(): returns the number of tasks pulled to this_cpu
  * (or to another CPU of its group after an affinity retry). No rq lock held. */
 static int sched_balance_rq(struct ts_sched *s, int this_cpu, struct ts_sched_domain *sd,
@@ -359,7 +401,9 @@ redo:
 		/* Only periodic balancing counts failures (newidle is too frequent). */
 		if (idle != TS_CPU_NEWLY_IDLE)
 			sd->nr_balance_failed++;
-		/* need_active_balance() / the stopper push: left out. */
+		if (s->ops.stop_one_cpu && need_active_balance(&env) &&
+		    !queue_active_balance(s, &env, busiest))
+			goto out_one_pinned;
 	} else {
 		sd->nr_balance_failed = 0;
 	}
@@ -378,6 +422,7 @@ out_balanced:
 out_all_pinned:
 	ts_stat_inc(&sd->stats.lb_balanced[idle]);
 	sd->nr_balance_failed = 0;
+out_one_pinned:
 	/* Newly-idle balancing ignores intervals; don't let it inflate them. */
 	if (env.idle == TS_CPU_NEWLY_IDLE)
 		return 0;
@@ -385,6 +430,71 @@ out_all_pinned:
 	    sd->balance_interval < sd->max_interval)
 		sd->balance_interval *= 2;
 	return 0;
+}
+
+/* ---- active balancing ---- */
+
+struct ts_task *ts_active_load_balance_cpu_stop(struct ts_sched *s, int busiest_cpu)
+{
+	struct ts_rq *busiest = &s->rq[busiest_cpu];
+	s->ops.rq_lock(s->host, busiest_cpu);
+	int target_cpu = busiest->push_cpu;
+	bool queued = busiest->active_balance;
+	s->ops.rq_unlock(s->host, busiest_cpu);
+	if (!queued)
+		return NULL;
+	double_rq_lock(s, busiest_cpu, target_cpu);
+	struct ts_task *moved = NULL;
+	/* The stopper runs: the task it preempted goes back into its queue, and the CPU
+	 * picks again once the stop work is done. */
+	struct ts_task *curr = busiest->curr;
+	if (curr) {
+		uint64_t now = s->ops.clock(s->host);
+		if (now > busiest->clock)
+			busiest->clock = now;
+		ts_update_rq_load(s, busiest, now);
+		ts_put_prev_task(s, busiest_cpu);
+		s->ops.resched_cpu(s->host, busiest_cpu);
+	}
+	/* "Is there any task to move?" (the kernel's nr_running counts the stopper too) */
+	struct ts_sched_domain *sd = NULL;
+	if (busiest->nr_running >= 1 && target_cpu != busiest_cpu)
+		ts_for_each_domain(s->dom, target_cpu,
+				   sd) if (ts_cpumask_test(sd->span, busiest_cpu)) break;
+	if (sd) {
+		struct lb_env env = {
+			.s = s,
+			.sd = sd,
+			.dst_cpu = target_cpu,
+			.src_cpu = busiest_cpu,
+			.idle = TS_CPU_IDLE,
+			.flags = LBF_ACTIVE_LB,
+		};
+		uint64_t now = s->ops.clock(s->host);
+		if (now > busiest->clock)
+			busiest->clock = now; /* update_rq_clock(busiest_rq) */
+		ts_stat_inc(&sd->stats.alb_count);
+		/* detach_one_task(): the least recently picked task that may go */
+		struct ts_list_head *tasks = &busiest->cfs_tasks;
+		for (struct ts_list_head *n = tasks->prev; n != tasks; n = n->prev) {
+			struct ts_task *p = ts_task_of_cfs_node(n);
+			if (!can_migrate_task(p, &env))
+				continue;
+			ts_move_queued_task(s, p, busiest_cpu, target_cpu);
+			ts_stat_inc(&sd->stats.lb_gained[TS_CPU_IDLE]);
+			moved = p;
+			break;
+		}
+		if (moved) {
+			ts_stat_inc(&sd->stats.alb_pushed);
+			sd->nr_balance_failed = 0; /* active balancing done */
+		} else {
+			ts_stat_inc(&sd->stats.alb_failed);
+		}
+	}
+	busiest->active_balance = false;
+	double_rq_unlock(s, busiest_cpu, target_cpu);
+	return moved;
 }
 
 /* ---- periodic balancing ---- */

@@ -28,7 +28,17 @@
  * parameter. Legitimate bursts (a receiver draining a full channel) are far shorter. */
 #define TS_SIM_MAX_INSTANT_PHASES (1 << 20)
 
-enum ev_kind { EV_TICK, EV_START, EV_DONE, EV_RESCHED, EV_TIMER, EV_WINDOW, EV_END, EV_NUMA_STOP };
+enum ev_kind {
+	EV_TICK,
+	EV_START,
+	EV_DONE,
+	EV_RESCHED,
+	EV_TIMER,
+	EV_WINDOW,
+	EV_END,
+	EV_NUMA_STOP,
+	EV_STOP_PUSH,
+};
 
 /* A TOUCH phase in progress: one execution's sweep, how far it got, and the running
  * segment when the CPU is executing it (from seg_from to seg_to at seg_node's latencies,
@@ -357,9 +367,14 @@ void sim_numa_tick(struct sim *m, int cpu);
 /* init_numa_balancing() of every mm, once the scheduler exists (its clock paces them). */
 void sim_numa_mm_start(struct sim *m);
 void sim_on_numa_stop(struct sim *m, struct sim_numa_stop *st);
+bool sim_detach_taken(struct sim *m, int cpu);
 int sim_setup_memory(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *err);
 void sim_prefault(struct sim *m, struct sim_mm *mm, const struct ts_sim_config *cfg);
 int sim_bind_task(struct sim *m, struct sim_task *t, struct ts_cpumask *cpus, struct ts_error *err);
+
+/* engine_stopper.c: active load balancing's push, run by the busiest CPU's stopper */
+void sim_host_stop_one_cpu(void *host, int cpu);
+void sim_on_stop_push(struct sim *m, int cpu);
 
 /* engine_validate.c: the configuration a run accepts */
 int sim_invalid(struct ts_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -230,6 +230,9 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 		case EV_NUMA_STOP:
 			sim_on_numa_stop(m, ev.obj);
 			break;
+		case EV_STOP_PUSH:
+			sim_on_stop_push(m, ev.cpu);
+			break;
 		}
 		if (ev.cpu >= 0)
 			sim_finish_cpu(m, ev.cpu);

@@ -82,6 +82,7 @@ const struct ts_host_ops sim_host_ops = {
 	.rq_lock = host_lock,
 	.rq_unlock = host_unlock,
 	.scan_time = host_scan_time,
+	.stop_one_cpu = sim_host_stop_one_cpu,
 };
 
 /* ---- task groups: the stalls of the core's accesses to group cache lines ----
@@ -144,4 +145,5 @@ const struct ts_host_ops sim_host_ops_groups = {
 	.rq_unlock = host_unlock,
 	.scan_time = host_scan_time,
 	.tg_line_access = host_tg_line_access,
+	.stop_one_cpu = sim_host_stop_one_cpu,
 };

@@ -260,8 +260,9 @@ void sim_numa_tick(struct sim *m, int cpu)
 		task_numa_work(m, cpu, t);
 }
 
-/* The stopper took the engine's current task of cpu off it (rq->curr changed). */
-static bool detach_taken(struct sim *m, int cpu)
+/* The stopper took the engine's current task of cpu off it (rq->curr changed): the engine
+ * lets it go too. */
+bool sim_detach_taken(struct sim *m, int cpu)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
 	if (!c->curr || ts_cpu_rq(m->s, cpu)->curr == &c->curr->t)
@@ -313,7 +314,7 @@ void sim_on_numa_stop(struct sim *m, struct sim_numa_stop *st)
 	free(st);
 	/* Both CPUs follow the core: a CPU whose task was taken schedules now (the stopper
 	 * hands over to the next task); one whose task stayed resumes it. */
-	bool taken[2] = {detach_taken(m, src), dst != src && detach_taken(m, dst)};
+	bool taken[2] = {sim_detach_taken(m, src), dst != src && sim_detach_taken(m, dst)};
 	for (int i = 0; i < (dst != src ? 2 : 1); i++) {
 		int cpu = cpus[i], saved = m->cur_cpu;
 		m->cur_cpu = cpu;

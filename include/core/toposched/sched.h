@@ -55,6 +55,10 @@ struct ts_host_ops {
 	 * 64-byte-aligned address, `write` whether it is written, `cpu` the CPU accessing.
 	 * For the simulator's false-sharing model. */
 	void (*tg_line_access)(void *host, int cpu, const void *line, bool write);
+	/* Optional (NULL = no active balancing): stop_one_cpu_nowait() of the active balance
+	 * (sched_balance_rq()): have cpu's stopper call ts_active_load_balance_cpu_stop(s,
+	 * cpu) soon, with no rq lock held. Called with no rq lock held. */
+	void (*stop_one_cpu)(void *host, int cpu);
 };
 
 struct ts_list_head {
@@ -126,6 +130,10 @@ struct ts_rq {
 	unsigned long cpu_capacity;
 	uint64_t next_balance; /* ns */
 	uint64_t last_blocked_load_update;
+	/* Active balancing: a push of this CPU's running task is queued for its stopper (set
+	 * by the balancing CPU under this rq's lock, cleared by the stop work), to push_cpu. */
+	bool active_balance;
+	int push_cpu;
 	struct ts_cpu_stats stats;
 	struct ts_numa_cpu_stats numa_stats;
 };
@@ -369,6 +377,11 @@ void ts_balance_tick(struct ts_sched *s, int cpu);
 /* sched_balance_newidle(): called by ts_schedule() with cpu's rq locked; may drop and
  * retake it. Returns the number of tasks pulled. */
 int ts_balance_newidle(struct ts_sched *s, int cpu);
+/* active_load_balance_cpu_stop(): the stop work an active balance queued on busiest_cpu
+ * (ts_host_ops.stop_one_cpu). The stopper has preempted busiest_cpu's running task: it goes
+ * back into its queue and the CPU is told to reschedule; then one task that may run on the
+ * pushing CPU moves there. Returns the task moved, or NULL. No rq lock held. */
+struct ts_task *ts_active_load_balance_cpu_stop(struct ts_sched *s, int busiest_cpu);
 /* update_idle_cpu_scan(): SIS_UTIL's nr_idle_scan for the LLC of cpu from the summed
  * utilisation of its CPUs (called from LLC-level periodic balancing). */
 void ts_update_idle_cpu_scan(struct ts_sched *s, int cpu, unsigned long sum_util);
