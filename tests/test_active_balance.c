@@ -26,14 +26,13 @@ static void record_stop(void *h, int cpu)
 	stops[cpu]++;
 }
 
-static const struct ts_host_ops stop_ops = {
-	.clock = fake_clock,
-	.resched_cpu = fake_resched,
-	.rq_lock = fake_lock,
-	.rq_unlock = fake_unlock,
-	.scan_time = fake_scan_time,
-	.stop_one_cpu = record_stop,
-};
+/* The fake host with a stopper that only records its calls. */
+static struct ts_host_ops stop_ops_of_fake(void)
+{
+	struct ts_host_ops ops = fake_ops;
+	ops.stop_one_cpu = record_stop;
+	return ops;
+}
 
 /* Kunpeng 920 with a task running on CPU 0 and one on CPU 1, cache cold; every domain is
  * due from the start. */
@@ -70,7 +69,8 @@ static void test_push_after_four_failures(void **state)
 {
 	(void)state;
 	struct env e;
-	open_two_running(&e, &stop_ops);
+	struct ts_host_ops ops = stop_ops_of_fake();
+	open_two_running(&e, &ops);
 	struct ts_sched_domain *llc = llc_of(&e, 4);
 	for (unsigned i = 1; i <= 3; i++) {
 		balance_cpu4(&e);
@@ -109,8 +109,9 @@ static void test_pinned_not_pushed(void **state)
 {
 	(void)state;
 	struct env e;
+	struct ts_host_ops ops = stop_ops_of_fake();
 	memset(stops, 0, sizeof(stops));
-	env_open(&e, preset("kunpeng920"), "", NULL, &stop_ops, ENV_MAX_TASKS);
+	env_open(&e, preset("kunpeng920"), "", NULL, &ops, ENV_MAX_TASKS);
 	e.f.now = 1000 * MS;
 	struct ts_cpumask *only = ts_cpumask_alloc(e.f.nr_cpus);
 	assert_non_null(only);

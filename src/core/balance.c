@@ -457,10 +457,15 @@ struct ts_task *ts_active_load_balance_cpu_stop(struct ts_sched *s, int busiest_
 		s->ops.resched_cpu(s->host, busiest_cpu);
 	}
 	/* "Is there any task to move?" (the kernel's nr_running counts the stopper too) */
-	struct ts_sched_domain *sd = NULL;
+	struct ts_sched_domain *sd = NULL, *tmp;
 	if (busiest->nr_running >= 1 && target_cpu != busiest_cpu)
-		ts_for_each_domain(s->dom, target_cpu,
-				   sd) if (ts_cpumask_test(sd->span, busiest_cpu)) break;
+		ts_for_each_domain(s->dom, target_cpu, tmp)
+		{
+			if (ts_cpumask_test(tmp->span, busiest_cpu)) {
+				sd = tmp; /* the lowest domain of target spanning busiest */
+				break;
+			}
+		}
 	if (sd) {
 		struct lb_env env = {
 			.s = s,
