@@ -470,6 +470,43 @@ static void test_newidle_cost_and_decay(void **state)
 	env_free(e);
 }
 
+/* A host that models the walk's time (the simulator): every pass costs 7 us, whatever the
+ * clock says; the core's cost tracking learns it. */
+static uint64_t pass_7us(void *h, int cpu, uint64_t t0)
+{
+	(void)h;
+	(void)cpu;
+	(void)t0;
+	return 7000;
+}
+
+static void test_newidle_host_time(void **state)
+{
+	(void)state;
+	struct ts_host_ops ops = fake_ops;
+	ops.newidle_time = pass_7us;
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_open(e, preset("kunpeng920"), "", NULL, &ops, ENV_MAX_TASKS);
+	place(e, 0, 8, NULL);
+	place(e, 5, 1, NULL);
+	struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);
+	assert_non_null(block_and_schedule(e, 5));
+	/* the cluster's pass found nothing, the LLC's pulled: 7 us each */
+	assert_int_equal(base->max_newidle_lb_cost, 7000);
+	assert_int_equal(mc->max_newidle_lb_cost, 7000);
+	/* and it gates: with avg_idle 10 us, the cluster's pass (7 us) runs, the LLC's
+	 * (7 us more) is skipped */
+	uint64_t base_passes = ts_stat_read(&base->stats.lb_count[TS_CPU_NEWLY_IDLE]);
+	uint64_t mc_passes = ts_stat_read(&mc->stats.lb_count[TS_CPU_NEWLY_IDLE]);
+	e->s->rq[5].avg_idle = 10000;
+	assert_null(block_and_schedule(e, 5));
+	assert_int_equal(ts_stat_read(&base->stats.lb_count[TS_CPU_NEWLY_IDLE]), base_passes + 1);
+	assert_int_equal(ts_stat_read(&mc->stats.lb_count[TS_CPU_NEWLY_IDLE]), mc_passes);
+	assert_int_equal(e->f.lock_errors, 0);
+	env_free(e);
+}
+
 static struct ts_sched_domain *highest_with(struct env *e, int cpu, unsigned int flag)
 {
 	struct ts_sched_domain *sd, *best = NULL;
@@ -550,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_sis_util_from_balance),
 		cmocka_unit_test(test_newidle_gates),
 		cmocka_unit_test(test_newidle_cost_and_decay),
+		cmocka_unit_test(test_newidle_host_time),
 		cmocka_unit_test(test_find_dst_cpu_fork),
 		cmocka_unit_test(test_find_dst_cpu_numa_imbalance),
 	};
