@@ -97,8 +97,7 @@ static void test_background_deterministic(void **state)
 	assert_memory_equal(&a, &b, sizeof(a));
 	cfg.no_background = true;
 	struct ts_sim_result off = sim_run_ok(&cfg);
-	print_message("tbench 8: %.2f MB/s with background, %.2f without\n", a.metric,
-		      off.metric);
+	print_message("tbench 8: %.2f MB/s with background, %.2f without\n", a.metric, off.metric);
 	assert_true(off.metric != a.metric);
 	machine_free(&m);
 }

@@ -88,7 +88,8 @@ struct sim_task {
 	int forking;			     /* the child whose fork it is paying for, or -1 */
 	int server;   /* TS_PH_CONNECT: the task the listener forks for it, or -1 */
 	bool arrived; /* at the start barrier */
-	uint64_t kw_seen; /* kworker: its CPU's task_runs when its work last checked them */
+	/* a kworker (engine_background.c): its CPU's task_runs when it last looked */
+	uint64_t kw_seen;
 };
 
 /* Domain levels whose balancing costs are kept per CPU (the presets have at most 5). */
@@ -111,9 +112,9 @@ struct sim_cpu {
 	int lb_levels;
 	double lb_charged;
 	/* kernel time (engine_background.c) */
-	uint64_t kernel_until; /* idle, it runs kernel work (interrupts, balancing) till then */
-	uint64_t idle_since;   /* when its current (or last) idle period began */
-	uint64_t next_softirq; /* the first tick from which its next softirq is due */
+	uint64_t kernel_until;	/* idle, it runs kernel work (interrupts, balancing) till then */
+	uint64_t idle_since;	/* when its current (or last) idle period began */
+	uint64_t next_softirq;	/* the first tick from which its next softirq is due */
 	double newidle_charged; /* newly-idle balancing's CPU time charged so far */
 	double newidle_timed;	/* ... and reported to the core so far */
 	uint64_t task_runs;	/* workload and start-up tasks switched in */
@@ -158,9 +159,9 @@ struct sim {
 	/* background kernel activity and kernel time (engine_background.c) */
 	bool background; /* ticks and softirqs cost CPU time (!cfg->no_background) */
 	double tick_busy_ns, tick_idle_ns, softirq_ns, softirq_mean_ns;
-	double vmstat_ns;	      /* a kworker's vmstat_update() run */
-	uint64_t vmstat_jiffies;      /* its interval */
-	uint64_t jiffies_off;	      /* jiffies at T0 modulo hz (round_jiffies()' phase) */
+	double vmstat_ns;	 /* a kworker's vmstat_update() run */
+	uint64_t vmstat_jiffies; /* its interval */
+	uint64_t jiffies_off;	 /* jiffies at T0 modulo hz (round_jiffies()' phase) */
 	struct ts_rng noise_rng; /* the background's own stream */
 
 	bool in_window, window_done, stop, truncated;

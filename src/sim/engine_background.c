@@ -2,8 +2,8 @@
  * interrupt and the softirqs run at its exit, the CPU time of work done on an idle CPU
  * (interrupts, balancing: it is awake, and a task switched in waits for it), the per-CPU
  * kworker, and newly-idle balancing's walk, whose time the core learns from the host
- * (newidle_time: update_newidle_cost(), max_newidle_lb_cost). Rates and costs are terms of the cost model
- * (noise.*, docs/model.md); the mechanics are in docs/engine.md, "Kernel time". */
+ * (newidle_time: update_newidle_cost(), max_newidle_lb_cost). Rates and costs are terms of the cost
+ * model (noise.*, docs/model.md); the mechanics are in docs/engine.md, "Kernel time". */
 #include "engine.h"
 
 /* The next softirq of cpu: softirqs are raised in interrupts (the tick's TIMER, RCU and

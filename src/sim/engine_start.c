@@ -138,8 +138,8 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 		per_instance += ts_class_count(&w->classes[ci], m->nr_allowed, cfg->load);
 	m->nr_tasks = per_instance * m->nr_instances;
 	m->nr_sys = 1 + has_listener(w);
-	m->tasks = calloc((size_t)(m->nr_tasks + m->nr_sys + sim_kworker_count(m)),
-			  sizeof(*m->tasks));
+	m->tasks =
+		calloc((size_t)(m->nr_tasks + m->nr_sys + sim_kworker_count(m)), sizeof(*m->tasks));
 	m->children = calloc((size_t)m->nr_tasks + 1, sizeof(*m->children));
 	m->conns = calloc((size_t)m->nr_tasks + 1, sizeof(*m->conns));
 	m->barrier = calloc((size_t)m->nr_tasks + 1, sizeof(*m->barrier));
