@@ -443,16 +443,23 @@ static uint64_t stepping_clock(void *h)
 	return f->now;
 }
 
+/* Kunpeng 920 on a host with ops: 8 tasks on CPU 0 (overloaded), one on CPU 5. */
+static struct env *newidle_env(const struct ts_host_ops *ops)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_open(e, preset("kunpeng920"), "", NULL, ops, ENV_MAX_TASKS);
+	place(e, 0, 8, NULL);
+	place(e, 5, 1, NULL);
+	return e;
+}
+
 static void test_newidle_cost_and_decay(void **state)
 {
 	(void)state;
 	struct ts_host_ops ops = fake_ops;
 	ops.clock = stepping_clock;
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	env_open(e, preset("kunpeng920"), "", NULL, &ops, ENV_MAX_TASKS);
-	place(e, 0, 8, NULL);
-	place(e, 5, 1, NULL);
+	struct env *e = newidle_env(&ops);
 	struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);
 	assert_int_equal(base->max_newidle_lb_cost, 0);
 	assert_non_null(block_and_schedule(e, 5));
@@ -485,11 +492,7 @@ static void test_newidle_host_time(void **state)
 	(void)state;
 	struct ts_host_ops ops = fake_ops;
 	ops.newidle_time = pass_7us;
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	env_open(e, preset("kunpeng920"), "", NULL, &ops, ENV_MAX_TASKS);
-	place(e, 0, 8, NULL);
-	place(e, 5, 1, NULL);
+	struct env *e = newidle_env(&ops);
 	struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);
 	assert_non_null(block_and_schedule(e, 5));
 	/* the cluster's pass found nothing, the LLC's pulled: 7 us each */

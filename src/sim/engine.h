@@ -350,6 +350,7 @@ __attribute__((cold)) void sim_tg_settle(struct sim *m, int cpu);
 void sim_charge_cpu(struct sim *m, int cpu, double ns);
 void sim_balance_costs_init(struct sim *m);
 void sim_charge_balance(struct sim *m, int cpu);
+double sim_balance_cost_so_far(const struct sim *m, int cpu, int first, int last);
 
 /* engine_program.c: the task programs */
 enum sim_step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT };

@@ -104,29 +104,13 @@ void sim_kernel_switch(struct sim *m, int cpu, const struct sim_task *prev, stru
  * through the host (newidle_time: its update_newidle_cost(), max_newidle_lb_cost and the
  * cut-off against avg_idle learn it); after ts_schedule() the walk's time is charged: to
  * the task the CPU runs next, or as kernel work of the idle CPU. */
-static double newidle_cost_so_far(const struct sim *m, int cpu)
-{
-	const struct sim_cpu *c = &m->cpu[cpu];
-	double total = 0;
-	int level = 0;
-	for (const struct ts_sched_domain *sd = m->s->dom->cpu[cpu].sd; sd && level < c->lb_levels;
-	     sd = sd->parent, level++) {
-		uint64_t passes = ts_stat_read(&sd->stats.lb_count[TS_CPU_NEWLY_IDLE]);
-		if (!passes)
-			continue;
-		uint64_t moved = ts_stat_read(&sd->stats.lb_gained[TS_CPU_NEWLY_IDLE]);
-		total += (double)passes * c->lb_pass[level] + (double)moved * c->lb_move[level];
-	}
-	return total;
-}
-
 /* host newidle_time: the pass cpu just made (the cost since the last one it reported). */
 uint64_t sim_newidle_time(void *h, int cpu, uint64_t t0)
 {
 	struct sim *m = h;
 	struct sim_cpu *c = &m->cpu[cpu];
 	(void)t0;
-	double total = newidle_cost_so_far(m, cpu);
+	double total = sim_balance_cost_so_far(m, cpu, TS_CPU_NEWLY_IDLE, TS_CPU_NEWLY_IDLE);
 	uint64_t ns = sim_ns_of(total - c->newidle_timed);
 	c->newidle_timed = total;
 	return ns;

@@ -168,7 +168,9 @@ void sim_balance_costs_init(struct sim *m)
 	}
 }
 
-static double balance_cost_so_far(const struct sim *m, int cpu)
+/* The cost of every pass and move cpu's balancing of the idle types first..last made so
+ * far (enum ts_idle_type). */
+double sim_balance_cost_so_far(const struct sim *m, int cpu, int first, int last)
 {
 	const struct sim_cpu *c = &m->cpu[cpu];
 	double total = 0;
@@ -176,7 +178,7 @@ static double balance_cost_so_far(const struct sim *m, int cpu)
 	for (const struct ts_sched_domain *sd = m->s->dom->cpu[cpu].sd; sd && level < c->lb_levels;
 	     sd = sd->parent, level++) {
 		uint64_t passes = 0, moved = 0;
-		for (int i = TS_CPU_IDLE; i <= TS_CPU_NOT_IDLE; i++) {
+		for (int i = first; i <= last; i++) {
 			passes += ts_stat_read(&sd->stats.lb_count[i]);
 			moved += ts_stat_read(&sd->stats.lb_gained[i]);
 		}
@@ -188,7 +190,7 @@ static double balance_cost_so_far(const struct sim *m, int cpu)
 void sim_charge_balance(struct sim *m, int cpu)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
-	double total = balance_cost_so_far(m, cpu);
+	double total = sim_balance_cost_so_far(m, cpu, TS_CPU_IDLE, TS_CPU_NOT_IDLE);
 	double ns = total - c->lb_charged;
 	c->lb_charged = total;
 	sim_charge_cpu(m, cpu, ns);
