@@ -104,6 +104,7 @@ void sim_kernel_switch(struct sim *m, int cpu, const struct sim_task *prev, stru
  * through the host (newidle_time: its update_newidle_cost(), max_newidle_lb_cost and the
  * cut-off against avg_idle learn it); after ts_schedule() the walk's time is charged: to
  * the task the CPU runs next, or as kernel work of the idle CPU. */
+
 /* host newidle_time: the pass cpu just made (the cost since the last one it reported). */
 uint64_t sim_newidle_time(void *h, int cpu, uint64_t t0)
 {
