@@ -443,16 +443,23 @@ static uint64_t stepping_clock(void *h)
 	return f->now;
 }
 
+/* Kunpeng 920 on a host with ops: 8 tasks on CPU 0 (overloaded), one on CPU 5. */
+static struct env *newidle_env(const struct ts_host_ops *ops)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_open(e, preset("kunpeng920"), "", NULL, ops, ENV_MAX_TASKS);
+	place(e, 0, 8, NULL);
+	place(e, 5, 1, NULL);
+	return e;
+}
+
 static void test_newidle_cost_and_decay(void **state)
 {
 	(void)state;
 	struct ts_host_ops ops = fake_ops;
 	ops.clock = stepping_clock;
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	env_open(e, preset("kunpeng920"), "", NULL, &ops, ENV_MAX_TASKS);
-	place(e, 0, 8, NULL);
-	place(e, 5, 1, NULL);
+	struct env *e = newidle_env(&ops);
 	struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);
 	assert_int_equal(base->max_newidle_lb_cost, 0);
 	assert_non_null(block_and_schedule(e, 5));
@@ -467,6 +474,39 @@ static void test_newidle_cost_and_decay(void **state)
 	ts_balance_tick(e->s, 5);
 	assert_int_equal(e->f.lock_errors, 0);
 	assert_int_equal(mc->max_newidle_lb_cost, 253000);
+	env_free(e);
+}
+
+/* A host that models the walk's time (the simulator): every pass costs 7 us, whatever the
+ * clock says; the core's cost tracking learns it. */
+static uint64_t pass_7us(void *h, int cpu, uint64_t t0)
+{
+	(void)h;
+	(void)cpu;
+	(void)t0;
+	return 7000;
+}
+
+static void test_newidle_host_time(void **state)
+{
+	(void)state;
+	struct ts_host_ops ops = fake_ops;
+	ops.newidle_time = pass_7us;
+	struct env *e = newidle_env(&ops);
+	struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);
+	assert_non_null(block_and_schedule(e, 5));
+	/* the cluster's pass found nothing, the LLC's pulled: 7 us each */
+	assert_int_equal(base->max_newidle_lb_cost, 7000);
+	assert_int_equal(mc->max_newidle_lb_cost, 7000);
+	/* and it gates: with avg_idle 10 us, the cluster's pass (7 us) runs, the LLC's
+	 * (7 us more) is skipped */
+	uint64_t base_passes = ts_stat_read(&base->stats.lb_count[TS_CPU_NEWLY_IDLE]);
+	uint64_t mc_passes = ts_stat_read(&mc->stats.lb_count[TS_CPU_NEWLY_IDLE]);
+	e->s->rq[5].avg_idle = 10000;
+	assert_null(block_and_schedule(e, 5));
+	assert_int_equal(ts_stat_read(&base->stats.lb_count[TS_CPU_NEWLY_IDLE]), base_passes + 1);
+	assert_int_equal(ts_stat_read(&mc->stats.lb_count[TS_CPU_NEWLY_IDLE]), mc_passes);
+	assert_int_equal(e->f.lock_errors, 0);
 	env_free(e);
 }
 
@@ -550,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_sis_util_from_balance),
 		cmocka_unit_test(test_newidle_gates),
 		cmocka_unit_test(test_newidle_cost_and_decay),
+		cmocka_unit_test(test_newidle_host_time),
 		cmocka_unit_test(test_find_dst_cpu_fork),
 		cmocka_unit_test(test_find_dst_cpu_numa_imbalance),
 	};

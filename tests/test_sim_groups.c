@@ -236,6 +236,7 @@ static void test_shares_split_one_cpu(void **state)
 		.warmup_ns = 200 * MS,
 		.seed = 3,
 		.groups = &spec,
+		.no_background = true, /* no kworker: every task in a group */
 	};
 	struct ts_sim_result r;
 	if (ts_sim_run(&cfg, &r, &err))

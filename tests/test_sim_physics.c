@@ -124,8 +124,8 @@ static void test_wake_enqueue_busy_target(void **state)
 
 /* Periodic balancing costs the balancing CPU's task: two pairs kept busy on CPUs 0 and 4
  * balance at their ticks, rarely (a busy CPU's cluster domain every 4 ms x busy_factor
- * 16): at 1 ms per CPU examined, a pass of the 4-CPU cluster domain costs 4 ms, several
- * per 200 ms. */
+ * 16), and newly idle whenever a task blocks on an empty run queue: at 20 us per CPU
+ * examined, a pass of the 4-CPU cluster domain costs 80 us. */
 static void test_balance_charged(void **state)
 {
 	(void)state;
@@ -134,9 +134,9 @@ static void test_balance_charged(void **state)
 	int cpus[2] = {0, 4};
 	double base = pipe_rt_for(&m, cpus, 2, 2, 200 * MS);
 	struct ts_error err = {0};
-	static const char *const dear[] = {"balance_per_cpu.same_cpu=1000000",
-					   "balance_per_cpu.cluster=1000000",
-					   "balance_per_cpu.llc=1000000"};
+	static const char *const dear[] = {"balance_per_cpu.same_cpu=20000",
+					   "balance_per_cpu.cluster=20000",
+					   "balance_per_cpu.llc=20000"};
 	for (size_t i = 0; i < sizeof(dear) / sizeof(dear[0]); i++)
 		assert_int_equal(ts_cost_model_set(&m.costs, dear[i], &err), 0);
 	double slow = pipe_rt_for(&m, cpus, 2, 2, 200 * MS);

@@ -654,6 +654,8 @@ int ts_balance_newidle(struct ts_sched *s, int cpu)
 						       &continue_balancing, &m);
 			uint64_t t1 = s->ops.clock(s->host);
 			uint64_t domain_cost = t1 > t0 ? t1 - t0 : 0;
+			if (s->ops.newidle_time) /* a modelled machine: its pass's time */
+				domain_cost = s->ops.newidle_time(s->host, cpu, t0);
 			update_newidle_cost(s, sd, domain_cost);
 			curr_cost += domain_cost;
 			t0 = t1;

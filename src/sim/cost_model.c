@@ -65,6 +65,20 @@
  * "sched/fair: Scan cluster before scanning LLC in wake-up path", Yicong Yang, Oct 2023),
  * and used unchanged on every preset. */
 #define CACHE_RUN_KIB 153.0
+/* Background activity, from the osnoise tracer's published traces (x86; no figure is
+ * published for the presets' machines). The tick's interrupt on a busy CPU: irq_noise of
+ * local_timer:236, 1845 and 2848 ns (Documentation/trace/osnoise-tracer.rst), their mean.
+ * On an idle CPU: 4890 ns, and the SCHED softirq after it 992 ns (the OSNOISE_WORKLOAD
+ * option's mail, Nov 2022). Softirqs per second per CPU: the SIRQ counters of the
+ * documentation's 8 CPUs, (18 + 16 + 25 + 23 + 49 + 26 + 18 + 39) / 8. */
+#define OSN_TICK_BUSY_NS  ((1845.0 + 2848.0) / 2)
+#define OSN_TICK_IDLE_NS  4890.0
+#define OSN_SOFTIRQ_NS	  992.0
+#define OSN_SOFTIRQ_PER_S ((18.0 + 16 + 25 + 23 + 49 + 26 + 18 + 39) / 8)
+/* A per-CPU kernel thread's run: thread_noise of migration/5, 7154 ns (the same mail). */
+#define OSN_KTHREAD_NS 7154.0
+/* mm/vmstat.c: sysctl_stat_interval = HZ, one second. */
+#define VMSTAT_INTERVAL_NS 1e9
 /* Upper bound for any override (one second), so that no product of terms overflows. */
 #define COST_MAX 1e9
 
@@ -241,6 +255,19 @@ static const struct term_desc terms[] = {
 	TERM("fork", fork, "ns", "fork() in the parent, up to the child's first wake-up", -1,
 	     COST_MAX),
 	TERM("accept", accept, "ns", "accept() of one loopback TCP connection", -1, COST_MAX),
+	TERM("noise.tick_busy", noise_tick_busy, "ns",
+	     "the scheduler tick's interrupt on a busy CPU (time its task loses)", -1, COST_MAX),
+	TERM("noise.tick_idle", noise_tick_idle, "ns",
+	     "the tick's interrupt on an idle CPU that keeps its tick (NO_HZ: idle < a tick)", -1,
+	     COST_MAX),
+	TERM("noise.softirq", noise_softirq, "ns",
+	     "one softirq run at an interrupt's exit (TIMER, RCU, SCHED)", -1, COST_MAX),
+	TERM("noise.softirq_per_s", noise_softirq_per_s, "1/s",
+	     "softirqs per second per CPU (each follows a tick, at random ticks)", -1, COST_MAX),
+	TERM("noise.vmstat", noise_vmstat, "ns",
+	     "the per-CPU kworker's vmstat_update() run (a task on its CPU)", -1, COST_MAX),
+	TERM("noise.vmstat_interval", noise_vmstat_interval, "ns",
+	     "its interval, sysctl vm.stat_interval (round_jiffies()-aligned)", -1, COST_MAX),
 };
 
 #define NR_TERMS ((int)(sizeof(terms) / sizeof(terms[0])))
@@ -610,6 +637,38 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 		 "listener's queue and sock_alloc_file()/fd_install() give it a file: one "
 		 "syscall of the weight of a loopback send (TCP_SEND_NS, src/sim/workloads.c): "
 		 "3 us");
+
+	/* Background kernel activity: no per-machine figure is published; the same on
+	 * every machine, from the osnoise tracer's published traces (x86). */
+	set_term(&m->noise_tick_busy, OSN_TICK_BUSY_NS,
+		 "measured: osnoise irq_noise of local_timer:236 on a CPU running the osnoise "
+		 "thread, 1845 and 2848 ns: mean %g ns (Linux "
+		 "Documentation/trace/osnoise-tracer.rst, 'Additional Tracing'; an x86 virtual "
+		 "machine, not this machine)",
+		 OSN_TICK_BUSY_NS);
+	set_term(&m->noise_tick_idle, OSN_TICK_IDLE_NS,
+		 "measured: osnoise irq_noise of local_timer:236 on an idle CPU (swapper/18), "
+		 "4890 ns (Daniel Bristot de Oliveira, 'tracing/osnoise: Add OSNOISE_WORKLOAD "
+		 "option', Message-ID "
+		 "<f5cfbd37aefd419eefe9243b4d2fc38ed5753fe4.1668692096.git.bristot@kernel.org>, "
+		 "Nov 2022; x86, not this machine)");
+	set_term(&m->noise_softirq, OSN_SOFTIRQ_NS,
+		 "measured: osnoise softirq_noise of the SCHED softirq after that tick, 992 ns "
+		 "(the same mail; the one softirq duration it publishes)");
+	set_term(&m->noise_softirq_per_s, OSN_SOFTIRQ_PER_S,
+		 "measured: osnoise SIRQ interference counters of 8 CPUs over 1 s each, 18 16 25 "
+		 "23 49 26 18 39: mean %g per second per CPU (Linux "
+		 "Documentation/trace/osnoise-tracer.rst, 'Usage'; an x86 virtual machine at "
+		 "HZ=1000)",
+		 OSN_SOFTIRQ_PER_S);
+	set_term(&m->noise_vmstat, OSN_KTHREAD_NS,
+		 "estimate: no published duration of vmstat_update(); a per-CPU kernel thread's "
+		 "run as osnoise's thread_noise measured it, migration/5 %g ns (the "
+		 "OSNOISE_WORKLOAD mail above)",
+		 OSN_KTHREAD_NS);
+	set_term(&m->noise_vmstat_interval, VMSTAT_INTERVAL_NS,
+		 "declared: mm/vmstat.c sysctl_stat_interval = HZ (vm.stat_interval 1 s), "
+		 "re-armed with round_jiffies_relative()");
 }
 
 /* The smallest distance between nodes of different packages (20 with one package). */

@@ -63,6 +63,7 @@ enum sim_role {
 	SIM_ROLE_TASK,	   /* an instance's task of a workload class */
 	SIM_ROLE_LAUNCHER, /* the benchmark's main process: forks, then releases the barrier */
 	SIM_ROLE_LISTENER, /* a daemon in accept() forking a server per connection */
+	SIM_ROLE_KWORKER,  /* a per-CPU kworker of the background (engine_background.c) */
 };
 
 struct sim_task {
@@ -97,6 +98,8 @@ struct sim_task {
 	int forking;			     /* the child whose fork it is paying for, or -1 */
 	int server;   /* TS_PH_CONNECT: the task the listener forks for it, or -1 */
 	bool arrived; /* at the start barrier */
+	/* a kworker (engine_background.c): its CPU's task_runs when it last looked */
+	uint64_t kw_seen;
 };
 
 /* Domain levels whose balancing costs are kept per CPU (the presets have at most 5). */
@@ -118,6 +121,13 @@ struct sim_cpu {
 	double lb_pass[SIM_LB_LEVELS], lb_move[SIM_LB_LEVELS];
 	int lb_levels;
 	double lb_charged;
+	/* kernel time (engine_background.c) */
+	uint64_t kernel_until;	/* idle, it runs kernel work (interrupts, balancing) till then */
+	uint64_t idle_since;	/* when its current (or last) idle period began */
+	uint64_t next_softirq;	/* the first tick from which its next softirq is due */
+	double newidle_charged; /* newly-idle balancing's CPU time charged so far */
+	double newidle_timed;	/* ... and reported to the core so far */
+	uint64_t task_runs;	/* workload and start-up tasks switched in */
 };
 
 struct stat_snap {
@@ -156,6 +166,13 @@ struct sim {
 	double handoff[TS_REL_NR], wake_enqueue[TS_REL_NR];
 	double c2c[TS_REL_NR], bulk[TS_REL_NR], refill[TS_REL_NR], scan[TS_REL_NR];
 	double scan_mix_per_cpu; /* mean scan cost per CPU of the last scanning placement */
+	/* background kernel activity and kernel time (engine_background.c) */
+	bool background; /* ticks and softirqs cost CPU time (!cfg->no_background) */
+	double tick_busy_ns, tick_idle_ns, softirq_ns, softirq_mean_ns;
+	double vmstat_ns;	 /* a kworker's vmstat_update() run */
+	uint64_t vmstat_jiffies; /* its interval */
+	uint64_t jiffies_off;	 /* jiffies at T0 modulo hz (round_jiffies()' phase) */
+	struct ts_rng noise_rng; /* the background's own stream */
 
 	bool in_window, window_done, stop, truncated;
 	uint64_t win_start, win_end;
@@ -343,10 +360,25 @@ __attribute__((cold)) void sim_tg_settle(struct sim *m, int cpu);
 void sim_charge_cpu(struct sim *m, int cpu, double ns);
 void sim_balance_costs_init(struct sim *m);
 void sim_charge_balance(struct sim *m, int cpu);
+double sim_balance_cost_so_far(const struct sim *m, int cpu, int first, int last);
 
 /* engine_program.c: the task programs */
 enum sim_step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT };
 enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t);
+
+/* engine_background.c: the kernel's own CPU time (ticks, softirqs, idle CPUs' kernel work,
+ * newly-idle balancing) */
+#define SIM_NOISE_STREAM 0x6e6f697365ULL /* ts_rng_derive() index of the noise stream */
+void sim_background_init(struct sim *m);
+void sim_kernel_busy(struct sim *m, int cpu, double ns);
+void sim_tick_background(struct sim *m, int cpu);
+void sim_kernel_switch(struct sim *m, int cpu, const struct sim_task *prev, struct sim_task *next);
+uint64_t sim_newidle_time(void *h, int cpu, uint64_t t0);
+void sim_newidle_end(struct sim *m, int cpu, struct sim_task *next);
+int sim_kworker_count(const struct sim *m);
+int sim_kworkers_setup(struct sim *m, struct ts_error *err);
+bool sim_kworker_timer(struct sim *m, int cpu, struct sim_task *t);
+enum sim_step sim_step_kworker(struct sim *m, int cpu, struct sim_task *t);
 
 /* engine_start.c: the start-up's forks, connections and barrier, run from the programs */
 bool sim_step_fork(struct sim *m, int cpu, struct sim_task *t);

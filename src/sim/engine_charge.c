@@ -19,6 +19,7 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 		prev->on_cpu = -1;
 	}
 	c->curr = next;
+	sim_kernel_switch(m, cpu, prev, next);
 	if (!next)
 		return;
 	SIM_CHECK(next->on_cpu == -1, "task %d current on CPU %d and CPU %d", next->t.id,
@@ -115,12 +116,17 @@ __attribute__((noinline, cold)) void sim_tg_settle(struct sim *m, int cpu)
 	sim_start_segment(m, cpu);
 }
 
-/* Charges ns of CPU time to whatever runs on cpu (a timer wake-up's scan). */
+/* Charges ns of CPU time to whatever runs on cpu (a timer wake-up's scan, balancing, the
+ * tick): an idle CPU does it as kernel work (sim_kernel_busy()). */
 void sim_charge_cpu(struct sim *m, int cpu, double ns)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
-	if (!c->curr || ns <= 0)
+	if (ns <= 0)
 		return;
+	if (!c->curr) {
+		sim_kernel_busy(m, cpu, ns);
+		return;
+	}
 	sim_stop_segment(m, cpu);
 	sim_add_work(c->curr, ns);
 	if (c->curr->work)
@@ -135,9 +141,8 @@ void sim_charge_cpu(struct sim *m, int cpu, double ns)
  * to the balancing CPU; every task it moves costs balance_per_task, taken here as the mean
  * over the span's other CPUs. The core counts passes (lb_count) and tasks moved (lb_gained)
  * per domain; the CPU's current task pays for the periodic and idle passes at the tick that
- * ran them (an idle CPU pays nobody). Newly-idle passes are not charged: the kernel cuts
- * them off by their measured cost (max_newidle_lb_cost vs avg_idle), which the core does
- * not get from the host yet, so charging them would charge passes the kernel skips. */
+ * ran them (an idle CPU does them as kernel work). Newly-idle passes are charged where
+ * they run, and timed by the core through the host clock (engine_background.c). */
 void sim_balance_costs_init(struct sim *m)
 {
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
@@ -163,7 +168,9 @@ void sim_balance_costs_init(struct sim *m)
 	}
 }
 
-static double balance_cost_so_far(const struct sim *m, int cpu)
+/* The cost of every pass and move cpu's balancing of the idle types first..last made so
+ * far (enum ts_idle_type). */
+double sim_balance_cost_so_far(const struct sim *m, int cpu, int first, int last)
 {
 	const struct sim_cpu *c = &m->cpu[cpu];
 	double total = 0;
@@ -171,7 +178,7 @@ static double balance_cost_so_far(const struct sim *m, int cpu)
 	for (const struct ts_sched_domain *sd = m->s->dom->cpu[cpu].sd; sd && level < c->lb_levels;
 	     sd = sd->parent, level++) {
 		uint64_t passes = 0, moved = 0;
-		for (int i = TS_CPU_IDLE; i <= TS_CPU_NOT_IDLE; i++) {
+		for (int i = first; i <= last; i++) {
 			passes += ts_stat_read(&sd->stats.lb_count[i]);
 			moved += ts_stat_read(&sd->stats.lb_gained[i]);
 		}
@@ -183,7 +190,7 @@ static double balance_cost_so_far(const struct sim *m, int cpu)
 void sim_charge_balance(struct sim *m, int cpu)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
-	double total = balance_cost_so_far(m, cpu);
+	double total = sim_balance_cost_so_far(m, cpu, TS_CPU_IDLE, TS_CPU_NOT_IDLE);
 	double ns = total - c->lb_charged;
 	c->lb_charged = total;
 	sim_charge_cpu(m, cpu, ns);

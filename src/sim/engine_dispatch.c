@@ -32,6 +32,7 @@ void sim_cpu_run(struct sim *m, int cpu)
 			}
 		}
 		sim_set_curr(m, cpu, next ? sim_task_of(next) : NULL);
+		sim_newidle_end(m, cpu, c->curr);
 	}
 }
 
@@ -46,6 +47,7 @@ void sim_do_resched(struct sim *m, int cpu)
 	sim_unlock(m, cpu);
 	c->need_resched = false;
 	sim_set_curr(m, cpu, next ? sim_task_of(next) : NULL);
+	sim_newidle_end(m, cpu, c->curr);
 	sim_cpu_run(m, cpu);
 }
 
@@ -128,6 +130,8 @@ static void on_tick(struct sim *m, int cpu)
 		ts_balance_tick(m->s, cpu);
 	}
 	sim_charge_balance(m, cpu); /* this tick's balance passes */
+	if (m->background)
+		sim_tick_background(m, cpu);
 	if (m->numa_scan)
 		sim_numa_tick(m, cpu);
 	if (m->groups)
@@ -206,8 +210,15 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 			sim_do_resched(m, ev.cpu);
 			break;
 		case EV_TIMER:
-			/* An idle CPU first leaves its idle state to take the interrupt. */
-			if (!ev.gen && !m->cpu[ev.cpu].curr && m->idle_exit_ns) {
+			if (!ev.gen &&
+			    __builtin_expect(((struct sim_task *)ev.obj)->role == SIM_ROLE_KWORKER,
+					     0) &&
+			    sim_kworker_timer(m, ev.cpu, ev.obj))
+				break;
+			/* An idle CPU first leaves its idle state to take the interrupt (one
+			 * awake doing kernel work takes it at once). */
+			if (!ev.gen && !m->cpu[ev.cpu].curr && m->idle_exit_ns &&
+			    m->cpu[ev.cpu].kernel_until <= m->now) {
 				sim_post(m, m->now + m->idle_exit_ns, EV_TIMER, ev.cpu, ev.obj,
 					 m->now);
 				break;

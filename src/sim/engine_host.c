@@ -54,7 +54,11 @@ static void host_resched(void *h, int cpu)
 		return;
 	c->resched_posted = true;
 	double d = sim_cost_of(m, m->c2c, ts_cost_between, m->cur_cpu, cpu);
-	uint64_t delay = sim_ns_of(d) + (c->curr ? 0 : m->idle_exit_ns);
+	uint64_t delay = sim_ns_of(d);
+	/* an idle CPU leaves its idle state first, unless it is awake doing kernel work
+	 * when the IPI arrives (the task then waits for that work: sim_kernel_switch()) */
+	if (!c->curr && c->kernel_until < m->now + delay)
+		delay += m->idle_exit_ns;
 	sim_post(m, m->now + delay, EV_RESCHED, cpu, NULL, 0);
 }
 
@@ -83,6 +87,7 @@ const struct ts_host_ops sim_host_ops = {
 	.rq_unlock = host_unlock,
 	.scan_time = host_scan_time,
 	.stop_one_cpu = sim_host_stop_one_cpu,
+	.newidle_time = sim_newidle_time,
 };
 
 /* ---- task groups: the stalls of the core's accesses to group cache lines ----
@@ -144,6 +149,7 @@ const struct ts_host_ops sim_host_ops_groups = {
 	.rq_lock = host_lock_groups,
 	.rq_unlock = host_unlock,
 	.scan_time = host_scan_time,
+	.newidle_time = sim_newidle_time,
 	.tg_line_access = host_tg_line_access,
 	.stop_one_cpu = sim_host_stop_one_cpu,
 };

@@ -61,8 +61,9 @@ static inline void advance(struct sim_task *t)
 enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 {
 	if (__builtin_expect(t->role != SIM_ROLE_TASK, 0))
-		return t->role == SIM_ROLE_LAUNCHER ? sim_step_launcher(m, cpu, t)
-						    : sim_step_listener(m, cpu, t);
+		return t->role == SIM_ROLE_LAUNCHER   ? sim_step_launcher(m, cpu, t)
+		       : t->role == SIM_ROLE_LISTENER ? sim_step_listener(m, cpu, t)
+						      : sim_step_kworker(m, cpu, t);
 	for (long n = 0;; n++) {
 		if (t->work > 0) {
 			sim_start_segment(m, cpu);

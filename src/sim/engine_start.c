@@ -138,7 +138,8 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 		per_instance += ts_class_count(&w->classes[ci], m->nr_allowed, cfg->load);
 	m->nr_tasks = per_instance * m->nr_instances;
 	m->nr_sys = 1 + has_listener(w);
-	m->tasks = calloc((size_t)(m->nr_tasks + m->nr_sys), sizeof(*m->tasks));
+	m->tasks =
+		calloc((size_t)(m->nr_tasks + m->nr_sys + sim_kworker_count(m)), sizeof(*m->tasks));
 	m->children = calloc((size_t)m->nr_tasks + 1, sizeof(*m->children));
 	m->conns = calloc((size_t)m->nr_tasks + 1, sizeof(*m->conns));
 	m->barrier = calloc((size_t)m->nr_tasks + 1, sizeof(*m->barrier));
@@ -166,6 +167,7 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	if (cfg->groups && (rc = tg_setup(m, err))) /* before the tasks join them */
 		return rc;
 	sim_balance_costs_init(m);
+	sim_background_init(m);
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
 		sim_post(m, m->t0 + m->tick_ns, EV_TICK, cpu, NULL, 0);
 
@@ -243,7 +245,7 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	ts_cpumask_free(bound);
 	if (rc)
 		return rc;
-	if ((rc = setup_start(m, err)))
+	if ((rc = setup_start(m, err)) || (rc = sim_kworkers_setup(m, err)))
 		return rc;
 	for (int cpu = 0; m->groups && cpu < m->nr_cpus; cpu++)
 		m->tg_stall[cpu] = 0; /* joining groups is set-up, not run time */

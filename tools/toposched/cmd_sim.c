@@ -114,6 +114,8 @@ static const char sim_help[] =
 	"  --seed N            base seed; each run's seed derives from it and the run's\n"
 	"                      (configuration, load, iteration) (default " SIM_XSTR(SIM_DEFAULT_SEED) ")\n"
 	"  --hz N              scheduler tick frequency (default 1000)\n"
+	"  --no-background     no background kernel activity: ticks and softirqs cost no\n"
+	"                      CPU time (docs/engine.md, \"Kernel time\")\n"
 	"\n"
 	"running and output:\n"
 	"  --jobs N            worker threads (default: the number of online CPUs)\n"
@@ -210,7 +212,7 @@ struct sim_opts {
 	enum sim_format format;
 	bool format_given;
 	const char *output, *plot;
-	bool quiet, list_workloads;
+	bool quiet, list_workloads, no_background;
 	/* task groups */
 	const char *groups_spec, *tg_layout;
 	bool dump_groups;
@@ -284,6 +286,7 @@ enum {
 	OPT_GROUPS_SPEC,
 	OPT_TG_LAYOUT,
 	OPT_DUMP_GROUPS,
+	OPT_NO_BACKGROUND,
 };
 
 static int parse_bind(const char *text, enum ts_sim_bind *out)
@@ -319,6 +322,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		{"pin-cpus", required_argument, NULL, OPT_PIN_CPUS},
 		{"cost", required_argument, NULL, OPT_COST},
 		{"hz", required_argument, NULL, OPT_HZ},
+		{"no-background", no_argument, NULL, OPT_NO_BACKGROUND},
 		{"jobs", required_argument, NULL, OPT_JOBS},
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"output", required_argument, NULL, OPT_OUTPUT},
@@ -388,6 +392,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 					       &o->warmup_ns))
 				return CLI_EXIT_USAGE;
 			o->warmup_given = true;
+			break;
+		case OPT_NO_BACKGROUND:
+			o->no_background = true;
 			break;
 		case OPT_BIND:
 			if (parse_bind(optarg, &o->bind))
@@ -854,6 +861,7 @@ int cmd_sim(int argc, char **argv)
 				.warmup_ns = o.warmup_ns,
 				.hz = (unsigned)o.hz,
 				.bind = o.bind,
+				.no_background = o.no_background,
 				.groups = s.has_groups ? &s.groups : NULL,
 			},
 		.seed = o.seed,

@@ -50,6 +50,11 @@ struct ts_host_ops {
 	 * models it from the CPUs examined. NULL means clock() - t0. Feeds SIS_PROP's
 	 * avg_scan_cost and the scan-time statistics. */
 	uint64_t (*scan_time)(void *host, int cpu, int nr_scanned, uint64_t t0);
+	/* Time the pass of newly-idle balancing that cpu just made at one domain took
+	 * (sched_balance_newidle()'s t1 - t0, which feeds update_newidle_cost() and the
+	 * avg_idle cut-off): the runtime measures it (clock() - t0), the simulator models
+	 * it from what the pass examined and moved. NULL means clock() - t0. */
+	uint64_t (*newidle_time)(void *host, int cpu, uint64_t t0);
 	/* Optional (NULL = none): called for every access the scheduling paths make to a task
 	 * group's shared cache lines (group.h, ts_tg_set_line_access()): `line` is the
 	 * 64-byte-aligned address, `write` whether it is written, `cpu` the CPU accessing.

@@ -92,6 +92,17 @@ struct ts_cost_model {
 	/* A benchmark's start-up, charged to the task doing it (docs/workloads.md, "Start"). */
 	struct ts_cost_term fork;   /* fork() in the parent, up to the child's wake-up, ns */
 	struct ts_cost_term accept; /* accept() of one loopback TCP connection, ns */
+	/* Background kernel activity, CPU time of every CPU besides the workload's tasks
+	 * (docs/model.md, "Background activity"): the tick's interrupt on a busy CPU and on
+	 * an idle CPU that keeps its tick (ns), and the softirqs run at an interrupt's exit
+	 * (ns each, and how many per second per CPU). */
+	struct ts_cost_term noise_tick_busy;
+	struct ts_cost_term noise_tick_idle;
+	struct ts_cost_term noise_softirq;
+	struct ts_cost_term noise_softirq_per_s;
+	/* The per-CPU kworker's vmstat_update(): its CPU work (ns) and interval (ns). */
+	struct ts_cost_term noise_vmstat;
+	struct ts_cost_term noise_vmstat_interval;
 };
 
 /* The model for t. When preset_name names a built-in preset (ts_preset_find()), that

@@ -262,6 +262,9 @@ struct ts_sim_config {
 	unsigned int hz;     /* tick (0 = 1000) */
 	uint64_t max_events; /* safety bound (0 = no bound) */
 	enum ts_sim_bind bind;
+	/* No background kernel activity: ticks and softirqs cost no CPU time (the cost
+	 * model's noise.* terms; docs/engine.md, "Kernel time"). */
+	bool no_background;
 	/* ---- task groups (sim_groups.h) ---- */
 	const struct ts_groups_spec *groups; /* NULL = every task in the root group */
 	enum ts_tg_layout tg_layout;	     /* of the groups' load_avg (0 = aligned, mainline) */
