@@ -41,6 +41,11 @@ static bool write_all(int fd, const void *buf, size_t len)
 
 static _Noreturn void run_child(int fd, ts_topology_loader load, void *arg)
 {
+	/* A crash here is an answer about the input, not the caller's crash: its handlers (a
+	 * crash reporter, a sanitizer's or fuzzer's report) must not run for it. */
+	static const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGALRM};
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		signal(fatal[i], SIG_DFL);
 	alarm(ISOLATED_LOAD_SECONDS);
 	struct ts_topology *t = NULL;
 	struct ts_error err = {0};

@@ -164,7 +164,7 @@ static int check_distance_file(const char *label, const char *root, int node, in
 	}
 	if (rc == 0 && entries != nr_nodes)
 		rc = ts_error_set(err, -EINVAL,
-				  "%s: %s: line 1: %d entries, but the capture has %d nodes (one "
+				  "%s: %s: line 1: %d entries, but the capture has %d node(s) (one "
 				  "distance per node)",
 				  label, rel, entries, nr_nodes);
 	free(text);

@@ -16,6 +16,10 @@
 
 /* libxml2's own nesting limit without XML_PARSE_HUGE is 256; hwloc recurses per level. */
 enum { XML_MAX_DEPTH = 128 };
+/* hwloc sizes its bitmaps by the highest index: an os_index of 4294967295 (or a PU without
+ * one, which hwloc numbers so) takes it seconds and half a gigabyte. No kernel numbers
+ * CPUs or nodes that high (NR_CPUS is at most 8192 with x86's CONFIG_MAXSMP). */
+enum { XML_MAX_OS_INDEX = 1 << 20 };
 
 static bool attr_is(xmlNode *n, const char *name, const char **value)
 {
@@ -27,6 +31,42 @@ static bool attr_is(xmlNode *n, const char *name, const char **value)
 		return true;
 	}
 	return false;
+}
+
+/* A decimal number of at most max (hwloc reads os_index with strtoul(..., 10)). */
+static bool small_number(const char *s, long max)
+{
+	if (!*s)
+		return false;
+	long v = 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (*s - '0');
+		if (v > max)
+			return false;
+	}
+	return true;
+}
+
+/* A distance matrix's nbobjs: hwloc allocates nbobjs * nbobjs values before it matches
+ * them to objects, so more than there are objects is refused. */
+static int check_distances(const char *label, xmlNode *root, long nr_objects, struct ts_error *err)
+{
+	for (xmlNode *n = root->children; n; n = n->next) {
+		const char *nb;
+		if (n->type != XML_ELEMENT_NODE || !attr_is(n, "nbobjs", &nb))
+			continue;
+		if (!small_number(nb, nr_objects))
+			return ts_error_set(err, -EINVAL,
+					    "%s: not a valid hwloc XML topology: line %d: <%s "
+					    "nbobjs=\"%.20s\">: more objects than the file's %ld",
+					    label, n->line, (const char *)n->name, nb, nr_objects);
+		int rc = check_distances(label, n, nr_objects, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 /* hwloc v1 names that hwloc_type_sscanf() no longer knows but the v1 importer maps. */
@@ -42,7 +82,8 @@ static bool is_object_type(const char *type)
 	return false;
 }
 
-static int check_objects(const char *label, xmlNode *parent, int depth, struct ts_error *err)
+static int check_objects(const char *label, xmlNode *parent, int depth, long *nr_objects,
+			 struct ts_error *err)
 {
 	for (xmlNode *n = parent->children; n; n = n->next) {
 		if (n->type != XML_ELEMENT_NODE || strcmp((const char *)n->name, "object") != 0)
@@ -65,7 +106,22 @@ static int check_objects(const char *label, xmlNode *parent, int depth, struct t
 				"%s: not a valid hwloc XML topology: line %d: objects nested "
 				"more than %d deep",
 				label, n->line, XML_MAX_DEPTH);
-		int rc = check_objects(label, n, depth + 1, err);
+		const char *index;
+		bool indexed = strcmp(type, "PU") == 0 || strcmp(type, "NUMANode") == 0 ||
+			       strcmp(type, "Node") == 0;
+		if (indexed && !attr_is(n, "os_index", &index))
+			return ts_error_set(err, -EINVAL,
+					    "%s: not a valid hwloc XML topology: line %d: <object "
+					    "type=\"%s\"> without an os_index",
+					    label, n->line, type);
+		if (indexed && !small_number(index, XML_MAX_OS_INDEX))
+			return ts_error_set(
+				err, -EINVAL,
+				"%s: not a valid hwloc XML topology: line %d: <object "
+				"type=\"%s\" os_index=\"%.20s\">: not a number up to %d",
+				label, n->line, type, index, XML_MAX_OS_INDEX);
+		(*nr_objects)++;
+		int rc = check_objects(label, n, depth + 1, nr_objects, err);
 		if (rc)
 			return rc;
 	}
@@ -107,7 +163,9 @@ static int check_tree(const char *label, xmlNode *root, struct ts_error *err)
 			"%s: not a valid hwloc XML topology: <topology> holds no <object> "
 			"(no machine)",
 			label);
-	return check_objects(label, root, 0, err);
+	long nr_objects = 0;
+	int rc = check_objects(label, root, 0, &nr_objects, err);
+	return rc ? rc : check_distances(label, root, nr_objects, err);
 }
 
 int ts_hwloc_xml_check(const char *label, const char *buf, size_t len, struct ts_error *err)
