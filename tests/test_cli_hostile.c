@@ -261,6 +261,22 @@ static void test_list_workloads_write_error(void **state)
 	free(err);
 }
 
+/* 5. Asymmetric matrices were refused; Linux builds NUMA levels from each node's row. The
+ * 3-node ia64 shape: 17 one way, 14 the other. */
+static void test_asymmetric_distance_accepted(void **state)
+{
+	(void)state;
+	struct run r = ts_run_cli(ts_tmpdir,
+				  ARGS("topo", "--topology", "node:3 core:2 pu:1", "--distance",
+				       "10 17 17; 14 10 17; 17 17 10"),
+				  120);
+	if (r.status != 0)
+		print_message("%s", r.err);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "numa levels (distances): 10 14 17"));
+	run_free(&r);
+}
+
 /* Files in dir whose name starts with prefix. */
 static int count_prefixed(const char *dir, const char *prefix)
 {
@@ -318,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_synthetic_hex_size),
 		cmocka_unit_test(test_sysfs_empty_online),
 		cmocka_unit_test(test_sysfs_garbage_distance),
+		cmocka_unit_test(test_asymmetric_distance_accepted),
 		cmocka_unit_test(test_list_workloads_write_error),
 		cmocka_unit_test(test_signals_remove_temporary),
 	};
