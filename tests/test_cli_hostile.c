@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "toposched/topology.h"
+
 #include "test_support.h"
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -277,6 +279,40 @@ static void test_asymmetric_distance_accepted(void **state)
 	run_free(&r);
 }
 
+/* 9. `topo --cpus ''` was accepted and showed nothing. */
+static void test_topo_empty_cpus(void **state)
+{
+	(void)state;
+	EXPECT_ERROR(2, ARGS("topo", "--cpus", ""), "--cpus ''", "selects no CPU");
+}
+
+/* 9. `--topology host` followed HWLOC_XMLFILE without saying so. */
+static void test_host_names_hwloc_xmlfile(void **state)
+{
+	(void)state;
+	char path[320];
+	path_in_tmp(path, sizeof(path), "env.xml");
+	/* an export of a preset, which hwloc reads back (test_hwloc checks the round trip) */
+	struct ts_error err = {0};
+	struct ts_topology *t = ts_preset_find("jacobsville")->build(&err);
+	assert_non_null(t);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(ts_topology_write_xml(t, f, &err), 0);
+	assert_int_equal(fclose(f), 0);
+	ts_topology_free(t);
+	assert_int_equal(setenv("HWLOC_XMLFILE", path, 1), 0);
+	struct run r = ts_run_cli(ts_tmpdir, ARGS("topo", "--topology", "host"), 120);
+	unsetenv("HWLOC_XMLFILE");
+	unlink(path);
+	if (r.status != 0 || !strstr(r.out, "HWLOC_XMLFILE"))
+		print_message("exit %d\nstdout: %.300s\nstderr: %s", r.status, r.out, r.err);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "this host as HWLOC_XMLFILE"));
+	assert_non_null(strstr(r.out, "24 CPUs"));
+	run_free(&r);
+}
+
 /* Files in dir whose name starts with prefix. */
 static int count_prefixed(const char *dir, const char *prefix)
 {
@@ -335,6 +371,8 @@ int main(void)
 		cmocka_unit_test(test_sysfs_empty_online),
 		cmocka_unit_test(test_sysfs_garbage_distance),
 		cmocka_unit_test(test_asymmetric_distance_accepted),
+		cmocka_unit_test(test_topo_empty_cpus),
+		cmocka_unit_test(test_host_names_hwloc_xmlfile),
 		cmocka_unit_test(test_list_workloads_write_error),
 		cmocka_unit_test(test_signals_remove_temporary),
 	};

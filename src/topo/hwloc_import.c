@@ -302,15 +302,24 @@ static void describe(struct ts_topology *t, const char *kind, const char *arg,
 	} else {
 		snprintf(t->name, sizeof(t->name), "%s", path_basename(arg, base, sizeof(base)));
 	}
-	char what[96];
-	if (strcmp(kind, "host") == 0)
+	char what[160];
+	/* hwloc reads these for "host" too: say so rather than describe another machine as
+	 * this one. */
+	const char *xmlfile = getenv("HWLOC_XMLFILE"), *synth = getenv("HWLOC_SYNTHETIC");
+	if (strcmp(kind, "host") == 0 && xmlfile && *xmlfile)
+		snprintf(what, sizeof(what), "this host as HWLOC_XMLFILE '%.60s' describes it",
+			 xmlfile);
+	else if (strcmp(kind, "host") == 0 && synth && *synth)
+		snprintf(what, sizeof(what), "this host as HWLOC_SYNTHETIC '%.60s' describes it",
+			 synth);
+	else if (strcmp(kind, "host") == 0)
 		snprintf(what, sizeof(what), "this host%s%.60s%s", model ? " (" : "",
 			 model ? model : "", model ? ")" : "");
 	else
 		snprintf(what, sizeof(what), "hwloc %s '%.60s%s'", kind, arg,
 			 strlen(arg) > 60 ? "..." : "");
 	snprintf(t->description, sizeof(t->description),
-		 "%s: %d CPUs, %d cores, %d LLCs, %d NUMA nodes, %d packages", what, t->nr_cpus,
+		 "%.100s: %d CPUs, %d cores, %d LLCs, %d NUMA nodes, %d packages", what, t->nr_cpus,
 		 t->nr_cores, t->nr_llcs, t->nr_nodes, t->nr_packages);
 }
 
@@ -454,6 +463,14 @@ static unsigned long long synthetic_pu_bound(const char *s)
 	return product;
 }
 
+/* hwloc 2.9 leaks 32 bytes on some refused descriptions (fuzz/lsan.supp): this named,
+ * never-inlined frame lets the fuzzers' leak check suppress exactly that leak. */
+__attribute__((noinline)) static int set_synthetic_description(hwloc_topology_t topo,
+							       const char *description)
+{
+	return hwloc_topology_set_synthetic(topo, description);
+}
+
 /* What one hwloc load needs; built by ts_topology_load_hwloc() after its checks. */
 struct hwloc_load {
 	const char *kind, *arg, *label;
@@ -498,7 +515,7 @@ static int load_with_hwloc(void *arg, struct ts_topology **out, struct ts_error 
 		rc = ts_error_set(err, -EINVAL, "%s: not a valid hwloc XML topology", label);
 		goto out;
 	}
-	if (l->synth && hwloc_topology_set_synthetic(c.topo, l->arg) != 0) {
+	if (l->synth && set_synthetic_description(c.topo, l->arg) != 0) {
 		rc = ts_error_set(err, -EINVAL, "%s: invalid hwloc synthetic description", label);
 		goto out;
 	}
