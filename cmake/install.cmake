@@ -32,12 +32,12 @@ endforeach()
 # would add hwloc's own private libraries (-ludev, ...), which only a fully static hwloc
 # needs and which are missing where their -dev packages are (Debian ships no libudev.a).
 set(TS_PC_LIBS_PRIVATE "")
-foreach(dir ${HWLOC_LIBRARY_DIRS} ${NUMA_LIBRARY_DIRS})
+foreach(dir ${HWLOC_LIBRARY_DIRS} ${LIBXML2_LIBRARY_DIRS} ${NUMA_LIBRARY_DIRS})
   if(NOT dir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
     string(APPEND TS_PC_LIBS_PRIVATE "-L${dir} ")
   endif()
 endforeach()
-string(APPEND TS_PC_LIBS_PRIVATE "-lhwloc -lnuma -lpthread -lm")
+string(APPEND TS_PC_LIBS_PRIVATE "-lhwloc -lxml2 -lnuma -lpthread -lm")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/toposched.pc.in
                ${PROJECT_BINARY_DIR}/toposched.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/toposched.pc

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "fuzz_domains_check.h"
 #include "toposched/topology.h"
 
 /* hwloc builds every object of a synthetic description before ts_topology_load() can
@@ -20,12 +21,12 @@ static int small_enough(const char *s)
 			p++;
 			continue;
 		}
-		unsigned long long v = 0;
-		while (*p >= '0' && *p <= '9') {
-			v = v * 10 + (unsigned)(*p++ - '0');
-			if (v > 512)
-				return 0;
-		}
+		/* as hwloc reads them: decimal, hex ("0x20") or octal ("020") */
+		char *end;
+		unsigned long long v = strtoull(p, &end, 0);
+		p = end > p ? end : p + 1;
+		if (v > 512)
+			return 0;
 		if (v > 1)
 			product *= v;
 		if (product > 512)
@@ -57,6 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else if (!t || t->nr_cpus < 1 || t->nr_nodes < 1 ||
 			   ts_distance_validate(t->distance, t->nr_nodes, &err) != 0) {
 			abort();
+		} else {
+			fuzz_check_domains(t);
 		}
 		ts_topology_free(t);
 	}

@@ -414,7 +414,7 @@ static void test_regular_invalid(void **state)
 	expect_invalid(&m, "SMT");
 
 	/* a bad SLIT is caught by ts_topology_finish() */
-	static const int bad[] = {10, 20, 30, 10};
+	static const int bad[] = {10, 20, 20, 12}; /* node 1 to itself: not 10 */
 	struct ts_error err = {0};
 	m = small;
 	m.distance = bad;

@@ -36,4 +36,28 @@ struct ts_topology *ts_topology_build_regular(const struct ts_regular_machine *m
 int ts_topology_load_hwloc(const char *kind, const char *arg, struct ts_topology **out,
 			   struct ts_error *err);
 
+/* Runs load(arg, ...) in a child process and returns its topology (or its error) here: a
+ * library that crashes, hangs or runs out of memory on a hostile input then gives one
+ * error naming label instead of taking the caller down (src/topo/isolate.c). */
+typedef int (*ts_topology_loader)(void *arg, struct ts_topology **out, struct ts_error *err);
+int ts_topology_load_isolated(const char *label, ts_topology_loader load, void *arg,
+			      struct ts_topology **out, struct ts_error *err);
+
+/* The most bytes read from one topology file: an hwloc export of an 8192-CPU machine with
+ * its I/O devices is a few MiB. */
+#define TS_TOPOLOGY_FILE_MAX (64u << 20)
+
+/* Reads path (a regular file of at most max bytes, else an error naming label and what the
+ * path is) into *text, NUL-terminated, malloc'ed; *len excludes the NUL. */
+int ts_read_input_file(const char *label, const char *path, size_t max, char **text, size_t *len,
+		       struct ts_error *err);
+
+/* Checks a captured sysfs root (src/topo/sysfs_check.c): only files and directories, and
+ * the CPU/node lists and node distance rows well-formed; errors name the file and line. */
+int ts_sysfs_capture_check(const char *label, const char *root, struct ts_error *err);
+
+/* Checks that buf is well-formed XML shaped like an hwloc export (src/topo/xml_check.c);
+ * errors name label and the line. */
+int ts_hwloc_xml_check(const char *label, const char *buf, size_t len, struct ts_error *err);
+
 #endif

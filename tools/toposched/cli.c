@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,16 @@ int cli_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return CLI_EXIT_USAGE;
+}
+
+int cli_flush_stdout(const char *cmd)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "toposched %s: error: writing to standard output failed: %s\n", cmd,
+		strerror(errno ? errno : EIO));
+	return CLI_EXIT_FAILURE;
 }
 
 int cli_getopt_error(const char *cmd, int opt, char *const argv[])

@@ -11,6 +11,10 @@
 #include "cli_parse.h"
 #include "toposched/topology.h"
 
+/* One rule for every command: 2 bad input (nothing run, nothing written), 1 a failure
+ * while running or writing, 130 (128 + SIGINT) when interrupted; each with a message on
+ * standard error ("toposched CMD: error: ..."), the interrupted one from the shell. */
+#define CLI_EXIT_FAILURE     1
 #define CLI_EXIT_USAGE	     2
 #define CLI_DEFAULT_TOPOLOGY "kunpeng920"
 
@@ -19,6 +23,9 @@
 
 /* Prints "toposched CMD: error: MSG" on stderr; returns CLI_EXIT_USAGE. */
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Flushes standard output; on failure prints "toposched CMD: error: writing to standard
+ * output failed: ..." and returns CLI_EXIT_FAILURE, else 0. */
+int cli_flush_stdout(const char *cmd);
 /* The message for a getopt_long() failure ('?' or ':'). */
 int cli_getopt_error(const char *cmd, int opt, char *const argv[]);
 /* Loads SPEC (and replaces the distance matrix when distance != NULL). */

@@ -11,7 +11,7 @@
 
 #include "cli.h"
 
-/* ---- temporary files: removed on SIGINT, SIGTERM and SIGHUP as well ---- */
+/* ---- temporary files: removed on every terminating signal as well ---- */
 
 #define MAX_TEMPS 4 /* a command writes at most --output and --plot */
 static char temp_paths[MAX_TEMPS][PATH_MAX];
@@ -33,9 +33,17 @@ static void register_temp(const char *tmp)
 		struct sigaction sa = {0};
 		sa.sa_handler = remove_temps_on_signal;
 		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
+		/* Every signal whose default action ends the process, except the ones that
+		 * cannot be caught and the synchronous faults (the state is unknown there). */
+		static const int fatal[] = {SIGINT,  SIGTERM, SIGHUP,	 SIGQUIT, SIGUSR1, SIGUSR2,
+					    SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ};
+		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) {
+			struct sigaction old;
+			/* a signal ignored by whoever started us stays ignored (nohup) */
+			if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+				continue;
+			sigaction(fatal[i], &sa, NULL);
+		}
 		installed = true;
 	}
 	for (int i = 0; i < MAX_TEMPS; i++)
@@ -288,24 +296,35 @@ static int copy_in(struct cli_output *o)
 	}
 }
 
-int cli_output_commit(struct cli_output *o)
+/* Phase one of a commit: everything written and, for a replacement, on disk and closed,
+ * so that what remains (a rename, a copy into a device) rarely fails. */
+static int commit_prepare(struct cli_output *o)
 {
 	if (!o->f)
 		return 0;
 	if (fflush(o->f) || ferror(o->f))
 		return write_failed(o, errno ? errno : EIO);
-	switch (o->kind) {
-	case CLI_OUTPUT_REPLACE: {
+	if (o->kind == CLI_OUTPUT_REPLACE) {
 		/* the data must be on disk before it replaces anything */
 		int rc = fsync(fileno(o->f));
 		rc |= fclose(o->f);
 		o->f = NULL;
-		if (rc || rename(o->tmp, o->target) != 0)
+		if (rc)
+			return write_failed(o, errno);
+	}
+	return 0;
+}
+
+/* Phase two: the output put in place. */
+static int commit_finish(struct cli_output *o)
+{
+	switch (o->kind) {
+	case CLI_OUTPUT_REPLACE:
+		if (rename(o->tmp, o->target) != 0)
 			return write_failed(o, errno);
 		unregister_temp(o->tmp);
 		o->tmp[0] = '\0';
 		break;
-	}
 	case CLI_OUTPUT_INPLACE:
 		if (copy_in(o) || close(o->target_fd) != 0) {
 			o->target_fd = -1;
@@ -318,6 +337,34 @@ int cli_output_commit(struct cli_output *o)
 	}
 	cli_output_discard(o);
 	return 0;
+}
+
+int cli_output_commit(struct cli_output *o)
+{
+	return cli_output_commit_all(&o, 1);
+}
+
+int cli_output_commit_all(struct cli_output *const *outs, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (commit_prepare(outs[i])) {
+			for (int j = 0; j < n; j++)
+				cli_output_discard(outs[j]);
+			return 1;
+		}
+	/* In-place writes first: they can still fail (a full device); a rename of a file
+	 * already on disk next to its target hardly can, and is what cannot be taken back. */
+	for (int i = 0; i < n; i++)
+		if (outs[i]->kind == CLI_OUTPUT_INPLACE && commit_finish(outs[i])) {
+			for (int j = 0; j < n; j++)
+				cli_output_discard(outs[j]);
+			return 1;
+		}
+	int rc = 0;
+	for (int i = 0; i < n; i++)
+		if (commit_finish(outs[i]))
+			rc = 1;
+	return rc;
 }
 
 void cli_output_discard(struct cli_output *o)

@@ -4,8 +4,9 @@
  * The rule, for the file a path names (symbolic links followed, the links kept):
  *   absent, or a regular file with one link: a temporary file next to it, renamed over it
  *     once everything succeeded (the existing file's mode and owner kept; a new one gets
- *     0666 & ~umask, as open(2) would give it); removed on failure and on SIGINT, SIGTERM
- *     and SIGHUP, so that bad input or a failing run leaves nothing behind;
+ *     0666 & ~umask, as open(2) would give it); removed on failure and on every signal
+ *     that ends the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, ...), so that bad
+ *     input or a failing run leaves nothing behind;
  *   a character device, a FIFO, or a regular file with more than one hard link: opened at
  *     the start, written in place (a regular file truncated first) once everything
  *     succeeded, so that /dev/null stays a device and hard links stay linked;
@@ -46,6 +47,10 @@ FILE *cli_output_stream(struct cli_output *o);
 /* Writes everything out and puts the file in place. Returns 0, or prints what failed and
  * returns 1 (the target then is as it was, except for a failing in-place write). */
 int cli_output_commit(struct cli_output *o);
+/* Commits several outputs together: all are written and on disk before any is put in
+ * place, so that a write that fails leaves every target as it was (in-place devices
+ * first, renames last). Returns 0 or 1, as cli_output_commit(). */
+int cli_output_commit_all(struct cli_output *const *outs, int n);
 /* Drops an output that was not committed: its temporary file is removed. Safe to call
  * after cli_output_commit() and on a zeroed struct. */
 void cli_output_discard(struct cli_output *o);

@@ -769,7 +769,7 @@ static int dump_groups(const struct sim_setup *s)
 		fprintf(stderr, "toposched sim: error: --dump-groups: %s\n", err.msg);
 		return 1;
 	}
-	return fflush(stdout) || ferror(stdout) ? 1 : 0;
+	return cli_flush_stdout("sim");
 }
 
 static int write_report(const struct ts_experiment *e, enum sim_format f, FILE *out)
@@ -812,7 +812,7 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (o.list_workloads) {
 		list_workloads();
-		return fflush(stdout) || ferror(stdout) ? 1 : 0;
+		return cli_flush_stdout("sim");
 	}
 	if (!o.format_given && o.output) {
 		if (cli_path_has_suffix(o.output, ".json"))
@@ -886,14 +886,10 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (!rc && o.plot && cli_plot_draw(&plot, gnuplot, &e, plot_format))
 		rc = 1;
-	/* both complete: put them in place, the plot first, so that it can be taken back */
-	if (!rc && o.plot && cli_output_commit(&plot))
+	/* both complete: put them in place together, or neither */
+	struct cli_output *outs[] = {&out, &plot};
+	if (!rc && cli_output_commit_all(outs, o.plot ? 2 : 1))
 		rc = 1;
-	if (!rc && cli_output_commit(&out)) {
-		if (o.plot && plot.created)
-			unlink(plot.target); /* all or nothing */
-		rc = 1;
-	}
 	ts_experiment_free(&e);
 done:
 	cli_output_discard(&out);

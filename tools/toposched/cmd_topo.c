@@ -282,6 +282,11 @@ int cmd_topo(int argc, char **argv)
 	} else if (cpus) {
 		if (ts_cpumask_parse(show, cpus, &err))
 			rc = cli_error("topo", "--cpus: %s", err.msg);
+		else if (ts_cpumask_empty(show))
+			rc = cli_error("topo",
+				       "--cpus '%s': selects no CPU (leave it out to show "
+				       "every CPU)",
+				       cpus);
 	} else {
 		ts_cpumask_fill(show);
 	}

@@ -67,8 +67,8 @@ int ts_topology_load(const char *spec, struct ts_topology **out, struct ts_error
 
 /* Replaces the distance matrix with one parsed from text: rows separated by ';', '/' or
  * newlines, entries by ',' or blanks ("10 16 32 33; 16 10 25 32; ..."). The matrix must be
- * nr_nodes x nr_nodes, 10 on the diagonal, more than 10 and at most 254 elsewhere, and
- * symmetric (the scheduler's NUMA levels assume it). */
+ * nr_nodes x nr_nodes, 10 on the diagonal, more than 10 and at most 254 elsewhere; it may
+ * be asymmetric, as Linux allows (each node's NUMA levels come from its own row). */
 int ts_topology_parse_distance(struct ts_topology *t, const char *text, struct ts_error *err);
 /* Validates a matrix in place (used by every source). */
 int ts_distance_validate(const int *d, int nr_nodes, struct ts_error *err);
