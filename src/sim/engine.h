@@ -98,6 +98,8 @@ struct sim_cpu {
 	uint64_t gen;	       /* DONE events carry it: a stale one is skipped */
 	uint64_t busy_since, busy_total;
 	bool seg_active;
+	double speed;	     /* work per ns now (cpu_speed.c; 1 without m->speed) */
+	double seg_done;     /* work of the running segment done before seg_start */
 	bool seg_touch;	     /* the segment is a TOUCH sweep (its task's touch.seg) */
 	bool need_resched;   /* set by resched_cpu() while this CPU's event is handled */
 	bool resched_posted; /* a RESCHED event is on its way */
@@ -198,6 +200,7 @@ struct sim {
 	uint64_t *scan_updates0; /* per CPU: nr_idle_scan_updates at the start */
 	bool *llc_seen;		 /* scratch, by sd_llc_id */
 	uint64_t settle_ns;	 /* warm-up past cfg->warmup_ns (see sim_window_due()) */
+	struct sim_speed *speed; /* SMT sharing and the clock (cpu_speed.c); NULL: speed 1 */
 };
 
 static inline struct sim_task *sim_task_of(struct ts_task *p)
@@ -299,13 +302,22 @@ static inline const double *sim_lat_row(const struct sim *m, int node)
 /* engine_numa.c: a TOUCH segment stopped early (rare: kept out of line) */
 void sim_touch_stop(struct sim *m, struct sim_task *t, uint64_t done);
 
+/* ns the running segment of c still takes at c's speed (cpu_speed.c). */
+static inline uint64_t sim_seg_ns(const struct sim_cpu *c)
+{
+	double left = (double)c->curr->work - c->seg_done;
+	return left > 0 ? (uint64_t)ceil(left / c->speed) : 0;
+}
+
 static inline void sim_start_segment(struct sim *m, int cpu)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
 	c->seg_start = m->now;
 	c->seg_active = true;
 	c->gen++;
-	sim_post(m, m->now + c->curr->work, EV_DONE, cpu, NULL, c->gen);
+	c->seg_done = 0;
+	sim_post(m, m->now + (m->speed ? sim_seg_ns(c) : c->curr->work), EV_DONE, cpu, NULL,
+		 c->gen);
 }
 
 /* The running segment stops now: keep the work not yet done. */
@@ -315,6 +327,8 @@ static inline void sim_stop_segment(struct sim *m, int cpu)
 	if (!c->seg_active)
 		return;
 	uint64_t done = m->now - c->seg_start;
+	if (m->speed) /* work, not time: what was banked plus this stretch at its speed */
+		done = (uint64_t)llround(c->seg_done + (double)done * c->speed);
 	struct sim_task *t = c->curr;
 	if (__builtin_expect(c->seg_touch, 0)) {
 		sim_touch_stop(m, t, done); /* the rest of the sweep is planned again */
@@ -325,6 +339,9 @@ static inline void sim_stop_segment(struct sim *m, int cpu)
 	c->seg_active = false;
 	c->gen++; /* the DONE event is stale now */
 }
+
+/* cpu_speed.c: SMT sharing and the clock by active cores */
+#include "cpu_speed.h"
 
 /* engine_charge.c: what a switch, a wake-up and the core's group-line accesses cost */
 void sim_set_curr(struct sim *m, int cpu, struct sim_task *next);

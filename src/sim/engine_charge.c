@@ -19,6 +19,8 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 		prev->on_cpu = -1;
 	}
 	c->curr = next;
+	if (m->speed) /* the core's siblings and the package's clock see it */
+		sim_speed_busy(m, cpu, next != NULL);
 	if (!next)
 		return;
 	SIM_CHECK(next->on_cpu == -1, "task %d current on CPU %d and CPU %d", next->t.id,

@@ -167,7 +167,10 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 		return ts_error_set(err, -ENOMEM, "sim: out of memory");
 	m->tg_exec_cpu = -1;
 	rc = sim_setup(m, cfg, err);
+	if (!rc && sim_speed_setup(m))
+		rc = ts_error_set(err, -ENOMEM, "sim: out of memory");
 	if (rc) {
+		sim_speed_free(m);
 		sim_free(m);
 		free(m);
 		return rc;
@@ -249,6 +252,7 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 		out->wall_s = wall_now() - wall0;
 	}
 	rc = m->error;
+	sim_speed_free(m);
 	sim_free(m);
 	free(m);
 	return rc;
