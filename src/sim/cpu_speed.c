@@ -1,9 +1,10 @@
 /* CPU speed: SMT sibling sharing and the clock by active cores (cpu_speed.h). Exact
  * re-timing: a running segment's DONE event is posted for the speed of its CPU; when the
  * speed changes (a sibling or another core of the package starts or stops running), the
- * work done at the old speed is banked in seg_done and the event posted again (the old
- * one goes stale by the CPU's gen). Every change happens at an event, in event order, so
- * the result is deterministic and no work is lost or invented. */
+ * work done at the old speed is banked in seg_done; a faster CPU's event is posted again
+ * (the old one goes stale by the CPU's gen), a slower CPU's fires early and the engine
+ * posts the rest then. Every change happens at an event, in event order, so the result is
+ * deterministic and no work is lost or invented. */
 #include "cpu_speed.h"
 
 #include <errno.h>
@@ -68,15 +69,18 @@ int sim_speed_setup(struct sim *m)
 	s->pkg_of = malloc((size_t)m->nr_cpus * sizeof(int));
 	s->core_busy = calloc((size_t)t->nr_cores, sizeof(int));
 	s->pkg_active = calloc((size_t)t->nr_packages, sizeof(int));
-	s->busy = calloc((size_t)m->nr_cpus, sizeof(bool));
-	if (!s->core_of || !s->pkg_of || !s->core_busy || !s->pkg_active || !s->busy)
+	s->pkg_nbusy = calloc((size_t)t->nr_packages, sizeof(int));
+	s->busy_at = malloc((size_t)m->nr_cpus * sizeof(int));
+	if (!s->core_of || !s->pkg_of || !s->core_busy || !s->pkg_active || !s->pkg_nbusy ||
+	    !s->busy_at)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
 		s->core_of[cpu] = t->cpu[cpu].core;
 		s->pkg_of[cpu] = t->cpu[cpu].package;
+		s->busy_at[cpu] = -1;
 	}
 	if (group_cpus(m, s->core_of, t->nr_cores, &s->core_first, &s->core_cpus) ||
-	    group_cpus(m, s->pkg_of, t->nr_packages, &s->pkg_first, &s->pkg_cpus))
+	    group_cpus(m, s->pkg_of, t->nr_packages, &s->pkg_first, &s->pkg_busy))
 		return -ENOMEM;
 	return 0;
 }
@@ -90,11 +94,12 @@ void sim_speed_free(struct sim *m)
 	free(s->pkg_of);
 	free(s->core_busy);
 	free(s->pkg_active);
-	free(s->busy);
+	free(s->pkg_nbusy);
+	free(s->busy_at);
 	free(s->core_first);
 	free(s->core_cpus);
 	free(s->pkg_first);
-	free(s->pkg_cpus);
+	free(s->pkg_busy);
 	free(s);
 	m->speed = NULL;
 }
@@ -105,14 +110,18 @@ static void set_speed(struct sim *m, int cpu, double speed)
 	struct sim_cpu *c = &m->cpu[cpu];
 	if (speed == c->speed)
 		return;
+	bool faster = speed > c->speed;
 	if (c->seg_active) {
 		c->seg_done += (double)(m->now - c->seg_start) * c->speed;
 		c->seg_start = m->now;
-		c->speed = speed;
+	}
+	c->speed = speed;
+	/* Slower: the DONE event already posted comes too early, and the engine posts the
+	 * rest again when it finds work left (EV_DONE in ts_sim_run()); that saves a re-post
+	 * per slowdown when the speed changes back before. Faster: it would come too late. */
+	if (c->seg_active && faster) {
 		c->gen++; /* the DONE event posted for the old speed is stale */
 		sim_post(m, m->now + sim_seg_ns(c), EV_DONE, cpu, NULL, c->gen);
-	} else {
-		c->speed = speed;
 	}
 }
 
@@ -125,29 +134,46 @@ static void update_core(struct sim *m, int k, int active)
 		set_speed(m, s->core_cpus[i], v);
 }
 
+/* cpu joins or leaves its package's busy list (the last one takes a leaver's slot). */
+static void track_busy(struct sim_speed *s, int cpu, int p, bool busy)
+{
+	int *list = &s->pkg_busy[s->pkg_first[p]];
+	if (busy) {
+		s->busy_at[cpu] = s->pkg_nbusy[p];
+		list[s->pkg_nbusy[p]++] = cpu;
+		return;
+	}
+	int at = s->busy_at[cpu], last = list[--s->pkg_nbusy[p]];
+	list[at] = last;
+	s->busy_at[last] = at;
+	s->busy_at[cpu] = -1;
+}
+
 void sim_speed_busy(struct sim *m, int cpu, bool busy)
 {
 	struct sim_speed *s = m->speed;
-	if (s->busy[cpu] == busy)
+	if ((s->busy_at[cpu] >= 0) == busy)
 		return;
-	s->busy[cpu] = busy;
 	int k = s->core_of[cpu], p = s->pkg_of[cpu];
+	track_busy(s, cpu, p, busy);
 	int before = s->core_busy[k];
 	s->core_busy[k] += busy ? 1 : -1;
 	bool core_changed = (before == 0) != (s->core_busy[k] == 0);
 	int old_active = s->pkg_active[p];
 	if (core_changed)
 		s->pkg_active[p] += busy ? 1 : -1;
+	update_core(m, k, s->pkg_active[p]);
 	if (core_changed &&
 	    sim_freq_mhz(s->costs, old_active) != sim_freq_mhz(s->costs, s->pkg_active[p])) {
-		/* the package's clock moved: every CPU of it */
-		for (int i = s->pkg_first[p]; i < s->pkg_first[p + 1]; i++) {
-			int x = s->pkg_cpus[i];
-			set_speed(m, x,
-				  sim_cpu_speed(s->costs, s->pkg_active[p],
-						s->core_busy[s->core_of[x]]));
+		/* the package's clock moved: every busy CPU of it (an idle one gets its speed
+		 * from update_core() when it or its sibling becomes busy) */
+		const int *list = &s->pkg_busy[s->pkg_first[p]];
+		for (int i = 0; i < s->pkg_nbusy[p]; i++) {
+			int x = list[i];
+			if (s->core_of[x] != k)
+				set_speed(m, x,
+					  sim_cpu_speed(s->costs, s->pkg_active[p],
+							s->core_busy[s->core_of[x]]));
 		}
-		return;
 	}
-	update_core(m, k, s->pkg_active[p]);
 }

@@ -28,8 +28,9 @@ struct sim_speed {
 	int *core_busy;		     /* per core: busy threads */
 	int *pkg_active;	     /* per package: cores with a busy thread */
 	int *core_first, *core_cpus; /* CPUs of core k: core_cpus[core_first[k] .. [k + 1]) */
-	int *pkg_first, *pkg_cpus;   /* the same per package */
-	bool *busy;		     /* per CPU */
+	int *pkg_first;		     /* package p's slots: pkg_first[p] .. [p + 1] */
+	int *pkg_busy, *pkg_nbusy;   /* its busy CPUs: pkg_busy[pkg_first[p] ..][0, nbusy) */
+	int *busy_at;		     /* per CPU: its slot in pkg_busy, -1 when idle */
 };
 
 struct sim;
