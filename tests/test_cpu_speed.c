@@ -143,6 +143,15 @@ static uint64_t run_to_end(struct bare *b, int cpu, int *early)
 	}
 }
 
+/* CPU 0 starts running `work` ns alone at t = 0. */
+static void start_alone(struct bare *b, uint64_t work)
+{
+	b->task[0].work = work;
+	b->m.cpu[0].curr = &b->task[0];
+	sim_speed_busy(&b->m, 0, true);
+	sim_start_segment(&b->m, 0);
+}
+
 /* CPU 0 runs 1,000 ns of work alone from t = 0; at t = 400 its sibling starts: 400 ns were
  * done at speed 1, the other 600 go at 1.15 / 2 = 0.575, 600 / 0.575 = 1,043.48 ns: the
  * segment ends at 1,444 (rounded up) with all of its work done. */
@@ -154,11 +163,8 @@ static void test_retime_when_sibling_starts(void **state)
 	assert_non_null(b.m.speed);
 	int sib = sibling_of(b.topo, 0);
 	struct sim_task *t = &b.task[0];
-	t->work = 1000;
-	b.m.cpu[0].curr = t;
-	sim_speed_busy(&b.m, 0, true);
+	start_alone(&b, 1000);
 	assert_near(b.m.cpu[0].speed, 1.0, 0);
-	sim_start_segment(&b.m, 0);
 	b.m.now = 400;
 	b.m.cpu[sib].curr = &b.task[1];
 	sim_speed_busy(&b.m, sib, true);
@@ -183,10 +189,7 @@ static void test_retime_when_sibling_stops(void **state)
 	struct bare b;
 	bare_init(&b, "broadwell-2s", NULL);
 	int sib = sibling_of(b.topo, 0);
-	b.task[0].work = 1000;
-	b.m.cpu[0].curr = &b.task[0];
-	sim_speed_busy(&b.m, 0, true);
-	sim_start_segment(&b.m, 0);
+	start_alone(&b, 1000);
 	b.m.now = 200;
 	sim_speed_busy(&b.m, sib, true);
 	b.m.now = 600;
@@ -209,11 +212,7 @@ static void test_retime_when_package_clock_drops(void **state)
 	struct bare b;
 	bare_init(&b, "broadwell-2s", NULL);
 	int other = other_core_of(b.topo, 0);
-	b.task[0].work = 3500;
-	b.m.cpu[0].curr = &b.task[0];
-	sim_speed_busy(&b.m, 0, true);
-	sim_start_segment(&b.m, 0);
-	b.m.now = 0;
+	start_alone(&b, 3500);
 	sim_speed_busy(&b.m, other, true);
 	assert_near(b.m.cpu[0].speed, 3500.0 / 3600, 1e-12);
 	assert_int_equal(b.m.speed->pkg_active[b.topo->cpu[0].package], 2);

@@ -90,6 +90,33 @@
 		     "points were not found"                                                       \
 	}
 
+/* The clocks of the parts two presets share (both NPS modes; SNC off and on). */
+#define EPYC_7742_FREQ_MAX_MHZ                                                                     \
+	{                                                                                          \
+		3400, "measured: AMD EPYC 7742 product page "                                      \
+		      "(amd.com/en/products/cpu/amd-epyc-7742), "                                  \
+		      "Max Boost Clock 3.4 GHz"                                                    \
+	}
+#define EPYC_7742_FREQ_ALL_CORE_MHZ                                                                \
+	{                                                                                          \
+		3200, "measured: the same page, All Core Boost Speed 3.2 GHz"                      \
+	}
+#define EPYC_7742_FREQ_STEP_MHZ                                                                    \
+	{                                                                                          \
+		3.17, "estimate: AMD publishes no per-count table (Precision Boost); linear "      \
+		      "between "                                                                   \
+		      "the two published points: (3400 - 3200) / (64 - 1) cores"                   \
+	}
+#define XEON_8480_FREQ_MAX_MHZ                                                                     \
+	{                                                                                          \
+		3800, "measured: Intel ARK, Xeon Platinum 8480+, Max Turbo Frequency 3.80 GHz"     \
+	}
+#define XEON_8480_FREQ_ALL_CORE_MHZ                                                                \
+	{                                                                                          \
+		3000, "measured: Intel ARK, Xeon Platinum 8480+, All-core Turbo Frequency 3.00 "   \
+		      "GHz"                                                                        \
+	}
+
 static const struct preset_costs preset_costs[] = {
 	{
 		.name = "kunpeng920",
@@ -262,14 +289,9 @@ static const struct preset_costs preset_costs[] = {
 	{
 		.name = "epyc-7742",
 		.smt_pair_yield = SMT_YIELD_LINUX,
-		.freq_max_mhz = {3400, "measured: AMD EPYC 7742 product page "
-				       "(amd.com/en/products/cpu/amd-epyc-7742), Max Boost Clock "
-				       "3.4 GHz"},
-		.freq_all_core_mhz = {3200,
-				      "measured: the same page, All Core Boost Speed 3.2 GHz"},
-		.freq_step_mhz = {3.17, "estimate: AMD publishes no per-count table (Precision "
-					"Boost); linear between the two published points: "
-					"(3400 - 3200) / (64 - 1) cores"},
+		.freq_max_mhz = EPYC_7742_FREQ_MAX_MHZ,
+		.freq_all_core_mhz = EPYC_7742_FREQ_ALL_CORE_MHZ,
+		.freq_step_mhz = EPYC_7742_FREQ_STEP_MHZ,
 		.c2c =
 			{
 				[TS_REL_SMT] = {8.0, "measured: " NVIENNOT_7742 ", SMT sibling"},
@@ -310,14 +332,9 @@ static const struct preset_costs preset_costs[] = {
 	{
 		.name = "epyc-7742-nps4",
 		.smt_pair_yield = SMT_YIELD_LINUX,
-		.freq_max_mhz = {3400, "measured: AMD EPYC 7742 product page "
-				       "(amd.com/en/products/cpu/amd-epyc-7742), Max Boost Clock "
-				       "3.4 GHz"},
-		.freq_all_core_mhz = {3200,
-				      "measured: the same page, All Core Boost Speed 3.2 GHz"},
-		.freq_step_mhz = {3.17, "estimate: AMD publishes no per-count table (Precision "
-					"Boost); linear between the two published points: "
-					"(3400 - 3200) / (64 - 1) cores"},
+		.freq_max_mhz = EPYC_7742_FREQ_MAX_MHZ,
+		.freq_all_core_mhz = EPYC_7742_FREQ_ALL_CORE_MHZ,
+		.freq_step_mhz = EPYC_7742_FREQ_STEP_MHZ,
 		.c2c =
 			{
 				[TS_REL_SMT] = {8.0, "measured: " NVIENNOT_7742 ", SMT sibling"},
@@ -433,10 +450,8 @@ static const struct preset_costs preset_costs[] = {
 	{
 		.name = "spr-2s",
 		.smt_pair_yield = SMT_YIELD_LINUX,
-		.freq_max_mhz = {3800, "measured: Intel ARK, Xeon Platinum 8480+, Max Turbo "
-				       "Frequency 3.80 GHz"},
-		.freq_all_core_mhz = {3000, "measured: Intel ARK, Xeon Platinum 8480+, All-core "
-					    "Turbo Frequency 3.00 GHz"},
+		.freq_max_mhz = XEON_8480_FREQ_MAX_MHZ,
+		.freq_all_core_mhz = XEON_8480_FREQ_ALL_CORE_MHZ,
 		.freq_step_mhz = INTEL_STEP,
 		.c2c =
 			{
@@ -467,10 +482,8 @@ static const struct preset_costs preset_costs[] = {
 	{
 		.name = "spr-2s-snc4",
 		.smt_pair_yield = SMT_YIELD_LINUX,
-		.freq_max_mhz = {3800, "measured: Intel ARK, Xeon Platinum 8480+, Max Turbo "
-				       "Frequency 3.80 GHz"},
-		.freq_all_core_mhz = {3000, "measured: Intel ARK, Xeon Platinum 8480+, All-core "
-					    "Turbo Frequency 3.00 GHz"},
+		.freq_max_mhz = XEON_8480_FREQ_MAX_MHZ,
+		.freq_all_core_mhz = XEON_8480_FREQ_ALL_CORE_MHZ,
 		.freq_step_mhz = INTEL_STEP,
 		.c2c =
 			{
