@@ -98,8 +98,6 @@ struct sim_cpu {
 	uint64_t gen;	       /* DONE events carry it: a stale one is skipped */
 	uint64_t busy_since, busy_total;
 	bool seg_active;
-	double speed;	     /* work per ns now (cpu_speed.c; 1 without m->speed) */
-	double seg_done;     /* work of the running segment done before seg_start */
 	bool seg_touch;	     /* the segment is a TOUCH sweep (its task's touch.seg) */
 	bool need_resched;   /* set by resched_cpu() while this CPU's event is handled */
 	bool resched_posted; /* a RESCHED event is on its way */
@@ -110,6 +108,9 @@ struct sim_cpu {
 	double lb_pass[SIM_LB_LEVELS], lb_move[SIM_LB_LEVELS];
 	int lb_levels;
 	double lb_charged;
+	/* CPU speed (cpu_speed.c; only with m->speed) */
+	double speed;	 /* work per ns now */
+	double seg_done; /* work of the running segment done before seg_start */
 };
 
 struct stat_snap {
@@ -132,6 +133,7 @@ struct sim {
 	struct ts_event_queue q;
 	struct ts_rng rng;
 	struct sim_cpu *cpu;
+	struct sim_speed *speed; /* SMT sharing and the clock (cpu_speed.c); NULL: speed 1 */
 	int nr_cpus;
 	struct sim_task *tasks;
 	int nr_tasks, nr_tasks_inited;
@@ -200,7 +202,6 @@ struct sim {
 	uint64_t *scan_updates0; /* per CPU: nr_idle_scan_updates at the start */
 	bool *llc_seen;		 /* scratch, by sd_llc_id */
 	uint64_t settle_ns;	 /* warm-up past cfg->warmup_ns (see sim_window_due()) */
-	struct sim_speed *speed; /* SMT sharing and the clock (cpu_speed.c); NULL: speed 1 */
 };
 
 static inline struct sim_task *sim_task_of(struct ts_task *p)
@@ -315,9 +316,12 @@ static inline void sim_start_segment(struct sim *m, int cpu)
 	c->seg_start = m->now;
 	c->seg_active = true;
 	c->gen++;
-	c->seg_done = 0;
-	sim_post(m, m->now + (m->speed ? sim_seg_ns(c) : c->curr->work), EV_DONE, cpu, NULL,
-		 c->gen);
+	uint64_t ns = c->curr->work;
+	if (m->speed) {
+		c->seg_done = 0;
+		ns = sim_seg_ns(c);
+	}
+	sim_post(m, m->now + ns, EV_DONE, cpu, NULL, c->gen);
 }
 
 /* The running segment stops now: keep the work not yet done. */
