@@ -103,6 +103,8 @@ static int check_term(const struct ts_cost_term_info *info, const struct ts_cost
 		  strlen(t->source) < TS_COST_SOURCE_MAX - 1; /* not cut short */
 	if (ok && zero_by_definition(info->name))
 		ok = t->value == 0 && starts_with(t->source, "definition: ");
+	else if (ok && strcmp(info->name, "freq.step_mhz") == 0) /* 0: a fixed clock */
+		ok = t->value >= 0;
 	else if (ok)
 		ok = t->value > 0;
 	if (!ok) {

@@ -268,6 +268,19 @@ static const struct term_desc terms[] = {
 	     "the per-CPU kworker's vmstat_update() run (a task on its CPU)", -1, COST_MAX),
 	TERM("noise.vmstat_interval", noise_vmstat_interval, "ns",
 	     "its interval, sysctl vm.stat_interval (round_jiffies()-aligned)", -1, COST_MAX),
+	TERM("smt.pair_yield", smt_pair_yield, "x",
+	     "throughput of a core with two busy SMT siblings vs one thread alone (2 = no "
+	     "sharing); each busy sibling runs at this / 2",
+	     0, 2),
+	TERM("freq.max_mhz", freq_max_mhz, "MHz",
+	     "the core clock with one active core in the package (CPU work runs at freq / this)", 0,
+	     1e5),
+	TERM("freq.all_core_mhz", freq_all_core_mhz, "MHz",
+	     "the core clock with every core of the package active", 0, 1e5),
+	TERM("freq.step_mhz", freq_step_mhz, "MHz",
+	     "the clock's drop per extra active core of the package, down to freq.all_core_mhz "
+	     "(0 = a fixed clock)",
+	     -1, 1e5),
 };
 
 #define NR_TERMS ((int)(sizeof(terms) / sizeof(terms[0])))
@@ -625,6 +638,18 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 		 "PROT_NONE; the page-table line is taken as cache-cold, one DRAM load at "
 		 "mem.local (%g ns); the TLB flush after change_prot_numa() is not charged",
 		 m->mem_local.value);
+
+	/* CPU speed: SMT sharing and the clock by active cores (cpu_speed.c). */
+	if (pc->smt_pair_yield.src)
+		set_fig(&m->smt_pair_yield, pc->smt_pair_yield);
+	else
+		set_term(&m->smt_pair_yield, 2,
+			 "n/a: %s has no SMT siblings; 2 = every thread runs as on a core of its "
+			 "own",
+			 pc->name);
+	set_fig(&m->freq_max_mhz, pc->freq_max_mhz);
+	set_fig(&m->freq_all_core_mhz, pc->freq_all_core_mhz);
+	set_fig(&m->freq_step_mhz, pc->freq_step_mhz);
 
 	/* A benchmark's start-up (the same on every machine: no per-machine figure). */
 	set_term(&m->fork, FORK_NS,

@@ -65,9 +65,67 @@
 		    "generation"                                                                   \
 	}
 
+/* CPU speed (docs/model.md, "SMT and frequency"). */
+#define SMT_YIELD_LINUX                                                                            \
+	{                                                                                          \
+		1.15, "declared: Linux's SMT capacity gain, smt_gain = 1178 / 1024 = 1.15 "        \
+		      "('15%', include/linux/topology.h SD_SIBLING_INIT, later sd_init() in "      \
+		      "kernel/sched/topology.c): the throughput of a core running two busy "       \
+		      "siblings, relative to one thread alone; we found no published "             \
+		      "per-microarchitecture measurement of a syscall-heavy load"                  \
+	}
+#define FIXED_STEP(why)                                                                            \
+	{                                                                                          \
+		0, "measured: " why ": the clock does not depend on the number of active cores"    \
+	}
+/* Intel turbo: one 100 MHz bin less per extra active core, down to the all-core bin (Intel
+ * support article 000056901, "What Is the Meaning of Available Bins of Intel Turbo Boost
+ * Technology": E5-2667 v2 bins 7/6/5/4/3/3/3/3, one bin per core from 1 to 4 active cores,
+ * then the all-core bin). */
+#define INTEL_STEP                                                                                 \
+	{                                                                                          \
+		100, "estimate: Intel's bin rule (support article 000056901, the E5-2667 v2 "      \
+		     "example: one 100 MHz bin less per extra active core down to the "            \
+		     "all-core bin); this SKU's per-count bins between the two published "         \
+		     "points were not found"                                                       \
+	}
+
+/* The clocks of the parts two presets share (both NPS modes; SNC off and on). */
+#define EPYC_7742_FREQ_MAX_MHZ                                                                     \
+	{                                                                                          \
+		3400, "measured: AMD EPYC 7742 product page "                                      \
+		      "(amd.com/en/products/cpu/amd-epyc-7742), "                                  \
+		      "Max Boost Clock 3.4 GHz"                                                    \
+	}
+#define EPYC_7742_FREQ_ALL_CORE_MHZ                                                                \
+	{                                                                                          \
+		3200, "measured: the same page, All Core Boost Speed 3.2 GHz"                      \
+	}
+#define EPYC_7742_FREQ_STEP_MHZ                                                                    \
+	{                                                                                          \
+		3.17, "estimate: AMD publishes no per-count table (Precision Boost); linear "      \
+		      "between "                                                                   \
+		      "the two published points: (3400 - 3200) / (64 - 1) cores"                   \
+	}
+#define XEON_8480_FREQ_MAX_MHZ                                                                     \
+	{                                                                                          \
+		3800, "measured: Intel ARK, Xeon Platinum 8480+, Max Turbo Frequency 3.80 GHz"     \
+	}
+#define XEON_8480_FREQ_ALL_CORE_MHZ                                                                \
+	{                                                                                          \
+		3000, "measured: Intel ARK, Xeon Platinum 8480+, All-core Turbo Frequency 3.00 "   \
+		      "GHz"                                                                        \
+	}
+
 static const struct preset_costs preset_costs[] = {
 	{
 		.name = "kunpeng920",
+		.smt_pair_yield = {2, NULL},
+		.freq_max_mhz = {2600, "measured: Huawei Kunpeng 920-6426, 2.6 GHz (Huawei "
+				       "Kunpeng 920 product page); no turbo"},
+		.freq_all_core_mhz = {2600, "measured: the same fixed 2.6 GHz with every core "
+					    "active (no turbo)"},
+		.freq_step_mhz = FIXED_STEP("Kunpeng 920 runs at a fixed clock"),
 		.c2c =
 			{
 				[TS_REL_CLUSTER] = {34.5,
@@ -119,6 +177,12 @@ static const struct preset_costs preset_costs[] = {
 	},
 	{
 		.name = "kunpeng920-48",
+		.smt_pair_yield = {2, NULL},
+		.freq_max_mhz = {2600, "measured: Huawei Kunpeng 920-4826, 2.6 GHz (Huawei "
+				       "Kunpeng 920 product page); no turbo"},
+		.freq_all_core_mhz = {2600, "measured: the same fixed 2.6 GHz with every core "
+					    "active (no turbo)"},
+		.freq_step_mhz = FIXED_STEP("Kunpeng 920 runs at a fixed clock"),
 		.c2c =
 			{
 				[TS_REL_CLUSTER] =
@@ -164,6 +228,15 @@ static const struct preset_costs preset_costs[] = {
 	},
 	{
 		.name = "epyc-7601",
+		.smt_pair_yield = SMT_YIELD_LINUX,
+		.freq_max_mhz = {3200, "measured: AMD EPYC 7601 product page "
+				       "(amd.com/en/products/cpu/amd-epyc-7601), Max Boost Clock "
+				       "3.2 GHz"},
+		.freq_all_core_mhz = {2700,
+				      "measured: the same page, All Core Boost Speed 2.7 GHz"},
+		.freq_step_mhz = {16.13, "estimate: AMD publishes no per-count table (Precision "
+					 "Boost); linear between the two published points: "
+					 "(3200 - 2700) / (32 - 1) cores"},
 		.c2c =
 			{
 				[TS_REL_SMT] = {12.0, "measured: " KCORES_7601 ", SMT sibling"},
@@ -215,19 +288,25 @@ static const struct preset_costs preset_costs[] = {
 	},
 	{
 		.name = "epyc-7742",
+		.smt_pair_yield = SMT_YIELD_LINUX,
+		.freq_max_mhz = EPYC_7742_FREQ_MAX_MHZ,
+		.freq_all_core_mhz = EPYC_7742_FREQ_ALL_CORE_MHZ,
+		.freq_step_mhz = EPYC_7742_FREQ_STEP_MHZ,
 		.c2c =
 			{
 				[TS_REL_SMT] = {8.0, "measured: " NVIENNOT_7742 ", SMT sibling"},
 				[TS_REL_LLC] = {25, "measured: " NVIENNOT_7742
 						    ", same CCX (the L3 is per "
 						    "CCX), median (25-26)"},
-				[TS_REL_NODE] =
-					{130,
-					 "derived: " NVIENNOT_7742 ", other CCX of the "
-					 "socket (one node in NPS1), socket 1: same CCD 114, "
-					 "same quadrant 113, other quadrant 134, weighted by a "
-					 "core's partners 4/8/48; socket 0 (249/269) is the slow "
-					 "outlier"},
+				[TS_REL_NODE] = {130,
+						 "derived: " NVIENNOT_7742 ", other CCX of the "
+						 "socket (one node in NPS1), socket 1: same CCD "
+						 "114, "
+						 "same quadrant 113, other quadrant 134, weighted "
+						 "by a "
+						 "core's partners 4/8/48; socket 0 (249/269) is "
+						 "the slow "
+						 "outlier"},
 				[TS_REL_REMOTE] = {267,
 						   "measured: " NVIENNOT_7742 ", other socket, "
 						   "median (255-275)"},
@@ -252,6 +331,10 @@ static const struct preset_costs preset_costs[] = {
 	},
 	{
 		.name = "epyc-7742-nps4",
+		.smt_pair_yield = SMT_YIELD_LINUX,
+		.freq_max_mhz = EPYC_7742_FREQ_MAX_MHZ,
+		.freq_all_core_mhz = EPYC_7742_FREQ_ALL_CORE_MHZ,
+		.freq_step_mhz = EPYC_7742_FREQ_STEP_MHZ,
 		.c2c =
 			{
 				[TS_REL_SMT] = {8.0, "measured: " NVIENNOT_7742 ", SMT sibling"},
@@ -289,6 +372,15 @@ static const struct preset_costs preset_costs[] = {
 	},
 	{
 		.name = "broadwell-2s",
+		.smt_pair_yield = SMT_YIELD_LINUX,
+		.freq_max_mhz = {3600, "measured: Intel ARK, Xeon E5-2698 v4, Max Turbo Frequency "
+				       "3.60 GHz"},
+		.freq_all_core_mhz = {2700,
+				      "measured: Intel Xeon Processor E5-2600 v4 Product "
+				      "Family Specification Update (document 333811), turbo "
+				      "bins of the E5-2698 v4 with all 20 cores active (non-AVX): "
+				      "base 2.2 GHz + 5 bins = 2.7 GHz"},
+		.freq_step_mhz = INTEL_STEP,
 		.c2c =
 			{
 				[TS_REL_SMT] = {8.3,
@@ -324,6 +416,13 @@ static const struct preset_costs preset_costs[] = {
 	},
 	{
 		.name = "icelake-2s",
+		.smt_pair_yield = SMT_YIELD_LINUX,
+		.freq_max_mhz = {3400, "measured: Intel ARK, Xeon Platinum 8380, Max Turbo "
+				       "Frequency 3.40 GHz"},
+		.freq_all_core_mhz = {3000, "measured: Intel's 3rd Gen Xeon Scalable launch "
+					    "specifications (April 2021), Platinum 8380 all-core "
+					    "turbo 3.0 GHz"},
+		.freq_step_mhz = INTEL_STEP,
 		.c2c =
 			{
 				[TS_REL_SMT] = SMT_INTEL_EST("the Ice Lake data set (8358)"),
@@ -350,6 +449,10 @@ static const struct preset_costs preset_costs[] = {
 	},
 	{
 		.name = "spr-2s",
+		.smt_pair_yield = SMT_YIELD_LINUX,
+		.freq_max_mhz = XEON_8480_FREQ_MAX_MHZ,
+		.freq_all_core_mhz = XEON_8480_FREQ_ALL_CORE_MHZ,
+		.freq_step_mhz = INTEL_STEP,
 		.c2c =
 			{
 				[TS_REL_SMT] = SMT_INTEL_EST("the SPR data set (W9-3475X)"),
@@ -378,6 +481,10 @@ static const struct preset_costs preset_costs[] = {
 	},
 	{
 		.name = "spr-2s-snc4",
+		.smt_pair_yield = SMT_YIELD_LINUX,
+		.freq_max_mhz = XEON_8480_FREQ_MAX_MHZ,
+		.freq_all_core_mhz = XEON_8480_FREQ_ALL_CORE_MHZ,
+		.freq_step_mhz = INTEL_STEP,
 		.c2c =
 			{
 				[TS_REL_SMT] = SMT_INTEL_EST("the SPR data set (W9-3475X)"),
@@ -410,6 +517,12 @@ static const struct preset_costs preset_costs[] = {
 	},
 	{
 		.name = "jacobsville",
+		.smt_pair_yield = {2, NULL},
+		.freq_max_mhz = {2200, "measured: Intel ARK, Atom P5962B, base 2.2 GHz; no Turbo "
+				       "Boost"},
+		.freq_all_core_mhz = {2200, "measured: the same fixed 2.2 GHz with every core "
+					    "active (no turbo)"},
+		.freq_step_mhz = FIXED_STEP("Atom P5900 parts have no Turbo Boost"),
 		.c2c =
 			{
 				[TS_REL_CLUSTER] =
@@ -445,6 +558,12 @@ static const struct preset_costs preset_costs[] = {
 
 const struct preset_costs ts_cost_generic_costs = {
 	.name = "generic",
+	.smt_pair_yield = SMT_YIELD_LINUX,
+	.freq_max_mhz = {3000, "estimate (generic): the presets' single-core clocks are "
+			       "2.2-3.8 GHz; only ratios of clocks matter"},
+	.freq_all_core_mhz = {3000, "estimate (generic): no data for this machine: a fixed "
+				    "clock (turbo off)"},
+	.freq_step_mhz = {0, "estimate (generic): no data for this machine: a fixed clock"},
 	.c2c =
 		{
 			[TS_REL_SMT] = {10, "estimate (generic): SMT siblings share L1/L2; the "

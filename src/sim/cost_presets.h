@@ -28,6 +28,11 @@ struct preset_costs {
 	/* The hand-off tiers come from the Kunpeng 920 lat_pipe figures (a TaiShan v110
 	 * machine), not from HANDOFF_LINES x c2c. */
 	bool kunpeng_lat_pipe;
+	/* CPU speed (cpu_speed.c): the throughput of two busy SMT siblings relative to one
+	 * thread alone on the core (src NULL: no SMT), and the core clock by active cores of
+	 * the package: with one active core, with all of them, and the drop per extra active
+	 * core (MHz). */
+	struct fig smt_pair_yield, freq_max_mhz, freq_all_core_mhz, freq_step_mhz;
 };
 
 /* The figures of preset name, or NULL when it has none. */

@@ -128,6 +128,9 @@ struct sim_cpu {
 	double newidle_charged; /* newly-idle balancing's CPU time charged so far */
 	double newidle_timed;	/* ... and reported to the core so far */
 	uint64_t task_runs;	/* workload and start-up tasks switched in */
+	/* CPU speed (cpu_speed.c; only with m->speed) */
+	double speed;	 /* work per ns now */
+	double seg_done; /* work of the running segment done before seg_start */
 };
 
 struct stat_snap {
@@ -150,6 +153,7 @@ struct sim {
 	struct ts_event_queue q;
 	struct ts_rng rng;
 	struct sim_cpu *cpu;
+	struct sim_speed *speed; /* SMT sharing and the clock (cpu_speed.c); NULL: speed 1 */
 	int nr_cpus;
 	struct sim_task *tasks;
 	int nr_tasks, nr_tasks_inited;
@@ -326,13 +330,25 @@ static inline const double *sim_lat_row(const struct sim *m, int node)
 /* engine_numa.c: a TOUCH segment stopped early (rare: kept out of line) */
 void sim_touch_stop(struct sim *m, struct sim_task *t, uint64_t done);
 
+/* ns the running segment of c still takes at c's speed (cpu_speed.c). */
+static inline uint64_t sim_seg_ns(const struct sim_cpu *c)
+{
+	double left = (double)c->curr->work - c->seg_done;
+	return left > 0 ? (uint64_t)ceil(left / c->speed) : 0;
+}
+
 static inline void sim_start_segment(struct sim *m, int cpu)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
 	c->seg_start = m->now;
 	c->seg_active = true;
 	c->gen++;
-	sim_post(m, m->now + c->curr->work, EV_DONE, cpu, NULL, c->gen);
+	uint64_t ns = c->curr->work;
+	if (m->speed) {
+		c->seg_done = 0;
+		ns = sim_seg_ns(c);
+	}
+	sim_post(m, m->now + ns, EV_DONE, cpu, NULL, c->gen);
 }
 
 /* The running segment stops now: keep the work not yet done. */
@@ -342,6 +358,8 @@ static inline void sim_stop_segment(struct sim *m, int cpu)
 	if (!c->seg_active)
 		return;
 	uint64_t done = m->now - c->seg_start;
+	if (m->speed) /* work, not time: what was banked plus this stretch at its speed */
+		done = (uint64_t)llround(c->seg_done + (double)done * c->speed);
 	struct sim_task *t = c->curr;
 	if (__builtin_expect(c->seg_touch, 0)) {
 		sim_touch_stop(m, t, done); /* the rest of the sweep is planned again */
@@ -352,6 +370,9 @@ static inline void sim_stop_segment(struct sim *m, int cpu)
 	c->seg_active = false;
 	c->gen++; /* the DONE event is stale now */
 }
+
+/* cpu_speed.c: SMT sharing and the clock by active cores */
+#include "cpu_speed.h"
 
 /* engine_charge.c: what a switch, a wake-up and the core's group-line accesses cost */
 void sim_set_curr(struct sim *m, int cpu, struct sim_task *next);

@@ -19,6 +19,8 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 		prev->on_cpu = -1;
 	}
 	c->curr = next;
+	if (m->speed) /* the core's siblings and the package's clock see it */
+		sim_speed_busy(m, cpu, next != NULL);
 	sim_kernel_switch(m, cpu, prev, next);
 	if (!next)
 		return;

@@ -103,6 +103,14 @@ struct ts_cost_model {
 	/* The per-CPU kworker's vmstat_update(): its CPU work (ns) and interval (ns). */
 	struct ts_cost_term noise_vmstat;
 	struct ts_cost_term noise_vmstat_interval;
+	/* CPU speed (src/sim/cpu_speed.c): a task's CPU work runs at
+	 * freq(active cores of its package) / freq.max_mhz, times smt.pair_yield / 2 while its
+	 * SMT sibling is busy too. freq(n) = max(freq.all_core_mhz, freq.max_mhz -
+	 * (n - 1) x freq.step_mhz). */
+	struct ts_cost_term smt_pair_yield;    /* two busy siblings vs one thread alone, x */
+	struct ts_cost_term freq_max_mhz;      /* the clock with one active core, MHz */
+	struct ts_cost_term freq_all_core_mhz; /* with every core of the package active */
+	struct ts_cost_term freq_step_mhz;     /* the drop per extra active core, MHz */
 };
 
 /* The model for t. When preset_name names a built-in preset (ts_preset_find()), that
