@@ -51,8 +51,7 @@ static const struct change_info changes[NR_CHANGES] = {
 		      "select_idle_smt(prev) before the scan"},
 	[AGED_IDLE] = {"sis_prop_idle", V(5, 14), "94aafc3ee31d", "avg_idle / 512",
 		       "aged wake_avg_idle"},
-	[SCAN_AFTER_TARGET] = {"sis_scan_start", V(5, 15), "56498cfb045d", "target",
-			       "target + 1"},
+	[SCAN_AFTER_TARGET] = {"sis_scan_start", V(5, 15), "56498cfb045d", "target", "target + 1"},
 	[RECENT_USED_PREV] = {"recent_used_cpu", V(5, 15), "89aafd67f28c",
 			      "prev when it was used; the waker's own CPU after affine wake-ups",
 			      "prev on every wake-up"},
@@ -70,7 +69,8 @@ static const int newest = V(6, 12);
 
 static bool known(int major, int minor)
 {
-	return (major == 5 && minor >= 4 && minor <= 19) || (major == 6 && minor >= 0 && minor <= 12);
+	return (major == 5 && minor >= 4 && minor <= 19) ||
+	       (major == 6 && minor >= 0 && minor <= 12);
 }
 
 static int version_of(const struct ts_kernel_profile *k)
@@ -83,26 +83,25 @@ static bool at(int v, enum change c)
 	return v >= changes[c].since;
 }
 
-int ts_kernel_profile_for(int major, int minor, struct ts_kernel_profile *out,
-			  struct ts_error *err)
+int ts_kernel_profile_for(int major, int minor, struct ts_kernel_profile *out, struct ts_error *err)
 {
 	if (!known(major, minor))
-		return ts_error_set(err, -EINVAL,
-				    "kernel %d.%d is not one of the known versions (" TS_KERNEL_KNOWN
-				    ")",
-				    major, minor);
+		return ts_error_set(
+			err, -EINVAL,
+			"kernel %d.%d is not one of the known versions (" TS_KERNEL_KNOWN ")",
+			major, minor);
 	int v = V(major, minor);
 	*out = (struct ts_kernel_profile){
 		.major = major,
 		.minor = minor,
 		.fair_pick = at(v, EEVDF) ? TS_FAIR_PICK_EEVDF : TS_FAIR_PICK_CFS,
-		.sis_order = at(v, CLUSTER_SCAN) ? TS_SIS_ORDER_CLUSTER
-			     : at(v, SMT_PREV)	 ? TS_SIS_ORDER_SMT_PREV
+		.sis_order = at(v, CLUSTER_SCAN)  ? TS_SIS_ORDER_CLUSTER
+			     : at(v, SMT_PREV)	  ? TS_SIS_ORDER_SMT_PREV
 			     : at(v, MERGED_SCAN) ? TS_SIS_ORDER_MERGED
 						  : TS_SIS_ORDER_SPLIT,
 		.sis_prop = at(v, AGED_IDLE) ? TS_SIS_PROP_AGED : TS_SIS_PROP_AVG_IDLE_512,
-		.sis_counting = at(v, SIS_COUNTING) ? TS_SIS_COUNT_EXAMINED
-						    : TS_SIS_COUNT_SCHEDSTAT16,
+		.sis_counting =
+			at(v, SIS_COUNTING) ? TS_SIS_COUNT_EXAMINED : TS_SIS_COUNT_SCHEDSTAT16,
 		.scan_after_target = at(v, SCAN_AFTER_TARGET),
 		.recent_used_prev = at(v, RECENT_USED_PREV),
 		.kthread_stack = at(v, KTHREAD_STACK),
@@ -136,8 +135,7 @@ static bool number(const char **p, int *out)
 	return digits > 0 && digits <= 4;
 }
 
-int ts_kernel_profile_parse(const char *text, struct ts_kernel_profile *out,
-			    struct ts_error *err)
+int ts_kernel_profile_parse(const char *text, struct ts_kernel_profile *out, struct ts_error *err)
 {
 	const char *p = text ? text : "";
 	int major, minor, patch, rc;
@@ -150,8 +148,8 @@ int ts_kernel_profile_parse(const char *text, struct ts_kernel_profile *out,
 		ok = (p += 3, number(&p, &rc));
 	if (!ok || *p || !known(major, minor))
 		return ts_error_set(err, -EINVAL,
-				    "kernel '%.40s': not a known version (known: " TS_KERNEL_KNOWN
-				    ", written 6.1, v5.15.90 or 6.4-rc5)",
+				    "'%.40s' is not a known kernel version (known: " TS_KERNEL_KNOWN
+				    "; written as 6.1, v5.15.90 or 6.4-rc5)",
 				    text ? text : "");
 	return ts_kernel_profile_for(major, minor, out, err);
 }

@@ -53,8 +53,8 @@ struct sis {
 	struct ts_cpu_stats *st; /* this_rq()'s schedstats */
 	struct ts_placement *pl;
 	const struct ts_kernel_profile *k;
-	bool cluster; /* sched_cluster_active && SIS_CLUSTER */
-	bool asym;    /* sched_asym_cpucap_active() */
+	bool cluster;	  /* sched_cluster_active && SIS_CLUSTER */
+	bool asym;	  /* sched_asym_cpucap_active() */
 	int counted_only; /* sis_scanned counts without a CPU examined (SCHEDSTAT16) */
 	unsigned long task_util;
 	enum ts_place_reason scan_reason; /* why select_idle_cpu() returned what it did */
@@ -514,8 +514,8 @@ found:;
 	 * the budget is not accounted (the kernel returns before this). */
 	if (this_sd && !budget_out) {
 		if (sis_prop && aged) { /* the scan spends the predicted idle time */
-			uint64_t avg_idle = atomic_load_explicit(&this_ro->wake_avg_idle,
-								 memory_order_relaxed);
+			uint64_t avg_idle =
+				atomic_load_explicit(&this_ro->wake_avg_idle, memory_order_relaxed);
 			avg_idle -= avg_idle < t ? avg_idle : t;
 			atomic_store_explicit(&this_ro->wake_avg_idle, avg_idle,
 					      memory_order_relaxed);
@@ -828,7 +828,8 @@ struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int
 		ts_stat_inc(&st->sis_search);
 		pl.cpu = select_idle_sibling(&c, waker, prev_cpu, new_cpu);
 		/* +1: the fast path counts as one scan (Mel Gorman's accounting) */
-		ts_stat_add(&st->sis_scanned, 1 + (uint64_t)pl.nr_scanned + (uint64_t)c.counted_only);
+		ts_stat_add(&st->sis_scanned,
+			    1 + (uint64_t)pl.nr_scanned + (uint64_t)c.counted_only);
 		/* before v5.15 (89aafd67f28c) the waker remembered its own CPU */
 		if (!s->kernel.recent_used_prev && want_affine && waker)
 			waker->recent_used_cpu = cpu;

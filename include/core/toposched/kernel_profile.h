@@ -96,8 +96,7 @@ struct ts_kernel_profile ts_kernel_profile_newest(void);
  * the patch level of a stable release changes nothing here). A version outside
  * TS_KERNEL_KNOWN, or text of another shape, is -EINVAL with a message that names the text
  * and lists the known versions. */
-int ts_kernel_profile_parse(const char *text, struct ts_kernel_profile *out,
-			    struct ts_error *err);
+int ts_kernel_profile_parse(const char *text, struct ts_kernel_profile *out, struct ts_error *err);
 
 /* The profile of a known version (major.minor); -EINVAL for another. */
 int ts_kernel_profile_for(int major, int minor, struct ts_kernel_profile *out,
@@ -121,8 +120,8 @@ int ts_kernel_profile_take(const char *features, char *rest, size_t rest_size,
 /* One line per mechanism: its name, the generation this profile has, and the commit that
  * made the change, for `toposched features --kernel`. i from 0 while it returns true. */
 struct ts_kernel_mechanism {
-	const char *name;	/* "sis_prop" */
-	const char *generation; /* "avg_idle/512 (unaged)" */
+	const char *name;	      /* "sis_prop" */
+	const char *generation;	      /* "avg_idle/512 (unaged)" */
 	int since_major, since_minor; /* the release that made the change */
 	const char *commit;	      /* its commit(s) in mainline */
 };
