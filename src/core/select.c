@@ -37,7 +37,12 @@
  *    the old select_idle_cpu() was; SIS_UTIL, when on, replaces SIS_PROP's budget (as in
  *    v6.0-v6.6, where both existed).
  *  - sis_scanned counts CPUs actually examined: the iteration that hits the budget is not
- *    counted (Mel Gorman's patch incremented before the budget test).
+ *    counted (Mel Gorman's patch incremented before the budget test), except under the
+ *    profiles that count as that patch (TS_SIS_COUNT_SCHEDSTAT16, v5.4-v5.11). The 2021
+ *    counters (recent hit/miss, core search/failed) are counted in every era.
+ *  - the cluster-first scan (SIS_CLUSTER turned on for an older kernel) is written for the
+ *    merged select_idle_cpu(): with the split scans of v5.4-v5.11 it does nothing.
+ *  - select_idle_capacity() (asymmetric capacity, v5.7+) is today's in every era.
  *  - the result is checked against p's affinity at the end, standing in for core.c's
  *    is_cpu_allowed()/select_fallback_rq() (simplified: first allowed scheduled CPU). */
 #include <limits.h>
@@ -540,11 +545,11 @@ out:
 
 /* ---- v5.4-v5.11: the split scans ---- */
 
-/* select_idle_core() of v5.6, as the SIS_OVERLOAD series ran it (with its "sched/fair:
- * Clear SMT siblings after determining the core is not idle", merged in v5.7): the whole
+/* select_idle_core() of v5.6 as tip/sched/core had it under the March 2020 SIS series
+ * (Message-ID <20200320151245.21152-2-mgorman@techsingularity.net> patches it): the whole
  * LLC from target, core by core, without a budget; a core's siblings are examined until
- * the first busy one. Runs only while the LLC advertises an idle core; a search that
- * finds none clears the hint. */
+ * the first busy one, then dropped from cpus. Runs only while the LLC advertises an idle
+ * core; a search that finds none clears the hint. */
 static int select_idle_core_split(struct sis *c, struct ts_sched_domain *sd, int target)
 {
 	struct ts_sched *s = c->s;
@@ -597,8 +602,12 @@ static int select_idle_smt_split(struct sis *c, int target)
 	}
 	ts_for_each_cpu(cpu, smt)
 	{
-		if (!ts_task_allowed(c->p, cpu))
+		if (!ts_task_allowed(c->p, cpu)) {
+			/* the 2020 patch counts before the affinity test */
+			if (c->k->sis_counting == TS_SIS_COUNT_SCHEDSTAT16)
+				c->counted_only++;
 			continue;
+		}
 		examined(c, cpu);
 		if (choose_idle_cpu(s, cpu))
 			return cpu;
