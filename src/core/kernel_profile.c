@@ -180,29 +180,28 @@ int ts_kernel_profile_name(const struct ts_kernel_profile *k, char *buf, size_t 
 	return snprintf(buf, size, "%d.%d", k->major, k->minor);
 }
 
+struct take {
+	struct ts_kernel_profile k;
+	bool given;
+};
+
+static int take_kernel(const char *value, void *ctx, struct ts_error *err)
+{
+	struct take *t = ctx;
+	t->given = true;
+	return ts_kernel_profile_parse(value, &t->k, err);
+}
+
 int ts_kernel_profile_take(const char *features, char *rest, size_t rest_size,
 			   struct ts_kernel_profile *k, bool *given, struct ts_error *err)
 {
-	static const char key[] = "kernel=";
-	const size_t klen = sizeof(key) - 1;
-	const char *f = features ? features : "";
+	struct take t = {.k = *k};
 	*given = false;
-	size_t len = strlen(f);
-	if (len >= rest_size)
-		return ts_error_set(err, -EINVAL, "the features are too long");
-	memcpy(rest, f, len + 1);
-	for (size_t i = 0; i < len;) {
-		size_t n = strcspn(rest + i, " \t,");
-		if (n >= klen && strncmp(rest + i, key, klen) == 0) {
-			char value[64];
-			snprintf(value, sizeof(value), "%.*s", (int)(n - klen), rest + i + klen);
-			if (ts_kernel_profile_parse(value, k, err))
-				return -EINVAL;
-			*given = true;
-			memset(rest + i, ' ', n); /* blanked: the other tokens keep their offsets */
-		}
-		i += n ? n : 1;
-	}
+	int rc = ts_features_take_key(features, "kernel=", rest, rest_size, take_kernel, &t, err);
+	if (rc)
+		return rc;
+	*k = t.k;
+	*given = t.given;
 	return 0;
 }
 
