@@ -162,41 +162,21 @@ static void test_take(void **state)
 
 /* ---- select_idle_sibling per era ---- */
 
-static struct env *env_kernel(const char *machine, const char *version)
+/* A scheduler on the preset with kernel `version` and its switches; task[0] is the wakee,
+ * then up to 4 busy tasks per CPU. */
+static void env_kernel(struct env *e, const char *machine, const char *version)
 {
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
 	struct ts_sched_config cfg = {.kernel = kernel(version)};
 	struct ts_topology *t = preset(machine);
-	memset(e, 0, sizeof(*e));
-	/* env_open() with that kernel's switches */
-	e->t = t;
-	e->f.now = 1000000;
-	e->f.nr_cpus = t->nr_cpus;
-	e->max_tasks = 1 + 4 * t->nr_cpus;
-	e->task = calloc((size_t)e->max_tasks, sizeof(*e->task));
-	assert_non_null(e->task);
-	struct ts_error err = {0};
-	if (ts_sched_create(t, ts_kernel_features_default(&cfg.kernel), &fake_ops, &e->f, &cfg,
-			    &e->s, &err))
-		fail_msg("ts_sched_create: %s", err.msg);
-	env_task(e, 0, NULL, 0); /* task[0]: the wakee */
-	return e;
+	env_open(e, t, NULL, &cfg, NULL, 1 + 4 * t->nr_cpus);
+	e->s->features = ts_kernel_features_default(&cfg.kernel);
+	env_task(e, 0, NULL, 0);
 }
 
-static void env_free(struct env *e)
+static void env_close(struct env *e)
 {
 	assert_int_equal(e->f.lock_errors, 0);
 	env_destroy(e);
-	free(e);
-}
-
-static struct ts_task *busy(struct env *e, int cpu)
-{
-	struct ts_task *q = env_task(e, 0, NULL, cpu);
-	fake_run_on(e->s, &e->f, q, cpu);
-	assert_false(ts_idle_cpu(e->s, cpu));
-	return q;
 }
 
 static struct ts_task *wakee(struct env *e, int prev)
@@ -219,10 +199,11 @@ static void test_split_core_scan(void **state)
 	(void)state;
 	static const char *const versions[] = {"5.6", "6.12"};
 	for (int v = 0; v < 2; v++) {
-		struct env *e = env_kernel("epyc-7601", versions[v]);
-		struct ts_task *w = busy(e, 0);
-		busy(e, 64);
-		busy(e, 1);
+		struct env env, *e = &env;
+		env_kernel(e, "epyc-7601", versions[v]);
+		struct ts_task *w = env_busy(e, 0);
+		env_busy(e, 64);
+		env_busy(e, 1);
 		struct ts_task *p = wakee(e, 0);
 		atomic_store(&e->s->dom->cpu[0].sd_llc_shared->has_idle_cores, 1);
 		atomic_store(&e->s->dom->cpu[0].sd_llc_shared->nr_idle_scan, 8); /* SIS_UTIL */
@@ -232,7 +213,7 @@ static void test_split_core_scan(void **state)
 		assert_int_equal(pl.nr_scanned, 4);
 		assert_int_equal(pl.scanned_by_relation[TS_REL_SAME_CPU], v == 0 ? 1 : 0);
 		assert_int_equal(R(e->s->rq[0].stats.sis_scanned), 1 + 4);
-		env_free(e);
+		env_close(e);
 	}
 }
 
@@ -256,11 +237,12 @@ static void test_smt_generations(void **state)
 		{"6.12", 64, 1, 2, TS_PLACE_IDLE_SMT},
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		struct env *e = env_kernel("epyc-7601", want[i].v);
-		struct ts_task *w = busy(e, 0);
+		struct env env, *e = &env;
+		env_kernel(e, "epyc-7601", want[i].v);
+		struct ts_task *w = env_busy(e, 0);
 		for (int c = 1; c <= 3; c++) {
-			busy(e, c);
-			busy(e, 64 + c);
+			env_busy(e, c);
+			env_busy(e, 64 + c);
 		}
 		struct ts_task *p = wakee(e, 0);
 		e->s->rq[0].avg_idle = 0;
@@ -271,7 +253,7 @@ static void test_smt_generations(void **state)
 		assert_int_equal(pl.reason, want[i].reason);
 		assert_int_equal(pl.nr_scanned, want[i].scanned);
 		assert_int_equal(R(e->s->rq[0].stats.sis_scanned), want[i].sis_scanned);
-		env_free(e);
+		env_close(e);
 	}
 }
 
@@ -293,11 +275,12 @@ static void test_sis_prop_generations(void **state)
 		{"5.15", 0, 1 + 7, 3},
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		struct env *e = env_kernel("kunpeng920", want[i].v);
+		struct env env, *e = &env;
+		env_kernel(e, "kunpeng920", want[i].v);
 		struct ts_sched *s = e->s;
-		struct ts_task *w = busy(e, 0);
+		struct ts_task *w = env_busy(e, 0);
 		for (int c = 1; c < 32; c++)
-			busy(e, c);
+			env_busy(e, c);
 		struct ts_task *p = wakee(e, 0);
 		uint64_t jiffies = e->f.now / s->tick_nsec;
 		s->rq[0].avg_idle = 512000;
@@ -314,7 +297,7 @@ static void test_sis_prop_generations(void **state)
 		p->cpu = 0;
 		pl = ts_select_task_rq(s, p, 0, w, WAKE_SYNC);
 		assert_int_equal(pl.nr_scanned, want[i].later);
-		env_free(e);
+		env_close(e);
 	}
 }
 
@@ -329,19 +312,20 @@ static void test_scan_cost_generations(void **state)
 		uint64_t cost;
 	} want[] = {{"5.11", 800 + (400 - 800) / 8}, {"5.12", 800}};
 	for (size_t i = 0; i < 2; i++) {
-		struct env *e = env_kernel("kunpeng920", want[i].v);
+		struct env env, *e = &env;
+		env_kernel(e, "kunpeng920", want[i].v);
 		struct ts_sched *s = e->s;
 		ts_features_clear(&s->features, TS_FEAT_SIS_PROP);
 		e->f.scan_ns_per_cpu = 100;
-		struct ts_task *w = busy(e, 0);
-		busy(e, 1);
-		busy(e, 2);
+		struct ts_task *w = env_busy(e, 0);
+		env_busy(e, 1);
+		env_busy(e, 2);
 		struct ts_task *p = wakee(e, 1);
 		s->dom->cpu[0].sd_llc->avg_scan_cost = 800;
 		struct ts_placement pl = ts_select_task_rq(s, p, 0, w, WAKE_SYNC);
 		assert_int_equal(pl.cpu, 3);
 		assert_int_equal(s->dom->cpu[0].sd_llc->avg_scan_cost, want[i].cost);
-		env_free(e);
+		env_close(e);
 	}
 }
 
@@ -355,9 +339,10 @@ static void test_recent_used_generations(void **state)
 	static const char *const versions[] = {"5.14", "5.15"};
 	for (int v = 0; v < 2; v++) {
 		bool v515 = v == 1;
-		struct env *e = env_kernel("kunpeng920", versions[v]);
-		struct ts_task *w = busy(e, 0);
-		busy(e, 5);
+		struct env env, *e = &env;
+		env_kernel(e, "kunpeng920", versions[v]);
+		struct ts_task *w = env_busy(e, 0);
+		env_busy(e, 5);
 		struct ts_task *p = wakee(e, 5);
 		p->recent_used_cpu = 9;
 		w->recent_used_cpu = 7;
@@ -367,7 +352,7 @@ static void test_recent_used_generations(void **state)
 		assert_int_equal(p->recent_used_cpu, 5);
 		assert_int_equal(w->recent_used_cpu, v515 ? 7 : 0);
 
-		busy(e, 9);
+		env_busy(e, 9);
 		p->cpu = 5;
 		p->recent_used_cpu = 9;
 		w->recent_used_cpu = 7;
@@ -375,7 +360,7 @@ static void test_recent_used_generations(void **state)
 		assert_int_not_equal(pl.reason, TS_PLACE_RECENT);
 		assert_int_equal(p->recent_used_cpu, v515 ? 5 : 9);
 		assert_int_equal(w->recent_used_cpu, v515 ? 7 : 0);
-		env_free(e);
+		env_close(e);
 	}
 }
 
@@ -386,8 +371,9 @@ static void test_kthread_stack_generations(void **state)
 	(void)state;
 	static const char *const versions[] = {"5.5", "5.6"};
 	for (int v = 0; v < 2; v++) {
-		struct env *e = env_kernel("kunpeng920", versions[v]);
-		struct ts_task *k = busy(e, 5);
+		struct env env, *e = &env;
+		env_kernel(e, "kunpeng920", versions[v]);
+		struct ts_task *k = env_busy(e, 5);
 		struct ts_task *p = wakee(e, 5);
 		k->percpu_kthread = true;
 		struct ts_placement pl = ts_select_task_rq(e->s, p, 5, k, TS_WF_TTWU);
@@ -398,7 +384,7 @@ static void test_kthread_stack_generations(void **state)
 			assert_int_equal(pl.cpu, 6); /* the scan from target 5: 5, then 6 */
 			assert_int_equal(pl.reason, TS_PLACE_LLC_SCAN);
 		}
-		env_free(e);
+		env_close(e);
 	}
 }
 
