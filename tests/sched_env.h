@@ -77,6 +77,15 @@ static inline struct ts_task *env_task(struct env *e, int nice, const struct ts_
 	return p;
 }
 
+/* One more task running (or queued) on cpu through the fake host; returns it. */
+static inline struct ts_task *env_busy(struct env *e, int cpu)
+{
+	struct ts_task *q = env_task(e, 0, NULL, cpu);
+	fake_run_on(e->s, &e->f, q, cpu);
+	assert_false(ts_idle_cpu(e->s, cpu));
+	return q;
+}
+
 /* Frees the tasks (their NUMA state too), the scheduler and the topology; the checks before
  * it are the test's. */
 static inline void env_destroy(struct env *e)

@@ -43,10 +43,7 @@ static void env_free(struct env *e)
 /* One more task running (or queued) on cpu; returns it. */
 static struct ts_task *busy(struct env *e, int cpu)
 {
-	struct ts_task *q = env_task(e, 0, NULL, cpu);
-	fake_run_on(e->s, &e->f, q, cpu);
-	assert_false(ts_idle_cpu(e->s, cpu));
-	return q;
+	return env_busy(e, cpu);
 }
 
 static void busy_range(struct env *e, int first, int last)

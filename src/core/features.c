@@ -175,6 +175,30 @@ int ts_features_parse(const char *text, struct ts_features *inout, struct ts_err
 	return 0;
 }
 
+int ts_features_take_key(const char *text, const char *key, char *rest, size_t rest_size,
+			 int (*take)(const char *value, void *ctx, struct ts_error *err), void *ctx,
+			 struct ts_error *err)
+{
+	const char *f = text ? text : "";
+	size_t len = strlen(f), klen = strlen(key);
+	if (len >= rest_size)
+		return ts_error_set(err, -EINVAL, "the features are too long");
+	memcpy(rest, f, len + 1);
+	for (size_t i = 0; i < len;) {
+		size_t n = strcspn(rest + i, " \t,");
+		if (n >= klen && strncmp(rest + i, key, klen) == 0) {
+			char value[64];
+			snprintf(value, sizeof(value), "%.*s", (int)(n - klen), rest + i + klen);
+			int rc = take(value, ctx, err);
+			if (rc)
+				return rc;
+			memset(rest + i, ' ', n);
+		}
+		i += n ? n : 1;
+	}
+	return 0;
+}
+
 int ts_features_format(struct ts_features f, char *buf, size_t size)
 {
 	size_t len = 0;

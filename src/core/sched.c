@@ -69,6 +69,8 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 	s->nr_cpus = topo->nr_cpus;
 	s->hz = cfg && cfg->hz ? cfg->hz : TS_HZ_DEFAULT;
 	s->tick_nsec = TS_TICK_NSEC((uint64_t)s->hz);
+	s->kernel = cfg && cfg->kernel.major ? cfg->kernel : ts_kernel_profile_newest();
+	s->fair_pick = s->kernel.fair_pick;
 	int rc = ts_domains_build(topo, cfg ? cfg->cpu_map : NULL, &s->dom, err);
 	if (rc) {
 		free(s);

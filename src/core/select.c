@@ -1,7 +1,12 @@
 /* Wake-up placement: select_task_rq_fair() and its fast path select_idle_sibling(), in the
  * order of kernel/sched/fair.c (v6.8 for the structure and the v6.7 cluster-first scan;
  * SIS_PROP as it was before its removal in 984ffb6a4366; SIS_OVERLOAD as Mel Gorman posted
- * it in March 2020); the kernel source is the specification.
+ * it in March 2020); the kernel source is the specification. The generations of older
+ * kernels (s->kernel, kernel_profile.h; docs/kernels.md) are here too: the split scans of
+ * v5.4-v5.11 (select_idle_core(), select_idle_cpu(), select_idle_smt(target)), the merged
+ * scan of v5.12, select_idle_smt(prev) from v5.13, the unaged avg_idle/512 of SIS_PROP
+ * before v5.14, the scan start at target before v5.15, the recent_used_cpu rules before
+ * v5.15 and the SIS counting of Mel Gorman's 2020 patch.
  *
  * Everything here is lock-free: other CPUs are read through the rq `ro` block (READ_ONCE
  * in the kernel), the SIS hints in sd_llc_shared are relaxed atomics, and the only state
@@ -32,7 +37,12 @@
  *    the old select_idle_cpu() was; SIS_UTIL, when on, replaces SIS_PROP's budget (as in
  *    v6.0-v6.6, where both existed).
  *  - sis_scanned counts CPUs actually examined: the iteration that hits the budget is not
- *    counted (Mel Gorman's patch incremented before the budget test).
+ *    counted (Mel Gorman's patch incremented before the budget test), except under the
+ *    profiles that count as that patch (TS_SIS_COUNT_SCHEDSTAT16, v5.4-v5.11). The 2021
+ *    counters (recent hit/miss, core search/failed) are counted in every era.
+ *  - the cluster-first scan (SIS_CLUSTER turned on for an older kernel) is written for the
+ *    merged select_idle_cpu(): with the split scans of v5.4-v5.11 it does nothing.
+ *  - select_idle_capacity() (asymmetric capacity, v5.7+) is today's in every era.
  *  - the result is checked against p's affinity at the end, standing in for core.c's
  *    is_cpu_allowed()/select_fallback_rq() (simplified: first allowed scheduled CPU). */
 #include <limits.h>
@@ -47,8 +57,10 @@ struct sis {
 	int this_cpu;		 /* the waker's CPU: smp_processor_id() */
 	struct ts_cpu_stats *st; /* this_rq()'s schedstats */
 	struct ts_placement *pl;
-	bool cluster; /* sched_cluster_active && SIS_CLUSTER */
-	bool asym;    /* sched_asym_cpucap_active() */
+	const struct ts_kernel_profile *k;
+	bool cluster;	  /* sched_cluster_active && SIS_CLUSTER */
+	bool asym;	  /* sched_asym_cpucap_active() */
+	int counted_only; /* sis_scanned counts without a CPU examined (SCHEDSTAT16) */
 	unsigned long task_util;
 	enum ts_place_reason scan_reason; /* why select_idle_cpu() returned what it did */
 };
@@ -337,8 +349,12 @@ struct scan {
 /* One CPU of the "no idle core" scan: budget, then __select_idle_cpu(). */
 static enum scan_step scan_cpu(struct sis *c, struct scan *sc, int cpu)
 {
-	if (--sc->nr <= 0)
+	if (--sc->nr <= 0) {
+		/* the 2020 counters: schedstat_inc(sis_scanned) came before the budget test */
+		if (c->k->sis_counting == TS_SIS_COUNT_SCHEDSTAT16)
+			c->counted_only++;
 		return STEP_BUDGET;
+	}
 	examined(c, cpu);
 	if (choose_idle_cpu(c->s, cpu))
 		return STEP_FOUND;
@@ -350,14 +366,15 @@ static enum scan_step scan_cpu(struct sis *c, struct scan *sc, int cpu)
 }
 
 /* One segment of select_idle_cpu(): the CPUs of span that are still in cpus, wrapping
- * from target + 1; in idle-core mode whole cores (select_idle_core() drops a busy core's
- * siblings from cpus), else single CPUs against the shared budget. */
+ * from target + 1 (from target itself before v5.15); in idle-core mode whole cores
+ * (select_idle_core() drops a busy core's siblings from cpus), else single CPUs against the
+ * shared budget. */
 static enum scan_step scan_segment(struct sis *c, struct scan *sc, const struct ts_cpumask *span,
 				   struct ts_cpumask *cpus, int target, bool has_idle_core,
 				   enum ts_place_reason reason, int *idle_cpu)
 {
-	int cpu;
-	ts_for_each_cpu_wrap(cpu, span, target + 1)
+	int cpu, start = c->k->scan_after_target ? target + 1 : target;
+	ts_for_each_cpu_wrap(cpu, span, start)
 	{
 		if (!ts_cpumask_test(cpus, cpu))
 			continue;
@@ -398,23 +415,41 @@ static int select_idle_cpu(struct sis *c, struct ts_sched_domain *sd, bool has_i
 	c->scan_reason = TS_PLACE_TARGET_FALLBACK;
 	and_allowed(cpus, sd->span, c->p);
 
-	if (feat(s, TS_FEAT_SIS_PROP) && !has_idle_core) {
+	bool sis_prop = feat(s, TS_FEAT_SIS_PROP) && !has_idle_core;
+	bool aged = c->k->sis_prop == TS_SIS_PROP_AGED;
+	/* avg_scan_cost learns from SIS_PROP's scans since v5.12 (bae4ec13640b), before
+	 * from every scan of select_idle_cpu(), which needed sd_llc of this CPU for it */
+	if (sis_prop || !c->k->scan_cost_sis_prop_only) {
 		this_sd = s->dom->cpu[c->this_cpu].sd_llc;
 		if (!this_sd)
 			goto out;
-		/* Busy: the last idle period no longer predicts the future; age it away. */
-		uint64_t now = t0 / s->tick_nsec; /* jiffies */
-		uint64_t stamp = atomic_load_explicit(&this_ro->wake_stamp, memory_order_relaxed);
-		uint64_t avg_idle =
-			atomic_load_explicit(&this_ro->wake_avg_idle, memory_order_relaxed);
-		if (stamp < now) {
-			while (stamp < now && avg_idle) {
-				stamp++;
-				avg_idle >>= 1;
+	}
+	if (sis_prop) {
+		uint64_t avg_idle;
+		if (aged) {
+			/* Busy: the last idle period no longer predicts the future; age it
+			 * away. */
+			uint64_t now = t0 / s->tick_nsec; /* jiffies */
+			uint64_t stamp =
+				atomic_load_explicit(&this_ro->wake_stamp, memory_order_relaxed);
+			avg_idle =
+				atomic_load_explicit(&this_ro->wake_avg_idle, memory_order_relaxed);
+			if (stamp < now) {
+				while (stamp < now && avg_idle) {
+					stamp++;
+					avg_idle >>= 1;
+				}
+				atomic_store_explicit(&this_ro->wake_stamp, stamp,
+						      memory_order_relaxed);
+				atomic_store_explicit(&this_ro->wake_avg_idle, avg_idle,
+						      memory_order_relaxed);
 			}
-			atomic_store_explicit(&this_ro->wake_stamp, stamp, memory_order_relaxed);
-			atomic_store_explicit(&this_ro->wake_avg_idle, avg_idle,
-					      memory_order_relaxed);
+		} else {
+			/* v5.4-v5.13: "Due to large variance we need a large fuzz factor;
+			 * hackbench in particularly is sensitive here." this_rq()->avg_idle is
+			 * this CPU's, written under its lock by whoever wakes a task onto it. */
+			avg_idle = __atomic_load_n(&s->rq[c->this_cpu].avg_idle, __ATOMIC_RELAXED) /
+				   512;
 		}
 		uint64_t avg_cost = this_sd->avg_scan_cost + 1;
 		uint64_t span_avg = (uint64_t)sd->span_weight * avg_idle;
@@ -483,10 +518,13 @@ found:;
 	/* SIS_PROP: charge the scan against the predicted idle time; a scan cut short by
 	 * the budget is not accounted (the kernel returns before this). */
 	if (this_sd && !budget_out) {
-		uint64_t avg_idle =
-			atomic_load_explicit(&this_ro->wake_avg_idle, memory_order_relaxed);
-		avg_idle -= avg_idle < t ? avg_idle : t;
-		atomic_store_explicit(&this_ro->wake_avg_idle, avg_idle, memory_order_relaxed);
+		if (sis_prop && aged) { /* the scan spends the predicted idle time */
+			uint64_t avg_idle =
+				atomic_load_explicit(&this_ro->wake_avg_idle, memory_order_relaxed);
+			avg_idle -= avg_idle < t ? avg_idle : t;
+			atomic_store_explicit(&this_ro->wake_avg_idle, avg_idle,
+					      memory_order_relaxed);
+		}
 		update_avg(&this_sd->avg_scan_cost, t);
 	}
 	c->pl->scan_time_ns += t;
@@ -503,6 +541,103 @@ out:
 	if (budget_out)
 		c->scan_reason = TS_PLACE_BUDGET_EXHAUSTED;
 	return -1;
+}
+
+/* ---- v5.4-v5.11: the split scans ---- */
+
+/* select_idle_core() of v5.6 as tip/sched/core had it under the March 2020 SIS series
+ * (Message-ID <20200320151245.21152-2-mgorman@techsingularity.net> patches it): the whole
+ * LLC from target, core by core, without a budget; a core's siblings are examined until
+ * the first busy one, then dropped from cpus. Runs only while the LLC advertises an idle
+ * core; a search that finds none clears the hint. */
+static int select_idle_core_split(struct sis *c, struct ts_sched_domain *sd, int target)
+{
+	struct ts_sched *s = c->s;
+	struct ts_cpumask *cpus = s->select_rq_mask[c->this_cpu];
+	int core, cpu;
+	if (!s->dom->smt_active || !test_idle_cores(s, target))
+		return -1;
+	and_allowed(cpus, sd->span, c->p);
+	ts_for_each_cpu_wrap(core, cpus, target)
+	{
+		const struct ts_cpumask *smt = smt_mask(s, core);
+		bool idle = true;
+		ts_stat_inc(&c->st->sis_core_search);
+		if (!smt) { /* a core of one CPU */
+			examined(c, core);
+			idle = ts_available_idle_cpu(s, core);
+			ts_cpumask_clear_cpu(cpus, core);
+		} else {
+			ts_for_each_cpu(cpu, smt)
+			{
+				examined(c, cpu);
+				if (!ts_available_idle_cpu(s, cpu)) {
+					idle = false;
+					break;
+				}
+			}
+			ts_cpumask_andnot(cpus, cpus, smt);
+		}
+		if (idle)
+			return core;
+		ts_stat_inc(&c->st->sis_core_failed);
+	}
+	/* Failed to find an idle core; stop looking for one. */
+	set_idle_cores(s, target, 0);
+	return -1;
+}
+
+/* select_idle_smt() of v5.4-v5.11, tried after both scans failed: any idle thread of
+ * target's core, target itself included (that kernel's loop does not skip it). */
+static int select_idle_smt_split(struct sis *c, int target)
+{
+	struct ts_sched *s = c->s;
+	const struct ts_cpumask *smt = smt_mask(s, target);
+	int cpu;
+	if (!s->dom->smt_active)
+		return -1;
+	if (!smt) { /* cpu_smt_mask(target) is target alone */
+		examined(c, target);
+		return choose_idle_cpu(s, target) ? target : -1;
+	}
+	ts_for_each_cpu(cpu, smt)
+	{
+		if (!ts_task_allowed(c->p, cpu)) {
+			/* the 2020 patch counts before the affinity test */
+			if (c->k->sis_counting == TS_SIS_COUNT_SCHEDSTAT16)
+				c->counted_only++;
+			continue;
+		}
+		examined(c, cpu);
+		if (choose_idle_cpu(s, cpu))
+			return cpu;
+	}
+	return -1;
+}
+
+/* Steps 7.-11. of v5.4-v5.11: select_idle_core(), select_idle_cpu() (no idle-core mode:
+ * the core scan came first), select_idle_smt(target), target. */
+static int select_idle_split(struct sis *c, struct ts_sched_domain *sd, int prev, int target)
+{
+	struct ts_placement *pl = c->pl;
+	int i = select_idle_core_split(c, sd, target);
+	if (i >= 0) {
+		pl->reason = TS_PLACE_IDLE_CORE;
+		return i;
+	}
+	i = select_idle_cpu(c, sd, false, prev, target);
+	if (i >= 0) {
+		pl->reason = c->scan_reason;
+		return i;
+	}
+	i = select_idle_smt_split(c, target);
+	if (i >= 0) {
+		pl->reason = TS_PLACE_IDLE_SMT;
+		return i;
+	}
+	ts_stat_inc(&c->st->sis_failed);
+	pl->reason = c->scan_reason;
+	return target;
 }
 
 /* ---- select_idle_sibling ---- */
@@ -538,21 +673,25 @@ static int select_idle_sibling(struct sis *c, struct ts_task *waker, int prev, i
 
 	/* 3. A per-CPU kthread (IO completion) waking the task that queued work for it:
 	 * essentially a sync wake-up, stack on it. */
-	if (waker && waker->percpu_kthread && prev == c->this_cpu &&
+	if (c->k->kthread_stack && waker && waker->percpu_kthread && prev == c->this_cpu &&
 	    ts_rq_nr_running(s, c->this_cpu) <= 1 && asym_fits_cpu(c, prev)) {
 		pl->reason = TS_PLACE_KTHREAD_STACK;
 		return prev;
 	}
 
-	/* 4. A recently used CPU, replaced by prev as the candidate for next time. */
+	/* 4. A recently used CPU, replaced by prev as the candidate for next time (before
+	 * v5.15 only when it is used). */
 	recent_used_cpu = p->recent_used_cpu;
-	p->recent_used_cpu = prev;
+	if (c->k->recent_used_prev)
+		p->recent_used_cpu = prev;
 	if (recent_used_cpu != prev && recent_used_cpu != target) {
 		if (recent_used_cpu >= 0 && recent_used_cpu < s->nr_cpus &&
 		    ts_cpus_share_cache(d, recent_used_cpu, target) &&
 		    choose_idle_cpu(s, recent_used_cpu) && ts_task_allowed(p, recent_used_cpu) &&
 		    asym_fits_cpu(c, recent_used_cpu)) {
 			ts_stat_inc(&c->st->sis_recent_hit);
+			if (!c->k->recent_used_prev)
+				p->recent_used_cpu = prev;
 			if (!c->cluster || ts_cpus_share_resources(d, recent_used_cpu, target)) {
 				pl->reason = TS_PLACE_RECENT;
 				return recent_used_cpu;
@@ -589,10 +728,14 @@ static int select_idle_sibling(struct sis *c, struct ts_task *waker, int prev, i
 	}
 	ts_stat_inc(&c->st->sis_domain_search);
 
-	/* 7. */
+	if (c->k->sis_order == TS_SIS_ORDER_SPLIT)
+		return select_idle_split(c, sd, prev, target);
+
+	/* 7. (v5.12 had no select_idle_smt()) */
 	if (d->smt_active) {
 		has_idle_core = test_idle_cores(s, target);
-		if (!has_idle_core && ts_cpus_share_cache(d, prev, target)) {
+		if (c->k->sis_order != TS_SIS_ORDER_MERGED && !has_idle_core &&
+		    ts_cpus_share_cache(d, prev, target)) {
 			i = select_idle_smt(c, sd, prev);
 			if (i >= 0) {
 				pl->reason = TS_PLACE_IDLE_SMT;
@@ -684,14 +827,21 @@ struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int
 			.this_cpu = cpu,
 			.st = st,
 			.pl = &pl,
-			.cluster = d->cluster_active && feat(s, TS_FEAT_SIS_CLUSTER),
+			.k = &s->kernel,
+			/* the cluster scan is written for the merged select_idle_cpu() */
+			.cluster = d->cluster_active && feat(s, TS_FEAT_SIS_CLUSTER) &&
+				   s->kernel.sis_order != TS_SIS_ORDER_SPLIT,
 			.asym = d->asym_cpucapacity,
 		};
 		pl.target = new_cpu;
 		ts_stat_inc(&st->sis_search);
 		pl.cpu = select_idle_sibling(&c, waker, prev_cpu, new_cpu);
 		/* +1: the fast path counts as one scan (Mel Gorman's accounting) */
-		ts_stat_add(&st->sis_scanned, 1 + (uint64_t)pl.nr_scanned);
+		ts_stat_add(&st->sis_scanned,
+			    1 + (uint64_t)pl.nr_scanned + (uint64_t)c.counted_only);
+		/* before v5.15 (89aafd67f28c) the waker remembered its own CPU */
+		if (!s->kernel.recent_used_prev && want_affine && waker)
+			waker->recent_used_cpu = cpu;
 	} else {
 		pl.cpu = new_cpu;
 		pl.target = new_cpu;

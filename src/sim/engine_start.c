@@ -157,7 +157,8 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 		return ts_error_set(err, -ENOMEM, "sim: out of memory for %d tasks", m->nr_tasks);
 	if (w->nr_regions > 0 && (rc = sim_setup_memory(m, cfg, err)))
 		return rc;
-	struct ts_sched_config scfg = {.hz = hz, .cpu_map = NULL, .tg_layout = cfg->tg_layout};
+	struct ts_sched_config scfg = {
+		.hz = hz, .cpu_map = NULL, .tg_layout = cfg->tg_layout, .kernel = cfg->kernel};
 	rc = ts_sched_create(m->topo, cfg->features,
 			     cfg->groups ? &sim_host_ops_groups : &sim_host_ops, m, &scfg, &m->s,
 			     err);

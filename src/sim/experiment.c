@@ -126,6 +126,7 @@ static void *worker(void *arg)
 		struct ts_sim_config cfg = e->base;
 		cfg.features = e->configs[c].features;
 		cfg.tg_layout = e->configs[c].tg_layout; /* task groups */
+		cfg.kernel = e->configs[c].kernel;
 		cfg.load = e->loads[l];
 		cfg.seed = ts_experiment_seed(e->seed, c, e->loads[l], it);
 		struct ts_error err = {0};

@@ -254,33 +254,28 @@ int ts_groups_spec_parse(const char *text, const struct ts_workload *w, struct t
 
 /* ---- tg_layout= in a --compare string ---- */
 
+struct take_layout {
+	enum ts_tg_layout *layout;
+	bool *given;
+};
+
+static int take_layout(const char *value, void *ctx, struct ts_error *err)
+{
+	struct take_layout *t = ctx;
+	if (!*value)
+		return SPEC_ERR(err, "'tg_layout=': expected packed, aligned or per-node");
+	if (ts_tg_layout_parse(value, t->layout, err))
+		return -EINVAL;
+	*t->given = true;
+	return 0;
+}
+
 int ts_tg_layout_take(const char *features, char *rest, size_t rest_size, enum ts_tg_layout *layout,
 		      bool *given, struct ts_error *err)
 {
-	static const char key[] = "tg_layout=";
-	const size_t klen = sizeof(key) - 1;
-	const char *f = features ? features : "";
+	struct take_layout t = {layout, given};
 	*given = false;
-	size_t len = strlen(f);
-	if (len >= rest_size)
-		return SPEC_ERR(err, "the features are too long");
-	memcpy(rest, f, len + 1);
-	for (size_t i = 0; i < len;) {
-		size_t n = strcspn(rest + i, " \t,");
-		if (n >= klen && strncmp(rest + i, key, klen) == 0) {
-			if (n == klen)
-				return SPEC_ERR(
-					err, "'tg_layout=': expected packed, aligned or per-node");
-			char value[64];
-			snprintf(value, sizeof(value), "%.*s", (int)(n - klen), rest + i + klen);
-			if (ts_tg_layout_parse(value, layout, err))
-				return -EINVAL;
-			*given = true;
-			memset(rest + i, ' ', n); /* blanked: the other tokens keep their offsets */
-		}
-		i += n ? n : 1;
-	}
-	return 0;
+	return ts_features_take_key(features, "tg_layout=", rest, rest_size, take_layout, &t, err);
 }
 
 /* ---- results ---- */

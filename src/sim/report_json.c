@@ -200,6 +200,10 @@ int ts_exp_write_json(const struct ts_experiment *e, FILE *out)
 		ts_json_member_bool(&w, "baseline", c == 0);
 		ts_json_member_string(&w, "tg_layout",
 				      ts_tg_layout_name(cfg->tg_layout)); /* task groups */
+		if (cfg->kernel.major) { /* --kernel other than the newest */
+			ts_kernel_profile_name(&cfg->kernel, buf, sizeof(buf));
+			ts_json_member_string(&w, "kernel", buf);
+		}
 		jw_open(&w, "points", '[');
 		for (int l = 0; l < e->nr_loads; l++) {
 			const struct ts_exp_point *p = ts_experiment_point(e, c, l);

@@ -492,6 +492,9 @@ static void config_block(const struct ts_experiment *e, int c, FILE *out)
 		e->iterations == 1 ? "" : "s");
 	if (e->base.groups) /* task groups */
 		fprintf(out, "task-group layout: %s\n", ts_tg_layout_name(cfg->tg_layout));
+	if (cfg->kernel.major) /* --kernel: only an older kernel than the newest is named */
+		fprintf(out, "kernel: %d.%d (docs/kernels.md)\n", cfg->kernel.major,
+			cfg->kernel.minor);
 	fprintf(out, "%-*s", label_w, ts_report_load_name(e));
 	for (int l = 0; l < e->nr_loads; l++)
 		fprintf(out, " %*d", col_w, e->loads[l]);

@@ -235,13 +235,17 @@ static int build_configs(const struct ts_val_experiment *x, struct setup *s, str
 		return ts_error_set(err, -EINVAL, "%d configurations x %d seeds (at most %d x %d)",
 				    x->nr_configs, x->seeds, TS_VAL_MAX_CONFIGS, TS_VAL_MAX_SEEDS);
 	for (int c = 0; c < x->nr_configs; c++) {
-		struct ts_exp_config cfg = {.features = ts_features_default(),
-					    .tg_layout = TS_TG_ALIGNED};
-		char rest[TS_FEATURES_STR_MAX];
+		struct ts_exp_config cfg = {.tg_layout = TS_TG_ALIGNED};
+		char rest[TS_FEATURES_STR_MAX], features[TS_FEATURES_STR_MAX];
 		bool given;
-		if (ts_tg_layout_take(x->configs[c].features, rest, sizeof(rest), &cfg.tg_layout,
-				      &given, err) ||
-		    ts_features_parse(rest, &cfg.features, err))
+		/* kernel=V first: that kernel's switches are the base of the others */
+		if (ts_kernel_profile_take(x->configs[c].features, rest, sizeof(rest), &cfg.kernel,
+					   &given, err) ||
+		    ts_tg_layout_take(rest, features, sizeof(features), &cfg.tg_layout, &given,
+				      err))
+			return err ? err->code : -EINVAL;
+		cfg.features = ts_kernel_features_default(&cfg.kernel);
+		if (ts_features_parse(features, &cfg.features, err))
 			return err ? err->code : -EINVAL;
 		snprintf(cfg.features_text, sizeof(cfg.features_text), "%s",
 			 x->configs[c].features);

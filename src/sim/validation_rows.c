@@ -91,8 +91,11 @@ static const struct ts_val_experiment netperf_kp920 = {
 			 "mean trans/s per pair",
 };
 
-/* Kernel 5.6: SIS_PROP on, no SIS_UTIL (v6.0) and no cluster scan (v6.7). */
-#define V5_6 "NO_SIS_UTIL SIS_PROP NO_SIS_CLUSTER"
+/* Kernel 5.6 (S2's tip/sched/core on v5.6-rc): its SIS (select_idle_core() unbudgeted,
+ * select_idle_cpu() with the unaged avg_idle/512 SIS_PROP from target, then
+ * select_idle_smt(target); the 2020 counters) and its switches: SIS_PROP on, no SIS_UTIL
+ * (v6.0) and no cluster scan (v6.7). docs/kernels.md. */
+#define V5_6 "kernel=5.6"
 #define V5_6_CONFIGS                                                                               \
 	{                                                                                          \
 		{"baseline", V5_6},                                                                \
@@ -168,8 +171,8 @@ static const struct ts_val_experiment pipe_icx = {
 /* ---- what the simulator lacks, per published run ---- */
 
 #define NEEDS_V5_6                                                                                 \
-	"needs --kernel 5.6 (CFS pick with wake-up preemption, unaged SIS_PROP, v5.6 SIS "         \
-	"counting): not built; ran on the current core (EEVDF, aged SIS_PROP)"
+	"runs --kernel 5.6 (v5.6 SIS order, unaged SIS_PROP, the 2020 SIS counting); not "         \
+	"modelled yet: the CFS pick of 5.6 (the EEVDF pick runs) and hackbench's pipe->mutex"
 #define NEEDS_RT_GROUP                                                                             \
 	"needs RT_GROUP_SCHED and the v6.4 task_group layout (rt_se/rt_rq in the load_avg "        \
 	"line, read by set_task_cpu() on every migration): not built; ran packed vs aligned "      \

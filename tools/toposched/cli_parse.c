@@ -22,6 +22,15 @@ int cli_parse_int(const char *cmd, const char *option, const char *text, long mi
 	return 0;
 }
 
+int cli_parse_kernel(const char *cmd, const char *option, const char *text,
+		     struct ts_kernel_profile *out)
+{
+	struct ts_error err = {0};
+	if (ts_kernel_profile_parse(text, out, &err))
+		return cli_error(cmd, "%s: %s", option, err.msg);
+	return 0;
+}
+
 int cli_parse_seed(const char *cmd, const char *option, const char *text, uint64_t *out)
 {
 	char *end;

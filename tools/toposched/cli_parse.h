@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "toposched/kernel_profile.h"
+
 /* durations are at most an hour */
 #define CLI_MAX_DURATION_NS (3600ull * 1000 * 1000 * 1000)
 
@@ -28,6 +30,10 @@ enum cli_duration_flags {
  * nanoseconds, at most CLI_MAX_DURATION_NS. */
 int cli_parse_duration(const char *cmd, const char *option, const char *text, unsigned flags,
 		       uint64_t *out_ns);
+
+/* A kernel version of kernel_profile.h (--kernel): its profile. */
+int cli_parse_kernel(const char *cmd, const char *option, const char *text,
+		     struct ts_kernel_profile *out);
 
 /* A list of integers within [1, max]: N, A-B (every value), A..B (A, 2A, 4A ... while
  * below B, then B), comma-separated; sorted, duplicates dropped, at most max_items

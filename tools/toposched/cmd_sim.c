@@ -81,6 +81,12 @@ static const char sim_help[] =
 	"                      applied on the defaults (toposched features)\n"
 	"  --features STR      one configuration \"STR\"; with --compare, applied first to\n"
 	"                      every configuration (a common base)\n"
+	"  --kernel V          the kernel generation of every mechanism that changed\n"
+	"                      since 5.4 (" TS_KERNEL_KNOWN "; default " TS_KERNEL_NEWEST "),\n"
+	"                      with that kernel's feature switches as the defaults\n"
+	"                      (toposched features --kernel V; docs/kernels.md); a\n"
+	"                      --compare FEATURES token kernel=V sets it per\n"
+	"                      configuration\n"
 	"  --pin NODES         run every task on these nodes' CPUs only, like numactl -N\n"
 	"                      (node list, e.g. 0 or 0-1; 'all' for none). Default: node " SIM_DEFAULT_PIN "\n"
 	"                      without --machine (the default experiment), else none;\n"
@@ -160,9 +166,11 @@ static bool valid_name(const char *s, size_t len)
 	return true;
 }
 
-/* NAME=FEATURES, FEATURES applied on base; *layout_given: FEATURES had tg_layout=. */
-static int parse_compare(const char *spec, struct ts_features base, struct ts_exp_config *out,
-			 bool *layout_given)
+/* NAME=FEATURES: the configuration's kernel (kernel=V, else base_kernel), then that
+ * kernel's switches, base_features (--features, tg_layout= taken out; NULL: none) and
+ * FEATURES applied on them; *layout_given: FEATURES had tg_layout=. */
+static int parse_compare(const char *spec, const struct ts_kernel_profile *base_kernel,
+			 const char *base_features, struct ts_exp_config *out, bool *layout_given)
 {
 	const char *eq = strchr(spec, '=');
 	if (!eq)
@@ -179,12 +187,19 @@ static int parse_compare(const char *spec, struct ts_features base, struct ts_ex
 		return sim_error("--compare '%.40s...': the features are too long", spec);
 	snprintf(out->features_text, sizeof(out->features_text), "%s", eq + 1);
 	struct ts_error err = {0};
-	out->features = base;
-	/* task groups: tg_layout=L is the configuration's layout, not a feature */
-	char features[TS_FEATURES_STR_MAX];
-	if (ts_tg_layout_take(eq + 1, features, sizeof(features), &out->tg_layout, layout_given,
+	/* kernel=V and tg_layout=L are the configuration's kernel and layout, not features */
+	char no_kernel[TS_FEATURES_STR_MAX], features[TS_FEATURES_STR_MAX];
+	bool kernel_given;
+	out->kernel = *base_kernel;
+	if (ts_kernel_profile_take(eq + 1, no_kernel, sizeof(no_kernel), &out->kernel,
+				   &kernel_given, &err))
+		return sim_error("--compare '%s': kernel=: %s", spec, err.msg);
+	if (ts_tg_layout_take(no_kernel, features, sizeof(features), &out->tg_layout, layout_given,
 			      &err))
 		return sim_error("--compare '%s': %s", spec, err.msg);
+	out->features = ts_kernel_features_default(&out->kernel);
+	if (base_features && ts_features_parse(base_features, &out->features, &err))
+		return sim_error("--features: %s (see 'toposched features')", err.msg);
 	if (ts_features_parse(features, &out->features, &err))
 		return sim_error("--compare '%s': %s (see 'toposched features')", spec, err.msg);
 	return 0;
@@ -202,6 +217,7 @@ struct sim_opts {
 	const char *compare[TS_EXP_MAX_CONFIGS];
 	int nr_compare;
 	const char *features;
+	struct ts_kernel_profile kernel; /* --kernel (zeroed: the newest) */
 	long iterations, hz, jobs, loops;
 	uint64_t duration_ns, warmup_ns, seed;
 	bool duration_given, warmup_given;
@@ -287,6 +303,7 @@ enum {
 	OPT_TG_LAYOUT,
 	OPT_DUMP_GROUPS,
 	OPT_NO_BACKGROUND,
+	OPT_KERNEL,
 };
 
 static int parse_bind(const char *text, enum ts_sim_bind *out)
@@ -334,6 +351,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		{"groups-spec", required_argument, NULL, OPT_GROUPS_SPEC},
 		{"tg-layout", required_argument, NULL, OPT_TG_LAYOUT},
 		{"dump-groups", no_argument, NULL, OPT_DUMP_GROUPS},
+		{"kernel", required_argument, NULL, OPT_KERNEL},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -453,6 +471,10 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 			break;
 		case OPT_DUMP_GROUPS:
 			o->dump_groups = true;
+			break;
+		case OPT_KERNEL:
+			if (cli_parse_kernel(SIM_CMD, "--kernel", optarg, &o->kernel))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'h':
 			*help = true;
@@ -668,7 +690,7 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 				 "have: numa01, numa01-thread-alloc, numa02, numa02-smt, specjbb)",
 				 s->workload->name);
 
-	struct ts_features base = ts_features_default();
+	struct ts_features base = ts_kernel_features_default(&o->kernel);
 	enum ts_tg_layout base_layout = TS_TG_ALIGNED;
 	bool base_layout_given = false;
 	char base_features[TS_FEATURES_STR_MAX];
@@ -680,7 +702,9 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 				 err.msg);
 	if (o->nr_compare > 0) {
 		for (int i = 0; i < o->nr_compare; i++) {
-			if (parse_compare(o->compare[i], base, &s->configs[i], &s->layout_given[i]))
+			if (parse_compare(o->compare[i], &o->kernel,
+					  o->features ? base_features : NULL, &s->configs[i],
+					  &s->layout_given[i]))
 				return CLI_EXIT_USAGE;
 			for (int k = 0; k < i; k++)
 				if (strcmp(s->configs[k].name, s->configs[i].name) == 0)
@@ -706,11 +730,12 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 		snprintf(s->configs[0].features_text, sizeof(s->configs[0].features_text), "%s",
 			 o->features);
 		s->configs[0].features = base;
+		s->configs[0].kernel = o->kernel;
 		s->nr_configs = 1;
 	} else {
 		for (size_t i = 0; i < sizeof(sim_default_compare) / sizeof(sim_default_compare[0]);
 		     i++)
-			if (parse_compare(sim_default_compare[i], base, &s->configs[i],
+			if (parse_compare(sim_default_compare[i], &o->kernel, NULL, &s->configs[i],
 					  &s->layout_given[i]))
 				return CLI_EXIT_USAGE;
 		s->nr_configs = (int)(sizeof(sim_default_compare) / sizeof(sim_default_compare[0]));

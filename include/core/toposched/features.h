@@ -84,6 +84,16 @@ int ts_features_parse(const char *text, struct ts_features *inout, struct ts_err
  * NUL-terminated when size > 0; buf may be NULL when size is 0. */
 int ts_features_format(struct ts_features f, char *buf, size_t size);
 
+/* The KEY=VALUE tokens that a --compare features string may carry besides feature names
+ * (kernel=, tg_layout=): copies text into rest with every token starting with key (e.g.
+ * "kernel=") blanked, so that the other tokens keep their offsets for ts_features_parse()'s
+ * messages, and calls take(value, ctx, err) for each, in order. Tokens are separated by
+ * blanks or commas, as feature names are. Returns 0; -EINVAL when text does not fit
+ * rest_size; take's error when it fails. */
+int ts_features_take_key(const char *text, const char *key, char *rest, size_t rest_size,
+			 int (*take)(const char *value, void *ctx, struct ts_error *err), void *ctx,
+			 struct ts_error *err);
+
 int ts_feature_count(void);
 /* The table entry for feature i (0 <= i < ts_feature_count()), else NULL. */
 const struct ts_feature_info *ts_feature_info(int i);

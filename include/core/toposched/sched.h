@@ -24,6 +24,7 @@
 #include "toposched/error.h"
 #include "toposched/features.h"
 #include "toposched/group.h"
+#include "toposched/kernel_profile.h"
 #include "toposched/numa.h"
 #include "toposched/pelt.h"
 #include "toposched/stats.h"
@@ -152,6 +153,10 @@ struct ts_sched_config {
 	 * track_writer_node (ts_tg_root_params), which the groups created under it inherit.
 	 * Off: no writer line, remote_writes stays 0. */
 	bool tg_track_writer_node;
+	/* The kernel generation of every mechanism that changed (kernel_profile.h); zeroed =
+	 * the newest. Its feature defaults are the caller's to apply (the features argument
+	 * of ts_sched_create() is used as given). */
+	struct ts_kernel_profile kernel;
 };
 
 struct ts_sched {
@@ -174,6 +179,8 @@ struct ts_sched {
 	 * ts_sched_group_create() and freed with the sched. */
 	struct ts_task_group *root_tg;
 	enum ts_tg_layout tg_layout;
+	struct ts_kernel_profile kernel; /* never zeroed: the newest's fields filled in */
+	enum ts_fair_pick fair_pick;	 /* kernel.fair_pick: the run queues' pick */
 };
 
 int ts_sched_create(const struct ts_topology *topo, struct ts_features features,

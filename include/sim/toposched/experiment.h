@@ -36,6 +36,8 @@ struct ts_exp_config {
 	struct ts_features features;		 /* what the runs use */
 	/* ---- task groups ---- */
 	enum ts_tg_layout tg_layout; /* of the groups' load_avg in this configuration's runs */
+	/* ---- the kernel generation (--kernel, kernel= token); zeroed = the newest ---- */
+	struct ts_kernel_profile kernel;
 };
 
 /* What the runs of one point add up to. Counters are summed over the iterations;

@@ -19,6 +19,7 @@
 #include "toposched/error.h"
 #include "toposched/features.h"
 #include "toposched/group.h"
+#include "toposched/kernel_profile.h"
 #include "toposched/sim_groups.h"
 #include "toposched/stats.h"
 #include "toposched/topology.h"
@@ -268,6 +269,10 @@ struct ts_sim_config {
 	/* ---- task groups (sim_groups.h) ---- */
 	const struct ts_groups_spec *groups; /* NULL = every task in the root group */
 	enum ts_tg_layout tg_layout;	     /* of the groups' load_avg (0 = aligned, mainline) */
+	/* The kernel generation of the core's mechanisms (kernel_profile.h; zeroed = the
+	 * newest). features are used as given: a caller wanting that kernel's switches starts
+	 * from ts_kernel_features_default(). */
+	struct ts_kernel_profile kernel;
 };
 
 #define TS_SIM_MAX_TASKS	65536	     /* a sane bound on load x tasks per instance */

@@ -1,0 +1,131 @@
+/* Kernel profiles (`--kernel VERSION`): which generation of each scheduling mechanism that
+ * changed between v5.4 and the newest kernel the core follows (v6.12) a given mainline
+ * version has, so that a patch is judged on the kernel it was written for. Every version
+ * from 5.4 to 6.12 is accepted; each mechanism takes the generation of that version. The
+ * merge version of every change, with its commit, is in docs/kernels.md.
+ *
+ * A profile only says which code runs: the switches of the era (SIS_PROP on before v6.0,
+ * SIS_UTIL from v6.0, ...) are the profile's default feature set
+ * (ts_kernel_features_default()), on which --features and --compare apply as usual, so a
+ * later mechanism can be tried on an older kernel ("what would SIS_UTIL do on 5.15"). */
+#ifndef TOPOSCHED_KERNEL_PROFILE_H
+#define TOPOSCHED_KERNEL_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "toposched/error.h"
+#include "toposched/features.h"
+
+/* The fair class's pick (read by the run-queue code): EEVDF from v6.6 (147f3efaa241),
+ * CFS (vruntime, sched_latency, wake-up granularity) before. EEVDF first: a zeroed
+ * value is the newest kernel's. */
+enum ts_fair_pick { TS_FAIR_PICK_EEVDF, TS_FAIR_PICK_CFS };
+
+/* The shape of select_idle_sibling()'s LLC search. */
+enum ts_sis_order {
+	/* v6.7+: the merged select_idle_cpu() (cores or CPUs), target's cluster first when
+	 * clusters exist (8881e1639f1f), select_idle_smt(prev) before it. */
+	TS_SIS_ORDER_CLUSTER,
+	/* v5.13-v6.6: select_idle_smt(prev) when no idle core is advertised (c722f35b513f),
+	 * then the merged select_idle_cpu(). */
+	TS_SIS_ORDER_SMT_PREV,
+	/* v5.12: the merged select_idle_cpu() alone (9fe1f127b913 merged the core scan into
+	 * it, 6cd56ef1df39 removed select_idle_smt()). */
+	TS_SIS_ORDER_MERGED,
+	/* v5.4-v5.11: select_idle_core() over the whole LLC without a budget, then
+	 * select_idle_cpu() (SIS_PROP), then select_idle_smt(target). */
+	TS_SIS_ORDER_SPLIT,
+};
+
+/* SIS_PROP's idle-time estimate. */
+enum ts_sis_prop {
+	/* v5.14+: the waker CPU's wake_avg_idle, halved every jiffy it stays busy and
+	 * spent by every scan (94aafc3ee31d, "sched/fair: Age the average idle time"). */
+	TS_SIS_PROP_AGED,
+	/* v5.4-v5.13: this_rq()->avg_idle / 512, neither aged nor spent. */
+	TS_SIS_PROP_AVG_IDLE_512,
+};
+
+/* How the SIS counters count (the counters were never merged; mmtests reads them). */
+enum ts_sis_counting {
+	/* Ours: 1 per call (the fast path) + 1 per CPU actually examined. */
+	TS_SIS_COUNT_EXAMINED,
+	/* Mel Gorman's March 2020 patch "sched/fair: Track efficiency of
+	 * select_idle_sibling" (SCHEDSTAT_VERSION 16), on the v5.6 code: sis_scanned grows
+	 * before select_idle_cpu()'s budget test, so the iteration that exhausts the budget
+	 * counts; select_idle_smt() counts every sibling of target, target included. */
+	TS_SIS_COUNT_SCHEDSTAT16,
+};
+
+struct ts_kernel_profile {
+	int major, minor; /* the version asked for; 0.0 = newest (ts_kernel_profile_newest) */
+	enum ts_fair_pick fair_pick;
+	enum ts_sis_order sis_order;
+	enum ts_sis_prop sis_prop;
+	enum ts_sis_counting sis_counting;
+	/* select_idle_cpu() starts its wrap at target + 1 (56498cfb045d, v5.15); before,
+	 * at target, which select_idle_sibling() has already found busy. */
+	bool scan_after_target;
+	/* p->recent_used_cpu = prev on every wake-up (89aafd67f28c, v5.15); before, only
+	 * when recent_used_cpu was returned, and the waker's recent_used_cpu became its own
+	 * CPU after every affine wake-up (current->recent_used_cpu = cpu). */
+	bool recent_used_prev;
+	/* A per-CPU kthread waking the task that queued work for it stacks on it
+	 * (52262ee567ad, v5.6). */
+	bool kthread_stack;
+	/* avg_scan_cost learns only from SIS_PROP's budgeted scans (bae4ec13640b, v5.12);
+	 * before, from every select_idle_cpu() scan that ran to its end. */
+	bool scan_cost_sis_prop_only;
+	/* The mechanisms the era has (and turns on by default): SIS_UTIL (70fb5ccf2ebb,
+	 * v6.0), the cluster-aware wake-up (8881e1639f1f, 22165f61d0c4, v6.7), the
+	 * tg->load_avg rate limit (1528c661c24b, v6.7). SIS_PROP is in every kernel up to
+	 * v6.6 (on by default before v6.0) and removed in v6.7 (984ffb6a4366). */
+	bool has_sis_util, has_sis_cluster, has_tg_load_ratelimit, has_sis_prop;
+};
+
+/* "MAJOR.MINOR" of the newest kernel the core follows. */
+#define TS_KERNEL_NEWEST "6.12"
+/* The range accepted, for messages: every minor version of each major. */
+#define TS_KERNEL_KNOWN "5.4-5.19, 6.0-6.12"
+
+/* The newest kernel's profile (what a zeroed ts_sched_config gets). */
+struct ts_kernel_profile ts_kernel_profile_newest(void);
+
+/* Parses "[v]MAJOR.MINOR[.PATCH][-rcN]" (an -rc has the mechanisms of its merge window;
+ * the patch level of a stable release changes nothing here). A version outside
+ * TS_KERNEL_KNOWN, or text of another shape, is -EINVAL with a message that names the text
+ * and lists the known versions. */
+int ts_kernel_profile_parse(const char *text, struct ts_kernel_profile *out, struct ts_error *err);
+
+/* The profile of a known version (major.minor); -EINVAL for another. */
+int ts_kernel_profile_for(int major, int minor, struct ts_kernel_profile *out,
+			  struct ts_error *err);
+
+/* The feature switches as that kernel boots: ts_features_default() with SIS_PROP,
+ * SIS_UTIL, SIS_CLUSTER and TG_LOAD_RATELIMIT as the era has them. */
+struct ts_features ts_kernel_features_default(const struct ts_kernel_profile *k);
+
+/* "5.6", or TS_KERNEL_NEWEST for the zeroed profile; snprintf semantics. */
+int ts_kernel_profile_name(const struct ts_kernel_profile *k, char *buf, size_t size);
+
+/* Takes every "kernel=VERSION" token (blank- or comma-separated, as feature names are) out
+ * of a --compare features string, as ts_tg_layout_take() does with tg_layout=: rest gets
+ * the other tokens (each taken token blanked, so offsets in messages stay right), *k the
+ * last version given, *given whether there was one. -EINVAL with a message for a bad
+ * version or features longer than rest_size. */
+int ts_kernel_profile_take(const char *features, char *rest, size_t rest_size,
+			   struct ts_kernel_profile *k, bool *given, struct ts_error *err);
+
+/* One line per mechanism: its name, the generation this profile has, and the commit that
+ * made the change, for `toposched features --kernel`. i from 0 while it returns true. */
+struct ts_kernel_mechanism {
+	const char *name;	      /* "sis_prop" */
+	const char *generation;	      /* "avg_idle/512 (unaged)" */
+	int since_major, since_minor; /* the release that made the change */
+	const char *commit;	      /* its commit(s) in mainline */
+};
+bool ts_kernel_profile_mechanism(const struct ts_kernel_profile *k, int i,
+				 struct ts_kernel_mechanism *out);
+
+#endif

@@ -1,0 +1,220 @@
+/* Kernel profiles: one table of the mainline changes the core models, each with the
+ * version whose merge window took it and its commit (docs/kernels.md lists the same with
+ * its sources); a profile is that table read at one version. */
+#include "toposched/kernel_profile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define V(major, minor) ((major)*100 + (minor))
+
+/* The changes, in merge order. */
+enum change {
+	KTHREAD_STACK,
+	MERGED_SCAN,
+	SCAN_COST_SIS_PROP,
+	SIS_COUNTING,
+	SMT_PREV,
+	AGED_IDLE,
+	SCAN_AFTER_TARGET,
+	RECENT_USED_PREV,
+	SIS_UTIL,
+	EEVDF,
+	SIS_PROP_REMOVED,
+	CLUSTER_SCAN,
+	TG_LOAD_RATELIMIT,
+	NR_CHANGES
+};
+
+struct change_info {
+	const char *name;
+	int since; /* V(major, minor) of the first release with it */
+	const char *commit;
+	const char *before, *after;
+};
+
+static const struct change_info changes[NR_CHANGES] = {
+	[KTHREAD_STACK] = {"sis_kthread_stack", V(5, 6), "52262ee567ad", "no",
+			   "a per-CPU kthread's wakee stacks on it"},
+	[MERGED_SCAN] = {"sis_scan", V(5, 12), "9fe1f127b913 6cd56ef1df39",
+			 "select_idle_core(), select_idle_cpu(), select_idle_smt(target)",
+			 "one select_idle_cpu() for cores and CPUs"},
+	[SCAN_COST_SIS_PROP] = {"sis_scan_cost", V(5, 12), "bae4ec13640b",
+				"avg_scan_cost from every completed scan",
+				"avg_scan_cost from SIS_PROP scans only"},
+	/* the counters were never merged: the 2020 patch applies to the split scan */
+	[SIS_COUNTING] = {"sis_counting", V(5, 12), "(with 9fe1f127b913)",
+			  "SCHEDSTAT_VERSION 16 (Mel Gorman, Mar 2020)", "CPUs examined"},
+	[SMT_PREV] = {"sis_smt_prev", V(5, 13), "c722f35b513f", "no",
+		      "select_idle_smt(prev) before the scan"},
+	[AGED_IDLE] = {"sis_prop_idle", V(5, 14), "94aafc3ee31d", "avg_idle / 512",
+		       "aged wake_avg_idle"},
+	[SCAN_AFTER_TARGET] = {"sis_scan_start", V(5, 15), "56498cfb045d", "target", "target + 1"},
+	[RECENT_USED_PREV] = {"recent_used_cpu", V(5, 15), "89aafd67f28c",
+			      "prev when it was used; the waker's own CPU after affine wake-ups",
+			      "prev on every wake-up"},
+	[SIS_UTIL] = {"SIS_UTIL", V(6, 0), "70fb5ccf2ebb", "absent (SIS_PROP on)",
+		      "present, on (SIS_PROP off)"},
+	[EEVDF] = {"fair_pick", V(6, 6), "147f3efaa241", "CFS", "EEVDF"},
+	[SIS_PROP_REMOVED] = {"SIS_PROP", V(6, 7), "984ffb6a4366", "present", "removed"},
+	[CLUSTER_SCAN] = {"SIS_CLUSTER", V(6, 7), "8881e1639f1f 22165f61d0c4", "absent",
+			  "target's cluster first, prev/recent fallback"},
+	[TG_LOAD_RATELIMIT] = {"TG_LOAD_RATELIMIT", V(6, 7), "1528c661c24b", "absent",
+			       "present, on"},
+};
+
+static const int newest = V(6, 12);
+
+static bool known(int major, int minor)
+{
+	return (major == 5 && minor >= 4 && minor <= 19) ||
+	       (major == 6 && minor >= 0 && minor <= 12);
+}
+
+static int version_of(const struct ts_kernel_profile *k)
+{
+	return k->major ? V(k->major, k->minor) : newest;
+}
+
+static bool at(int v, enum change c)
+{
+	return v >= changes[c].since;
+}
+
+int ts_kernel_profile_for(int major, int minor, struct ts_kernel_profile *out, struct ts_error *err)
+{
+	if (!known(major, minor))
+		return ts_error_set(
+			err, -EINVAL,
+			"kernel %d.%d is not one of the known versions (" TS_KERNEL_KNOWN ")",
+			major, minor);
+	int v = V(major, minor);
+	*out = (struct ts_kernel_profile){
+		.major = major,
+		.minor = minor,
+		.fair_pick = at(v, EEVDF) ? TS_FAIR_PICK_EEVDF : TS_FAIR_PICK_CFS,
+		.sis_order = at(v, CLUSTER_SCAN)  ? TS_SIS_ORDER_CLUSTER
+			     : at(v, SMT_PREV)	  ? TS_SIS_ORDER_SMT_PREV
+			     : at(v, MERGED_SCAN) ? TS_SIS_ORDER_MERGED
+						  : TS_SIS_ORDER_SPLIT,
+		.sis_prop = at(v, AGED_IDLE) ? TS_SIS_PROP_AGED : TS_SIS_PROP_AVG_IDLE_512,
+		.sis_counting =
+			at(v, SIS_COUNTING) ? TS_SIS_COUNT_EXAMINED : TS_SIS_COUNT_SCHEDSTAT16,
+		.scan_after_target = at(v, SCAN_AFTER_TARGET),
+		.recent_used_prev = at(v, RECENT_USED_PREV),
+		.kthread_stack = at(v, KTHREAD_STACK),
+		.scan_cost_sis_prop_only = at(v, SCAN_COST_SIS_PROP),
+		.has_sis_util = at(v, SIS_UTIL),
+		.has_sis_cluster = at(v, CLUSTER_SCAN),
+		.has_tg_load_ratelimit = at(v, TG_LOAD_RATELIMIT),
+		.has_sis_prop = !at(v, SIS_PROP_REMOVED),
+	};
+	return 0;
+}
+
+struct ts_kernel_profile ts_kernel_profile_newest(void)
+{
+	struct ts_kernel_profile k;
+	ts_kernel_profile_for(newest / 100, newest % 100, &k, NULL);
+	k.major = k.minor = 0; /* "the newest": a zeroed profile */
+	return k;
+}
+
+/* A decimal number of at most 4 digits at *p; advances *p. */
+static bool number(const char **p, int *out)
+{
+	int n = 0, digits = 0;
+	while (**p >= '0' && **p <= '9' && digits < 5) {
+		n = n * 10 + (**p - '0');
+		(*p)++;
+		digits++;
+	}
+	*out = n;
+	return digits > 0 && digits <= 4;
+}
+
+int ts_kernel_profile_parse(const char *text, struct ts_kernel_profile *out, struct ts_error *err)
+{
+	const char *p = text ? text : "";
+	int major, minor, patch, rc;
+	if (*p == 'v')
+		p++;
+	bool ok = number(&p, &major) && *p++ == '.' && number(&p, &minor);
+	if (ok && *p == '.')
+		ok = (p++, number(&p, &patch));
+	if (ok && strncmp(p, "-rc", 3) == 0)
+		ok = (p += 3, number(&p, &rc));
+	if (!ok || *p || !known(major, minor))
+		return ts_error_set(err, -EINVAL,
+				    "'%.40s' is not a known kernel version (known: " TS_KERNEL_KNOWN
+				    "; written as 6.1, v5.15.90 or 6.4-rc5)",
+				    text ? text : "");
+	return ts_kernel_profile_for(major, minor, out, err);
+}
+
+struct ts_features ts_kernel_features_default(const struct ts_kernel_profile *k)
+{
+	struct ts_features f = ts_features_default();
+	int v = version_of(k);
+	/* SIS_UTIL turned SIS_PROP off when it came in (features.h of v6.0) */
+	if (at(v, SIS_UTIL)) {
+		ts_features_clear(&f, TS_FEAT_SIS_PROP);
+		ts_features_set(&f, TS_FEAT_SIS_UTIL);
+	} else {
+		ts_features_set(&f, TS_FEAT_SIS_PROP);
+		ts_features_clear(&f, TS_FEAT_SIS_UTIL);
+	}
+	if (!at(v, CLUSTER_SCAN))
+		ts_features_clear(&f, TS_FEAT_SIS_CLUSTER);
+	if (!at(v, TG_LOAD_RATELIMIT))
+		ts_features_clear(&f, TS_FEAT_TG_LOAD_RATELIMIT);
+	return f;
+}
+
+int ts_kernel_profile_name(const struct ts_kernel_profile *k, char *buf, size_t size)
+{
+	if (!k->major)
+		return snprintf(buf, size, "%s", TS_KERNEL_NEWEST);
+	return snprintf(buf, size, "%d.%d", k->major, k->minor);
+}
+
+struct take {
+	struct ts_kernel_profile k;
+	bool given;
+};
+
+static int take_kernel(const char *value, void *ctx, struct ts_error *err)
+{
+	struct take *t = ctx;
+	t->given = true;
+	return ts_kernel_profile_parse(value, &t->k, err);
+}
+
+int ts_kernel_profile_take(const char *features, char *rest, size_t rest_size,
+			   struct ts_kernel_profile *k, bool *given, struct ts_error *err)
+{
+	struct take t = {.k = *k};
+	*given = false;
+	int rc = ts_features_take_key(features, "kernel=", rest, rest_size, take_kernel, &t, err);
+	if (rc)
+		return rc;
+	*k = t.k;
+	*given = t.given;
+	return 0;
+}
+
+bool ts_kernel_profile_mechanism(const struct ts_kernel_profile *k, int i,
+				 struct ts_kernel_mechanism *out)
+{
+	if (i < 0 || i >= NR_CHANGES)
+		return false;
+	const struct change_info *c = &changes[i];
+	out->name = c->name;
+	out->generation = version_of(k) >= c->since ? c->after : c->before;
+	out->since_major = c->since / 100;
+	out->since_minor = c->since % 100;
+	out->commit = c->commit;
+	return true;
+}
