@@ -36,6 +36,15 @@ static inline bool entity_before(const struct ts_sched_entity *a, const struct t
 	return vdiff(a->deadline, b->deadline) < 0;
 }
 
+/* The tree's order: deadline (EEVDF) or vruntime (CFS); equal keys go to the right. */
+static inline bool tree_before(const struct ts_rb_root_cached *t, const struct ts_sched_entity *a,
+			       const struct ts_sched_entity *b)
+{
+	if (__builtin_expect(t->by_vruntime, 0))
+		return vdiff(a->vruntime, b->vruntime) < 0;
+	return entity_before(a, b);
+}
+
 static inline int64_t entity_key(const struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
 {
 	return vdiff(se->vruntime, cfs->min_vruntime);
@@ -47,6 +56,16 @@ static inline struct ts_sched_entity *node_se(const struct ts_rb_node *n)
 					      offsetof(struct ts_sched_entity, run_node))
 		 : NULL;
 }
+
+/* eevdf.c, for the CFS pick (cfs_*.c): the tree with the avg_vruntime sums
+ * (__enqueue_entity / __dequeue_entity), the queue's load and count
+ * (account_entity_enqueue / _dequeue), and the CFS bodies of the dispatching entry points. */
+void ts_enqueue_tree(struct ts_cfs_rq *cfs, struct ts_sched_entity *se);
+void ts_dequeue_tree(struct ts_cfs_rq *cfs, struct ts_sched_entity *se);
+void ts_avg_vruntime_add(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se);
+void ts_avg_vruntime_sub(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se);
+void ts_account_entity_enqueue(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se);
+void ts_account_entity_dequeue(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se);
 
 /* eevdf_rbtree.c: insert (ordered by deadline, ties to the right) and erase, keeping the
  * leftmost cache and the min_vruntime/min_slice augmentation. */

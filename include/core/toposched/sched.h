@@ -139,6 +139,11 @@ struct ts_sched_config {
 	 * track_writer_node (ts_tg_root_params), which the groups created under it inherit.
 	 * Off: no writer line, remote_writes stays 0. */
 	bool tg_track_writer_node;
+	/* The fair class's pick generation (fair_pick.h): EEVDF (0, the default) or CFS. */
+	enum ts_fair_pick fair_pick;
+	/* The CFS pick's tunables (copied; NULL = ts_cfs_params_init() of v6.1 for the
+	 * scheduled CPUs). Ignored for EEVDF. */
+	const struct ts_cfs_params *cfs_params;
 };
 
 struct ts_sched {
@@ -161,6 +166,8 @@ struct ts_sched {
 	 * ts_sched_group_create() and freed with the sched. */
 	struct ts_task_group *root_tg;
 	enum ts_tg_layout tg_layout;
+	enum ts_fair_pick fair_pick;	 /* every queue of this sched, groups' included */
+	struct ts_cfs_params cfs_params; /* the CFS pick's, pointed to by its queues */
 };
 
 int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
