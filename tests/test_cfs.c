@@ -15,18 +15,12 @@
 #include <cmocka.h>
 
 #include "fake_host.h"
+#include "test_support.h" /* assert_cfs_ok() */
 #include "topo_fixture.h"
 #include "toposched/cfs.h"
 
 #define MS   1000000ULL
 #define TICK TS_TICK_NSEC_DEFAULT
-
-#define assert_cfs_ok(cfs)                                                                         \
-	do {                                                                                       \
-		const char *why_ = NULL;                                                           \
-		if (ts_cfs_rq_check((cfs), &why_) != 0)                                            \
-			fail_msg("cfs_rq check failed: %s", why_ ? why_ : "?");                    \
-	} while (0)
 
 /* A flat CFS queue on one CPU's tunables (factor 1: latency 6 ms, min_granularity
  * 0.75 ms, wakeup granularity 1 ms). */
@@ -60,6 +54,13 @@ static void wake(struct flat *q, struct ts_sched_entity *se, uint64_t now)
 	assert_cfs_ok(&q->cfs);
 }
 
+/* A new entity of that nice and vruntime, woken at time 0. */
+static void queue_se(struct flat *q, struct ts_sched_entity *se, int nice, uint64_t vruntime)
+{
+	se_init(q, se, nice, vruntime);
+	wake(q, se, 0);
+}
+
 static void test_tunables_and_period(void **state)
 {
 	(void)state;
@@ -91,10 +92,8 @@ static void test_slice_by_weight(void **state)
 	struct flat q;
 	struct ts_sched_entity a, b, c;
 	flat_init(&q, false);
-	se_init(&q, &a, 0, 10 * MS);
-	se_init(&q, &b, 5, 10 * MS);
-	wake(&q, &a, 0);
-	wake(&q, &b, 0);
+	queue_se(&q, &a, 0, 10 * MS);
+	queue_se(&q, &b, 5, 10 * MS);
 	/* period(2) = 6 ms split 1024 : 335: 4.5210 ms and 1.4790 ms (fixed point) */
 	assert_int_equal(ts_sched_slice(&q.cfs, &a), 4520971);
 	assert_int_equal(ts_sched_slice(&q.cfs, &b), 1479028);
@@ -115,8 +114,7 @@ static void test_base_slice(void **state)
 		struct ts_sched_entity e[11];
 		flat_init(&q, v5_6);
 		for (int i = 0; i < 11; i++) {
-			se_init(&q, &e[i], i == 10 ? 19 : 0, 10 * MS);
-			wake(&q, &e[i], 0);
+			queue_se(&q, &e[i], i == 10 ? 19 : 0, 10 * MS);
 		}
 		assert_int_equal(ts_sched_slice(&q.cfs, &e[10]), v5_6 ? 12067 : 750000);
 	}
@@ -130,10 +128,8 @@ static void test_alt_period(void **state)
 	struct flat q;
 	struct ts_sched_entity a, b;
 	flat_init(&q, false);
-	se_init(&q, &a, 0, 10 * MS);
-	se_init(&q, &b, 0, 10 * MS);
-	wake(&q, &a, 0);
-	wake(&q, &b, 0);
+	queue_se(&q, &a, 0, 10 * MS);
+	queue_se(&q, &b, 0, 10 * MS);
 	assert_int_equal(ts_sched_slice(&q.cfs, &a), 2999998); /* 3 ms, fixed point */
 	q.cfs.h_nr_queued = 9;
 	assert_int_equal(ts_sched_slice(&q.cfs, &a), 3374998); /* 6.75 ms / 2, fixed point */
@@ -150,11 +146,9 @@ static void test_sleeper_credit(void **state)
 	struct ts_sched_entity lng, shrt, mig, nog;
 	flat_init(&q, false);
 	q.cfs.min_vruntime = 100 * MS;
-	se_init(&q, &lng, 0, 10 * MS);
-	wake(&q, &lng, 0);
+	queue_se(&q, &lng, 0, 10 * MS);
 	assert_int_equal(lng.vruntime, 97 * MS);
-	se_init(&q, &shrt, 0, 99 * MS);
-	wake(&q, &shrt, 0);
+	queue_se(&q, &shrt, 0, 99 * MS);
 	assert_int_equal(shrt.vruntime, 99 * MS);
 	/* woken on another CPU: relative -5 ms, renormalised to 95 ms, then placed */
 	se_init(&q, &mig, 0, (uint64_t) - (int64_t)(5 * MS));
@@ -162,8 +156,7 @@ static void test_sleeper_credit(void **state)
 			ts_features_default());
 	assert_int_equal(mig.vruntime, 97 * MS);
 	q.p.gentle_fair_sleepers = false;
-	se_init(&q, &nog, 0, 10 * MS);
-	wake(&q, &nog, 0);
+	queue_se(&q, &nog, 0, 10 * MS);
 	assert_int_equal(nog.vruntime, 94 * MS);
 	assert_cfs_ok(&q.cfs);
 	/* a dequeue other than a sleep leaves vruntime relative to min_vruntime */
@@ -180,8 +173,7 @@ static void test_start_debit(void **state)
 	struct flat q;
 	struct ts_sched_entity parent, child, child2;
 	flat_init(&q, false);
-	se_init(&q, &parent, 0, 100 * MS);
-	wake(&q, &parent, 0);
+	queue_se(&q, &parent, 0, 100 * MS);
 	ts_set_next_entity(&q.cfs, &parent, 0);
 	ts_update_min_vruntime(&q.cfs);
 	assert_int_equal(q.cfs.min_vruntime, 100 * MS);
@@ -220,11 +212,9 @@ static void test_wakeup_granularity(void **state)
 		struct flat q;
 		struct ts_sched_entity curr, w;
 		flat_init(&q, false);
-		se_init(&q, &curr, 0, 20 * MS);
-		wake(&q, &curr, 0);
+		queue_se(&q, &curr, 0, 20 * MS);
 		ts_set_next_entity(&q.cfs, &curr, 0);
-		se_init(&q, &w, cases[i].nice, 20 * MS - cases[i].behind);
-		wake(&q, &w, 0);
+		queue_se(&q, &w, cases[i].nice, 20 * MS - cases[i].behind);
 		assert_int_equal(ts_wakeup_preempt(&q.cfs, &w, 0, 0, f), cases[i].preempt);
 		assert_int_equal(q.cfs.resched, cases[i].preempt);
 		/* a preempting wakee becomes the next buddy; LAST_BUDDY needs 8 queued */
@@ -235,11 +225,9 @@ static void test_wakeup_granularity(void **state)
 	struct flat q;
 	struct ts_sched_entity curr, w;
 	flat_init(&q, false);
-	se_init(&q, &curr, 0, 20 * MS);
-	wake(&q, &curr, 0);
+	queue_se(&q, &curr, 0, 20 * MS);
 	ts_set_next_entity(&q.cfs, &curr, 0);
-	se_init(&q, &w, 0, 10 * MS);
-	wake(&q, &w, 0);
+	queue_se(&q, &w, 0, 10 * MS);
 	ts_features_clear(&f, TS_FEAT_WAKEUP_PREEMPTION);
 	assert_false(ts_wakeup_preempt(&q.cfs, &w, 0, 0, f));
 }
@@ -253,8 +241,7 @@ static void test_buddies_under_load(void **state)
 	struct ts_sched_entity e[8];
 	flat_init(&q, false);
 	for (int i = 0; i < 7; i++) {
-		se_init(&q, &e[i], 0, 20 * MS + (uint64_t)i * 100000);
-		wake(&q, &e[i], 0);
+		queue_se(&q, &e[i], 0, 20 * MS + (uint64_t)i * 100000);
 	}
 	ts_set_next_entity(&q.cfs, &e[0], 0);
 	se_init(&q, &e[7], 0, 18 * MS); /* 2 ms behind curr */
@@ -285,10 +272,8 @@ static void test_tick_preemption(void **state)
 	struct flat q;
 	struct ts_sched_entity a, b;
 	flat_init(&q, false);
-	se_init(&q, &a, 0, 20 * MS);
-	se_init(&q, &b, 0, 20 * MS);
-	wake(&q, &a, 0);
-	wake(&q, &b, 0);
+	queue_se(&q, &a, 0, 20 * MS);
+	queue_se(&q, &b, 0, 20 * MS);
 	ts_set_next_entity(&q.cfs, &a, 0);
 	ts_update_curr(&q.cfs, 2 * MS, f);
 	assert_false(ts_check_preempt_tick(&q.cfs, &a));
@@ -301,10 +286,8 @@ static void test_tick_preemption(void **state)
 	/* b 2.5 ms behind: at 0.5 ms curr is 3.0 ms ahead but within min_granularity; at
 	 * 0.8 ms 3.3 ms ahead > ideal_runtime */
 	flat_init(&q, false);
-	se_init(&q, &a, 0, 20 * MS);
-	se_init(&q, &b, 0, 17500000);
-	wake(&q, &a, 0);
-	wake(&q, &b, 0);
+	queue_se(&q, &a, 0, 20 * MS);
+	queue_se(&q, &b, 0, 17500000);
 	ts_set_next_entity(&q.cfs, &a, 0);
 	ts_update_curr(&q.cfs, 500000, f);
 	assert_false(ts_check_preempt_tick(&q.cfs, &a));
@@ -324,10 +307,8 @@ static void test_yield_skip_buddy(void **state)
 		struct flat q;
 		struct ts_sched_entity a, b;
 		flat_init(&q, false);
-		se_init(&q, &a, 0, 20 * MS);
-		se_init(&q, &b, 0, far ? 21500000 : 20500000);
-		wake(&q, &a, 0);
-		wake(&q, &b, 0);
+		queue_se(&q, &a, 0, 20 * MS);
+		queue_se(&q, &b, 0, far ? 21500000 : 20500000);
 		ts_set_next_entity(&q.cfs, &a, 0);
 		ts_cfs_yield_task(&q.cfs, 0);
 		assert_ptr_equal(q.cfs.skip, &a);
@@ -342,30 +323,11 @@ static void test_yield_skip_buddy(void **state)
 	}
 }
 
-/* Runs cpu for ns in 1-ms ticks, rescheduling whenever the core asked for it. */
-static void run_cpu(struct ts_sched *s, struct fake_host *f, int cpu, uint64_t ns)
-{
-	for (uint64_t t = 0; t < ns; t += MS) {
-		f->now += MS;
-		unsigned before = f->resched[cpu];
-		fake_lock(f, cpu);
-		ts_sched_tick(s, cpu);
-		if (f->resched[cpu] != before)
-			ts_schedule(s, cpu);
-		fake_unlock(f, cpu);
-	}
-}
-
 static struct ts_sched *cfs_sched(struct fake_host *f, struct ts_topology *t)
 {
 	struct ts_sched_config cfg = {.fair_pick = TS_FAIR_PICK_CFS};
-	struct ts_sched *s = NULL;
-	struct ts_error err = {0};
-	memset(f, 0, sizeof(*f));
-	f->now = MS;
-	f->nr_cpus = t->nr_cpus;
-	assert_int_equal(ts_sched_create(t, ts_features_default(), &fake_ops, f, &cfg, &s, &err),
-			 0);
+	struct ts_sched *s = fake_sched_cfg(f, t, "", &cfg);
+	assert_non_null(s);
 	return s;
 }
 
@@ -394,7 +356,7 @@ static void test_group_hierarchy_pick(void **state)
 	fake_lock(&f, 0);
 	ts_schedule(s, 0);
 	fake_unlock(&f, 0);
-	run_cpu(s, &f, 0, 600 * MS);
+	fake_run_cpu(s, &f, 0, 600 * MS);
 	uint64_t total = 0;
 	for (int i = 0; i < 3; i++)
 		total += p[i].se.sum_exec_runtime;
@@ -408,7 +370,7 @@ static void test_group_hierarchy_pick(void **state)
 
 	/* run until one of B's tasks is current, then yield it */
 	for (int i = 0; i < 100 && s->rq[0].curr == &p[0]; i++)
-		run_cpu(s, &f, 0, MS);
+		fake_run_cpu(s, &f, 0, MS);
 	struct ts_task *y = s->rq[0].curr;
 	assert_true(y == &p[1] || y == &p[2]);
 	fake_lock(&f, 0);
@@ -453,7 +415,7 @@ static void test_sched_wakeup(void **state)
 	ts_schedule(s, 0);
 	fake_unlock(&f, 0);
 	assert_ptr_equal(s->rq[0].curr, first);
-	run_cpu(s, &f, 0, 50 * MS);
+	fake_run_cpu(s, &f, 0, 50 * MS);
 	fake_lock(&f, 0);
 	bool preempt = ts_activate_task(s, 0, other, 0);
 	fake_unlock(&f, 0);

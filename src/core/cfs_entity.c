@@ -13,17 +13,9 @@ static inline uint64_t max_vruntime(uint64_t max_vruntime, uint64_t vruntime)
 struct ts_update_curr_result ts_cfs_update_curr(struct ts_cfs_rq *cfs, uint64_t now)
 {
 	struct ts_update_curr_result r = {0};
-	struct ts_sched_entity *curr = cfs->curr;
 
-	if (!curr)
-		return r;
-	r.delta_exec = vdiff(now, curr->exec_start);
-	if (r.delta_exec <= 0)
-		return r;
-	curr->exec_start = now;
-	curr->sum_exec_runtime += (uint64_t)r.delta_exec;
-	curr->vruntime += ts_calc_delta_fair((uint64_t)r.delta_exec, curr);
-	ts_update_min_vruntime(cfs);
+	if (update_curr_vruntime(cfs, now, &r))
+		ts_update_min_vruntime(cfs);
 	return r;
 }
 
@@ -96,10 +88,7 @@ void ts_cfs_dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, ui
 	ts_cfs_update_curr(cfs, now);
 	/* kernel: update_load_avg(UPDATE_TG [| DO_DETACH]) -- host/PELT */
 	ts_clear_buddies(cfs, se);
-	if (se != cfs->curr)
-		ts_dequeue_tree(cfs, se);
-	se->on_rq = 0;
-	ts_account_entity_dequeue(cfs, se);
+	ts_entity_leave_queue(cfs, se);
 	/* Normalize after update_curr(), which may have moved min_vruntime, and before
 	 * update_min_vruntime() discounts se's position. */
 	if (!(flags & TS_DEQUEUE_SLEEP))

@@ -245,14 +245,17 @@ void ts_avg_vruntime_sub(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se
 	avg_vruntime_sub(cfs, se);
 }
 
+void ts_entity_leave_queue(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	if (se != cfs->curr)
+		__dequeue_entity(cfs, se);
+	se->on_rq = 0;
+	ts_account_entity_dequeue(cfs, se);
+}
+
 void ts_enqueue_tree(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
 {
 	__enqueue_entity(cfs, se);
-}
-
-void ts_dequeue_tree(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
-{
-	__dequeue_entity(cfs, se);
 }
 
 struct ts_sched_entity *ts_pick_first_entity(const struct ts_cfs_rq *cfs)
@@ -419,16 +422,8 @@ struct ts_update_curr_result ts_update_curr(struct ts_cfs_rq *cfs, uint64_t now,
 
 	if (__builtin_expect(cfs->pick == TS_FAIR_PICK_CFS, 0))
 		return ts_cfs_update_curr(cfs, now);
-	if (!curr)
+	if (!update_curr_vruntime(cfs, now, &r))
 		return r;
-	/* update_curr_se() */
-	r.delta_exec = vdiff(now, curr->exec_start);
-	if (r.delta_exec <= 0)
-		return r;
-	curr->exec_start = now;
-	curr->sum_exec_runtime += (uint64_t)r.delta_exec;
-
-	curr->vruntime += ts_calc_delta_fair((uint64_t)r.delta_exec, curr);
 	r.slice_expired = update_deadline(cfs, curr);
 	ts_update_min_vruntime(cfs);
 
@@ -526,10 +521,7 @@ void ts_dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64
 	/* kernel: update_load_avg(UPDATE_TG [| DO_DETACH]) -- host/PELT */
 	ts_clear_buddies(cfs, se);
 	ts_update_entity_lag(cfs, se);
-	if (se != cfs->curr)
-		__dequeue_entity(cfs, se);
-	se->on_rq = 0;
-	ts_account_entity_dequeue(cfs, se);
+	ts_entity_leave_queue(cfs, se);
 	/* Advance min_vruntime if se held it back, except for DEQUEUE_SAVE && !DEQUEUE_MOVE:
 	 * se comes straight back and would be penalized. */
 	if ((flags & (TS_DEQUEUE_SAVE | TS_DEQUEUE_MOVE)) != TS_DEQUEUE_SAVE)
