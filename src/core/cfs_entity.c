@@ -19,7 +19,7 @@ struct ts_update_curr_result ts_cfs_update_curr(struct ts_cfs_rq *cfs, uint64_t 
 	return r;
 }
 
-/* entity_is_long_sleeper() (v6.3, in 6.1.y since 6.1.55's line): a sleep so long that
+/* entity_is_long_sleeper() (mainline v6.3; in the 6.1.55 source): a sleep so long that
  * vruntime - min_vruntime may have overflowed s64 (2^63 / NICE_0_LOAD ns, ~104 days). */
 static bool entity_is_long_sleeper(const struct ts_sched_entity *se, uint64_t now)
 {
