@@ -56,9 +56,11 @@ static const struct ts_host_ops fake_ops = {
 };
 
 /* A scheduler on a preset (or NULL topology -> returns NULL) with a feature string
- * applied on the defaults ("" for the defaults). The topology is owned by the caller. */
-static inline struct ts_sched *fake_sched(struct fake_host *f, const struct ts_topology *t,
-					  const char *features)
+ * applied on the defaults ("" for the defaults) and a configuration (NULL: the defaults).
+ * The topology is owned by the caller. */
+static inline struct ts_sched *fake_sched_cfg(struct fake_host *f, const struct ts_topology *t,
+					      const char *features,
+					      const struct ts_sched_config *cfg)
 {
 	memset(f, 0, sizeof(*f));
 	f->now = 1000000; /* non-zero: PELT treats last_update_time 0 as "never" */
@@ -68,9 +70,30 @@ static inline struct ts_sched *fake_sched(struct fake_host *f, const struct ts_t
 	if (features && ts_features_parse(features, &feat, &err))
 		return NULL;
 	struct ts_sched *s = NULL;
-	if (ts_sched_create(t, feat, &fake_ops, f, NULL, &s, &err))
+	if (ts_sched_create(t, feat, &fake_ops, f, cfg, &s, &err))
 		return NULL;
 	return s;
+}
+
+/* fake_sched() with the default configuration. */
+static inline struct ts_sched *fake_sched(struct fake_host *f, const struct ts_topology *t,
+					  const char *features)
+{
+	return fake_sched_cfg(f, t, features, NULL);
+}
+
+/* Runs `cpu` for `ns` in 1-ms ticks, rescheduling whenever the core asked for it. */
+static inline void fake_run_cpu(struct ts_sched *s, struct fake_host *f, int cpu, uint64_t ns)
+{
+	for (uint64_t t = 0; t < ns; t += 1000000) {
+		f->now += 1000000;
+		unsigned before = f->resched[cpu];
+		fake_lock(f, cpu);
+		ts_sched_tick(s, cpu);
+		if (f->resched[cpu] != before)
+			ts_schedule(s, cpu);
+		fake_unlock(f, cpu);
+	}
 }
 
 /* Makes `p` the running task of its CPU, as if it had been woken there and scheduled. */

@@ -21,13 +21,6 @@
 #define SLICE_1CPU 700000ULL
 #define TICK	   TS_TICK_NSEC_DEFAULT
 
-#define assert_cfs_ok(cfs)                                                                         \
-	do {                                                                                       \
-		const char *why_ = NULL;                                                           \
-		if (ts_cfs_rq_check((cfs), &why_) != 0)                                            \
-			fail_msg("cfs_rq check failed: %s", why_ ? why_ : "?");                    \
-	} while (0)
-
 #define assert_close(a, b, tol)                                                                    \
 	do {                                                                                       \
 		long long a_ = (long long)(a), b_ = (long long)(b), t_ = (long long)(tol);         \

@@ -19,20 +19,6 @@ static void new_task(struct ts_sched *s, struct ts_task *p, int nice, int cpu)
 	assert_int_equal(ts_task_init(s, p, nice, NULL, cpu, &err), 0);
 }
 
-/* Runs `cpu` for `ns` in 1-ms ticks, rescheduling whenever the core asked for it. */
-static void run_cpu(struct ts_sched *s, struct fake_host *f, int cpu, uint64_t ns)
-{
-	for (uint64_t t = 0; t < ns; t += MS) {
-		f->now += MS;
-		unsigned before = f->resched[cpu];
-		fake_lock(f, cpu);
-		ts_sched_tick(s, cpu);
-		if (f->resched[cpu] != before)
-			ts_schedule(s, cpu);
-		fake_unlock(f, cpu);
-	}
-}
-
 static void test_create(void **state)
 {
 	(void)state;
@@ -74,7 +60,7 @@ static void test_activate_schedule_idle(void **state)
 	assert_ptr_equal(ts_schedule(s, 3), &p);
 	assert_ptr_equal(ts_cpu_rq(s, 3)->curr, &p);
 	fake_unlock(&f, 3);
-	run_cpu(s, &f, 3, 50 * MS);
+	fake_run_cpu(s, &f, 3, 50 * MS);
 	assert_true(ts_cpu_util(s, 3) > 0);
 	/* block: the CPU goes idle and records when */
 	fake_lock(&f, 3);
@@ -117,7 +103,7 @@ static void test_weights_share_one_cpu(void **state)
 	assert_true(atomic_load(&s->overloaded)); /* two runnable on one rq */
 	ts_schedule(s, 0);
 	fake_unlock(&f, 0);
-	run_cpu(s, &f, 0, 20000 * MS);
+	fake_run_cpu(s, &f, 0, 20000 * MS);
 	double ra = (double)a.se.sum_exec_runtime, rb = (double)b.se.sum_exec_runtime;
 	double want = 1024.0 / (1024.0 + 335.0);
 	assert_true(ra / (ra + rb) > want * 0.99 && ra / (ra + rb) < want * 1.01);
@@ -135,7 +121,7 @@ static void test_pelt_wiring(void **state)
 	struct ts_task p;
 	new_task(s, &p, 0, 1);
 	fake_run_on(s, &f, &p, 1);
-	run_cpu(s, &f, 1, 400 * MS);
+	fake_run_cpu(s, &f, 1, 400 * MS);
 	/* always running: util and load converge to full scale */
 	assert_true(ts_cpu_util(s, 1) >= 1000);
 	assert_true(ts_cpu_load(s, 1) >= 1000);
@@ -164,7 +150,7 @@ static void test_wake_migration_moves_load(void **state)
 	struct ts_task p;
 	new_task(s, &p, 0, 0);
 	fake_run_on(s, &f, &p, 0);
-	run_cpu(s, &f, 0, 300 * MS);
+	fake_run_cpu(s, &f, 0, 300 * MS);
 	fake_lock(&f, 0);
 	ts_deactivate_curr(s, 0, TS_TASK_SLEEPING);
 	ts_schedule(s, 0);
@@ -201,7 +187,7 @@ static void test_move_queued_task(void **state)
 	}
 	struct ts_task *running = ts_schedule(s, 0);
 	fake_unlock(&f, 0);
-	run_cpu(s, &f, 0, 30 * MS);
+	fake_run_cpu(s, &f, 0, 30 * MS);
 	struct ts_task *victim = ts_cpu_rq(s, 0)->curr == &p[0] ? &p[1] : &p[0];
 	(void)running;
 	fake_lock(&f, 0);
@@ -235,7 +221,7 @@ static void test_wakeup_preemption(void **state)
 		new_task(s, &hog, 0, 0);
 		new_task(s, &wakee, 0, 0);
 		fake_run_on(s, &f, &hog, 0);
-		run_cpu(s, &f, 0, 1 * MS);
+		fake_run_cpu(s, &f, 0, 1 * MS);
 		wakee.se.custom_slice = true;
 		wakee.se.slice = 100000; /* 0.1 ms request */
 		unsigned before = f.resched[0];

@@ -27,6 +27,14 @@
  * compares doubles and prints both values at full precision. */
 #define assert_near(a, b, eps) assert_near_at((a), (b), (eps), #a, __FILE__, __LINE__)
 
+/* ts_cfs_rq_check() (toposched/eevdf.h) holds, or the test fails naming the violation. */
+#define assert_cfs_ok(cfs)                                                                         \
+	do {                                                                                       \
+		const char *why_ = NULL;                                                           \
+		if (ts_cfs_rq_check((cfs), &why_) != 0)                                            \
+			fail_msg("cfs_rq check failed: %s", why_ ? why_ : "?");                    \
+	} while (0)
+
 static inline void assert_near_at(double a, double b, double eps, const char *expr,
 				  const char *file, int line)
 {

@@ -109,8 +109,9 @@ static int task_hot(struct ts_task *p, struct lb_env *env)
 	struct ts_rq *src = &s->rq[env->src_cpu], *dst = &s->rq[env->dst_cpu];
 	if (env->sd->flags & TS_SD_SHARE_CPUCAPACITY)
 		return 0; /* SMT siblings share cache */
+	/* cfs_rq_of(&p->se)->next, or ->last (set by the CFS pick only, as v6.1 checks) */
 	if (ts_features_has(s->features, TS_FEAT_CACHE_HOT_BUDDY) && dst->nr_running &&
-	    p->se.cfs_rq->next == &p->se) /* cfs_rq_of(&p->se)->next */
+	    (p->se.cfs_rq->next == &p->se || p->se.cfs_rq->last == &p->se))
 		return 1;
 	int64_t delta = (int64_t)(src->clock - p->se.exec_start);
 	return delta < (int64_t)TS_SCHED_MIGRATION_COST_NS;

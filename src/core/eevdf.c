@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "eevdf_internal.h"
+#include "toposched/cfs.h"
 
 const int ts_sched_prio_to_weight[40] = {
 	/* -20 */ 88761, 71755, 56483, 46273, 36291,
@@ -54,6 +55,14 @@ void ts_cfs_rq_init(struct ts_cfs_rq *cfs, uint64_t base_slice, uint64_t tick_ns
 	cfs->tick_nsec = tick_nsec;
 	/* init_cfs_rq(): min_vruntime = (u64)(-(1LL << 20)), so wrap-around is exercised
 	 * early in the kernel; start at 0 here, the arithmetic is wrap-safe either way. */
+}
+
+void ts_cfs_rq_set_pick(struct ts_cfs_rq *cfs, enum ts_fair_pick pick,
+			const struct ts_cfs_params *params)
+{
+	cfs->pick = pick;
+	cfs->cfs_params = pick == TS_FAIR_PICK_CFS ? params : NULL;
+	cfs->tasks_timeline.by_vruntime = pick == TS_FAIR_PICK_CFS;
 }
 
 void ts_sched_entity_init(struct ts_sched_entity *se)
@@ -226,6 +235,29 @@ static void __dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
 	avg_vruntime_sub(cfs, se);
 }
 
+void ts_avg_vruntime_add(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+{
+	avg_vruntime_add(cfs, se);
+}
+
+void ts_avg_vruntime_sub(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+{
+	avg_vruntime_sub(cfs, se);
+}
+
+void ts_entity_leave_queue(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	if (se != cfs->curr)
+		__dequeue_entity(cfs, se);
+	se->on_rq = 0;
+	ts_account_entity_dequeue(cfs, se);
+}
+
+void ts_enqueue_tree(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	__enqueue_entity(cfs, se);
+}
+
 struct ts_sched_entity *ts_pick_first_entity(const struct ts_cfs_rq *cfs)
 {
 	return node_se(cfs->tasks_timeline.leftmost);
@@ -266,8 +298,10 @@ void ts_update_min_vruntime(struct ts_cfs_rq *cfs)
 		else if (vdiff(se->min_vruntime, vruntime) < 0)
 			vruntime = se->min_vruntime;
 	}
-	/* ensure we never gain time by being placed backwards. */
-	cfs->min_vruntime = __update_min_vruntime(cfs, vruntime);
+	/* ensure we never gain time by being placed backwards. Stored atomically: the CFS
+	 * pick's migrate_task_rq_fair() reads it from the waking CPU (u64_u32_load()). */
+	__atomic_store_n(&cfs->min_vruntime, __update_min_vruntime(cfs, vruntime),
+			 __ATOMIC_RELAXED);
 }
 
 uint64_t ts_cfs_rq_min_slice(const struct ts_cfs_rq *cfs)
@@ -283,17 +317,29 @@ uint64_t ts_cfs_rq_min_slice(const struct ts_cfs_rq *cfs)
 	return min_slice;
 }
 
+/* __clear_buddies_{next,last,skip}(): up the hierarchy while each level's buddy is on our
+ * path. The buddy is picked by its offset in struct ts_cfs_rq. */
+static void clear_buddy_up(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se, size_t off)
+{
+#define BUDDY(q) (*(struct ts_sched_entity **)((char *)(q) + off))
+	BUDDY(cfs) = NULL;
+	for (se = se->parent; se; se = se->parent) {
+		if (BUDDY(se->cfs_rq) != se)
+			break;
+		BUDDY(se->cfs_rq) = NULL;
+	}
+#undef BUDDY
+}
+
 void ts_clear_buddies(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
 {
-	if (cfs->next != se)
-		return;
-	/* __clear_buddies_next(): up the hierarchy while each level's buddy is on our path. */
-	cfs->next = NULL;
-	for (se = se->parent; se; se = se->parent) {
-		if (se->cfs_rq->next != se)
-			break;
-		se->cfs_rq->next = NULL;
-	}
+	/* last and skip are only ever set by the CFS pick */
+	if (__builtin_expect(cfs->last == se, 0))
+		clear_buddy_up(cfs, se, offsetof(struct ts_cfs_rq, last));
+	if (cfs->next == se)
+		clear_buddy_up(cfs, se, offsetof(struct ts_cfs_rq, next));
+	if (__builtin_expect(cfs->skip == se, 0))
+		clear_buddy_up(cfs, se, offsetof(struct ts_cfs_rq, skip));
 }
 
 void ts_set_next_buddy(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
@@ -374,16 +420,10 @@ struct ts_update_curr_result ts_update_curr(struct ts_cfs_rq *cfs, uint64_t now,
 	struct ts_update_curr_result r = {0};
 	struct ts_sched_entity *curr = cfs->curr;
 
-	if (!curr)
+	if (__builtin_expect(cfs->pick == TS_FAIR_PICK_CFS, 0))
+		return ts_cfs_update_curr(cfs, now);
+	if (!update_curr_vruntime(cfs, now, &r))
 		return r;
-	/* update_curr_se() */
-	r.delta_exec = vdiff(now, curr->exec_start);
-	if (r.delta_exec <= 0)
-		return r;
-	curr->exec_start = now;
-	curr->sum_exec_runtime += (uint64_t)r.delta_exec;
-
-	curr->vruntime += ts_calc_delta_fair((uint64_t)r.delta_exec, curr);
 	r.slice_expired = update_deadline(cfs, curr);
 	ts_update_min_vruntime(cfs);
 
@@ -431,14 +471,14 @@ void ts_place_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, int flag
 	se->deadline = se->vruntime + vslice;
 }
 
-static void account_entity_enqueue(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+void ts_account_entity_enqueue(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
 {
 	cfs->load.weight += se->load.weight; /* update_load_add() */
 	cfs->load.inv_weight = 0;
 	cfs->nr_queued++;
 }
 
-static void account_entity_dequeue(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
+void ts_account_entity_dequeue(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
 {
 	cfs->load.weight -= se->load.weight;
 	cfs->load.inv_weight = 0;
@@ -450,6 +490,10 @@ void ts_enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64
 {
 	bool curr = cfs->curr == se;
 
+	if (__builtin_expect(cfs->pick == TS_FAIR_PICK_CFS, 0)) {
+		ts_cfs_enqueue_entity(cfs, se, now, flags);
+		return;
+	}
 	/* If we're the current task, we must renormalise before calling update_curr(). */
 	if (curr)
 		ts_place_entity(cfs, se, flags, f);
@@ -457,7 +501,7 @@ void ts_enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64
 	/* kernel: update_load_avg(UPDATE_TG | DO_ATTACH), update_cfs_group() -- host/PELT */
 	if (!curr)
 		ts_place_entity(cfs, se, flags, f);
-	account_entity_enqueue(cfs, se);
+	ts_account_entity_enqueue(cfs, se);
 	/* Entity has migrated, no longer consider this task hot */
 	if (flags & TS_ENQUEUE_MIGRATED)
 		se->exec_start = 0;
@@ -469,14 +513,15 @@ void ts_enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64
 void ts_dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now, int flags,
 		       struct ts_features f)
 {
+	if (__builtin_expect(cfs->pick == TS_FAIR_PICK_CFS, 0)) {
+		ts_cfs_dequeue_entity(cfs, se, now, flags);
+		return;
+	}
 	ts_update_curr(cfs, now, f);
 	/* kernel: update_load_avg(UPDATE_TG [| DO_DETACH]) -- host/PELT */
 	ts_clear_buddies(cfs, se);
 	ts_update_entity_lag(cfs, se);
-	if (se != cfs->curr)
-		__dequeue_entity(cfs, se);
-	se->on_rq = 0;
-	account_entity_dequeue(cfs, se);
+	ts_entity_leave_queue(cfs, se);
 	/* Advance min_vruntime if se held it back, except for DEQUEUE_SAVE && !DEQUEUE_MOVE:
 	 * se comes straight back and would be penalized. */
 	if ((flags & (TS_DEQUEUE_SAVE | TS_DEQUEUE_MOVE)) != TS_DEQUEUE_SAVE)
@@ -552,6 +597,8 @@ found:
 
 struct ts_sched_entity *ts_pick_next_entity(struct ts_cfs_rq *cfs, struct ts_features f)
 {
+	if (__builtin_expect(cfs->pick == TS_FAIR_PICK_CFS, 0))
+		return ts_cfs_pick_next_entity(cfs);
 	/* Enabling NEXT_BUDDY will affect latency but not fairness. */
 	if (ts_features_has(f, TS_FEAT_NEXT_BUDDY) && cfs->next &&
 	    ts_entity_eligible(cfs, cfs->next))
@@ -565,8 +612,10 @@ void ts_set_next_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint6
 	/* 'current' is not kept within the tree. */
 	if (se->on_rq) {
 		__dequeue_entity(cfs, se);
-		/* kernel: update_load_avg(cfs_rq, se, UPDATE_TG) -- host/PELT, before this */
-		set_protect_slice(se);
+		/* kernel: update_load_avg(cfs_rq, se, UPDATE_TG) -- host/PELT, before this;
+		 * the CFS pick has no slice to protect */
+		if (__builtin_expect(cfs->pick != TS_FAIR_PICK_CFS, 1))
+			set_protect_slice(se);
 	}
 	se->exec_start = now; /* update_stats_curr_start() */
 	cfs->curr = se;
@@ -594,6 +643,12 @@ bool ts_wakeup_preempt(struct ts_cfs_rq *cfs, struct ts_sched_entity *pse, uint6
 
 	if (!se || se == pse)
 		return false;
+	if (__builtin_expect(cfs->pick == TS_FAIR_PICK_CFS, 0)) {
+		bool preempt =
+			ts_cfs_check_preempt_wakeup(se, pse, now, wake_flags, cfs->resched, f);
+		cfs->resched |= preempt;
+		return preempt;
+	}
 	if (ts_features_has(f, TS_FEAT_NEXT_BUDDY) && !(wake_flags & TS_WF_FORK))
 		ts_set_next_buddy(cfs, pse);
 	/* test_tsk_need_resched(curr): a reschedule is already on its way. */
@@ -615,6 +670,12 @@ bool ts_wakeup_preempt_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *pse
 	if (!se || se == pse)
 		return false;
 	ts_update_curr(cfs, now, f);
+	if (__builtin_expect(cfs->pick == TS_FAIR_PICK_CFS, 0)) {
+		if (ts_cfs_wakeup_preempt_entity(se, pse) != 1)
+			return false;
+		cfs->resched = true;
+		return true;
+	}
 	/* A shorter-slice, eligible wakee overrides curr's slice protection (even if it turns
 	 * out not to be the pick). */
 	if (do_preempt_short(cfs, pse, se, f))
@@ -660,6 +721,10 @@ void ts_reweight_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, unsig
 	bool curr = cfs->curr == se;
 	uint64_t avruntime = 0;
 
+	if (__builtin_expect(cfs->pick == TS_FAIR_PICK_CFS, 0)) {
+		ts_cfs_reweight_entity(cfs, se, weight, now);
+		return;
+	}
 	if (se->on_rq) {
 		/* commit outstanding execution time */
 		ts_update_curr(cfs, now, f);

@@ -42,8 +42,8 @@ static int check_node(const struct ts_cfs_rq *cfs, const struct ts_rb_node *n,
 	se = node_se(n);
 	if (!acc->first)
 		acc->first = n;
-	if (acc->prev && entity_before(se, node_se(acc->prev))) {
-		*why = "tree not ordered by deadline";
+	if (acc->prev && tree_before(&cfs->tasks_timeline, se, node_se(acc->prev))) {
+		*why = "tree not ordered by its key (deadline, or vruntime for CFS)";
 		return -1;
 	}
 	acc->prev = n;

@@ -36,6 +36,15 @@ static inline bool entity_before(const struct ts_sched_entity *a, const struct t
 	return vdiff(a->deadline, b->deadline) < 0;
 }
 
+/* The tree's order: deadline (EEVDF) or vruntime (CFS); equal keys go to the right. */
+static inline bool tree_before(const struct ts_rb_root_cached *t, const struct ts_sched_entity *a,
+			       const struct ts_sched_entity *b)
+{
+	if (__builtin_expect(t->by_vruntime, 0))
+		return vdiff(a->vruntime, b->vruntime) < 0;
+	return entity_before(a, b);
+}
+
 static inline int64_t entity_key(const struct ts_cfs_rq *cfs, const struct ts_sched_entity *se)
 {
 	return vdiff(se->vruntime, cfs->min_vruntime);
@@ -47,6 +56,47 @@ static inline struct ts_sched_entity *node_se(const struct ts_rb_node *n)
 					      offsetof(struct ts_sched_entity, run_node))
 		 : NULL;
 }
+
+/* update_curr_se(): charge curr for now - exec_start; returns that delta (<= 0: nothing
+ * was charged, a backwards clock step is ignored). Both picks' update_curr() start so. */
+static inline int64_t update_curr_se(struct ts_sched_entity *curr, uint64_t now)
+{
+	int64_t delta_exec = vdiff(now, curr->exec_start);
+
+	if (delta_exec <= 0)
+		return delta_exec;
+	curr->exec_start = now;
+	curr->sum_exec_runtime += (uint64_t)delta_exec;
+	return delta_exec;
+}
+
+/* What both picks' update_curr() start with: charge curr and advance its vruntime by
+ * calc_delta_fair(). False when there was nothing to charge. */
+static inline bool update_curr_vruntime(struct ts_cfs_rq *cfs, uint64_t now,
+					struct ts_update_curr_result *r)
+{
+	struct ts_sched_entity *curr = cfs->curr;
+
+	if (!curr)
+		return false;
+	r->delta_exec = update_curr_se(curr, now);
+	if (r->delta_exec <= 0)
+		return false;
+	curr->vruntime += ts_calc_delta_fair((uint64_t)r->delta_exec, curr);
+	return true;
+}
+
+/* eevdf.c, for the CFS pick (cfs_*.c): the tree with the avg_vruntime sums
+ * (__enqueue_entity / __dequeue_entity), the queue's load and count
+ * (account_entity_enqueue / _dequeue), and the CFS bodies of the dispatching entry points. */
+void ts_enqueue_tree(struct ts_cfs_rq *cfs, struct ts_sched_entity *se);
+void ts_avg_vruntime_add(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se);
+void ts_avg_vruntime_sub(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se);
+void ts_account_entity_enqueue(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se);
+void ts_account_entity_dequeue(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se);
+/* dequeue_entity()'s removal once the lag is saved: out of the tree (unless curr), off the
+ * queue, its load and count. */
+void ts_entity_leave_queue(struct ts_cfs_rq *cfs, struct ts_sched_entity *se);
 
 /* eevdf_rbtree.c: insert (ordered by deadline, ties to the right) and erase, keeping the
  * leftmost cache and the min_vruntime/min_slice augmentation. */

@@ -85,7 +85,7 @@ void ts_rb_insert_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se
 
 	while (*link) {
 		p = *link;
-		if (entity_before(se, node_se(p))) {
+		if (tree_before(t, se, node_se(p))) {
 			link = &p->left;
 		} else {
 			link = &p->right;

@@ -1,14 +1,17 @@
 /* Run-queue operations: activation (ttwu_do_activate), deactivation, __schedule(), the
  * tick, yield and migration, with PELT and EEVDF called in the kernel's order (see the
- * call-order comment in eevdf.h), over the task-group hierarchy of kernel/sched/fair.c
- * (v6.12, CONFIG_FAIR_GROUP_SCHED): enqueue_task_fair(), dequeue_entities(),
- * pick_next_task_fair(), put_prev_task_fair(), set_next_task_fair(), task_tick_fair(),
- * yield_task_fair(), check_preempt_wakeup_fair(), migrate_task_rq_fair(),
+ * call-order comment in eevdf.h); with the CFS pick (s->fair_pick, cfs.h) the same walks
+ * take v6.1's check_preempt_tick(), check_preempt_wakeup(), yield_task_fair(),
+ * task_fork_fair() and the vruntime normalisation of migrate_task_rq_fair(), over the task-group
+ * hierarchy of kernel/sched/fair.c (v6.12, CONFIG_FAIR_GROUP_SCHED): enqueue_task_fair(),
+ * dequeue_entities(), pick_next_task_fair(), put_prev_task_fair(), set_next_task_fair(),
+ * task_tick_fair(), yield_task_fair(), check_preempt_wakeup_fair(), migrate_task_rq_fair(),
  * task_change_group_fair() and __update_blocked_fair(). A task outside any group is one
  * level deep (se->parent NULL): every walk is then the flat code path. Every function
  * here runs with the rq lock held, unless it says otherwise. PELT over the hierarchy is in
  * rq_pelt.h; the blocked-load decay of group queues and a task changing group in
  * rq_group.c. */
+#include "toposched/cfs.h"
 #include "toposched/sched.h"
 #include "toposched/ttwu.h"
 
@@ -281,6 +284,10 @@ static void put_prev_set_next(struct ts_sched *s, struct ts_rq *rq, struct ts_ta
 			      struct ts_task *next, uint64_t now)
 {
 	struct ts_sched_entity *se = &next->se, *pse = &prev->se;
+	/* CFS: prev keeps running as the kernel's does, its slice (prev_sum_exec_runtime)
+	 * not renewed, so that check_preempt_tick() still sees how long it has run. */
+	if (prev == next && s->fair_pick == TS_FAIR_PICK_CFS)
+		return;
 	if (prev == next) {
 		for (; se; se = se->parent) {
 			put_prev_entity(s, rq, se->cfs_rq, se, now);
@@ -303,26 +310,6 @@ static void put_prev_set_next(struct ts_sched *s, struct ts_rq *rq, struct ts_ta
 	set_next_entity(s, se->cfs_rq, se, now);
 }
 
-/* find_matching_se(): walk both up to siblings of a common parent. */
-static inline void find_matching_se(struct ts_sched_entity **se, struct ts_sched_entity **pse)
-{
-	if ((*se)->cfs_rq == (*pse)->cfs_rq) /* siblings already (always for root tasks) */
-		return;
-	int se_depth = (*se)->depth, pse_depth = (*pse)->depth;
-	while (se_depth > pse_depth) {
-		se_depth--;
-		*se = (*se)->parent;
-	}
-	while (pse_depth > se_depth) {
-		pse_depth--;
-		*pse = (*pse)->parent;
-	}
-	while ((*se)->cfs_rq != (*pse)->cfs_rq) {
-		*se = (*se)->parent;
-		*pse = (*pse)->parent;
-	}
-}
-
 /* wakeup_preempt(): an idle CPU always reschedules; else check_preempt_wakeup_fair(). */
 static inline __attribute__((always_inline)) bool
 preempt_on(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now, int wake_flags)
@@ -331,13 +318,19 @@ preempt_on(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now
 	bool resched = false;
 	if (!curr) {
 		resched = true;
+	} else if (__builtin_expect(s->fair_pick == TS_FAIR_PICK_CFS, 0)) {
+		/* check_preempt_wakeup() of v6.1 */
+		resched = ts_cfs_check_preempt_wakeup(&curr->se, &p->se, now, wake_flags,
+						      rq->cfs.resched, s->features);
+		if (resched)
+			rq->cfs.resched = true;
 	} else if (curr != p) {
 		struct ts_sched_entity *se = &curr->se, *pse = &p->se;
 		if (ts_features_has(s->features, TS_FEAT_NEXT_BUDDY) && !(wake_flags & TS_WF_FORK))
 			ts_set_next_buddy(pse->cfs_rq, pse);
 		/* test_tsk_need_resched(curr): a reschedule is already on its way. */
 		if (!rq->cfs.resched && ts_features_has(s->features, TS_FEAT_WAKEUP_PREEMPTION)) {
-			find_matching_se(&se, &pse);
+			ts_find_matching_se(&se, &pse);
 			struct ts_cfs_rq *cfs = se->cfs_rq;
 			resched = ts_wakeup_preempt_entity(cfs, pse, now, s->features);
 			if (resched)
@@ -358,6 +351,12 @@ preempt_on(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now
 static void migrate_task_rq(struct ts_sched *s, struct ts_task *p, int new_cpu, uint64_t now)
 {
 	struct ts_sched_entity *se = &p->se;
+	/* CFS: a blocked task keeps an absolute vruntime; make it relative to the old queue's
+	 * min_vruntime (read without its lock, as u64_u32_load()); the enqueue on the new
+	 * queue adds that one's. */
+	if (s->fair_pick == TS_FAIR_PICK_CFS && p->state == TS_TASK_SLEEPING)
+		se->vruntime -=
+			__atomic_load_n(&task_cfs_rq_now(s, p)->min_vruntime, __ATOMIC_RELAXED);
 	if (se->avg.last_update_time) {
 		struct ts_cfs_rq *old = task_cfs_rq_now(s, p);
 		/* sync_entity_load_avg(): decay to now; one clock serves every rq here. */
@@ -384,6 +383,9 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
 		p->nr_wakeups_migrate += p->state != TS_TASK_NEW;
 	}
 	set_task_rq(s, p, cpu);
+	/* CFS: a new task activated without ts_wake_up_new_task() forks on this CPU */
+	if (s->fair_pick == TS_FAIR_PICK_CFS && p->state == TS_TASK_NEW)
+		ts_cfs_task_fork(&p->se, now);
 	enqueue_task_fair(s, rq, p, now, flags);
 	/* ttwu_do_activate(): the idle period that just ended feeds avg_idle (newidle
 	 * balancing's gate) and SIS_PROP's wake_avg_idle. */
@@ -467,13 +469,29 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 	return pl;
 }
 
+/* task_fork_fair() of the CFS pick on the forking CPU (sched_cgroup_fork(): p's entity on
+ * that CPU's queue of its group, under that rq's lock): p's vruntime relative to it. */
+static void cfs_task_fork(struct ts_sched *s, struct ts_task *p, int fork_cpu, bool locked)
+{
+	struct ts_rq *rq = &s->rq[fork_cpu];
+	if (!locked)
+		s->ops.rq_lock(s->host, fork_cpu);
+	set_task_rq(s, p, fork_cpu);
+	ts_cfs_task_fork(&p->se, rq_clock(s, rq));
+	if (!locked)
+		s->ops.rq_unlock(s->host, fork_cpu);
+}
+
 /* wake_up_new_task() once the CPU is chosen: under cpu's lock (taken here),
  * __set_task_cpu(), the PELT start of post_init_entity_util_avg() on the queue p joins,
- * activate_task(ENQUEUE_INITIAL) and wakeup_preempt(). */
-static bool wake_up_new_task_at(struct ts_sched *s, struct ts_task *p, int cpu)
+ * activate_task(ENQUEUE_INITIAL) and wakeup_preempt(). CFS: p was forked on fork_cpu
+ * (-1: on cpu, under its lock). */
+static bool wake_up_new_task_at(struct ts_sched *s, struct ts_task *p, int cpu, int fork_cpu)
 {
 	struct ts_rq *rq = &s->rq[cpu];
 	s->ops.rq_lock(s->host, cpu);
+	if (s->fair_pick == TS_FAIR_PICK_CFS && fork_cpu < 0)
+		cfs_task_fork(s, p, cpu, true);
 	if (p->cpu != cpu) /* __set_task_cpu(): a new task has no load to move */
 		set_task_cpu(p, cpu);
 	set_task_rq(s, p, cpu);
@@ -493,15 +511,17 @@ struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, i
 	/* The child sits on the forking CPU (sched_cgroup_fork()), which wake_up_new_task()
 	 * remembers as its recent_used_cpu before fork balancing moves it. */
 	p->recent_used_cpu = parent_cpu;
+	if (s->fair_pick == TS_FAIR_PICK_CFS)
+		cfs_task_fork(s, p, parent_cpu, false);
 	struct ts_placement pl = ts_select_task_rq(s, p, parent_cpu, parent, TS_WF_FORK);
-	wake_up_new_task_at(s, p, pl.cpu);
+	wake_up_new_task_at(s, p, pl.cpu, s->fair_pick == TS_FAIR_PICK_CFS ? parent_cpu : -1);
 	return pl;
 }
 
 bool ts_wake_up_new_task_on(struct ts_sched *s, struct ts_task *p, int cpu)
 {
 	p->recent_used_cpu = cpu; /* no forking CPU: the chosen one */
-	return wake_up_new_task_at(s, p, cpu);
+	return wake_up_new_task_at(s, p, cpu, -1);
 }
 
 void ts_deactivate_curr(struct ts_sched *s, int cpu, enum ts_task_state new_state)
@@ -607,6 +627,8 @@ bool ts_sched_tick(struct ts_sched *s, int cpu)
 			ts_update_curr(cfs, now, s->features);
 			update_load_avg(s, cfs, se, now, UPDATE_TG);
 			update_cfs_group(s, se, now);
+			if (cfs->pick == TS_FAIR_PICK_CFS && cfs->nr_queued > 1)
+				ts_check_preempt_tick(cfs, se);
 			fold_resched(rq, cfs);
 		}
 		if (rq->cfs.resched && rq->nr_running > 1)
@@ -635,6 +657,12 @@ void ts_yield_task(struct ts_sched *s, int cpu)
 		return;
 	uint64_t now = rq_clock(s, rq);
 	struct ts_cfs_rq *cfs = p->se.cfs_rq;
+	if (s->fair_pick == TS_FAIR_PICK_CFS) {
+		/* yield_task_fair() of v6.1: the skip buddy does the rest, in the pick */
+		ts_cfs_yield_task(cfs, now);
+		s->ops.resched_cpu(s->host, cpu);
+		return;
+	}
 	ts_clear_buddies(cfs, &p->se);
 	ts_update_curr(cfs, now, s->features);
 	fold_resched(rq, cfs);

@@ -1,9 +1,12 @@
 /* Run queues and task groups, after kernel/sched/fair.c (v6.12, CONFIG_FAIR_GROUP_SCHED):
  * the blocked-load decay of group queues (__update_blocked_fair), a sleeping task changing
- * group (task_change_group_fair) and a task's hierarchical load (task_h_load). */
+ * group (task_change_group_fair; with the CFS pick, v6.1's vruntime renormalisation of
+ * detach_task_cfs_rq() / attach_task_cfs_rq()) and a task's hierarchical load
+ * (task_h_load). */
 #include <errno.h>
 
 #include "rq_pelt.h"
+#include "toposched/cfs.h"
 
 /* propagate_entity_cfs_rq(): after an attach/detach outside enqueue/dequeue, bring every
  * level above se up to date so that the change reaches the root. */
@@ -102,6 +105,13 @@ int ts_task_set_group(struct ts_sched *s, struct ts_task *p, struct ts_task_grou
 	struct ts_sched_entity *se = &p->se;
 	/* detach_task_cfs_rq(): catch up with the old queue and take our load out of it */
 	set_task_rq(s, p, cpu);
+	/* CFS: !vruntime_normalized(p) (it has run): no unlimited sleep bonus from the move,
+	 * place_entity() on the old queue, then relative to it */
+	bool cfs_renorm = s->fair_pick == TS_FAIR_PICK_CFS && se->sum_exec_runtime;
+	if (cfs_renorm) {
+		ts_cfs_place_entity(se->cfs_rq, se, false, now);
+		se->vruntime -= se->cfs_rq->min_vruntime;
+	}
 	if (se->avg.last_update_time) {
 		struct ts_cfs_rq *old = se->cfs_rq;
 		update_load_avg(s, old, se, now, 0);
@@ -118,6 +128,8 @@ int ts_task_set_group(struct ts_sched *s, struct ts_task *p, struct ts_task_grou
 	attach_entity_load_avg(cfs, se);
 	update_tg_load_avg(s, cfs, now);
 	propagate_entity_cfs_rq(s, se, now);
+	if (cfs_renorm) /* attach_task_cfs_rq() */
+		se->vruntime += cfs->min_vruntime;
 	ts_rq_publish(s, rq);
 	s->ops.rq_unlock(s->host, cpu);
 	return 0;

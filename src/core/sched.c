@@ -78,6 +78,18 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 	}
 	int online = ts_cpumask_weight(s->dom->cpu_map);
 	s->base_slice = ts_sched_base_slice((unsigned)online);
+	if ((unsigned)s->fair_pick > TS_FAIR_PICK_CFS) {
+		int pick = (int)s->fair_pick;
+		ts_domains_free(s->dom);
+		free(s);
+		return ts_error_set(err, -EINVAL, "sched: fair pick %d out of range", pick);
+	}
+	if (cfg && cfg->cfs_params)
+		s->cfs_params = *cfg->cfs_params;
+	else if (s->kernel.major && s->kernel.major * 100 + s->kernel.minor < 513) /* 0 = newest */
+		ts_cfs_params_init_v5_6(&s->cfs_params, (unsigned)online);
+	else
+		ts_cfs_params_init(&s->cfs_params, (unsigned)online);
 	/* max_load_balance_interval = HZ * num_online_cpus() / 10 jiffies */
 	s->max_load_balance_interval_ns = (uint64_t)online * (uint64_t)TS_NSEC_PER_SEC / 10;
 	s->rq = aligned_alloc(64, sizeof(struct ts_rq) * (size_t)s->nr_cpus);
@@ -93,6 +105,7 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 		struct ts_rq *rq = &s->rq[cpu];
 		rq->cpu = cpu;
 		ts_cfs_rq_init(&rq->cfs, s->base_slice, s->tick_nsec);
+		ts_cfs_rq_set_pick(&rq->cfs, s->fair_pick, &s->cfs_params);
 		ts_list_init(&rq->cfs_tasks);
 		rq->cpu_capacity = (unsigned long)topo->cpu[cpu].capacity;
 		/* sched_init(): avg_idle = 2 * sysctl_sched_migration_cost */
@@ -146,7 +159,13 @@ int ts_sched_group_create(struct ts_sched *s, struct ts_task_group *parent, cons
 		return ts_error_set(err, -EINVAL,
 				    "task group '%s': parent '%s' belongs to another scheduler",
 				    name ? name : "(null)", parent->name);
-	return ts_tg_create(parent, name, shares, s->tg_layout, out, err);
+	int rc = ts_tg_create(parent, name, shares, s->tg_layout, out, err);
+	if (rc)
+		return rc;
+	/* the group's queues pick as the sched's do */
+	for (int c = 0; c < s->nr_cpus; c++)
+		ts_cfs_rq_set_pick(ts_tg_cfs_rq(*out, c), s->fair_pick, &s->cfs_params);
+	return 0;
 }
 
 int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct ts_cpumask *allowed,

@@ -54,6 +54,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "toposched/fair_pick.h"
 #include "toposched/features.h"
 #include "toposched/pelt.h"
 
@@ -103,10 +104,12 @@ struct ts_rb_node {
 	bool red;
 };
 
-/* rb_root_cached: root plus the leftmost (earliest-deadline) node. */
+/* rb_root_cached: root plus the leftmost node. Ordered by deadline (EEVDF) or, for a queue
+ * of the CFS pick, by vruntime (by_vruntime; set by ts_cfs_rq_set_pick()). */
 struct ts_rb_root_cached {
 	struct ts_rb_node *root;
 	struct ts_rb_node *leftmost;
+	bool by_vruntime;
 };
 
 struct ts_cfs_rq;
@@ -149,7 +152,11 @@ struct ts_cfs_rq {
 	struct ts_rb_root_cached tasks_timeline; /* by deadline, augmented min_vruntime */
 	struct ts_sched_entity *curr;		 /* running entity; not in the tree */
 	struct ts_sched_entity *next;		 /* NEXT_BUDDY */
+	struct ts_sched_entity *last, *skip;	 /* the CFS pick's LAST_BUDDY and yield buddy */
 	bool resched;				 /* resched_curr() requested; the host clears it */
+	/* The pick generation (fair_pick.h) and, for CFS, the scheduler's tunables. */
+	enum ts_fair_pick pick;
+	const struct ts_cfs_params *cfs_params;
 	/* sysctl_sched_base_slice and TICK_NSEC: kernel globals, per queue here (no globals). */
 	uint64_t base_slice;
 	uint64_t tick_nsec;
@@ -180,9 +187,15 @@ unsigned int ts_get_update_sysctl_factor(unsigned int nr_cpus);
 /* sysctl_sched_base_slice for nr_cpus online CPUs: 0.70 ms * factor (0.70 .. 2.80 ms). */
 uint64_t ts_sched_base_slice(unsigned int nr_cpus);
 
-/* Empty queue. base_slice: ts_sched_base_slice(); tick_nsec: TS_TICK_NSEC_DEFAULT or
- * TS_TICK_NSEC(hz). */
+/* Empty queue with the EEVDF pick. base_slice: ts_sched_base_slice(); tick_nsec:
+ * TS_TICK_NSEC_DEFAULT or TS_TICK_NSEC(hz). */
 void ts_cfs_rq_init(struct ts_cfs_rq *cfs, uint64_t base_slice, uint64_t tick_nsec);
+/* An empty queue's pick generation: TS_FAIR_PICK_CFS needs params (kept by pointer; the
+ * tree is then ordered by vruntime), TS_FAIR_PICK_EEVDF ignores them. Every entry point
+ * below dispatches on it: update_curr, enqueue/dequeue, pick, set_next, reweight (the CFS
+ * bodies are in cfs.h). */
+void ts_cfs_rq_set_pick(struct ts_cfs_rq *cfs, enum ts_fair_pick pick,
+			const struct ts_cfs_params *params);
 /* A dequeued nice-0 task entity. */
 void ts_sched_entity_init(struct ts_sched_entity *se);
 
@@ -276,12 +289,33 @@ bool ts_wakeup_preempt(struct ts_cfs_rq *cfs, struct ts_sched_entity *woken, uin
  * caller's. */
 bool ts_wakeup_preempt_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *pse, uint64_t now,
 			      struct ts_features f);
-/* clear_buddies(): if se is cfs's next buddy, clear it there and up the hierarchy for as
- * long as each level's buddy is se's ancestor (__clear_buddies_next()). */
+/* clear_buddies(): for each of cfs's buddies (next; for CFS also last and skip) that is se,
+ * clear it there and up the hierarchy for as long as each level's buddy is se's ancestor
+ * (__clear_buddies_next() / _last() / _skip()). */
 void ts_clear_buddies(struct ts_cfs_rq *cfs, const struct ts_sched_entity *se);
 /* set_next_buddy(): cfs_rq_of(se)->next = se for se and every ancestor (se->parent chain,
  * each on its se->cfs_rq; se itself on cfs). */
 void ts_set_next_buddy(struct ts_cfs_rq *cfs, struct ts_sched_entity *se);
+
+/* find_matching_se(): walk se and pse up to siblings of a common parent. */
+static inline void ts_find_matching_se(struct ts_sched_entity **se, struct ts_sched_entity **pse)
+{
+	if ((*se)->cfs_rq == (*pse)->cfs_rq) /* siblings already (always for root tasks) */
+		return;
+	int se_depth = (*se)->depth, pse_depth = (*pse)->depth;
+	while (se_depth > pse_depth) {
+		se_depth--;
+		*se = (*se)->parent;
+	}
+	while (pse_depth > se_depth) {
+		pse_depth--;
+		*pse = (*pse)->parent;
+	}
+	while ((*se)->cfs_rq != (*pse)->cfs_rq) {
+		*se = (*se)->parent;
+		*pse = (*pse)->parent;
+	}
+}
 
 /* protect_slice(): curr still runs on the request it was picked with (RUN_TO_PARITY). */
 bool ts_protect_slice(const struct ts_sched_entity *se);

@@ -15,12 +15,11 @@
 #include <stddef.h>
 
 #include "toposched/error.h"
+#include "toposched/fair_pick.h"
 #include "toposched/features.h"
 
-/* The fair class's pick (read by the run-queue code): EEVDF from v6.6 (147f3efaa241),
- * CFS (vruntime, sched_latency, wake-up granularity) before. EEVDF first: a zeroed
- * value is the newest kernel's. */
-enum ts_fair_pick { TS_FAIR_PICK_EEVDF, TS_FAIR_PICK_CFS };
+/* The fair class's pick, enum ts_fair_pick (fair_pick.h): EEVDF from v6.6
+ * (147f3efaa241), CFS (vruntime, sched_latency, wake-up granularity) before. */
 
 /* The shape of select_idle_sibling()'s LLC search. */
 enum ts_sis_order {

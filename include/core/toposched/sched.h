@@ -155,8 +155,13 @@ struct ts_sched_config {
 	bool tg_track_writer_node;
 	/* The kernel generation of every mechanism that changed (kernel_profile.h); zeroed =
 	 * the newest. Its feature defaults are the caller's to apply (the features argument
-	 * of ts_sched_create() is used as given). */
+	 * of ts_sched_create() is used as given). kernel.fair_pick selects the fair class's
+	 * pick: EEVDF (v6.6+) or CFS (fair_pick.h). */
 	struct ts_kernel_profile kernel;
+	/* The CFS pick's tunables (copied; NULL = the profile's era: ts_cfs_params_init_v5_6()
+	 * before v5.13, ts_cfs_params_init() of v6.1 after, for the scheduled CPUs). Ignored
+	 * for EEVDF. */
+	const struct ts_cfs_params *cfs_params;
 };
 
 struct ts_sched {
@@ -180,7 +185,8 @@ struct ts_sched {
 	struct ts_task_group *root_tg;
 	enum ts_tg_layout tg_layout;
 	struct ts_kernel_profile kernel; /* never zeroed: the newest's fields filled in */
-	enum ts_fair_pick fair_pick;	 /* kernel.fair_pick: the run queues' pick */
+	enum ts_fair_pick fair_pick;	 /* kernel.fair_pick: every queue's, groups' included */
+	struct ts_cfs_params cfs_params; /* the CFS pick's, pointed to by its queues */
 };
 
 int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
