@@ -261,7 +261,11 @@ static inline bool rt_is_running(void)
 	return atomic_load_explicit(&rt_state, memory_order_acquire) == 2;
 }
 
+/* clock.c: the runtime's clock (ns, monotonic; the TSC scaled where reliable), set up
+ * by rt_clock_init() (once per process), and the system's CLOCK_MONOTONIC. */
+void rt_clock_init(void);
 uint64_t rt_clock_ns(void);
+uint64_t rt_monotonic_ns(void);
 void rt_worker_kick(struct rt_worker *w);		       /* need_resched + unpark (park.c) */
 void rt_worker_park(struct rt_worker *w, uint64_t timeout_ns); /* 0 = no timeout */
 void rt_inbox_push(struct rt_worker *w, struct rt_task *t, int kind);
