@@ -79,7 +79,7 @@ enum rt_wstate {
 	RT_WAKE_DEFERRED, /* a waker came while PARKING: the worker wakes it when done */
 };
 
-enum rt_switch_reason { RT_SW_YIELD, RT_SW_BLOCK, RT_SW_EXIT };
+enum rt_switch_reason { RT_SW_YIELD, RT_SW_BLOCK, RT_SW_EXIT, RT_SW_PREEMPT };
 
 /* ---- NUMA (numa.c) ---- */
 
@@ -212,6 +212,7 @@ struct rt_worker {
 	int *numa_status, *numa_node;
 	/* counters (relaxed, this worker only) */
 	ts_counter spawned, wakeups, early_wakeups, deferred_wakeups, switches, parks, ticks;
+	ts_counter preemptions;
 	ts_counter ttwu_queued; /* wake-ups the kernel would activate on the target (wake.c) */
 	ts_counter numa_scans, numa_searches, numa_faults, numa_faults_local, numa_decisions,
 		numa_migrations, numa_swaps, numa_migrate_failed;
@@ -226,6 +227,7 @@ struct rt {
 	pthread_mutex_t *rq_lock; /* [topo->nr_cpus] */
 	size_t stack_size;
 	int idle_spin;
+	bool preempt; /* ts_rt_config.preempt */
 	uint64_t t0;
 	atomic_int stopping;
 	atomic_long live; /* tasks spawned and not yet exited */
