@@ -43,6 +43,14 @@ double rtb_ratio(const struct rtb_figure *f)
 	return f->toposched > 0 ? f->kernel / f->toposched : 0;
 }
 
+long long rtb_param(const struct rtb_result *r, const char *key)
+{
+	for (int i = 0; i < r->nr_params; i++)
+		if (!r->params[i].is_string && strcmp(r->params[i].key, key) == 0)
+			return r->params[i].i;
+	return 0;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;

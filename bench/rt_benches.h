@@ -77,6 +77,7 @@ struct rtb_param {
 };
 
 #define RTB_MAX_PARAMS 12
+#define RTB_NR_PEERS   2 /* enum rtb_peer (rt_peers.h) */
 
 struct rtb_result {
 	enum rtb_bench bench;
@@ -89,7 +90,16 @@ struct rtb_result {
 	struct rtb_param params[RTB_MAX_PARAMS];
 	char kernel_cmd[128]; /* the real tool's command line with these parameters */
 	struct rtb_stats stats;
+	/* --peers (rt_peers.h): each peer's figure in `kernel`'s place, for rtb_ratio() */
+	struct rtb_peer_result {
+		bool have;
+		struct rtb_figure fig, p99;
+		char skipped[320]; /* why there is no figure */
+	} peer[RTB_NR_PEERS];
 };
+
+/* A parameter of r by key (0 when absent). */
+long long rtb_param(const struct rtb_result *r, const char *key);
 
 /* kernel / toposched (0 when toposched is 0). */
 double rtb_ratio(const struct rtb_figure *f);

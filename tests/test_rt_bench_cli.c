@@ -114,6 +114,32 @@ static void test_pipe_json(void **state)
 	run_free(&r);
 }
 
+/* --peers without the peers' sources: each peer is skipped with the reason, in both
+ * formats, and the runtime's figures are still there. */
+static void test_peers_skipped(void **state)
+{
+	(void)state;
+	char none[600];
+	snprintf(none, sizeof(none), "%s/no-peers-here", ts_tmpdir);
+	setenv("TOPOSCHED_PEERS_DIR", none, 1);
+	struct run r = run_cli(
+		ARGS("bench", "--bench", "pipe", "--loops", "200", "--peers", "--format", "json"));
+	assert_int_equal(r.status, 0);
+	assert_true(json_balanced(r.out));
+	assert_non_null(strstr(r.out, "\"peers\": {"));
+	assert_non_null(strstr(r.out, "\"go\": {\n        \"skipped\": \"source "));
+	assert_non_null(strstr(r.out, "\"boost_fiber\": {\n        \"skipped\": \"source "));
+	assert_int_equal(count_substr(r.out, "no-peers-here"), 2);
+	assert_true(json_number(r.out, "toposched") > 0);
+	run_free(&r);
+	r = run_cli(ARGS("bench", "--bench", "pipe", "--loops", "200", "--peers"));
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "  go          skipped: source "));
+	assert_non_null(strstr(r.out, "  boost_fiber skipped: source "));
+	run_free(&r);
+	unsetenv("TOPOSCHED_PEERS_DIR");
+}
+
 static void test_text_and_stats(void **state)
 {
 	(void)state;
@@ -358,13 +384,10 @@ static void test_groups_bad_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pipe_json),
-		cmocka_unit_test(test_text_and_stats),
-		cmocka_unit_test(test_help),
-		cmocka_unit_test(test_bad_options),
-		cmocka_unit_test(test_groups_text),
-		cmocka_unit_test(test_groups_json),
-		cmocka_unit_test(test_groups_bad_options),
+		cmocka_unit_test(test_pipe_json),      cmocka_unit_test(test_peers_skipped),
+		cmocka_unit_test(test_text_and_stats), cmocka_unit_test(test_help),
+		cmocka_unit_test(test_bad_options),    cmocka_unit_test(test_groups_text),
+		cmocka_unit_test(test_groups_json),    cmocka_unit_test(test_groups_bad_options),
 	};
 	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
 }

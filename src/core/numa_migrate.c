@@ -452,9 +452,12 @@ int ts_numa_migrate_apply(struct ts_sched *s, struct ts_numa_result *res)
 	int lo = src < dst ? src : dst, hi = src < dst ? dst : src;
 	s->ops.rq_lock(s->host, lo);
 	s->ops.rq_lock(s->host, hi);
-	/* migrate_swap_stop() / migration_cpu_stop(): re-verify under both locks. A task that
-	 * left src (dst) is moved meanwhile under locks this CPU does not hold: its cpu and
-	 * state are read as the lock-free readers read them; one still there cannot move. */
+	/* migrate_swap_stop() / migration_cpu_stop(): re-verify under both locks. The host
+	 * holds p's (and the partner's) pi_lock, taken before these rq locks as the kernel's
+	 * stop functions take them, so no wake-up writes their cpu or state meanwhile. A task
+	 * that left src (dst) may still be moved by load balancing under rq locks this CPU
+	 * does not hold: its cpu and state are read as the lock-free readers read them; one
+	 * still there cannot move. */
 	bool ok = task_cpu_of(p) == src && ts_task_state_lockfree(p) == TS_TASK_RUNNABLE &&
 		  ts_task_allowed(p, dst);
 	if (ok && q)

@@ -126,6 +126,8 @@ static int chan_op(struct ts_chan *c, void *e, bool send, bool block, int wake_f
 	pthread_mutex_unlock(&c->lock);
 	if (wake)
 		rt_wake(wake, wake_flags);
+	if (self && rt_g.preempt) /* a safe point: no lock held */
+		ts_cond_resched();
 	return rc < 0 ? rc : 0;
 }
 

@@ -154,7 +154,7 @@ int ts_rt_group_stats(const struct ts_rt_group *g, struct ts_rt_group_stats *out
 		out->nr_groups++;
 	}
 	pthread_mutex_unlock(&rt_g.group_lock);
-	out->at_ns = rt_clock_ns();
+	out->at_ns = rt_monotonic_ns();
 	return 0;
 }
 

@@ -33,7 +33,9 @@
  * work, and the window between decision and stop work that the reservation protects, run
  * concurrently with everything.
  *
- * Stop work. A move (migrate_task_to) is done by this worker at once: the task is its own
+ * Stop work. It takes the tasks' pi_locks before the core takes the rq locks, as the
+ * kernel's stop functions do (migrate_apply_locked()). A move (migrate_task_to) is done
+ * by this worker at once: the task is its own
  * curr, not running. A swap (migrate_swap) also takes the partner, which runs on the
  * destination, off its CPU: only the destination's worker can do that, at its safe point
  * (between two tasks). The work is posted to it; this worker waits, running any stop
@@ -707,6 +709,30 @@ static bool swap_on_partner_worker(struct rt_worker *w, struct rt_task *t,
 	}
 }
 
+/* The stop work proper, as migration_cpu_stop() and migrate_swap_stop()
+ * (kernel/sched/core.c) do it: the tasks' pi_locks first (both, in address order, as
+ * double_raw_lock()), then the core takes the two rq locks. A wake-up writes p's cpu and
+ * state under p's pi_lock and the lock of a third CPU's rq (rt_do_ttwu()): holding only
+ * the two rq locks, the re-check would read them while they are written. */
+static int migrate_apply_locked(struct ts_numa_result *res)
+{
+	pthread_mutex_t *a = &rt_task_of(res->p)->pi_lock;
+	pthread_mutex_t *b = res->swap ? &rt_task_of(res->swap)->pi_lock : NULL;
+	if (b && b < a) {
+		pthread_mutex_t *x = a;
+		a = b;
+		b = x;
+	}
+	pthread_mutex_lock(a);
+	if (b)
+		pthread_mutex_lock(b);
+	int rc = ts_numa_migrate_apply(rt_g.s, res);
+	if (b)
+		pthread_mutex_unlock(b);
+	pthread_mutex_unlock(a);
+	return rc;
+}
+
 bool rt_stop_service(struct rt_worker *w, struct rt_task *held, bool movable)
 {
 	if (!atomic_load_explicit(&w->stop_n, memory_order_relaxed))
@@ -728,7 +754,7 @@ bool rt_stop_service(struct rt_worker *w, struct rt_task *held, bool movable)
 		 * on its way off the queue and stays. */
 		int rc = -EAGAIN;
 		if (!partner_held || movable)
-			rc = ts_numa_migrate_apply(rt_g.s, res);
+			rc = migrate_apply_locked(res);
 		if (rc == 0 && partner_held)
 			moved = true;
 		list->rc = rc;
@@ -753,7 +779,7 @@ static bool numa_stop_work(struct rt_worker *w, struct rt_task *t, struct ts_num
 	rt_stat_bump(&w->numa_decisions);
 	if (rt_g.numa_stop_delay_ns)
 		wait_servicing(w, t, decided_ns + rt_g.numa_stop_delay_ns);
-	bool applied = q ? swap_on_partner_worker(w, t, res) : ts_numa_migrate_apply(s, res) == 0;
+	bool applied = q ? swap_on_partner_worker(w, t, res) : migrate_apply_locked(res) == 0;
 	ev.done_ns = rt_clock_ns() - rt_g.t0;
 	ev.applied = applied;
 	ts_numa_migrate_done(s, res);

@@ -79,7 +79,7 @@ enum rt_wstate {
 	RT_WAKE_DEFERRED, /* a waker came while PARKING: the worker wakes it when done */
 };
 
-enum rt_switch_reason { RT_SW_YIELD, RT_SW_BLOCK, RT_SW_EXIT };
+enum rt_switch_reason { RT_SW_YIELD, RT_SW_BLOCK, RT_SW_EXIT, RT_SW_PREEMPT };
 
 /* ---- NUMA (numa.c) ---- */
 
@@ -212,6 +212,7 @@ struct rt_worker {
 	int *numa_status, *numa_node;
 	/* counters (relaxed, this worker only) */
 	ts_counter spawned, wakeups, early_wakeups, deferred_wakeups, switches, parks, ticks;
+	ts_counter preemptions;
 	ts_counter ttwu_queued; /* wake-ups the kernel would activate on the target (wake.c) */
 	ts_counter numa_scans, numa_searches, numa_faults, numa_faults_local, numa_decisions,
 		numa_migrations, numa_swaps, numa_migrate_failed;
@@ -226,6 +227,7 @@ struct rt {
 	pthread_mutex_t *rq_lock; /* [topo->nr_cpus] */
 	size_t stack_size;
 	int idle_spin;
+	bool preempt; /* ts_rt_config.preempt */
 	uint64_t t0;
 	atomic_int stopping;
 	atomic_long live; /* tasks spawned and not yet exited */
@@ -261,7 +263,11 @@ static inline bool rt_is_running(void)
 	return atomic_load_explicit(&rt_state, memory_order_acquire) == 2;
 }
 
+/* clock.c: the runtime's clock (ns, monotonic; the TSC scaled where reliable), set up
+ * by rt_clock_init() (once per process), and the system's CLOCK_MONOTONIC. */
+void rt_clock_init(void);
 uint64_t rt_clock_ns(void);
+uint64_t rt_monotonic_ns(void);
 void rt_worker_kick(struct rt_worker *w);		       /* need_resched + unpark (park.c) */
 void rt_worker_park(struct rt_worker *w, uint64_t timeout_ns); /* 0 = no timeout */
 void rt_inbox_push(struct rt_worker *w, struct rt_task *t, int kind);

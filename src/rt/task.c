@@ -391,7 +391,9 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	rt_numa_task_init(t);
 	t->fn = fn;
 	t->arg = arg;
-	snprintf(t->name, sizeof(t->name), "%s", a->name ? a->name : "task");
+	/* strncpy + NUL, not snprintf: the format machinery was 1.5 % of a spawn */
+	strncpy(t->name, a->name ? a->name : "task", sizeof(t->name) - 1);
+	t->name[sizeof(t->name) - 1] = '\0';
 	pthread_mutex_init(&t->pi_lock, NULL);
 	pthread_mutex_init(&t->join_lock, NULL);
 	atomic_init(&t->wstate, RT_RUNNING);

@@ -88,13 +88,6 @@ void rt_stat_bump(ts_counter *c)
 	ts_stat_inc(c);
 }
 
-uint64_t rt_clock_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- host interface ---- */
 
 static uint64_t host_clock(void *h)
@@ -118,7 +111,14 @@ static void host_resched(void *h, int cpu)
 {
 	(void)h;
 	struct rt_worker *w = rt_g.worker[cpu];
-	if (w)
+	if (!w)
+		return;
+	/* This worker's own CPU (a yield, a wake-up onto this CPU): it is not parked, and
+	 * its loop reads need_resched on this thread, so the flag alone, without the
+	 * sequentially consistent store and the look at parked (3 % of a yield). */
+	if (w == tls_worker)
+		atomic_store_explicit(&w->need_resched, 1, memory_order_relaxed);
+	else
 		rt_worker_kick(w);
 }
 /* While a NUMA scan holds its lock set, the core may still lock the scanned task's rq
@@ -289,7 +289,7 @@ static void *worker_main(void *arg)
 		/* A safe point: stop work of other workers' NUMA swaps. A yielded prev may be
 		 * their partner; then it is no longer ours to account. */
 		if (atomic_load_explicit(&w->stop_n, memory_order_relaxed) &&
-		    rt_stop_service(w, prev, reason == RT_SW_YIELD)) {
+		    rt_stop_service(w, prev, reason == RT_SW_YIELD || reason == RT_SW_PREEMPT)) {
 			prev = NULL;
 			reason = -1;
 		}
@@ -321,7 +321,11 @@ static void *worker_main(void *arg)
 				break;
 			}
 		}
-		struct ts_task *n = ts_schedule(s, cpu);
+		/* A preempted task whose slice the core's tick did not end (no resched_curr)
+		 * keeps the CPU, as in the kernel, where only need_resched leads to schedule(). */
+		struct ts_task *n = reason == RT_SW_PREEMPT && !s->rq[cpu].cfs.resched
+					    ? &prev->ts
+					    : ts_schedule(s, cpu);
 		if (n && rt_task_of(n)->numa.nr_pages)
 			numa = rt_numa_due(w, rt_task_of(n));
 		if (parking) {
@@ -444,6 +448,7 @@ static int start(const struct ts_rt_config *cfg)
 	bool host = strcmp(spec, "host") == 0;
 	rt_g.stack_size = cfg->stack_size ? cfg->stack_size : 256 * 1024;
 	rt_g.idle_spin = cfg->idle_spin == 0 ? 200 : cfg->idle_spin < 0 ? 0 : cfg->idle_spin;
+	rt_g.preempt = cfg->preempt;
 
 	struct ts_features feat = ts_features_default();
 	if (cfg->features && ts_features_parse(cfg->features, &feat, &err))
@@ -507,6 +512,7 @@ static int start(const struct ts_rt_config *cfg)
 		ts_cpumask_free(map);
 		return rt_error(rc, "ts_rt_start: %s", err.msg);
 	}
+	rt_clock_init();
 	rt_g.t0 = rt_clock_ns();
 	rt_g.rq_lock = calloc((size_t)nr, sizeof(*rt_g.rq_lock));
 	rt_g.worker = calloc((size_t)nr, sizeof(*rt_g.worker));
@@ -646,6 +652,7 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 		out->switches += ts_stat_read(&w->switches);
 		out->parks += ts_stat_read(&w->parks);
 		out->ticks += ts_stat_read(&w->ticks);
+		out->preemptions += ts_stat_read(&w->preemptions);
 		out->numa_scans += ts_stat_read(&w->numa_scans);
 		out->numa_searches += ts_stat_read(&w->numa_searches);
 		out->numa_faults += ts_stat_read(&w->numa_faults);
@@ -699,6 +706,17 @@ static void yield_direct(struct rt_task *t)
 	return;
 loop:
 	rt_switch_out(t, RT_SW_YIELD);
+}
+
+void ts_cond_resched(void)
+{
+	struct rt_task *t = rt_current();
+	/* The tick is due when its period has passed since the worker's last one: the loop
+	 * runs it (last_tick is the loop's, on this same thread). */
+	if (!t || !rt_g.preempt || rt_clock_ns() - t->worker->last_tick < rt_g.s->tick_nsec)
+		return;
+	rt_stat_bump(&t->worker->preemptions);
+	rt_switch_out(t, RT_SW_PREEMPT);
 }
 
 int ts_yield(void)

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "rt_benches.h"
+#include "rt_peers.h"
 #include "toposched/features.h"
 #include "toposched/json_writer.h"
 #include "toposched/runtime.h"
@@ -15,7 +16,7 @@
 static const char bench_help[] =
 	"usage: toposched bench [--bench NAME]... [--loops N] [--groups G] [--tasks N]\n"
 	"                       [--cpus LIST] [--topology SPEC] [--features STR] [--stats]\n"
-	"                       [--format text|json] [--output FILE]\n"
+	"                       [--peers] [--format text|json] [--output FILE]\n"
 	"\n"
 	"Runs libtoposched's benchmarks against the kernel, each in both forms in this one\n"
 	"process, and prints both figures and their ratio (kernel / toposched: above 1, the\n"
@@ -42,11 +43,20 @@ static const char bench_help[] =
 	"  --topology SPEC  the runtime's topology (default host; a preset or XML is mapped\n"
 	"                   onto the real CPUs)\n"
 	"  --features STR   the runtime's scheduler features (as 'toposched features')\n"
+	"  --peers          also run each benchmark written for Go (GOMAXPROCS = the\n"
+	"                   runtime's workers) and Boost.Fiber (as many threads), right after\n"
+	"                   it: each figure with its ratio peer / toposched (>1 = toposched\n"
+	"                   faster). The sources (bench/peers) are built on first use into\n"
+	"                   the build tree (TOPOSCHED_PEERS_DIR overrides the source\n"
+	"                   directory); a peer whose toolchain is missing is skipped with a\n"
+	"                   line saying why (Debian: golang-go, libboost-fiber-dev)\n"
 	"  --stats          also print the runtime's core statistics of each run (placement\n"
 	"                   reasons, SIS counters, wake-ups by relationship, migrations)\n"
 	"  --format F       text (default) or json: an array, one object per benchmark:\n"
 	"                   {bench, unit, toposched, kernel, ratio, params, kernel_side}; wake\n"
-	"                   gives p50 there and p99 in a \"p99\" object; --stats adds \"stats\"\n"
+	"                   gives p50 there and p99 in a \"p99\" object; --stats adds \"stats\",\n"
+	"                   --peers \"peers\": {go, boost_fiber: {figure, ratio[, p99]} or\n"
+	"                   {skipped}}\n"
 	"  --output FILE    write to FILE instead of standard output (complete or untouched,\n"
 	"                   as 'toposched sim --output')\n"
 	"\n"
@@ -109,7 +119,40 @@ static void json_stats(struct ts_json_writer *w, const struct rtb_stats *s)
 	ts_json_end_object(w);
 }
 
-static void json_result(struct ts_json_writer *w, const struct rtb_result *r, bool stats)
+/* "peers": per peer its figure and ratio peer / toposched, or why it was skipped. */
+static void json_peers(struct ts_json_writer *w, const struct rtb_result *r)
+{
+	ts_json_key(w, "peers");
+	ts_json_begin_object(w);
+	for (int p = 0; p < RTB_PEER_NR; p++) {
+		const struct rtb_peer_result *pr = &r->peer[p];
+		ts_json_key(w, rtb_peer_name((enum rtb_peer)p));
+		ts_json_begin_object(w);
+		if (!pr->have) {
+			ts_json_key(w, "skipped");
+			ts_json_string(w, pr->skipped);
+		} else {
+			ts_json_key(w, "figure");
+			ts_json_double(w, pr->fig.kernel);
+			ts_json_key(w, "ratio");
+			ts_json_double(w, rtb_ratio(&pr->fig));
+			if (r->has_p99) {
+				ts_json_key(w, "p99");
+				ts_json_begin_object(w);
+				ts_json_key(w, "figure");
+				ts_json_double(w, pr->p99.kernel);
+				ts_json_key(w, "ratio");
+				ts_json_double(w, rtb_ratio(&pr->p99));
+				ts_json_end_object(w);
+			}
+		}
+		ts_json_end_object(w);
+	}
+	ts_json_end_object(w);
+}
+
+static void json_result(struct ts_json_writer *w, const struct rtb_result *r, bool stats,
+			bool peers)
 {
 	ts_json_begin_object(w);
 	ts_json_key(w, "bench");
@@ -139,6 +182,8 @@ static void json_result(struct ts_json_writer *w, const struct rtb_result *r, bo
 	ts_json_string(w, r->kernel_cmd);
 	if (stats)
 		json_stats(w, &r->stats);
+	if (peers)
+		json_peers(w, r);
 	ts_json_end_object(w);
 }
 
@@ -399,12 +444,14 @@ int cmd_bench(int argc, char **argv)
 		{"topology", required_argument, NULL, 't'},
 		{"features", required_argument, NULL, 'F'},
 		{"stats", no_argument, NULL, 's'},
+		{"peers", no_argument, NULL, 'P'},
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct rtb_config cfg = {0};
+	bool peers = false;
 	const char *output = NULL;
 	enum cli_format format = CLI_FORMAT_TEXT;
 	bool selected[RTB_NR] = {false}, any = false, stats = false;
@@ -412,7 +459,7 @@ int cmd_bench(int argc, char **argv)
 	opterr = 0;
 	optind = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, ":b:l:g:n:c:t:F:sf:o:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":b:l:g:n:c:t:F:sPf:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b': {
 			int b = rtb_lookup(optarg);
@@ -456,6 +503,9 @@ int cmd_bench(int argc, char **argv)
 		case 's':
 			stats = true;
 			break;
+		case 'P':
+			peers = true;
+			break;
 		case 'f':
 			if (cli_parse_format("bench", optarg, &format))
 				return CLI_EXIT_USAGE;
@@ -485,6 +535,11 @@ int cmd_bench(int argc, char **argv)
 	struct rtb_result res[RTB_NR];
 	int nr = 0;
 	char err[256];
+	struct rtb_peers pp;
+	if (peers) {
+		const char *src = getenv("TOPOSCHED_PEERS_DIR");
+		rtb_peers_build(src && *src ? src : TS_PEERS_SRC_DIR, TS_PEERS_CACHE_DIR, &pp);
+	}
 	if (format == CLI_FORMAT_TEXT) {
 		rtb_print_header(out);
 		fflush(out);
@@ -499,8 +554,12 @@ int cmd_bench(int argc, char **argv)
 			cli_output_discard(&output_file);
 			return 1;
 		}
+		for (int p = 0; peers && p < RTB_PEER_NR; p++)
+			rtb_peer_run(&pp, (enum rtb_peer)p, res[nr].stats.nr_workers, &res[nr]);
 		if (format == CLI_FORMAT_TEXT) {
 			rtb_print_result(out, &res[nr]);
+			if (peers)
+				rtb_print_peers(out, &res[nr]);
 			fflush(out);
 		}
 		nr++;
@@ -515,7 +574,7 @@ int cmd_bench(int argc, char **argv)
 		ts_json_init(&w, out, CLI_JSON_PRECISION);
 		ts_json_begin_array(&w);
 		for (int i = 0; i < nr; i++)
-			json_result(&w, &res[i], stats);
+			json_result(&w, &res[i], stats, peers);
 		ts_json_end_array(&w);
 	}
 	return cli_output_commit(&output_file);

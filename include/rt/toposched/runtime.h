@@ -65,6 +65,14 @@ struct ts_rt_config {
 	size_t stack_size;	     /* default task stack; 0 = 256 KiB */
 	int idle_spin;		     /* polls of the run queue before parking; 0 = 200, <0 = none */
 	bool no_pin;		     /* leave workers unpinned (testing) */
+	/* Opt-in preemption at slice expiry, at the runtime's safe points (ts_cond_resched()
+	 * and every channel operation that does not block): once a tick period has passed
+	 * since the worker's last tick, the task goes back to its worker, which runs the
+	 * core's tick; if the core asks for a reschedule (the slice is used up and another
+	 * task is queued) the core's pick decides who runs, else the task resumes at once.
+	 * A task that calls no runtime function is still never preempted (no asynchronous
+	 * preemption: a task stopped inside a libc lock would stall every task needing it). */
+	bool preempt;
 	/* NUMA balancing (feature NUMA). A task's first scan comes after numa_scan_delay_ms
 	 * of its run time, the next ones every scan period of run time: the core's adaptive
 	 * p->numa->numa_scan_period, or numa_scan_period_ms when set (fixed). 0 = the kernel
@@ -106,6 +114,7 @@ struct ts_rt_stats {
 	uint64_t switches;	   /* worker -> task switches */
 	uint64_t parks;		   /* futex waits of idle workers */
 	uint64_t ticks;		   /* ts_sched_tick() calls */
+	uint64_t preemptions;	   /* switches out at a preemption point (config preempt) */
 	/* NUMA balancing */
 	uint64_t numa_scans;	      /* scans of a task's declared memory */
 	uint64_t numa_searches;	      /* ... that ran the search (task_numa_migrate()) and so
@@ -161,6 +170,10 @@ TS_API ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_at
 TS_API int ts_join(ts_task_handle h, void **ret);
 /* Gives up the worker (ts_yield_task() of the core); from a plain thread: sched_yield(). */
 TS_API int ts_yield(void);
+/* A preemption point (the kernel's cond_resched()): with ts_rt_config.preempt, gives up
+ * the worker when the slice is used up and the core picks another task (see there);
+ * otherwise, and outside a task, returns at once. */
+TS_API void ts_cond_resched(void);
 /* Sleeps at least ns; -EPERM from a plain thread. */
 TS_API int ts_sleep_ns(uint64_t ns);
 /* The calling task's handle (id 0 from a plain thread). */

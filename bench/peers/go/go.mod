@@ -1,0 +1,3 @@
+module toposched.example/peers/go
+
+go 1.19
