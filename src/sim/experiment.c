@@ -128,6 +128,7 @@ static void *worker(void *arg)
 		cfg.tg_layout = e->configs[c].tg_layout; /* task groups */
 		cfg.load = e->loads[l];
 		cfg.seed = ts_experiment_seed(e->seed, c, e->loads[l], it);
+		cfg.schedstat = idx == 0 ? e->schedstat : NULL; /* (0, first load, 1) */
 		struct ts_error err = {0};
 		memset(&s->results[idx], 0, sizeof(s->results[idx]));
 		int rc = s->run(&cfg, &s->results[idx], &err);
@@ -286,6 +287,7 @@ static void add_result(struct ts_exp_stats *st, const struct ts_sim_result *r)
 	st->sis.recent_miss += r->sis.recent_miss;
 	st->sis.core_search += r->sis.core_search;
 	st->sis.core_failed += r->sis.core_failed;
+	ts_sim_lb_add_delta(&st->lb, &(struct ts_sim_lb){0}, &r->lb);
 	for (int i = 0; i < TS_PLACE_NR; i++)
 		st->reasons[i] += r->reasons[i];
 	for (int i = 0; i < TS_REL_NR; i++)

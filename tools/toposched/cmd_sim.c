@@ -128,6 +128,9 @@ static const char sim_help[] =
 	"                      standard output\n"
 	"  --plot FILE         also draw the metric against load with gnuplot; FILE ends\n"
 	"                      in .png or .svg\n"
+	"  --schedstat FILE    also write the counters of the first configuration's\n"
+	"                      first load, iteration 1, in /proc/schedstat format\n"
+	"                      (version 17 as mmtests reads it; docs/sim-json.md)\n"
 	"  --quiet             no progress line on stderr\n"
 	"  --list-workloads    list the built-in workloads and exit\n"
 	"  --help              this text\n"
@@ -211,7 +214,7 @@ struct sim_opts {
 	int nr_costs;
 	enum sim_format format;
 	bool format_given;
-	const char *output, *plot;
+	const char *output, *plot, *schedstat;
 	bool quiet, list_workloads, no_background;
 	/* task groups */
 	const char *groups_spec, *tg_layout;
@@ -279,6 +282,7 @@ enum {
 	OPT_FORMAT,
 	OPT_OUTPUT,
 	OPT_PLOT,
+	OPT_SCHEDSTAT,
 	OPT_QUIET,
 	OPT_LIST,
 	OPT_LOOPS,
@@ -327,6 +331,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"output", required_argument, NULL, OPT_OUTPUT},
 		{"plot", required_argument, NULL, OPT_PLOT},
+		{"schedstat", required_argument, NULL, OPT_SCHEDSTAT},
 		{"quiet", no_argument, NULL, OPT_QUIET},
 		{"list-workloads", no_argument, NULL, OPT_LIST},
 		{"loops", required_argument, NULL, OPT_LOOPS},
@@ -437,6 +442,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 			break;
 		case OPT_PLOT:
 			o->plot = optarg;
+			break;
+		case OPT_SCHEDSTAT:
+			o->schedstat = optarg;
 			break;
 		case 'q':
 		case OPT_QUIET:
@@ -829,10 +837,18 @@ int cmd_sim(int argc, char **argv)
 		if (o.output && strcmp(o.output, o.plot) == 0)
 			return sim_error("--output and --plot name the same file '%s'", o.plot);
 	}
+	if (o.schedstat) {
+		if (o.output && strcmp(o.output, o.schedstat) == 0)
+			return sim_error("--output and --schedstat name the same file '%s'",
+					 o.schedstat);
+		if (o.plot && strcmp(o.plot, o.schedstat) == 0)
+			return sim_error("--plot and --schedstat name the same file '%s'",
+					 o.schedstat);
+	}
 
 	struct sim_setup s = {0};
 	int rc = build_setup(&o, &s);
-	struct cli_output out = {0}, plot = {0};
+	struct cli_output out = {0}, plot = {0}, schedstat = {0};
 	if (rc)
 		goto done;
 	if (o.dump_groups) { /* task groups: the hierarchy only, nothing run */
@@ -840,7 +856,8 @@ int cmd_sim(int argc, char **argv)
 		goto done;
 	}
 	if (cli_output_open(&out, SIM_CMD, "--output", o.output) ||
-	    (o.plot && cli_output_open(&plot, SIM_CMD, "--plot", o.plot))) {
+	    (o.plot && cli_output_open(&plot, SIM_CMD, "--plot", o.plot)) ||
+	    (o.schedstat && cli_output_open(&schedstat, SIM_CMD, "--schedstat", o.schedstat))) {
 		rc = CLI_EXIT_USAGE;
 		goto done;
 	}
@@ -872,6 +889,7 @@ int cmd_sim(int argc, char **argv)
 		.iterations = (int)o.iterations,
 		.jobs = (int)o.jobs,
 		.progress = o.quiet ? NULL : stderr,
+		.schedstat = o.schedstat ? cli_output_stream(&schedstat) : NULL,
 	};
 	struct ts_error err = {0};
 	if (ts_experiment_run(&e, &err)) {
@@ -886,18 +904,27 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (!rc && o.plot && cli_plot_draw(&plot, gnuplot, &e, plot_format))
 		rc = 1;
-	/* both complete: put them in place, the plot first, so that it can be taken back */
-	if (!rc && o.plot && cli_output_commit(&plot))
+	/* all complete: put them in place, the report last, so that the others can be taken
+	 * back */
+	if (!rc && o.schedstat && cli_output_commit(&schedstat))
 		rc = 1;
+	if (!rc && o.plot && cli_output_commit(&plot)) {
+		if (o.schedstat && schedstat.created)
+			unlink(schedstat.target);
+		rc = 1;
+	}
 	if (!rc && cli_output_commit(&out)) {
 		if (o.plot && plot.created)
 			unlink(plot.target); /* all or nothing */
+		if (o.schedstat && schedstat.created)
+			unlink(schedstat.target);
 		rc = 1;
 	}
 	ts_experiment_free(&e);
 done:
 	cli_output_discard(&out);
 	cli_output_discard(&plot);
+	cli_output_discard(&schedstat);
 	free_setup(&s);
 	return rc;
 }

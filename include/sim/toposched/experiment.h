@@ -46,6 +46,7 @@ struct ts_exp_config {
 struct ts_exp_stats {
 	struct ts_sis_counts sis;
 	struct ts_sis_metrics sis_metrics;
+	struct ts_sim_lb lb;
 	uint64_t reasons[TS_PLACE_NR];
 	uint64_t wakeups_by_relation[TS_REL_NR];
 	uint64_t wakeups, migrations;
@@ -94,7 +95,10 @@ struct ts_experiment {
 	int iterations;	   /* samples per point, >= 1 */
 	int jobs;	   /* worker threads; <= 0: the number of online CPUs */
 	ts_sim_run_fn run; /* NULL: ts_sim_run */
-	FILE *progress;	   /* progress line for long sweeps; NULL: silent */
+	/* NULL, or where the run of the first configuration, first load and first iteration
+	 * writes its counters in /proc/schedstat format (ts_sim_config.schedstat) */
+	FILE *schedstat;
+	FILE *progress; /* progress line for long sweeps; NULL: silent */
 
 	/* ---- results of ts_experiment_run() (freed by ts_experiment_free()) ---- */
 	struct ts_exp_point *points; /* [nr_configs * nr_loads], config-major */
