@@ -77,10 +77,9 @@ bool ts_metric_higher_is_better(enum ts_metric_kind kind)
 	       kind == TS_METRIC_OPS_PER_S;
 }
 
-uint64_t ts_experiment_seed(uint64_t seed, int config, int load, int iteration)
+uint64_t ts_experiment_seed(uint64_t seed, int load, int iteration)
 {
-	uint64_t index = ((uint64_t)(unsigned)config << 48) + ((uint64_t)(unsigned)load << 24) +
-			 (uint64_t)(unsigned)iteration;
+	uint64_t index = ((uint64_t)(unsigned)load << 24) + (uint64_t)(unsigned)iteration;
 	return ts_rng_derive(seed, index);
 }
 
@@ -127,7 +126,7 @@ static void *worker(void *arg)
 		cfg.features = e->configs[c].features;
 		cfg.tg_layout = e->configs[c].tg_layout; /* task groups */
 		cfg.load = e->loads[l];
-		cfg.seed = ts_experiment_seed(e->seed, c, e->loads[l], it);
+		cfg.seed = ts_experiment_seed(e->seed, e->loads[l], it);
 		cfg.schedstat = idx == 0 ? e->schedstat : NULL; /* (0, first load, 1) */
 		struct ts_error err = {0};
 		memset(&s->results[idx], 0, sizeof(s->results[idx]));

@@ -106,11 +106,13 @@ struct ts_experiment {
 	int jobs_used;
 };
 
-/* The seed of run (config, load value, iteration):
- *     ts_rng_derive(seed, config * 2^48 + load * 2^24 + iteration)
- * It depends on the load's value (not its position in the list) so that adding a load to
- * a sweep leaves the other points' samples unchanged. */
-uint64_t ts_experiment_seed(uint64_t seed, int config, int load, int iteration);
+/* The seed of the runs (any configuration, load value, iteration):
+ *     ts_rng_derive(seed, load * 2^24 + iteration)
+ * Common random numbers: every configuration runs a (load, iteration) with the same seed,
+ * so that two identical configurations give identical samples and a difference between
+ * configurations is not the seeds'. It depends on the load's value (not its position in
+ * the list) so that adding a load to a sweep leaves the other points' samples unchanged. */
+uint64_t ts_experiment_seed(uint64_t seed, int load, int iteration);
 
 /* Checks the inputs, runs every (config x load x iteration) on `jobs` threads and fills
  * points. The results depend only on the inputs, never on jobs or execution order. A
