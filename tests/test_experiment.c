@@ -53,14 +53,21 @@ static void test_pct_change_and_significance(void **state)
 	assert_near(ts_exp_pct_change(100, 100), 0, 0);
 	assert_true(isnan(ts_exp_pct_change(1, 0)));
 	assert_true(isnan(ts_exp_pct_change(NAN, 1)));
-	/* |mean - base| > max(stddev, base stddev) */
-	assert_true(ts_exp_significant(110, 5, 3, 100, 8, 3));	 /* 10 > 8 */
-	assert_false(ts_exp_significant(107, 5, 3, 100, 8, 3));	 /* 7 <= 8 */
-	assert_false(ts_exp_significant(108, 5, 3, 100, 8, 3));	 /* equal: not more */
-	assert_true(ts_exp_significant(91, 8, 3, 100, 1, 3));	 /* 9 > 8, either direction */
-	assert_false(ts_exp_significant(91, 9.5, 3, 100, 1, 3)); /* own spread counts too */
-	assert_true(ts_exp_significant(101, 0, 2, 100, 0, 2));	 /* no spread at all */
-	assert_false(ts_exp_significant(200, 0, 1, 100, 0, 3));	 /* 1 iteration: never */
+	/* Welch's t-test, two-sided, at the tables' critical values of Student's t (0.975
+	 * quantile): 2.306004 for 8 degrees of freedom (5 + 5 samples, equal spread), 4.302653
+	 * for 2 (2 + 2), 2.776445 for 4 (Welch-Satterthwaite: n - 1 when the baseline has no
+	 * spread) */
+	assert_near(ts_exp_welch_p(100 + 2.306004 * sqrt(2.0 / 5), 1, 5, 100, 1, 5), 0.05, 1e-6);
+	assert_near(ts_exp_welch_p(100 - 4.302653 * 3, 3, 2, 100, 3, 2), 0.05, 1e-6);
+	assert_near(ts_exp_welch_p(100 + 2.776445 * sqrt(1.0 / 5), 1, 5, 100, 0, 5), 0.05, 1e-6);
+	assert_true(ts_exp_significant(100 + 2.4 * sqrt(2.0 / 5), 1, 5, 100, 1, 5));
+	assert_false(ts_exp_significant(100 + 2.2 * sqrt(2.0 / 5), 1, 5, 100, 1, 5));
+	assert_false(ts_exp_significant(110, 5, 3, 100, 8, 3));	 /* t = 1.84 for 3.36 d.f. */
+	assert_true(ts_exp_significant(130, 5, 3, 100, 8, 3));	 /* t = 5.51 */
+	assert_near(ts_exp_welch_p(101, 0, 2, 100, 0, 2), 0, 0); /* no spread at all */
+	assert_near(ts_exp_welch_p(100, 0, 2, 100, 0, 2), 1, 0);
+	assert_true(isnan(ts_exp_welch_p(200, 0, 1, 100, 0, 3))); /* 1 iteration: no test */
+	assert_false(ts_exp_significant(200, 0, 1, 100, 0, 3));
 	assert_false(ts_exp_significant(200, 0, 3, 100, 0, 1));
 	assert_false(ts_exp_significant(NAN, 0, 3, 100, 0, 3));
 	assert_true(ts_metric_higher_is_better(TS_METRIC_THROUGHPUT_MBS));
@@ -194,8 +201,8 @@ static void test_points_and_aggregates(void **state)
 			assert_near(p->pct_change, 100 * (p->mean - b->mean) / b->mean, 1e-9);
 			/* SIS_PROP: +50%, far beyond a spread below 1 */
 			assert_int_equal(p->significant,
-					 c > 0 && ts_exp_significant(p->mean, p->stddev, 4, b->mean,
-								     b->stddev, 4));
+					 c > 0 && ts_exp_significant(p->amean, p->stddev, 4,
+								     b->amean, b->stddev, 4));
 			if (c == 1)
 				assert_true(p->significant);
 			/* counters summed over the 4 iterations, metrics from the sums */
@@ -527,7 +534,8 @@ static void test_table_report(void **state)
 	char *t = exp_report(&e, ts_exp_write_table);
 	assert_non_null(strstr(t, "fake on fakebox"));
 	assert_non_null(strstr(t, "Hmean of 4 iterations of 5ms after 1ms warm-up"));
-	assert_non_null(strstr(t, "max(stddev, baseline stddev)"));
+	assert_non_null(
+		strstr(t, "'*' where Welch's t-test finds the means different at 95% confidence"));
 	assert_int_equal(count(t, "Hmean  "), 3);
 	assert_int_equal(count(t, "Stddev "), 3);
 	/* the baseline column, and "same": its features are the baseline's and its seeds too

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "report.h"
 #include "rng.h"
 
@@ -62,13 +64,25 @@ double ts_exp_pct_change(double value, double base)
 	return 100.0 * (value - base) / base;
 }
 
-bool ts_exp_significant(double mean, double stddev, int n, double base_mean, double base_stddev,
+double ts_exp_welch_p(double amean, double stddev, int n, double base_amean, double base_stddev,
+		      int base_n)
+{
+	if (n < TS_EXP_TTEST_MIN_SAMPLES || base_n < TS_EXP_TTEST_MIN_SAMPLES || !isfinite(amean) ||
+	    !isfinite(base_amean) || !isfinite(stddev) || !isfinite(base_stddev))
+		return NAN;
+	double v = stddev * stddev / n, bv = base_stddev * base_stddev / base_n;
+	if (v + bv == 0)
+		return amean == base_amean ? 1.0 : 0.0;
+	double t = (amean - base_amean) / sqrt(v + bv);
+	double df = (v + bv) * (v + bv) / (v * v / (n - 1) + bv * bv / (base_n - 1));
+	return 2 * gsl_cdf_tdist_Q(fabs(t), df);
+}
+
+bool ts_exp_significant(double amean, double stddev, int n, double base_amean, double base_stddev,
 			int base_n)
 {
-	if (n < 2 || base_n < 2 || !isfinite(mean) || !isfinite(base_mean) || !isfinite(stddev) ||
-	    !isfinite(base_stddev))
-		return false;
-	return fabs(mean - base_mean) > fmax(stddev, base_stddev);
+	double p = ts_exp_welch_p(amean, stddev, n, base_amean, base_stddev, base_n);
+	return isfinite(p) && p < 1 - TS_EXP_CONFIDENCE;
 }
 
 bool ts_metric_higher_is_better(enum ts_metric_kind kind)
@@ -356,8 +370,8 @@ static void summarise(struct ts_experiment *e, const struct ts_sim_result *resul
 			struct ts_exp_point *pt = &e->points[c * e->nr_loads + l];
 			const struct ts_exp_point *b = &e->points[l];
 			pt->pct_change = ts_exp_pct_change(pt->mean, b->mean);
-			pt->significant = c > 0 && ts_exp_significant(pt->mean, pt->stddev, pt->n,
-								      b->mean, b->stddev, b->n);
+			pt->significant = c > 0 && ts_exp_significant(pt->amean, pt->stddev, pt->n,
+								      b->amean, b->stddev, b->n);
 		}
 }
 

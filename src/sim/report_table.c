@@ -530,10 +530,16 @@ int ts_exp_write_table(const struct ts_experiment *e, FILE *out)
 	}
 	fputc('\n', out);
 	groups_header(e, out); /* task groups */
-	fprintf(out,
-		"%% change against '%s'; '*' where |mean - baseline| > max(stddev, "
-		"baseline stddev)\n\n",
-		e->configs[0].name);
+	if (e->iterations >= TS_EXP_TTEST_MIN_SAMPLES)
+		fprintf(out,
+			"%% change against '%s'; '*' where Welch's t-test finds the means "
+			"different at %.0f%% confidence\n\n",
+			e->configs[0].name, 100 * TS_EXP_CONFIDENCE);
+	else
+		fprintf(out,
+			"%% change against '%s'; no '*': Welch's t-test needs %d or more "
+			"iterations\n\n",
+			e->configs[0].name, TS_EXP_TTEST_MIN_SAMPLES);
 	comparison(e, out);
 	if (wl->metric == TS_METRIC_TIME_S)
 		for (int c = 0; c < e->nr_configs; c++)

@@ -141,10 +141,18 @@ double ts_exp_amean(const double *x, int n);
 double ts_exp_stddev(const double *x, int n);
 /* 100 * (value - base) / base; NaN when base is 0 or either is not finite. */
 double ts_exp_pct_change(double value, double base);
-/* The significance rule: both points have at least 2 samples and
- *     |mean - base_mean| > max(stddev, base_stddev)
- * i.e. the difference exceeds the larger run-to-run spread of the two. */
-bool ts_exp_significant(double mean, double stddev, int n, double base_mean, double base_stddev,
+/* Welch's two-sample t-test (unequal variances), two-sided: the p-value of the difference
+ * of two arithmetic means from their sample standard deviations and sizes, with the
+ * Welch-Satterthwaite degrees of freedom and GSL's Student t distribution. Both stddevs
+ * 0: 0 when the means differ, 1 when equal. NAN when a side has fewer than
+ * TS_EXP_TTEST_MIN_SAMPLES samples or a value is not finite. */
+#define TS_EXP_TTEST_MIN_SAMPLES 2
+#define TS_EXP_CONFIDENCE	 0.95 /* of the '*' marker */
+double ts_exp_welch_p(double amean, double stddev, int n, double base_amean, double base_stddev,
+		      int base_n);
+/* The significance rule: Welch's t-test finds the arithmetic means different at
+ * TS_EXP_CONFIDENCE, i.e. ts_exp_welch_p() < 1 - TS_EXP_CONFIDENCE. */
+bool ts_exp_significant(double amean, double stddev, int n, double base_amean, double base_stddev,
 			int base_n);
 
 /* ---- reports (src/sim/report*.c); each returns 0 or -EIO when writing failed ---- */
