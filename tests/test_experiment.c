@@ -536,16 +536,23 @@ static void test_table_report(void **state)
 	assert_non_null(strstr(t, "Hmean of 4 iterations of 5ms after 1ms warm-up"));
 	assert_non_null(
 		strstr(t, "'*' where Welch's t-test finds the means different at 95% confidence"));
-	assert_int_equal(count(t, "Hmean  "), 3);
-	assert_int_equal(count(t, "Stddev "), 3);
-	/* the baseline column, and "same": its features are the baseline's and its seeds too
-	 * (common random numbers), so its samples are identical */
-	assert_int_equal(count(t, "(   0.00%)"), 6);
+	/* compare-kernels' rows: each statistic for the 3 loads, then the next */
+	assert_int_equal(count(t, "Min      "), 3);
+	assert_int_equal(count(t, "Hmean    "), 3);
+	assert_int_equal(count(t, "Stddev   "), 3);
+	assert_int_equal(count(t, "CoeffVar "), 3);
+	assert_int_equal(count(t, "Max      "), 3);
+	assert_true(strstr(t, "Min      8") < strstr(t, "Hmean    1"));
+	assert_true(strstr(t, "CoeffVar 8") < strstr(t, "Max      1"));
+	/* Min, Hmean and Max against the baseline: the baseline column, and "same": its
+	 * features are the baseline's and its seeds too (common random numbers), so its
+	 * samples are identical */
+	assert_int_equal(count(t, "(   0.00%)"), 3 * 3 * 2);
 	if (getenv("TS_TEST_VERBOSE"))
 		fputs(t, stderr);
 	assert_int_equal(count(t, "%*"), marked_points(&e)); /* prop: +50%, marked */
 	/* marks follow the rule: two '*' per significant cell, '(' for the others */
-	const char *row = strstr(t, "Hmean  8");
+	const char *row = strstr(t, "Hmean    8");
 	assert_non_null(row);
 	char line[256];
 	snprintf(line, sizeof(line), "%.*s", (int)strcspn(row, "\n"), row);
