@@ -891,6 +891,11 @@ int cmd_sim(int argc, char **argv)
 		.progress = o.quiet ? NULL : stderr,
 		.schedstat = o.schedstat ? cli_output_stream(&schedstat) : NULL,
 	};
+	if (e.nr_configs > 1 && e.iterations < TS_EXP_TTEST_MIN_SAMPLES)
+		fprintf(stderr,
+			"toposched sim: warning: %d iteration: too few samples for the "
+			"significance test (Welch's t-test needs %d or more)\n",
+			e.iterations, TS_EXP_TTEST_MIN_SAMPLES);
 	struct ts_error err = {0};
 	if (ts_experiment_run(&e, &err)) {
 		fprintf(stderr, "toposched sim: error: %s\n", err.msg);
