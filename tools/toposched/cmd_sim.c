@@ -129,7 +129,7 @@ static const char sim_help[] =
 	"  --plot FILE         also draw the metric against load with gnuplot; FILE ends\n"
 	"                      in .png or .svg\n"
 	"  --schedstat FILE    also write the counters of the first configuration's\n"
-	"                      first load, iteration 1, in /proc/schedstat format\n"
+	"                      smallest load, iteration 1, in /proc/schedstat format\n"
 	"                      (version 17 as mmtests reads it; docs/sim-json.md)\n"
 	"  --quiet             no progress line on stderr\n"
 	"  --list-workloads    list the built-in workloads and exit\n"
