@@ -163,6 +163,11 @@ static void test_schedstat_parsed_back_matches_report(void **state)
 	assert_int_equal(t[10], lb->ttwu_move_affine);
 	assert_int_equal(t[11], lb->ttwu_move_balance);
 	assert_true(lb->lb_count[TS_CPU_IDLE] > 0 && lb->ttwu_wake_remote > 0);
+	/* the fields differ, so that a field printed in another's place shows (lb_balanced
+	 * and lb_nobusyg do not: on one LLC every balanced pass found no busiest group) */
+	enum ts_idle_type ni = TS_CPU_NEWLY_IDLE;
+	assert_true(lb->lb_failed[ni] > 0 && lb->lb_count[ni] != lb->lb_balanced[ni]);
+	assert_true(lb->lb_failed[ni] != lb->lb_balanced[ni]);
 
 	/* the JSON report prints the same counters: the first point's load_balance object */
 	char *json = exp_report(&e, ts_exp_write_json);
