@@ -53,14 +53,21 @@ static void test_pct_change_and_significance(void **state)
 	assert_near(ts_exp_pct_change(100, 100), 0, 0);
 	assert_true(isnan(ts_exp_pct_change(1, 0)));
 	assert_true(isnan(ts_exp_pct_change(NAN, 1)));
-	/* |mean - base| > max(stddev, base stddev) */
-	assert_true(ts_exp_significant(110, 5, 3, 100, 8, 3));	 /* 10 > 8 */
-	assert_false(ts_exp_significant(107, 5, 3, 100, 8, 3));	 /* 7 <= 8 */
-	assert_false(ts_exp_significant(108, 5, 3, 100, 8, 3));	 /* equal: not more */
-	assert_true(ts_exp_significant(91, 8, 3, 100, 1, 3));	 /* 9 > 8, either direction */
-	assert_false(ts_exp_significant(91, 9.5, 3, 100, 1, 3)); /* own spread counts too */
-	assert_true(ts_exp_significant(101, 0, 2, 100, 0, 2));	 /* no spread at all */
-	assert_false(ts_exp_significant(200, 0, 1, 100, 0, 3));	 /* 1 iteration: never */
+	/* Welch's t-test, two-sided, at the tables' critical values of Student's t (0.975
+	 * quantile): 2.306004 for 8 degrees of freedom (5 + 5 samples, equal spread), 4.302653
+	 * for 2 (2 + 2), 2.776445 for 4 (Welch-Satterthwaite: n - 1 when the baseline has no
+	 * spread) */
+	assert_near(ts_exp_welch_p(100 + 2.306004 * sqrt(2.0 / 5), 1, 5, 100, 1, 5), 0.05, 1e-6);
+	assert_near(ts_exp_welch_p(100 - 4.302653 * 3, 3, 2, 100, 3, 2), 0.05, 1e-6);
+	assert_near(ts_exp_welch_p(100 + 2.776445 * sqrt(1.0 / 5), 1, 5, 100, 0, 5), 0.05, 1e-6);
+	assert_true(ts_exp_significant(100 + 2.4 * sqrt(2.0 / 5), 1, 5, 100, 1, 5));
+	assert_false(ts_exp_significant(100 + 2.2 * sqrt(2.0 / 5), 1, 5, 100, 1, 5));
+	assert_false(ts_exp_significant(110, 5, 3, 100, 8, 3));	 /* t = 1.84 for 3.36 d.f. */
+	assert_true(ts_exp_significant(130, 5, 3, 100, 8, 3));	 /* t = 5.51 */
+	assert_near(ts_exp_welch_p(101, 0, 2, 100, 0, 2), 0, 0); /* no spread at all */
+	assert_near(ts_exp_welch_p(100, 0, 2, 100, 0, 2), 1, 0);
+	assert_true(isnan(ts_exp_welch_p(200, 0, 1, 100, 0, 3))); /* 1 iteration: no test */
+	assert_false(ts_exp_significant(200, 0, 1, 100, 0, 3));
 	assert_false(ts_exp_significant(200, 0, 3, 100, 0, 1));
 	assert_false(ts_exp_significant(NAN, 0, 3, 100, 0, 3));
 	assert_true(ts_metric_higher_is_better(TS_METRIC_THROUGHPUT_MBS));
@@ -194,8 +201,8 @@ static void test_points_and_aggregates(void **state)
 			assert_near(p->pct_change, 100 * (p->mean - b->mean) / b->mean, 1e-9);
 			/* SIS_PROP: +50%, far beyond a spread below 1 */
 			assert_int_equal(p->significant,
-					 c > 0 && ts_exp_significant(p->mean, p->stddev, 4, b->mean,
-								     b->stddev, 4));
+					 c > 0 && ts_exp_significant(p->amean, p->stddev, 4,
+								     b->amean, b->stddev, 4));
 			if (c == 1)
 				assert_true(p->significant);
 			/* counters summed over the 4 iterations, metrics from the sums */
@@ -267,16 +274,19 @@ static void test_seeds_per_run(void **state)
 	struct ts_experiment e = fake_experiment(3, seed_run);
 	struct ts_error err = {0};
 	assert_int_equal(ts_experiment_run(&e, &err), 0);
-	/* every run its own documented seed; all 36 distinct */
-	double seen[36];
+	/* every run its documented seed: the 12 (load, iteration) distinct, the same in
+	 * every configuration (common random numbers) */
+	double seen[12];
 	int n = 0;
 	for (int c = 0; c < 3; c++)
 		for (int l = 0; l < 3; l++)
 			for (int i = 0; i < 4; i++) {
 				double s = ts_experiment_point(&e, c, l)->samples[i];
-				assert_near(s,
-					    (double)(ts_experiment_seed(7, c, loads[l], i) >> 11),
+				assert_near(s, (double)(ts_experiment_seed(7, loads[l], i) >> 11),
 					    0);
+				assert_near(s, ts_experiment_point(&e, 0, l)->samples[i], 0);
+				if (c > 0)
+					continue;
 				for (int k = 0; k < n; k++)
 					assert_true(seen[k] != s);
 				seen[n++] = s;
@@ -290,12 +300,12 @@ static void test_seeds_per_run(void **state)
 	assert_int_equal(ts_experiment_run(&f, &err), 0);
 	for (int i = 0; i < 4; i++)
 		assert_near(ts_experiment_point(&f, 1, 0)->samples[i],
-			    (double)(ts_experiment_seed(7, 1, 8, i) >> 11), 0);
+			    (double)(ts_experiment_seed(7, 8, i) >> 11), 0);
 	ts_experiment_free(&f);
 	/* another base seed, other samples */
-	assert_true(ts_experiment_seed(7, 0, 1, 0) != ts_experiment_seed(8, 0, 1, 0));
-	assert_true(ts_experiment_seed(7, 0, 1, 0) != ts_experiment_seed(7, 1, 1, 0));
-	assert_true(ts_experiment_seed(7, 0, 1, 0) != ts_experiment_seed(7, 0, 2, 0));
+	assert_true(ts_experiment_seed(7, 1, 0) != ts_experiment_seed(8, 1, 0));
+	assert_true(ts_experiment_seed(7, 1, 0) != ts_experiment_seed(7, 1, 1));
+	assert_true(ts_experiment_seed(7, 1, 0) != ts_experiment_seed(7, 2, 0));
 }
 
 static void test_failing_run_stops_the_sweep(void **state)
@@ -524,15 +534,25 @@ static void test_table_report(void **state)
 	char *t = exp_report(&e, ts_exp_write_table);
 	assert_non_null(strstr(t, "fake on fakebox"));
 	assert_non_null(strstr(t, "Hmean of 4 iterations of 5ms after 1ms warm-up"));
-	assert_non_null(strstr(t, "max(stddev, baseline stddev)"));
-	assert_int_equal(count(t, "Hmean  "), 3);
-	assert_int_equal(count(t, "Stddev "), 3);
-	assert_int_equal(count(t, "(   0.00%)"), 3); /* baseline column */
+	assert_non_null(
+		strstr(t, "'*' where Welch's t-test finds the means different at 95% confidence"));
+	/* compare-kernels' rows: each statistic for the 3 loads, then the next */
+	assert_int_equal(count(t, "Min      "), 3);
+	assert_int_equal(count(t, "Hmean    "), 3);
+	assert_int_equal(count(t, "Stddev   "), 3);
+	assert_int_equal(count(t, "CoeffVar "), 3);
+	assert_int_equal(count(t, "Max      "), 3);
+	assert_true(strstr(t, "Min      8") < strstr(t, "Hmean    1"));
+	assert_true(strstr(t, "CoeffVar 8") < strstr(t, "Max      1"));
+	/* Min, Hmean and Max against the baseline: the baseline column, and "same": its
+	 * features are the baseline's and its seeds too (common random numbers), so its
+	 * samples are identical */
+	assert_int_equal(count(t, "(   0.00%)"), 3 * 3 * 2);
 	if (getenv("TS_TEST_VERBOSE"))
 		fputs(t, stderr);
 	assert_int_equal(count(t, "%*"), marked_points(&e)); /* prop: +50%, marked */
 	/* marks follow the rule: two '*' per significant cell, '(' for the others */
-	const char *row = strstr(t, "Hmean  8");
+	const char *row = strstr(t, "Hmean    8");
 	assert_non_null(row);
 	char line[256];
 	snprintf(line, sizeof(line), "%.*s", (int)strcspn(row, "\n"), row);

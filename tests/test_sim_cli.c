@@ -452,6 +452,19 @@ static void test_plot_svg(void **state)
 	clear_outdir();
 }
 
+/* One iteration cannot be tested for significance: stderr says so, the table too. */
+static void test_one_iteration_warns(void **state)
+{
+	(void)state;
+	const char *const *args = ARGS("sim", TINY, "--iterations", "1", "--compare",
+				       "a=", "--compare", "b=NO_SIS_UTIL SIS_PROP");
+	struct run r = run_cli(args);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "warning: 1 iteration: too few samples"));
+	assert_non_null(strstr(r.out, "no '*': Welch's t-test needs 2 or more iterations"));
+	run_free(&r);
+}
+
 static void test_table_end_to_end(void **state)
 {
 	(void)state;
@@ -463,9 +476,12 @@ static void test_table_end_to_end(void **state)
 	const char *const words[] = {"netperf-tcp-rr on kunpeng920",
 				     "pinned to nodes 0-1",
 				     "CPUs 0-63",
-				     "Hmean  1",
-				     "Hmean  2",
-				     "Stddev 1",
+				     "Min      1",
+				     "Hmean    1",
+				     "Hmean    2",
+				     "Stddev   1",
+				     "CoeffVar 1",
+				     "Max      2",
 				     "sis_util",
 				     "sis_prop",
 				     "SIS search",
@@ -494,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_plot_failure_leaves_no_file),
 		cmocka_unit_test(test_plot_svg),
 		cmocka_unit_test(test_table_end_to_end),
+		cmocka_unit_test(test_one_iteration_warns),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -376,8 +376,8 @@ static void test_cli_json_deterministic(void **state)
 	(void)state;
 	char dir[] = "/tmp/ts-sim-workloads-XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	const char *args3[] = {"sim",  "--workload", "pipe", "--clients", "1,2", "--iterations",
-			       "2",    "--duration", "5ms",  "--warmup",  "1ms", "--format",
+	const char *args3[] = {"sim",  "--workload", "pipe", "--clients", "1,2,8", "--iterations",
+			       "2",    "--duration", "5ms",  "--warmup",  "1ms",   "--format",
 			       "json", "--seed",     "3",    NULL};
 	struct run a = ts_run_cli(dir, args3, 120);
 	if (a.status)
@@ -389,9 +389,11 @@ static void test_cli_json_deterministic(void **state)
 	assert_int_equal(a.out_len, b.out_len);
 	assert_memory_equal(a.out, b.out, a.out_len);
 
-	const char *args4[] = {"sim",  "--workload", "pipe", "--clients", "1,2", "--iterations",
-			       "2",    "--duration", "5ms",  "--warmup",  "1ms", "--format",
+	const char *args4[] = {"sim",  "--workload", "pipe", "--clients", "1,2,8", "--iterations",
+			       "2",    "--duration", "5ms",  "--warmup",  "1ms",   "--format",
 			       "json", "--seed",     "4",    NULL};
+	/* another seed, other samples: at 8 clients (one and two pipe pairs run the same
+	 * whatever the seed, and every configuration runs a load with the same seeds) */
 	struct run c = ts_run_cli(dir, args4, 120);
 	assert_int_equal(c.status, 0);
 	char *sa = samples_of(a.out), *sc = samples_of(c.out);

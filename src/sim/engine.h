@@ -135,6 +135,7 @@ struct sim_cpu {
 
 struct stat_snap {
 	struct ts_sis_counts sis;
+	struct ts_sim_lb lb;
 	uint64_t reasons[TS_PLACE_NR];
 	uint64_t by_rel[TS_REL_NR];
 	uint64_t scan_hist[TS_SCAN_HIST_BUCKETS];
@@ -181,6 +182,7 @@ struct sim {
 	bool in_window, window_done, stop, truncated;
 	uint64_t win_start, win_end;
 	struct stat_snap snap0;
+	struct sim_schedstat *schedstat; /* cfg->schedstat's window-open snapshot, or NULL */
 
 	uint64_t marks, bytes, msgs_sent, msgs_recv, events;
 	int64_t nr_runnable; /* tasks the engine made runnable and not yet blocked/exited */
@@ -443,5 +445,13 @@ void sim_on_start(struct sim *m, struct sim_task *t);
 /* engine_stats.c: the measured window and the run's result */
 void sim_window_open(struct sim *m);
 void sim_fill_result(struct sim *m, struct ts_sim_result *out);
+/* report_schedstat.c: cfg->schedstat, the counters of one run in /proc/schedstat format.
+ * open snapshots them when the window opens (-ENOMEM), write prints the window's deltas
+ * at the end, free releases the snapshot (sim_free()). */
+int sim_schedstat_open(struct sim *m);
+void sim_schedstat_write(struct sim *m);
+void sim_schedstat_free(struct sim *m);
+/* Adds the load-balance counters of every CPU's domains to *out. */
+void sim_lb_sum(const struct sim *m, struct ts_sim_lb *out);
 
 #endif

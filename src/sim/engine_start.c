@@ -13,6 +13,7 @@ static int setup_start(struct sim *m, struct ts_error *err);
 
 void sim_free(struct sim *m)
 {
+	sim_schedstat_free(m);
 	for (int i = 0; i < m->nr_tasks_inited; i++) {
 		struct sim_task *t = &m->tasks[i];
 		ts_numa_task_free(m->s, &t->t);

@@ -1,5 +1,6 @@
 /* Statistics: the core's counters snapshotted when the measured window opens and taken
  * as deltas at the end, with the engine's own counters, into struct ts_sim_result. */
+#include <errno.h>
 #include <string.h>
 
 #include "engine.h"
@@ -9,6 +10,7 @@ static void snapshot(struct sim *m, struct stat_snap *out)
 	memset(out, 0, sizeof(*out));
 	struct ts_sched *s = m->s;
 	ts_sis_counts_sum(&s->rq[0].stats, m->nr_cpus, sizeof(struct ts_rq), &out->sis);
+	sim_lb_sum(m, &out->lb);
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
 		const struct ts_cpu_stats *st = &s->rq[cpu].stats;
 		for (int i = 0; i < TS_PLACE_NR; i++)
@@ -66,6 +68,8 @@ void sim_window_open(struct sim *m)
 	m->in_window = true;
 	m->win_start = m->now;
 	snapshot(m, &m->snap0);
+	if (m->cfg->schedstat && sim_schedstat_open(m))
+		sim_fail(m, -ENOMEM, "sim: out of memory for the --schedstat snapshot");
 	if (m->groups)
 		tg_window_open(m);
 }
@@ -91,6 +95,7 @@ void sim_fill_result(struct sim *m, struct ts_sim_result *out)
 	out->sis.recent_miss = end.sis.recent_miss - a->sis.recent_miss;
 	out->sis.core_search = end.sis.core_search - a->sis.core_search;
 	out->sis.core_failed = end.sis.core_failed - a->sis.core_failed;
+	ts_sim_lb_add_delta(&out->lb, &a->lb, &end.lb);
 	for (int i = 0; i < TS_PLACE_NR; i++)
 		out->reasons[i] = end.reasons[i] - a->reasons[i];
 	for (int i = 0; i < TS_REL_NR; i++)
@@ -137,6 +142,7 @@ void sim_fill_result(struct sim *m, struct ts_sim_result *out)
 	}
 	if (m->groups)
 		tg_result(m, out);
+	sim_schedstat_write(m);
 	if (!m->nr_mms)
 		return;
 	/* NUMA balancing: the core's counters over the window, the engine's own */

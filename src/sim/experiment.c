@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "report.h"
 #include "rng.h"
 
@@ -62,13 +64,25 @@ double ts_exp_pct_change(double value, double base)
 	return 100.0 * (value - base) / base;
 }
 
-bool ts_exp_significant(double mean, double stddev, int n, double base_mean, double base_stddev,
+double ts_exp_welch_p(double amean, double stddev, int n, double base_amean, double base_stddev,
+		      int base_n)
+{
+	if (n < TS_EXP_TTEST_MIN_SAMPLES || base_n < TS_EXP_TTEST_MIN_SAMPLES || !isfinite(amean) ||
+	    !isfinite(base_amean) || !isfinite(stddev) || !isfinite(base_stddev))
+		return NAN;
+	double v = stddev * stddev / n, bv = base_stddev * base_stddev / base_n;
+	if (v + bv == 0)
+		return amean == base_amean ? 1.0 : 0.0;
+	double t = (amean - base_amean) / sqrt(v + bv);
+	double df = (v + bv) * (v + bv) / (v * v / (n - 1) + bv * bv / (base_n - 1));
+	return 2 * gsl_cdf_tdist_Q(fabs(t), df);
+}
+
+bool ts_exp_significant(double amean, double stddev, int n, double base_amean, double base_stddev,
 			int base_n)
 {
-	if (n < 2 || base_n < 2 || !isfinite(mean) || !isfinite(base_mean) || !isfinite(stddev) ||
-	    !isfinite(base_stddev))
-		return false;
-	return fabs(mean - base_mean) > fmax(stddev, base_stddev);
+	double p = ts_exp_welch_p(amean, stddev, n, base_amean, base_stddev, base_n);
+	return isfinite(p) && p < 1 - TS_EXP_CONFIDENCE;
 }
 
 bool ts_metric_higher_is_better(enum ts_metric_kind kind)
@@ -77,10 +91,9 @@ bool ts_metric_higher_is_better(enum ts_metric_kind kind)
 	       kind == TS_METRIC_OPS_PER_S;
 }
 
-uint64_t ts_experiment_seed(uint64_t seed, int config, int load, int iteration)
+uint64_t ts_experiment_seed(uint64_t seed, int load, int iteration)
 {
-	uint64_t index = ((uint64_t)(unsigned)config << 48) + ((uint64_t)(unsigned)load << 24) +
-			 (uint64_t)(unsigned)iteration;
+	uint64_t index = ((uint64_t)(unsigned)load << 24) + (uint64_t)(unsigned)iteration;
 	return ts_rng_derive(seed, index);
 }
 
@@ -128,7 +141,8 @@ static void *worker(void *arg)
 		cfg.tg_layout = e->configs[c].tg_layout; /* task groups */
 		cfg.kernel = e->configs[c].kernel;
 		cfg.load = e->loads[l];
-		cfg.seed = ts_experiment_seed(e->seed, c, e->loads[l], it);
+		cfg.seed = ts_experiment_seed(e->seed, e->loads[l], it);
+		cfg.schedstat = idx == 0 ? e->schedstat : NULL; /* (0, first load, 1) */
 		struct ts_error err = {0};
 		memset(&s->results[idx], 0, sizeof(s->results[idx]));
 		int rc = s->run(&cfg, &s->results[idx], &err);
@@ -287,6 +301,7 @@ static void add_result(struct ts_exp_stats *st, const struct ts_sim_result *r)
 	st->sis.recent_miss += r->sis.recent_miss;
 	st->sis.core_search += r->sis.core_search;
 	st->sis.core_failed += r->sis.core_failed;
+	ts_sim_lb_add_delta(&st->lb, &(struct ts_sim_lb){0}, &r->lb);
 	for (int i = 0; i < TS_PLACE_NR; i++)
 		st->reasons[i] += r->reasons[i];
 	for (int i = 0; i < TS_REL_NR; i++)
@@ -356,8 +371,8 @@ static void summarise(struct ts_experiment *e, const struct ts_sim_result *resul
 			struct ts_exp_point *pt = &e->points[c * e->nr_loads + l];
 			const struct ts_exp_point *b = &e->points[l];
 			pt->pct_change = ts_exp_pct_change(pt->mean, b->mean);
-			pt->significant = c > 0 && ts_exp_significant(pt->mean, pt->stddev, pt->n,
-								      b->mean, b->stddev, b->n);
+			pt->significant = c > 0 && ts_exp_significant(pt->amean, pt->stddev, pt->n,
+								      b->amean, b->stddev, b->n);
 		}
 }
 

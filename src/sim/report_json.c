@@ -93,6 +93,34 @@ static void write_task_groups(struct ts_json_writer *w, const struct ts_exp_stat
 	jw_close(w, '}');
 }
 
+/* The domain lines' counters of /proc/schedstat, per idle type by the kernel's names
+ * (enum cpu_idle_type: CPU_IDLE, CPU_NOT_IDLE, CPU_NEWLY_IDLE). */
+static void jw_load_balance(struct ts_json_writer *w, const struct ts_sim_lb *lb)
+{
+	static const char *const idle_names[TS_CPU_MAX_IDLE_TYPES] = {"idle", "not_idle",
+								      "newly_idle"};
+	jw_open(w, "load_balance", '{');
+	for (int i = 0; i < TS_CPU_MAX_IDLE_TYPES; i++) {
+		jw_open(w, idle_names[i], '{');
+		ts_json_member_uint(w, "lb_count", lb->lb_count[i]);
+		ts_json_member_uint(w, "lb_balanced", lb->lb_balanced[i]);
+		ts_json_member_uint(w, "lb_failed", lb->lb_failed[i]);
+		ts_json_member_uint(w, "lb_imbalance", lb->lb_imbalance[i]);
+		ts_json_member_uint(w, "lb_gained", lb->lb_gained[i]);
+		ts_json_member_uint(w, "lb_hot_gained", lb->lb_hot_gained[i]);
+		ts_json_member_uint(w, "lb_nobusyq", lb->lb_nobusyq[i]);
+		ts_json_member_uint(w, "lb_nobusyg", lb->lb_nobusyg[i]);
+		jw_close(w, '}');
+	}
+	ts_json_member_uint(w, "alb_count", lb->alb_count);
+	ts_json_member_uint(w, "alb_failed", lb->alb_failed);
+	ts_json_member_uint(w, "alb_pushed", lb->alb_pushed);
+	ts_json_member_uint(w, "ttwu_wake_remote", lb->ttwu_wake_remote);
+	ts_json_member_uint(w, "ttwu_move_affine", lb->ttwu_move_affine);
+	ts_json_member_uint(w, "ttwu_move_balance", lb->ttwu_move_balance);
+	jw_close(w, '}');
+}
+
 static void write_stats(struct ts_json_writer *w, const struct ts_exp_stats *st)
 {
 	const struct ts_sis_metrics *m = &st->sis_metrics;
@@ -124,6 +152,7 @@ static void write_stats(struct ts_json_writer *w, const struct ts_exp_stats *st)
 	jw_close(w, '}');
 	ts_json_member_uint(w, "wakeups", st->wakeups);
 	ts_json_member_uint(w, "migrations", st->migrations);
+	jw_load_balance(w, &st->lb);
 	ts_json_member_double(w, "cpu_util", st->cpu_util);
 	jw_open(w, "wakeup_latency_us", '{');
 	static const char *const pct_names[4] = {"p50", "p90", "p99", "p99.9"};

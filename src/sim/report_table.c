@@ -36,6 +36,36 @@ static int max_int(int a, int b)
 	return a > b ? a : b;
 }
 
+/* The rows of the comparison, as mmtests' compare-kernels prints them: one statistic for
+ * every load, then the next. CoeffVar is 100 * stddev / amean. */
+enum cmp_row { CMP_MIN, CMP_MEAN, CMP_STDDEV, CMP_COEFFVAR, CMP_MAX, CMP_NR };
+
+static double sample_extreme(const struct ts_exp_point *p, bool max)
+{
+	double v = p->n > 0 ? p->samples[0] : NAN;
+	for (int i = 1; i < p->n; i++)
+		v = max ? fmax(v, p->samples[i]) : fmin(v, p->samples[i]);
+	return v;
+}
+
+static double cmp_value(const struct ts_exp_point *p, enum cmp_row row)
+{
+	switch (row) {
+	case CMP_MIN:
+		return sample_extreme(p, false);
+	case CMP_MEAN:
+		return p->mean;
+	case CMP_STDDEV:
+		return p->stddev;
+	case CMP_COEFFVAR:
+		return p->amean != 0 ? 100 * p->stddev / p->amean : NAN;
+	case CMP_MAX:
+	case CMP_NR:
+		break;
+	}
+	return sample_extreme(p, true);
+}
+
 static void comparison(const struct ts_experiment *e, FILE *out)
 {
 	int dec = ts_report_metric_decimals(e);
@@ -47,10 +77,10 @@ static void comparison(const struct ts_experiment *e, FILE *out)
 	for (int c = 0; c < e->nr_configs; c++)
 		for (int l = 0; l < e->nr_loads; l++) {
 			const struct ts_exp_point *p = ts_experiment_point(e, c, l);
-			fmt_value(buf, sizeof(buf), p->mean, dec);
-			vw = max_int(vw, (int)strlen(buf));
-			fmt_value(buf, sizeof(buf), p->stddev, dec);
-			vw = max_int(vw, (int)strlen(buf));
+			for (int row = 0; row < CMP_NR; row++) {
+				fmt_value(buf, sizeof(buf), cmp_value(p, (enum cmp_row)row), dec);
+				vw = max_int(vw, (int)strlen(buf));
+			}
 		}
 	for (int l = 0; l < e->nr_loads; l++) {
 		snprintf(buf, sizeof(buf), "%d", e->loads[l]);
@@ -60,24 +90,33 @@ static void comparison(const struct ts_experiment *e, FILE *out)
 	int cell_w = vw + 1 + pct_w;
 	for (int c = 0; c < e->nr_configs; c++)
 		cell_w = max_int(cell_w, (int)strlen(e->configs[c].name));
-	int label_w = 6 + 1 + lw; /* "Stddev" + load */
+	int label_w = 8 + 1 + lw; /* "CoeffVar" + load */
 
 	fprintf(out, "%*s", label_w, "");
 	for (int c = 0; c < e->nr_configs; c++)
 		fprintf(out, "  %*s", cell_w, e->configs[c].name);
 	fputc('\n', out);
-	for (int row = 0; row < 2; row++) {
+	static const char *const labels[CMP_NR] = {"Min", NULL, "Stddev", "CoeffVar", "Max"};
+	for (int row = 0; row < CMP_NR; row++) {
 		for (int l = 0; l < e->nr_loads; l++) {
-			fprintf(out, "%-6s %*d", row == 0 ? mean_label : "Stddev", lw, e->loads[l]);
+			fprintf(out, "%-8s %*d", row == CMP_MEAN ? mean_label : labels[row], lw,
+				e->loads[l]);
 			for (int c = 0; c < e->nr_configs; c++) {
 				const struct ts_exp_point *p = ts_experiment_point(e, c, l);
+				const struct ts_exp_point *b = ts_experiment_point(e, 0, l);
 				char val[CELL_MAX], pct[CELL_MAX];
-				if (row == 0) {
-					fmt_value(val, sizeof(val), p->mean, dec);
+				double v = cmp_value(p, (enum cmp_row)row);
+				fmt_value(val, sizeof(val), v, dec);
+				pct[0] = '\0';
+				if (row == CMP_MEAN) {
 					fmt_pct(pct, sizeof(pct), p);
-				} else {
-					fmt_value(val, sizeof(val), p->stddev, dec);
-					pct[0] = '\0';
+				} else if (row == CMP_MIN || row == CMP_MAX) {
+					double d = ts_exp_pct_change(
+						v, cmp_value(b, (enum cmp_row)row));
+					if (isfinite(d))
+						snprintf(pct, sizeof(pct), "(%7.2f%%)", d);
+					else
+						snprintf(pct, sizeof(pct), "(    n/a )");
 				}
 				bool last = c == e->nr_configs - 1;
 				fprintf(out, "  %*s%*s", cell_w - vw - 1 - pct_w, "", vw, val);
@@ -533,10 +572,16 @@ int ts_exp_write_table(const struct ts_experiment *e, FILE *out)
 	}
 	fputc('\n', out);
 	groups_header(e, out); /* task groups */
-	fprintf(out,
-		"%% change against '%s'; '*' where |mean - baseline| > max(stddev, "
-		"baseline stddev)\n\n",
-		e->configs[0].name);
+	if (e->iterations >= TS_EXP_TTEST_MIN_SAMPLES)
+		fprintf(out,
+			"%% change against '%s'; '*' where Welch's t-test finds the means "
+			"different at %.0f%% confidence\n\n",
+			e->configs[0].name, 100 * TS_EXP_CONFIDENCE);
+	else
+		fprintf(out,
+			"%% change against '%s'; no '*': Welch's t-test needs %d or more "
+			"iterations\n\n",
+			e->configs[0].name, TS_EXP_TTEST_MIN_SAMPLES);
 	comparison(e, out);
 	if (wl->metric == TS_METRIC_TIME_S)
 		for (int c = 0; c < e->nr_configs; c++)

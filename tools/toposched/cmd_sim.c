@@ -134,6 +134,9 @@ static const char sim_help[] =
 	"                      standard output\n"
 	"  --plot FILE         also draw the metric against load with gnuplot; FILE ends\n"
 	"                      in .png or .svg\n"
+	"  --schedstat FILE    also write the counters of the first configuration's\n"
+	"                      smallest load, iteration 1, in /proc/schedstat format\n"
+	"                      (version 17 as mmtests reads it; docs/sim-json.md)\n"
 	"  --quiet             no progress line on stderr\n"
 	"  --list-workloads    list the built-in workloads and exit\n"
 	"  --help              this text\n"
@@ -227,7 +230,7 @@ struct sim_opts {
 	int nr_costs;
 	enum sim_format format;
 	bool format_given;
-	const char *output, *plot;
+	const char *output, *plot, *schedstat;
 	bool quiet, list_workloads, no_background;
 	/* task groups */
 	const char *groups_spec, *tg_layout;
@@ -295,6 +298,7 @@ enum {
 	OPT_FORMAT,
 	OPT_OUTPUT,
 	OPT_PLOT,
+	OPT_SCHEDSTAT,
 	OPT_QUIET,
 	OPT_LIST,
 	OPT_LOOPS,
@@ -344,6 +348,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"output", required_argument, NULL, OPT_OUTPUT},
 		{"plot", required_argument, NULL, OPT_PLOT},
+		{"schedstat", required_argument, NULL, OPT_SCHEDSTAT},
 		{"quiet", no_argument, NULL, OPT_QUIET},
 		{"list-workloads", no_argument, NULL, OPT_LIST},
 		{"loops", required_argument, NULL, OPT_LOOPS},
@@ -455,6 +460,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 			break;
 		case OPT_PLOT:
 			o->plot = optarg;
+			break;
+		case OPT_SCHEDSTAT:
+			o->schedstat = optarg;
 			break;
 		case 'q':
 		case OPT_QUIET:
@@ -854,10 +862,18 @@ int cmd_sim(int argc, char **argv)
 		if (o.output && strcmp(o.output, o.plot) == 0)
 			return sim_error("--output and --plot name the same file '%s'", o.plot);
 	}
+	if (o.schedstat) {
+		if (o.output && strcmp(o.output, o.schedstat) == 0)
+			return sim_error("--output and --schedstat name the same file '%s'",
+					 o.schedstat);
+		if (o.plot && strcmp(o.plot, o.schedstat) == 0)
+			return sim_error("--plot and --schedstat name the same file '%s'",
+					 o.schedstat);
+	}
 
 	struct sim_setup s = {0};
 	int rc = build_setup(&o, &s);
-	struct cli_output out = {0}, plot = {0};
+	struct cli_output out = {0}, plot = {0}, schedstat = {0};
 	if (rc)
 		goto done;
 	if (o.dump_groups) { /* task groups: the hierarchy only, nothing run */
@@ -865,7 +881,8 @@ int cmd_sim(int argc, char **argv)
 		goto done;
 	}
 	if (cli_output_open(&out, SIM_CMD, "--output", o.output) ||
-	    (o.plot && cli_output_open(&plot, SIM_CMD, "--plot", o.plot))) {
+	    (o.plot && cli_output_open(&plot, SIM_CMD, "--plot", o.plot)) ||
+	    (o.schedstat && cli_output_open(&schedstat, SIM_CMD, "--schedstat", o.schedstat))) {
 		rc = CLI_EXIT_USAGE;
 		goto done;
 	}
@@ -897,7 +914,13 @@ int cmd_sim(int argc, char **argv)
 		.iterations = (int)o.iterations,
 		.jobs = (int)o.jobs,
 		.progress = o.quiet ? NULL : stderr,
+		.schedstat = o.schedstat ? cli_output_stream(&schedstat) : NULL,
 	};
+	if (e.nr_configs > 1 && e.iterations < TS_EXP_TTEST_MIN_SAMPLES)
+		fprintf(stderr,
+			"toposched sim: warning: %d iteration: too few samples for the "
+			"significance test (Welch's t-test needs %d or more)\n",
+			e.iterations, TS_EXP_TTEST_MIN_SAMPLES);
 	struct ts_error err = {0};
 	if (ts_experiment_run(&e, &err)) {
 		fprintf(stderr, "toposched sim: error: %s\n", err.msg);
@@ -911,14 +934,20 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (!rc && o.plot && cli_plot_draw(&plot, gnuplot, &e, plot_format))
 		rc = 1;
-	/* both complete: put them in place together, or neither */
-	struct cli_output *outs[] = {&out, &plot};
-	if (!rc && cli_output_commit_all(outs, o.plot ? 2 : 1))
+	/* all complete: put them in place together, or none */
+	struct cli_output *outs[3] = {&out};
+	int nr_outs = 1;
+	if (o.plot)
+		outs[nr_outs++] = &plot;
+	if (o.schedstat)
+		outs[nr_outs++] = &schedstat;
+	if (!rc && cli_output_commit_all(outs, nr_outs))
 		rc = 1;
 	ts_experiment_free(&e);
 done:
 	cli_output_discard(&out);
 	cli_output_discard(&plot);
+	cli_output_discard(&schedstat);
 	free_setup(&s);
 	return rc;
 }

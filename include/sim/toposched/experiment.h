@@ -48,6 +48,7 @@ struct ts_exp_config {
 struct ts_exp_stats {
 	struct ts_sis_counts sis;
 	struct ts_sis_metrics sis_metrics;
+	struct ts_sim_lb lb;
 	uint64_t reasons[TS_PLACE_NR];
 	uint64_t wakeups_by_relation[TS_REL_NR];
 	uint64_t wakeups, migrations;
@@ -96,7 +97,10 @@ struct ts_experiment {
 	int iterations;	   /* samples per point, >= 1 */
 	int jobs;	   /* worker threads; <= 0: the number of online CPUs */
 	ts_sim_run_fn run; /* NULL: ts_sim_run */
-	FILE *progress;	   /* progress line for long sweeps; NULL: silent */
+	/* NULL, or where the run of the first configuration, first load and first iteration
+	 * writes its counters in /proc/schedstat format (ts_sim_config.schedstat) */
+	FILE *schedstat;
+	FILE *progress; /* progress line for long sweeps; NULL: silent */
 
 	/* ---- results of ts_experiment_run() (freed by ts_experiment_free()) ---- */
 	struct ts_exp_point *points; /* [nr_configs * nr_loads], config-major */
@@ -104,11 +108,13 @@ struct ts_experiment {
 	int jobs_used;
 };
 
-/* The seed of run (config, load value, iteration):
- *     ts_rng_derive(seed, config * 2^48 + load * 2^24 + iteration)
- * It depends on the load's value (not its position in the list) so that adding a load to
- * a sweep leaves the other points' samples unchanged. */
-uint64_t ts_experiment_seed(uint64_t seed, int config, int load, int iteration);
+/* The seed of the runs (any configuration, load value, iteration):
+ *     ts_rng_derive(seed, load * 2^24 + iteration)
+ * Common random numbers: every configuration runs a (load, iteration) with the same seed,
+ * so that two identical configurations give identical samples and a difference between
+ * configurations is not the seeds'. It depends on the load's value (not its position in
+ * the list) so that adding a load to a sweep leaves the other points' samples unchanged. */
+uint64_t ts_experiment_seed(uint64_t seed, int load, int iteration);
 
 /* Checks the inputs, runs every (config x load x iteration) on `jobs` threads and fills
  * points. The results depend only on the inputs, never on jobs or execution order. A
@@ -137,10 +143,18 @@ double ts_exp_amean(const double *x, int n);
 double ts_exp_stddev(const double *x, int n);
 /* 100 * (value - base) / base; NaN when base is 0 or either is not finite. */
 double ts_exp_pct_change(double value, double base);
-/* The significance rule: both points have at least 2 samples and
- *     |mean - base_mean| > max(stddev, base_stddev)
- * i.e. the difference exceeds the larger run-to-run spread of the two. */
-bool ts_exp_significant(double mean, double stddev, int n, double base_mean, double base_stddev,
+/* Welch's two-sample t-test (unequal variances), two-sided: the p-value of the difference
+ * of two arithmetic means from their sample standard deviations and sizes, with the
+ * Welch-Satterthwaite degrees of freedom and GSL's Student t distribution. Both stddevs
+ * 0: 0 when the means differ, 1 when equal. NAN when a side has fewer than
+ * TS_EXP_TTEST_MIN_SAMPLES samples or a value is not finite. */
+#define TS_EXP_TTEST_MIN_SAMPLES 2
+#define TS_EXP_CONFIDENCE	 0.95 /* of the '*' marker */
+double ts_exp_welch_p(double amean, double stddev, int n, double base_amean, double base_stddev,
+		      int base_n);
+/* The significance rule: Welch's t-test finds the arithmetic means different at
+ * TS_EXP_CONFIDENCE, i.e. ts_exp_welch_p() < 1 - TS_EXP_CONFIDENCE. */
+bool ts_exp_significant(double amean, double stddev, int n, double base_amean, double base_stddev,
 			int base_n);
 
 /* ---- reports (src/sim/report*.c); each returns 0 or -EIO when writing failed ---- */

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "toposched/cost_model.h"
 #include "toposched/cpumask.h"
@@ -273,6 +274,9 @@ struct ts_sim_config {
 	 * newest). features are used as given: a caller wanting that kernel's switches starts
 	 * from ts_kernel_features_default(). */
 	struct ts_kernel_profile kernel;
+	/* NULL, or where the run writes the measured window's counters in /proc/schedstat
+	 * format at its end (report_schedstat.c, docs/sim-json.md) */
+	FILE *schedstat;
 };
 
 #define TS_SIM_MAX_TASKS	65536	     /* a sane bound on load x tasks per instance */
@@ -313,6 +317,21 @@ struct ts_sim_numa {
 				       faults, page copies, scans, stop work */
 };
 
+/* The load-balance counters of /proc/schedstat's domain lines (struct ts_sd_stats), summed
+ * over every CPU's domains, measured window. [] is indexed by enum ts_idle_type. */
+struct ts_sim_lb {
+	uint64_t lb_count[TS_CPU_MAX_IDLE_TYPES], lb_balanced[TS_CPU_MAX_IDLE_TYPES];
+	uint64_t lb_failed[TS_CPU_MAX_IDLE_TYPES], lb_imbalance[TS_CPU_MAX_IDLE_TYPES];
+	uint64_t lb_gained[TS_CPU_MAX_IDLE_TYPES], lb_hot_gained[TS_CPU_MAX_IDLE_TYPES];
+	uint64_t lb_nobusyq[TS_CPU_MAX_IDLE_TYPES], lb_nobusyg[TS_CPU_MAX_IDLE_TYPES];
+	uint64_t alb_count, alb_failed, alb_pushed;
+	uint64_t ttwu_wake_remote, ttwu_move_affine, ttwu_move_balance;
+};
+/* out += the counters of one domain (add) or out += b - a (two sums). */
+void ts_sim_lb_add_domain(struct ts_sim_lb *out, const struct ts_sd_stats *st);
+void ts_sim_lb_add_delta(struct ts_sim_lb *out, const struct ts_sim_lb *a,
+			 const struct ts_sim_lb *b);
+
 struct ts_sim_result {
 	double metric;		  /* the workload's metric for this run */
 	uint64_t marks, bytes;	  /* raw counts behind the metric (measured window) */
@@ -326,6 +345,7 @@ struct ts_sim_result {
 	double cpu_util;	  /* busy CPU time / (CPUs x measured time), 0..1 */
 	double wakeup_lat_us[4];  /* p50, p90, p99, p99.9 of measured classes (-1 if none) */
 	struct ts_sis_counts sis; /* summed over CPUs, measured window */
+	struct ts_sim_lb lb;	  /* summed over CPUs' domains, measured window */
 	uint64_t reasons[TS_PLACE_NR];
 	uint64_t wakeups_by_relation[TS_REL_NR];
 	uint64_t wakeups;
