@@ -59,7 +59,7 @@ static void expect(struct lm_world *w, int cpu, uintptr_t line, bool write, doub
 {
 	int got_rel = -2;
 	bool oom = false;
-	double got = sim_line_access(&w->lm, cpu, line, write, w->now, &got_rel, &oom);
+	double got = sim_line_access(&w->lm, cpu, line, write, w->now, &got_rel, NULL, &oom);
 	w->now += 1000;
 	assert_false(oom);
 	if (got != cost || got_rel != rel)
@@ -225,27 +225,28 @@ static void test_transfers_queue(void **state)
 	/* three writers at t = 10000: r takes it from a, then l from r, then s from l */
 	double t0 = 10000;
 	int rel;
-	assert_near(sim_line_access(&w.lm, r, LINE_A, true, t0, &rel, NULL), rem, 1e-6);
-	assert_near(sim_line_access(&w.lm, l, LINE_A, true, t0, &rel, NULL), rem + rem, 1e-6);
+	assert_near(sim_line_access(&w.lm, r, LINE_A, true, t0, &rel, NULL, NULL), rem, 1e-6);
+	assert_near(sim_line_access(&w.lm, l, LINE_A, true, t0, &rel, NULL, NULL), rem + rem, 1e-6);
 	assert_int_equal(rel, TS_REL_REMOTE);
-	assert_near(sim_line_access(&w.lm, s, LINE_A, true, t0, &rel, NULL), 2 * rem + llc, 1e-6);
+	assert_near(sim_line_access(&w.lm, s, LINE_A, true, t0, &rel, NULL, NULL), 2 * rem + llc,
+		    1e-6);
 	assert_int_equal(rel, TS_REL_LLC);
 	/* s holds it: a hit at the same moment does not wait */
-	assert_near(sim_line_access(&w.lm, s, LINE_A, false, t0, &rel, NULL), 0, 1e-6);
+	assert_near(sim_line_access(&w.lm, s, LINE_A, false, t0, &rel, NULL, NULL), 0, 1e-6);
 	/* a reader half-way through the queue waits for its end; its read from the owner is
 	 * an ownership change (s downgrades), so the reads after it wait for it too */
 	double t1 = t0 + rem;
-	assert_near(sim_line_access(&w.lm, a, LINE_A, false, t1, &rel, NULL), rem + llc + smt,
+	assert_near(sim_line_access(&w.lm, a, LINE_A, false, t1, &rel, NULL, NULL), rem + llc + smt,
 		    1e-6);
 	/* copies of the now clean line, at one moment: each waits for a's transfer only */
 	double busy = t0 + 2 * rem + llc + smt; /* the end of a's transfer */
-	assert_near(sim_line_access(&w.lm, r, LINE_A, false, t1, &rel, NULL), busy - t1 + rem,
+	assert_near(sim_line_access(&w.lm, r, LINE_A, false, t1, &rel, NULL, NULL), busy - t1 + rem,
 		    1e-6);
-	assert_near(sim_line_access(&w.lm, l, LINE_A, false, t1, &rel, NULL), busy - t1 + llc,
+	assert_near(sim_line_access(&w.lm, l, LINE_A, false, t1, &rel, NULL, NULL), busy - t1 + llc,
 		    1e-6);
 	assert_near(w.lm.st.wait_ns, rem + (2 * rem) + (rem + llc) + 2 * (busy - t1), 1e-6);
 	/* long after: no wait; the write invalidates l, a and s, the farthest is remote */
-	assert_near(sim_line_access(&w.lm, r, LINE_A, true, t0 + 1e6, &rel, NULL), rem, 1e-6);
+	assert_near(sim_line_access(&w.lm, r, LINE_A, true, t0 + 1e6, &rel, NULL, NULL), rem, 1e-6);
 	assert_near(w.lm.st.stall_ns,
 		    rem + 2 * rem + (2 * rem + llc) + (rem + llc + smt) + (busy - t1 + rem) +
 			    (busy - t1 + llc) + rem,
@@ -283,7 +284,7 @@ static void run_pattern(struct lm_world *w, uintptr_t base, struct sim_line_stat
 		x ^= x << 17;
 		int cpu = (int)(x % (uint64_t)w->m.topo->nr_cpus);
 		uintptr_t line = base + (uintptr_t)((x >> 20) % 37) * 64;
-		sim_line_access(&w->lm, cpu, line, (x >> 40) % 4 == 0, 10.0 * i, NULL, NULL);
+		sim_line_access(&w->lm, cpu, line, (x >> 40) % 4 == 0, 10.0 * i, NULL, NULL, NULL);
 	}
 	*out = w->lm.st;
 }

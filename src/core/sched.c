@@ -144,7 +144,10 @@ int ts_sched_group_create(struct ts_sched *s, struct ts_task_group *parent, cons
 		return ts_error_set(err, -EINVAL,
 				    "task group '%s': parent '%s' belongs to another scheduler",
 				    name ? name : "(null)", parent->name);
-	return ts_tg_create(parent, name, shares, s->tg_layout, out, err);
+	int rc = ts_tg_create(parent, name, shares, s->tg_layout, out, err);
+	if (!rc)
+		(*out)->rt_group_sched = ts_features_has(s->features, TS_FEAT_RT_GROUP_SCHED);
+	return rc;
 }
 
 int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct ts_cpumask *allowed,

@@ -269,8 +269,7 @@ int ts_tg_layout_take(const char *features, char *rest, size_t rest_size, enum t
 		size_t n = strcspn(rest + i, " \t,");
 		if (n >= klen && strncmp(rest + i, key, klen) == 0) {
 			if (n == klen)
-				return SPEC_ERR(
-					err, "'tg_layout=': expected packed, aligned or per-node");
+				return SPEC_ERR(err, "'tg_layout=': expected " TS_TG_LAYOUT_NAMES);
 			char value[64];
 			snprintf(value, sizeof(value), "%.*s", (int)(n - klen), rest + i + klen);
 			if (ts_tg_layout_parse(value, layout, err))
@@ -307,6 +306,10 @@ void ts_sim_tg_result_add(struct ts_sim_tg_result *a, const struct ts_sim_tg_res
 	a->remote_node_writes += b->remote_node_writes;
 	a->stall_ns += b->stall_ns;
 	a->wait_ns += b->wait_ns;
+	for (int r = 0; r < TS_SIM_TG_READER_NR; r++)
+		for (int k = 0; k < 2; k++)
+			a->hitm[r][k] += b->hitm[r][k];
+	a->hitm_ns += b->hitm_ns;
 	for (int i = 0; i < TS_SIM_TG_TOP_MAX; i++)
 		a->top_exec_ns[i] += b->top_exec_ns[i];
 	a->other_top_exec_ns += b->other_top_exec_ns;
