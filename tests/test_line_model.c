@@ -310,6 +310,68 @@ static void test_independent_of_addresses(void **state)
 	assert_true(a.misses[TS_REL_REMOTE] > 0 && a.misses[TS_REL_LLC] > 0);
 }
 
+/* The queue is bounded: 40 CPUs writing one line at one moment wait rem, 2 rem, ... as
+ * long as wait plus transfer stays within SIM_LINE_MAX_LATENCY_NS (5608 cycles at 2.3 GHz
+ * = 2438.26 ns), then each pays exactly that bound; the line's queue never reaches
+ * further ahead, so a writer one bound later waits for nothing. */
+static void test_queue_is_bounded(void **state)
+{
+	(void)state;
+	struct lm_world w;
+	world(&w, "icelake-2s");
+	const struct ts_topology *t = w.m.topo;
+	double rem = c2c(&w, TS_REL_REMOTE);
+	assert_near(SIM_LINE_MAX_LATENCY_NS, 2438.26, 0.01);
+	/* alternate packages, so every hand-over is remote: CPUs 0..19 and 80..99 */
+	int remote_peer = cpu_with(t, 0, TS_REL_REMOTE, 0);
+	assert_true(remote_peer > 0);
+	double t0 = 1000;
+	int rel;
+	for (int k = 0; k < 40; k++) {
+		int cpu = k % 2 ? remote_peer + k / 2 : k / 2;
+		/* the first takes an untouched line: free */
+		double want = k == 0 ? 0 : (double)k * rem;
+		if (want > SIM_LINE_MAX_LATENCY_NS)
+			want = SIM_LINE_MAX_LATENCY_NS;
+		assert_near(sim_line_access(&w.lm, cpu, LINE_A, true, t0, &rel, NULL, NULL), want,
+			    1e-6);
+	}
+	/* 2438.26 / 110.9 = 21.99: the 22nd hand-over (k = 22) is the first at the bound */
+	assert_true(21 * rem < SIM_LINE_MAX_LATENCY_NS && 22 * rem > SIM_LINE_MAX_LATENCY_NS);
+	assert_near(sim_line_access(&w.lm, 1, LINE_A, true, t0 + SIM_LINE_MAX_LATENCY_NS, &rel,
+				    NULL, NULL),
+		    rem, 1e-6);
+	world_free(&w);
+}
+
+/* A HITM is an access that finds the line modified in another CPU's cache (a read, or
+ * the load of a locked add); a clean miss and a hit are not. */
+static void test_hitm(void **state)
+{
+	(void)state;
+	struct lm_world w;
+	world(&w, "icelake-2s");
+	int a = 0, r = cpu_with(w.m.topo, a, TS_REL_REMOTE, 0),
+	    l = cpu_with(w.m.topo, a, TS_REL_LLC, 0);
+	int rel;
+	bool hitm = true;
+	sim_line_access(&w.lm, a, LINE_A, true, 0, &rel, &hitm, NULL);
+	assert_false(hitm); /* untouched */
+	sim_line_access(&w.lm, r, LINE_A, false, 1e4, &rel, &hitm, NULL);
+	assert_true(hitm); /* a holds it modified */
+	sim_line_access(&w.lm, l, LINE_A, false, 2e4, &rel, &hitm, NULL);
+	assert_false(hitm); /* clean now: a copy from a sharer */
+	sim_line_access(&w.lm, l, LINE_A, false, 3e4, &rel, &hitm, NULL);
+	assert_false(hitm); /* held */
+	sim_line_access(&w.lm, l, LINE_A, true, 4e4, &rel, &hitm, NULL);
+	assert_false(hitm); /* invalidating sharers: no modified copy */
+	sim_line_access(&w.lm, a, LINE_A, true, 5e4, &rel, &hitm, NULL);
+	assert_true(hitm); /* RFO from l's modified copy */
+	assert_int_equal(w.lm.st.hitm_loads, 2);
+	assert_near(w.lm.st.hitm_ns, c2c(&w, TS_REL_REMOTE) + c2c(&w, TS_REL_LLC), 1e-6);
+	world_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +380,8 @@ int main(void)
 		cmocka_unit_test(test_relations_map_to_tiers),
 		cmocka_unit_test(test_remote_by_distance),
 		cmocka_unit_test(test_transfers_queue),
+		cmocka_unit_test(test_queue_is_bounded),
+		cmocka_unit_test(test_hitm),
 		cmocka_unit_test(test_growth_keeps_state),
 		cmocka_unit_test(test_independent_of_addresses),
 	};

@@ -83,6 +83,8 @@ size_t ts_tg_field_offset(enum ts_tg_layout l, bool rt, enum ts_tg_field field)
 		return l == TS_TG_RELAYOUT ? 2 * L : 0x10;
 	case TS_TG_FIELD_RT_SE:
 	case TS_TG_FIELD_RT_RQ: {
+		if (!rt)
+			return SIZE_MAX; /* no such field without CONFIG_RT_GROUP_SCHED */
 		size_t second = field == TS_TG_FIELD_RT_RQ ? 0x8 : 0;
 		switch (l) {
 		case TS_TG_V6_4:

@@ -58,7 +58,7 @@ void sim_groups_word_readers(enum ts_tg_layout l, bool rt, unsigned char out[8])
 	}
 	for (int f = 0; f < TS_TG_FIELD_NR; f++) {
 		size_t off = ts_tg_field_offset(l, rt, (enum ts_tg_field)f);
-		if (off / 64 == load / 64)
+		if (off != SIZE_MAX && off / 64 == load / 64)
 			out[(off % 64) / 8] =
 				(unsigned char)ts_sim_tg_reader_of((enum ts_tg_field)f);
 	}

@@ -273,9 +273,10 @@ double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool 
 	 * serialise; copies of a clean line are handed out in parallel */
 	bool owned = write || l->owner >= 0;
 	if (write) {
-		if (l->owner >= 0 && l->owner != cpu)
+		if (l->owner >= 0 && l->owner != cpu) {
 			cost = transfer(lm, l->owner, cpu, &r);
-		else if (l->owner < 0 && l->nr_sharers > (held ? 1 : 0))
+			from_modified = true; /* the load of a locked add: a HITM too */
+		} else if (l->owner < 0 && l->nr_sharers > (held ? 1 : 0))
 			cost = farthest(lm, s, cpu, &r);
 		if (l->last_writer >= 0 &&
 		    lm->topo->cpu[l->last_writer].node != lm->topo->cpu[cpu].node)

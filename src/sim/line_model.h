@@ -58,7 +58,7 @@ struct sim_line_stats {
 	uint64_t remote_node_writes; /* writes to a line last written from another node */
 	double stall_ns;	     /* sum of the stalls: transfers and waits */
 	double wait_ns;		     /* the part spent waiting for a busy line */
-	uint64_t hitm_loads;	     /* reads served by a CPU holding the line modified */
+	uint64_t hitm_loads;	     /* accesses served by a CPU holding the line modified */
 	double hitm_ns;		     /* their latencies (wait plus transfer) */
 };
 
@@ -84,7 +84,8 @@ void sim_line_model_free(struct sim_line_model *lm);
 /* One access by cpu to the line at `line` (any address inside it) at time now (ns).
  * Returns the stall in ns (0 for a hit; else the wait for a busy line plus the transfer)
  * and, when rel is not NULL, the relation of the transfer (-1: none); *hitm (when not
- * NULL) tells whether it was a read of a line another CPU held modified (perf c2c's HITM).
+ * NULL) tells whether it found the line modified in another CPU's cache (perf c2c's HITM:
+ * a read, or a write, whose load half a locked add is sampled as).
  * Never fails: when
  * the table cannot grow (out of memory) the access is counted and treated as a hit, and
  * *oom is set. */

@@ -62,8 +62,9 @@ enum ts_tg_field {
 };
 
 /* The byte offset of `field` from the start of the group's hot lines in layout l, with
- * or without CONFIG_RT_GROUP_SCHED (rt); line = offset / 64. PER_NODE: the load_avg of
- * node 0 is not inside the group (SIZE_MAX). */
+ * or without CONFIG_RT_GROUP_SCHED (rt); line = offset / 64. SIZE_MAX where the field
+ * is not inside the group: PER_NODE's load_avg (node lines of their own), rt_se and rt_rq
+ * without rt. */
 size_t ts_tg_field_offset(enum ts_tg_layout l, bool rt, enum ts_tg_field field);
 /* The kernel's name of a field ("load_avg", "rt_se", ...). */
 const char *ts_tg_field_name(enum ts_tg_field field);
