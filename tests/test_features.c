@@ -49,6 +49,7 @@ static const struct {
 	{TS_FEAT_NUMA_RESERVE, "NUMA_RESERVE", true, "toposched"},
 	{TS_FEAT_TG_LOAD_RATELIMIT, "TG_LOAD_RATELIMIT", true, "toposched"},
 	{TS_FEAT_TG_LOAD_FILTER, "TG_LOAD_FILTER", true, "toposched"},
+	{TS_FEAT_RT_GROUP_SCHED, "RT_GROUP_SCHED", false, "mainline"},
 };
 #define NR_EXPECTED ((int)(sizeof(expected) / sizeof(expected[0])))
 
@@ -56,7 +57,7 @@ static const char default_string[] =
 	"PLACE_LAG PLACE_DEADLINE_INITIAL RUN_TO_PARITY PREEMPT_SHORT NO_NEXT_BUDDY "
 	"CACHE_HOT_BUDDY WAKEUP_PREEMPTION NO_SIS_PROP SIS_UTIL NO_SIS_OVERLOAD SIS_CLUSTER "
 	"WA_IDLE WA_WEIGHT WA_BIAS NEWIDLE_BALANCE NUMA NUMA_RESERVE TG_LOAD_RATELIMIT "
-	"TG_LOAD_FILTER";
+	"TG_LOAD_FILTER NO_RT_GROUP_SCHED";
 
 static uint64_t parse_ok(const char *text, uint64_t start)
 {
@@ -282,7 +283,7 @@ static void test_format_default(void **state)
 				 "NO_WAKEUP_PREEMPTION NO_SIS_PROP NO_SIS_UTIL NO_SIS_OVERLOAD "
 				 "NO_SIS_CLUSTER NO_WA_IDLE NO_WA_WEIGHT NO_WA_BIAS "
 				 "NO_NEWIDLE_BALANCE NO_NUMA NO_NUMA_RESERVE NO_TG_LOAD_RATELIMIT "
-				 "NO_TG_LOAD_FILTER");
+				 "NO_TG_LOAD_FILTER NO_RT_GROUP_SCHED");
 	assert_true(n < TS_FEATURES_STR_MAX);
 	/* Bits above the table are not shown. */
 	ts_features_format((struct ts_features){~UINT64_C(0)}, buf, sizeof(buf));

@@ -284,6 +284,8 @@ static void test_layouts(void **state)
 			assert_ptr_equal(li.counter_addr[0], (char *)g + li.off_load_avg);
 			break;
 		case TS_TG_ALIGNED:
+		case TS_TG_V6_4: /* the same counter line; the kernel's neighbours of load_avg */
+		case TS_TG_RELAYOUT: /* are placed for the line model only (tg_layout.h) */
 			assert_int_equal(li.nr_counters, 1);
 			assert_int_equal(li.off_load_avg % TS_TG_CACHELINE, 0);
 			assert_true(line_of(li.off_load_avg) != ro);
@@ -322,6 +324,15 @@ static void test_layouts(void **state)
 	assert_int_equal(out, TS_TG_PACKED);
 	assert_int_equal(ts_tg_layout_parse("wide", &out, NULL), -EINVAL);
 	assert_string_equal(ts_tg_layout_name(TS_TG_ALIGNED), "aligned");
+	/* the names by kernel version */
+	assert_int_equal(ts_tg_layout_parse("v4.4", &out, NULL), 0);
+	assert_int_equal(out, TS_TG_PACKED);
+	assert_int_equal(ts_tg_layout_parse("isolated", &out, NULL), 0);
+	assert_int_equal(out, TS_TG_ALIGNED);
+	assert_int_equal(ts_tg_layout_parse("v6.4", &out, NULL), 0);
+	assert_int_equal(out, TS_TG_V6_4);
+	assert_int_equal(ts_tg_layout_parse("relayout", &out, NULL), 0);
+	assert_int_equal(out, TS_TG_RELAYOUT);
 }
 
 static void test_per_node_equals_aligned(void **state)

@@ -59,7 +59,7 @@ static void expect(struct lm_world *w, int cpu, uintptr_t line, bool write, doub
 {
 	int got_rel = -2;
 	bool oom = false;
-	double got = sim_line_access(&w->lm, cpu, line, write, w->now, &got_rel, &oom);
+	double got = sim_line_access(&w->lm, cpu, line, write, w->now, &got_rel, NULL, &oom);
 	w->now += 1000;
 	assert_false(oom);
 	if (got != cost || got_rel != rel)
@@ -225,27 +225,28 @@ static void test_transfers_queue(void **state)
 	/* three writers at t = 10000: r takes it from a, then l from r, then s from l */
 	double t0 = 10000;
 	int rel;
-	assert_near(sim_line_access(&w.lm, r, LINE_A, true, t0, &rel, NULL), rem, 1e-6);
-	assert_near(sim_line_access(&w.lm, l, LINE_A, true, t0, &rel, NULL), rem + rem, 1e-6);
+	assert_near(sim_line_access(&w.lm, r, LINE_A, true, t0, &rel, NULL, NULL), rem, 1e-6);
+	assert_near(sim_line_access(&w.lm, l, LINE_A, true, t0, &rel, NULL, NULL), rem + rem, 1e-6);
 	assert_int_equal(rel, TS_REL_REMOTE);
-	assert_near(sim_line_access(&w.lm, s, LINE_A, true, t0, &rel, NULL), 2 * rem + llc, 1e-6);
+	assert_near(sim_line_access(&w.lm, s, LINE_A, true, t0, &rel, NULL, NULL), 2 * rem + llc,
+		    1e-6);
 	assert_int_equal(rel, TS_REL_LLC);
 	/* s holds it: a hit at the same moment does not wait */
-	assert_near(sim_line_access(&w.lm, s, LINE_A, false, t0, &rel, NULL), 0, 1e-6);
+	assert_near(sim_line_access(&w.lm, s, LINE_A, false, t0, &rel, NULL, NULL), 0, 1e-6);
 	/* a reader half-way through the queue waits for its end; its read from the owner is
 	 * an ownership change (s downgrades), so the reads after it wait for it too */
 	double t1 = t0 + rem;
-	assert_near(sim_line_access(&w.lm, a, LINE_A, false, t1, &rel, NULL), rem + llc + smt,
+	assert_near(sim_line_access(&w.lm, a, LINE_A, false, t1, &rel, NULL, NULL), rem + llc + smt,
 		    1e-6);
 	/* copies of the now clean line, at one moment: each waits for a's transfer only */
 	double busy = t0 + 2 * rem + llc + smt; /* the end of a's transfer */
-	assert_near(sim_line_access(&w.lm, r, LINE_A, false, t1, &rel, NULL), busy - t1 + rem,
+	assert_near(sim_line_access(&w.lm, r, LINE_A, false, t1, &rel, NULL, NULL), busy - t1 + rem,
 		    1e-6);
-	assert_near(sim_line_access(&w.lm, l, LINE_A, false, t1, &rel, NULL), busy - t1 + llc,
+	assert_near(sim_line_access(&w.lm, l, LINE_A, false, t1, &rel, NULL, NULL), busy - t1 + llc,
 		    1e-6);
 	assert_near(w.lm.st.wait_ns, rem + (2 * rem) + (rem + llc) + 2 * (busy - t1), 1e-6);
 	/* long after: no wait; the write invalidates l, a and s, the farthest is remote */
-	assert_near(sim_line_access(&w.lm, r, LINE_A, true, t0 + 1e6, &rel, NULL), rem, 1e-6);
+	assert_near(sim_line_access(&w.lm, r, LINE_A, true, t0 + 1e6, &rel, NULL, NULL), rem, 1e-6);
 	assert_near(w.lm.st.stall_ns,
 		    rem + 2 * rem + (2 * rem + llc) + (rem + llc + smt) + (busy - t1 + rem) +
 			    (busy - t1 + llc) + rem,
@@ -283,7 +284,7 @@ static void run_pattern(struct lm_world *w, uintptr_t base, struct sim_line_stat
 		x ^= x << 17;
 		int cpu = (int)(x % (uint64_t)w->m.topo->nr_cpus);
 		uintptr_t line = base + (uintptr_t)((x >> 20) % 37) * 64;
-		sim_line_access(&w->lm, cpu, line, (x >> 40) % 4 == 0, 10.0 * i, NULL, NULL);
+		sim_line_access(&w->lm, cpu, line, (x >> 40) % 4 == 0, 10.0 * i, NULL, NULL, NULL);
 	}
 	*out = w->lm.st;
 }
@@ -309,6 +310,68 @@ static void test_independent_of_addresses(void **state)
 	assert_true(a.misses[TS_REL_REMOTE] > 0 && a.misses[TS_REL_LLC] > 0);
 }
 
+/* The queue is bounded: 40 CPUs writing one line at one moment wait rem, 2 rem, ... as
+ * long as wait plus transfer stays within SIM_LINE_MAX_LATENCY_NS (5608 cycles at 2.3 GHz
+ * = 2438.26 ns), then each pays exactly that bound; the line's queue never reaches
+ * further ahead, so a writer one bound later waits for nothing. */
+static void test_queue_is_bounded(void **state)
+{
+	(void)state;
+	struct lm_world w;
+	world(&w, "icelake-2s");
+	const struct ts_topology *t = w.m.topo;
+	double rem = c2c(&w, TS_REL_REMOTE);
+	assert_near(SIM_LINE_MAX_LATENCY_NS, 2438.26, 0.01);
+	/* alternate packages, so every hand-over is remote: CPUs 0..19 and 80..99 */
+	int remote_peer = cpu_with(t, 0, TS_REL_REMOTE, 0);
+	assert_true(remote_peer > 0);
+	double t0 = 1000;
+	int rel;
+	for (int k = 0; k < 40; k++) {
+		int cpu = k % 2 ? remote_peer + k / 2 : k / 2;
+		/* the first takes an untouched line: free */
+		double want = k == 0 ? 0 : (double)k * rem;
+		if (want > SIM_LINE_MAX_LATENCY_NS)
+			want = SIM_LINE_MAX_LATENCY_NS;
+		assert_near(sim_line_access(&w.lm, cpu, LINE_A, true, t0, &rel, NULL, NULL), want,
+			    1e-6);
+	}
+	/* 2438.26 / 110.9 = 21.99: the 22nd hand-over (k = 22) is the first at the bound */
+	assert_true(21 * rem < SIM_LINE_MAX_LATENCY_NS && 22 * rem > SIM_LINE_MAX_LATENCY_NS);
+	assert_near(sim_line_access(&w.lm, 1, LINE_A, true, t0 + SIM_LINE_MAX_LATENCY_NS, &rel,
+				    NULL, NULL),
+		    rem, 1e-6);
+	world_free(&w);
+}
+
+/* A HITM is an access that finds the line modified in another CPU's cache (a read, or
+ * the load of a locked add); a clean miss and a hit are not. */
+static void test_hitm(void **state)
+{
+	(void)state;
+	struct lm_world w;
+	world(&w, "icelake-2s");
+	int a = 0, r = cpu_with(w.m.topo, a, TS_REL_REMOTE, 0),
+	    l = cpu_with(w.m.topo, a, TS_REL_LLC, 0);
+	int rel;
+	bool hitm = true;
+	sim_line_access(&w.lm, a, LINE_A, true, 0, &rel, &hitm, NULL);
+	assert_false(hitm); /* untouched */
+	sim_line_access(&w.lm, r, LINE_A, false, 1e4, &rel, &hitm, NULL);
+	assert_true(hitm); /* a holds it modified */
+	sim_line_access(&w.lm, l, LINE_A, false, 2e4, &rel, &hitm, NULL);
+	assert_false(hitm); /* clean now: a copy from a sharer */
+	sim_line_access(&w.lm, l, LINE_A, false, 3e4, &rel, &hitm, NULL);
+	assert_false(hitm); /* held */
+	sim_line_access(&w.lm, l, LINE_A, true, 4e4, &rel, &hitm, NULL);
+	assert_false(hitm); /* invalidating sharers: no modified copy */
+	sim_line_access(&w.lm, a, LINE_A, true, 5e4, &rel, &hitm, NULL);
+	assert_true(hitm); /* RFO from l's modified copy */
+	assert_int_equal(w.lm.st.hitm_loads, 2);
+	assert_near(w.lm.st.hitm_ns, c2c(&w, TS_REL_REMOTE) + c2c(&w, TS_REL_LLC), 1e-6);
+	world_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +380,8 @@ int main(void)
 		cmocka_unit_test(test_relations_map_to_tiers),
 		cmocka_unit_test(test_remote_by_distance),
 		cmocka_unit_test(test_transfers_queue),
+		cmocka_unit_test(test_queue_is_bounded),
+		cmocka_unit_test(test_hitm),
 		cmocka_unit_test(test_growth_keeps_state),
 		cmocka_unit_test(test_independent_of_addresses),
 	};

@@ -184,12 +184,12 @@ static void test_layout_token(void **state)
 	assert_string_equal(rest, "  NO_TG_LOAD_RATELIMIT ");
 	assert_int_equal(ts_tg_layout_take("tg_layout=foo", rest, sizeof(rest), &l, &given, &err),
 			 -EINVAL);
-	assert_string_equal(err.msg,
-			    "task group layout 'foo': expected packed, aligned or per-node");
+	assert_string_equal(err.msg, "task group layout 'foo': expected " TS_TG_LAYOUT_NAMES
+				     " (aligned = isolated, packed = v4.4)");
 	ts_error_clear(&err);
 	assert_int_equal(ts_tg_layout_take("A tg_layout=", rest, sizeof(rest), &l, &given, &err),
 			 -EINVAL);
-	assert_string_equal(err.msg, "'tg_layout=': expected packed, aligned or per-node");
+	assert_string_equal(err.msg, "'tg_layout=': expected " TS_TG_LAYOUT_NAMES);
 	ts_error_clear(&err);
 	assert_int_equal(ts_tg_layout_take("SIS_PROP SIS_UTIL", rest, 8, &l, &given, &err),
 			 -EINVAL);
@@ -575,7 +575,7 @@ static void test_no_groups_no_block(void **state)
 	cfg.groups = NULL;
 	cfg.tg_layout = TS_TG_LAYOUT_NR;
 	assert_int_equal(ts_sim_run(&cfg, &r, &err), -EINVAL);
-	assert_string_equal(err.msg, "sim: unknown task-group layout 3");
+	assert_string_equal(err.msg, "sim: unknown task-group layout 5"); /* TS_TG_LAYOUT_NR */
 	machine_free(&m);
 }
 
@@ -695,10 +695,10 @@ static void test_cli_bad_input(void **state)
 		"--groups-spec 'app=class:zz': 'app=class:zz': workload 'pipe' has no class 'zz' "
 		"(its classes: a, b)");
 	cli_bad(ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--tg-layout", "bogus"),
-		"--tg-layout 'bogus': expected packed, aligned or per-node");
+		"--tg-layout 'bogus': expected " TS_TG_LAYOUT_NAMES);
 	cli_bad(ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--compare", "p=tg_layout=bogus"),
-		"--compare 'p=tg_layout=bogus': task group layout 'bogus': expected packed, "
-		"aligned or per-node");
+		"--compare 'p=tg_layout=bogus': task group layout 'bogus': "
+		"expected " TS_TG_LAYOUT_NAMES " (aligned = isolated, packed = v4.4)");
 	cli_bad(ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--compare",
 		     "p=tg_layout=packed SIS_PRO"),
 		"--compare 'p=tg_layout=packed SIS_PRO': unknown feature 'SIS_PRO' at offset 17 "

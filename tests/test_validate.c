@@ -92,8 +92,11 @@ static void fake_init(struct fake *f, const char *workload)
 				p->stats.all_finished = true;
 				p->stats.sis.search = (uint64_t)(10 * (c + 1));
 				p->stats.sis.scanned = 100;
-				p->stats.tg.line_misses[TS_REL_REMOTE] = 1;
-				p->stats.tg.line_misses[TS_REL_LLC] = 3;
+				/* HITMs: 1 remote of 4 (transfers without a modified
+				 * copy do not count) */
+				p->stats.tg.hitm[TS_SIM_TG_UPDATE_CFS_GROUP][1] = 1;
+				p->stats.tg.hitm[TS_SIM_TG_SET_TASK_CPU][0] = 3;
+				p->stats.tg.line_misses[TS_REL_LLC] = 5;
 			}
 }
 

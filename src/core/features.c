@@ -48,7 +48,9 @@
 	F(TG_LOAD_RATELIMIT, true, "toposched",                                                    \
 	  "update tg->load_avg at most once per ms per group cfs_rq (v6.7; always on there)")      \
 	F(TG_LOAD_FILTER, true, "toposched",                                                       \
-	  "skip tg->load_avg updates within 1/64 of the cfs_rq's contribution (always on there)")
+	  "skip tg->load_avg updates within 1/64 of the cfs_rq's contribution (always on there)")  \
+	F(RT_GROUP_SCHED, false, "mainline",                                                       \
+	  "CONFIG_RT_GROUP_SCHED: set_task_rq() reads tg->rt_rq[], rt_se[] on every CPU change")
 
 #define TS_FEAT_ENTRY(n, d, o, m)                                                                  \
 	[TS_FEAT_##n] = {.name = #n, .default_on = (d), .origin = (o), .meaning = (m)},

@@ -44,6 +44,13 @@ static_assert(LINE(TG_OFF(hot.aligned.ro) + sizeof(struct ts_tg_ro) - 1) <
 static_assert(TG_OFF(layout) >= TG_OFF(hot.aligned.load_avg) + TS_TG_CACHELINE,
 	      "aligned: cold fields after load_avg's line");
 
+/* tg_layout.c's offsets are these structs' where both have the field. */
+static_assert(TG_OFF(hot.ro.se) == 0x0 && TG_OFF(hot.ro.cfs_rq) == 0x8 &&
+		      TG_OFF(hot.ro.parent) == 0x10 && TG_OFF(hot.ro.shares) == 0x18,
+	      "the read-mostly line as tg_layout.c has it");
+static_assert(TG_OFF(hot.packed.load_avg) == 0x20 && TG_OFF(hot.aligned.load_avg) == 0x40,
+	      "load_avg where tg_layout.c has it");
+
 /* PER_NODE: every node counter is one whole line; the group itself holds no counter. */
 static_assert(sizeof(struct ts_tg_node_load) == TS_TG_CACHELINE, "node counter: one line");
 static_assert(alignof(struct ts_tg_node_load) == TS_TG_CACHELINE, "node counter: aligned");
@@ -53,31 +60,6 @@ static_assert(sizeof(struct ts_tg_writer_line) == TS_TG_CACHELINE, "writer line:
 static_assert(alignof(struct ts_tg_cpu) == TS_TG_CACHELINE &&
 		      sizeof(struct ts_tg_cpu) % TS_TG_CACHELINE == 0,
 	      "per-CPU blocks do not share lines");
-
-/* ---- names ------------------------------------------------------------------------------ */
-
-static const char *const layout_names[TS_TG_LAYOUT_NR] = {"aligned", "packed", "per-node"};
-
-const char *ts_tg_layout_name(enum ts_tg_layout l)
-{
-	return (unsigned)l < TS_TG_LAYOUT_NR ? layout_names[l] : "?";
-}
-
-int ts_tg_layout_parse(const char *s, enum ts_tg_layout *out, struct ts_error *err)
-{
-	for (int i = 0; i < TS_TG_LAYOUT_NR; i++)
-		if (s && strcmp(s, layout_names[i]) == 0) {
-			*out = (enum ts_tg_layout)i;
-			return 0;
-		}
-	if (s && strcmp(s, "per_node") == 0) {
-		*out = TS_TG_PER_NODE;
-		return 0;
-	}
-	return ts_error_set(err, -EINVAL,
-			    "task group layout '%s': expected packed, aligned or per-node",
-			    s ? s : "(null)");
-}
 
 /* ---- creation --------------------------------------------------------------------------- */
 
@@ -115,6 +97,14 @@ const void *ts_tg_load_line(const struct ts_task_group *tg, int node)
 	return line_of_addr(single_counter(t));
 }
 
+/* The load_avg counter of `node` (node ignored unless PER_NODE). */
+static inline const void *load_counter_addr(struct ts_task_group *tg, int node)
+{
+	if (tg->layout == TS_TG_PER_NODE)
+		return &tg->hot.per_node.node[node].load_avg;
+	return single_counter(tg);
+}
+
 /* One predictable branch when there is no hook. */
 #define LINE_ACCESS(tg, cpu, line, write)                                                          \
 	do {                                                                                       \
@@ -122,17 +112,31 @@ const void *ts_tg_load_line(const struct ts_task_group *tg, int node)
 			(tg)->line_access((tg)->line_host, (cpu), (line), (write));                \
 	} while (0)
 
-/* A read of the read-mostly line. The root's lines are never written (its load_avg is not
+/* The address of `field` in tg's hot lines where tg's layout puts it (tg_layout.h): what
+ * the hook is given, so that the host can tell the fields of one line apart by offset, as
+ * perf c2c does. */
+static inline const void *field_addr(const struct ts_task_group *tg, enum ts_tg_field field)
+{
+	return (const char *)&tg->hot + ts_tg_field_offset(tg->layout, tg->rt_group_sched, field);
+}
+
+/* A read of one of tg's fields. The root's lines are never written (its load_avg is not
  * kept), so its reads cannot false-share and are not reported. */
-#define RO_READ(tg, cpu)                                                                           \
+#define FIELD_READ(tg, cpu, field)                                                                 \
 	do {                                                                                       \
 		if (__builtin_expect((tg)->line_access != NULL, 0) && (tg)->depth)                 \
-			(tg)->line_access((tg)->line_host, (cpu), ts_tg_ro_line(tg), false);       \
+			(tg)->line_access((tg)->line_host, (cpu), field_addr((tg), (field)),       \
+					  false);                                                  \
 	} while (0)
 
 void ts_tg_note_ro_read(const struct ts_task_group *tg, int cpu)
 {
-	RO_READ(tg, cpu);
+	FIELD_READ(tg, cpu, TS_TG_FIELD_SE);
+}
+
+void ts_tg_note_parent_read(const struct ts_task_group *tg, int cpu)
+{
+	FIELD_READ(tg, cpu, TS_TG_FIELD_PARENT);
 }
 
 static void set_line_access_tree(struct ts_task_group *tg, ts_tg_line_access_fn fn, void *host)
@@ -397,7 +401,7 @@ static void load_avg_add(struct ts_task_group *tg, int cpu, long delta)
 {
 	struct ts_tg_cpu *tc = &tg->cpu[cpu];
 	int node = tg->cpu_node[cpu];
-	LINE_ACCESS(tg, cpu, ts_tg_load_line(tg, node), true);
+	LINE_ACCESS(tg, cpu, load_counter_addr(tg, node), true);
 	if (tg->layout == TS_TG_PER_NODE) {
 		/* The writer's own node's line: only CPUs of `node` ever write it, so a write
 		 * never follows one from another node (the remote-write count stays 0). */
@@ -462,7 +466,7 @@ void ts_clear_tg_load_avg(struct ts_task_group *tg, int cpu, uint64_t now)
 
 unsigned long ts_calc_group_shares(struct ts_task_group *tg, int cpu)
 {
-	RO_READ(tg, cpu);
+	FIELD_READ(tg, cpu, TS_TG_FIELD_SHARES);
 	long tg_shares = (long)tg->hot.ro.shares; /* READ_ONCE(tg->shares) */
 	if (tg->depth == 0)
 		return (unsigned long)tg_shares;
@@ -473,9 +477,10 @@ unsigned long ts_calc_group_shares(struct ts_task_group *tg, int cpu)
 	if (__builtin_expect(tg->line_access != NULL, 0)) {
 		if (tg->layout == TS_TG_PER_NODE) /* for_each_node(): every node's line */
 			for (int n = 0; n < tg->nr_nodes; n++)
-				tg->line_access(tg->line_host, cpu, ts_tg_load_line(tg, n), false);
+				tg->line_access(tg->line_host, cpu, load_counter_addr(tg, n),
+						false);
 		else
-			tg->line_access(tg->line_host, cpu, ts_tg_load_line(tg, 0), false);
+			tg->line_access(tg->line_host, cpu, load_counter_addr(tg, 0), false);
 	}
 	long tg_weight = ts_tg_load_avg_read_on(tg, cpu);
 	/* Ensure tg_weight >= load */
@@ -512,7 +517,12 @@ bool ts_update_cfs_group(struct ts_task_group *tg, int cpu, uint64_t now, struct
 
 void ts_tg_set_task_rq(struct ts_task_group *tg, int cpu, struct ts_sched_entity *se)
 {
-	RO_READ(tg, cpu);
+	FIELD_READ(tg, cpu, TS_TG_FIELD_CFS_RQ); /* cfs_rq[cpu] and se[cpu]: one line */
+	/* CONFIG_RT_GROUP_SCHED: p->rt.rt_rq = tg->rt_rq[cpu]; p->rt.parent = tg->rt_se[cpu],
+	 * for every task, fair ones too (kernel/sched/sched.h, set_task_rq() of v6.4): one
+	 * line, rt_rq read first. */
+	if (tg->rt_group_sched)
+		FIELD_READ(tg, cpu, TS_TG_FIELD_RT_RQ);
 	se->cfs_rq = tg->hot.ro.cfs_rq[cpu];
 	se->parent = ts_tg_se(tg, cpu);
 	se->depth = se->parent ? se->parent->depth + 1 : 0;
@@ -540,7 +550,7 @@ static unsigned long cfs_load_of(const struct ts_task_group *tg, int cpu)
 unsigned long ts_tg_update_h_load(struct ts_task_group *tg, int cpu, uint64_t jiffies)
 {
 	/* struct sched_entity *se = cfs_rq->tg->se[cpu]: the read-mostly line */
-	RO_READ(tg, cpu);
+	FIELD_READ(tg, cpu, TS_TG_FIELD_SE);
 	struct ts_tg_cpu *tc = &tg->cpu[cpu];
 	if (HL_LOAD(&tc->last_h_load_update) == jiffies)
 		return HL_LOAD(&tc->h_load);
@@ -598,6 +608,8 @@ void ts_tg_layout_info(const struct ts_task_group *tg, struct ts_tg_layout_info 
 		out->counter_addr[0] = &tg->hot.packed.load_avg;
 		break;
 	case TS_TG_ALIGNED:
+	case TS_TG_V6_4:
+	case TS_TG_RELAYOUT:
 		out->off_load_avg = TG_OFF(hot.aligned.load_avg);
 		out->nr_counters = 1;
 		out->counter_addr[0] = &tg->hot.aligned.load_avg;

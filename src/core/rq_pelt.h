@@ -48,6 +48,8 @@ static inline void add_tg_cfs_propagate(struct ts_cfs_rq *cfs, long runnable_sum
 /* list_add_leaf_cfs_rq(): this group cfs_rq has load to keep decaying. */
 static inline void list_add_leaf_cfs_rq(struct ts_cfs_rq *cfs)
 {
+	if (!cfs->on_list && cfs->tg) /* if (cfs_rq->tg->parent && ...) */
+		ts_tg_note_parent_read(cfs->tg, cfs->cpu);
 	cfs->on_list = true;
 }
 

@@ -162,6 +162,7 @@ int ts_sched_group_create(struct ts_sched *s, struct ts_task_group *parent, cons
 	int rc = ts_tg_create(parent, name, shares, s->tg_layout, out, err);
 	if (rc)
 		return rc;
+	(*out)->rt_group_sched = ts_features_has(s->features, TS_FEAT_RT_GROUP_SCHED);
 	/* the group's queues pick as the sched's do */
 	for (int c = 0; c < s->nr_cpus; c++)
 		ts_cfs_rq_set_pick(ts_tg_cfs_rq(*out, c), s->fair_pick, &s->cfs_params);

@@ -98,6 +98,7 @@ int sim_groups_create(struct ts_sched *s, const struct ts_groups_spec *spec,
 		g->task_slot[i] = g->nr_top;
 	if (costs && (rc = sim_line_model_init(&g->lines, topo, costs, err)))
 		goto fail;
+	sim_groups_word_readers(g->tg[0]->layout, g->tg[0]->rt_group_sched, g->word_reader);
 	*out = g;
 	return 0;
 fail:
@@ -147,6 +148,8 @@ void sim_groups_window_open(struct sim_groups *g, uint64_t now, const uint64_t *
 	memcpy(g->exec0, exec, ((size_t)g->nr_top + 1) * sizeof(*exec));
 	core_stats(g, &g->core0);
 	g->lines0 = g->lines.st;
+	memcpy(g->hitm0, g->hitm, sizeof(g->hitm));
+	g->hitm_ns0 = g->hitm_ns;
 }
 
 void sim_groups_result(const struct sim_groups *g, uint64_t now, const uint64_t *exec, int nr_cpus,
@@ -170,6 +173,10 @@ void sim_groups_result(const struct sim_groups *g, uint64_t now, const uint64_t 
 	out->remote_node_writes = b->remote_node_writes - a->remote_node_writes;
 	out->stall_ns = b->stall_ns - a->stall_ns;
 	out->wait_ns = b->wait_ns - a->wait_ns;
+	for (int r = 0; r < TS_SIM_TG_READER_NR; r++)
+		for (int k = 0; k < 2; k++)
+			out->hitm[r][k] = g->hitm[r][k] - g->hitm0[r][k];
+	out->hitm_ns = g->hitm_ns - g->hitm_ns0;
 	out->nr_top = g->nr_top;
 	for (int t = 0; t < g->nr_top; t++) {
 		uint64_t ns = exec[t] - g->exec0[t];

@@ -28,10 +28,17 @@ struct sim_groups {
 	int entry_class[TS_GROUPS_MAX_ENTRIES]; /* TS_GROUPS_CLASS: the class index */
 	int nr_tasks;
 	int *task_slot; /* [nr_tasks] the task's top-level group, nr_top = the root */
+	/* HITMs by reader (ts_sim_tg_reader), [0] same node, [1] other node; the reader of each
+	 * 8-byte word of the load_avg line(s) under the groups' layout */
+	uint64_t hitm[TS_SIM_TG_READER_NR][2];
+	double hitm_ns;
+	unsigned char word_reader[8];
 	/* window start */
 	uint64_t *exec0; /* [nr_top + 1] */
 	struct ts_tg_stats core0;
 	struct sim_line_stats lines0;
+	uint64_t hitm0[TS_SIM_TG_READER_NR][2];
+	double hitm_ns0;
 	uint64_t win_start;
 };
 
@@ -44,15 +51,30 @@ int sim_groups_create(struct ts_sched *s, const struct ts_groups_spec *spec,
 		      struct sim_groups **out, struct ts_error *err);
 void sim_groups_free(struct sim_groups *g);
 
+/* out[w] = the reader (enum ts_sim_tg_reader) of the 8-byte word w of the load_avg line
+ * in layout l with or without CONFIG_RT_GROUP_SCHED (groups_hitm.c). */
+void sim_groups_word_readers(enum ts_tg_layout l, bool rt, unsigned char out[8]);
+
 /* The group of task `index` (class ci of instance inst), NULL for the root; records the
  * task's top-level group. */
 struct ts_task_group *sim_groups_place(struct sim_groups *g, int index, int ci, int inst);
 
-/* The line model's verdict on one access at now: stall ns. */
-static inline double sim_groups_access(struct sim_groups *g, int cpu, const void *line, bool write,
+/* The line model's verdict on one access at now to the field at `addr`: stall ns. A HITM
+ * is counted for the reader the field's offset names (a write: update_tg_load_avg()). */
+static inline double sim_groups_access(struct sim_groups *g, int cpu, const void *addr, bool write,
 				       uint64_t now)
 {
-	return sim_line_access(&g->lines, cpu, (uintptr_t)line, write, (double)now, NULL, &g->oom);
+	int rel;
+	bool hitm;
+	double ns = sim_line_access(&g->lines, cpu, (uintptr_t)addr, write, (double)now, &rel,
+				    &hitm, &g->oom);
+	if (hitm) {
+		int reader = write ? TS_SIM_TG_UPDATE_TG_LOAD_AVG
+				   : g->word_reader[((uintptr_t)addr & 63) >> 3];
+		g->hitm[reader][rel >= TS_REL_PACKAGE]++;
+		g->hitm_ns += ns;
+	}
+	return ns;
 }
 
 /* exec[slot] += ns for task `index` (slots as task_slot; the caller sums its tasks). */

@@ -263,7 +263,7 @@ static int take_layout(const char *value, void *ctx, struct ts_error *err)
 {
 	struct take_layout *t = ctx;
 	if (!*value)
-		return SPEC_ERR(err, "'tg_layout=': expected packed, aligned or per-node");
+		return SPEC_ERR(err, "'tg_layout=': expected " TS_TG_LAYOUT_NAMES);
 	if (ts_tg_layout_parse(value, t->layout, err))
 		return -EINVAL;
 	*t->given = true;
@@ -302,6 +302,10 @@ void ts_sim_tg_result_add(struct ts_sim_tg_result *a, const struct ts_sim_tg_res
 	a->remote_node_writes += b->remote_node_writes;
 	a->stall_ns += b->stall_ns;
 	a->wait_ns += b->wait_ns;
+	for (int r = 0; r < TS_SIM_TG_READER_NR; r++)
+		for (int k = 0; k < 2; k++)
+			a->hitm[r][k] += b->hitm[r][k];
+	a->hitm_ns += b->hitm_ns;
 	for (int i = 0; i < TS_SIM_TG_TOP_MAX; i++)
 		a->top_exec_ns[i] += b->top_exec_ns[i];
 	a->other_top_exec_ns += b->other_top_exec_ns;

@@ -245,10 +245,13 @@ static double transfer(const struct sim_line_model *lm, int from, int to, int *r
 /* ---- accesses ---- */
 
 double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool write, double now,
-		       int *rel, bool *oom)
+		       int *rel, bool *hitm, bool *oom)
 {
 	int r = -1;
 	double cost = 0;
+	bool from_modified = false;
+	if (hitm)
+		*hitm = false;
 	if (write)
 		lm->st.writes++;
 	else
@@ -270,9 +273,10 @@ double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool 
 	 * serialise; copies of a clean line are handed out in parallel */
 	bool owned = write || l->owner >= 0;
 	if (write) {
-		if (l->owner >= 0 && l->owner != cpu)
+		if (l->owner >= 0 && l->owner != cpu) {
 			cost = transfer(lm, l->owner, cpu, &r);
-		else if (l->owner < 0 && l->nr_sharers > (held ? 1 : 0))
+			from_modified = true; /* the load of a locked add: a HITM too */
+		} else if (l->owner < 0 && l->nr_sharers > (held ? 1 : 0))
 			cost = farthest(lm, s, cpu, &r);
 		if (l->last_writer >= 0 &&
 		    lm->topo->cpu[l->last_writer].node != lm->topo->cpu[cpu].node)
@@ -286,6 +290,7 @@ double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool 
 		if (l->owner >= 0) {
 			cost = transfer(lm, l->owner, cpu, &r);
 			l->owner = -1; /* s holds the old owner alone */
+			from_modified = true;
 		} else if (l->nr_sharers > 0) {
 			cost = nearest(lm, s, cpu, &r);
 		}
@@ -294,12 +299,22 @@ double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool 
 	}
 	if (r >= 0) { /* one transfer, after the ownership changes still in flight */
 		double wait = l->busy_until > now ? l->busy_until - now : 0;
+		/* bounded: the miss ends at most SIM_LINE_MAX_LATENCY_NS after now */
+		double room = SIM_LINE_MAX_LATENCY_NS - cost;
+		if (wait > room)
+			wait = room > 0 ? room : 0;
 		if (owned)
 			l->busy_until = now + wait + cost;
 		cost += wait;
 		lm->st.misses[r]++;
 		lm->st.stall_ns += cost;
 		lm->st.wait_ns += wait;
+		if (from_modified) {
+			lm->st.hitm_loads++;
+			lm->st.hitm_ns += cost;
+			if (hitm)
+				*hitm = true;
+		}
 	}
 	if (rel)
 		*rel = r;

@@ -19,7 +19,13 @@
  * waits until it ends, and the ownership changes queue behind each other (N CPUs writing
  * one line at one moment: the last waits N - 1 transfers); copies of a clean line are
  * handed out in parallel (a read of a shared line waits only for ownership changes still
- * in flight, and delays no one). A line nobody has
+ * in flight, and delays no one). The wait is bounded: a miss completes at most
+ * SIM_LINE_MAX_LATENCY_NS after it is requested (wait plus transfer; a transfer alone may
+ * take longer on a far machine), and the line's queue never reaches further ahead than
+ * that, so a burst of requests saturates at the published contended latency instead of
+ * growing without limit (a CPU stalled on a line issues no further request; the engine's
+ * accesses, instantaneous in virtual time, would otherwise queue up every CPU's future
+ * requests behind each other). A line nobody has
  * touched yet is free to read or write (its first fetch from memory is a cold miss the
  * model leaves out), and lines are never evicted (no capacity misses): the model counts
  * coherence traffic only.
@@ -38,6 +44,13 @@
 #include "toposched/error.h"
 #include "toposched/topology.h"
 
+/* The bound on one miss's latency: 5,608 cycles, the highest mean load latency of the
+ * HITM loads on task_group's load_avg line that perf c2c showed on a 2-socket Xeon
+ * Platinum 8380 (v6.4-rc5, UnixBench context1 x 160; Deng Pan, "[PATCH v2] sched/task_group:
+ * Re-layout structure to reduce false sharing", June 2023), at the 8380's 2.3 GHz base
+ * clock: 5608 / 2.3 = 2,438 ns. CALIBRATED on that one point (docs/model.md). */
+#define SIM_LINE_MAX_LATENCY_NS (5608.0 / 2.3)
+
 struct sim_line_stats {
 	uint64_t reads, writes;
 	uint64_t misses[TS_REL_NR];  /* transfers, by the relation of the supplying CPU (for an
@@ -45,6 +58,8 @@ struct sim_line_stats {
 	uint64_t remote_node_writes; /* writes to a line last written from another node */
 	double stall_ns;	     /* sum of the stalls: transfers and waits */
 	double wait_ns;		     /* the part spent waiting for a busy line */
+	uint64_t hitm_loads;	     /* accesses served by a CPU holding the line modified */
+	double hitm_ns;		     /* their latencies (wait plus transfer) */
 };
 
 struct sim_line; /* one line's state (line_model.c) */
@@ -68,11 +83,14 @@ void sim_line_model_free(struct sim_line_model *lm);
 
 /* One access by cpu to the line at `line` (any address inside it) at time now (ns).
  * Returns the stall in ns (0 for a hit; else the wait for a busy line plus the transfer)
- * and, when rel is not NULL, the relation of the transfer (-1: none). Never fails: when
+ * and, when rel is not NULL, the relation of the transfer (-1: none); *hitm (when not
+ * NULL) tells whether it found the line modified in another CPU's cache (perf c2c's HITM:
+ * a read, or a write, whose load half a locked add is sampled as).
+ * Never fails: when
  * the table cannot grow (out of memory) the access is counted and treated as a hit, and
  * *oom is set. */
 double sim_line_access(struct sim_line_model *lm, int cpu, uintptr_t line, bool write, double now,
-		       int *rel, bool *oom);
+		       int *rel, bool *hitm, bool *oom);
 
 /* The state of a line, for tests: its modified owner (-1: clean or unknown) and whether
  * cpu holds a copy. */

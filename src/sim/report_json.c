@@ -81,6 +81,21 @@ static void write_task_groups(struct ts_json_writer *w, const struct ts_exp_stat
 	ts_json_member_double(w, "stall_ns", g->stall_ns);
 	ts_json_member_double(w, "wait_ns", g->wait_ns);
 	jw_metric(w, "stall_share", st->busy_ns ? g->stall_ns / (double)st->busy_ns : -1);
+	/* perf c2c's view: HITMs by reader, next to the published split */
+	jw_open(w, "hitm", '[');
+	for (int r = 0; r < TS_SIM_TG_READER_NR; r++) {
+		jw_open(w, NULL, '{');
+		ts_json_member_string(w, "reader", ts_sim_tg_reader_name((enum ts_sim_tg_reader)r));
+		ts_json_member_uint(w, "local", g->hitm[r][0]);
+		ts_json_member_uint(w, "remote", g->hitm[r][1]);
+		jw_metric(w, "published_local_pct",
+			  ts_sim_tg_c2c_share((enum ts_sim_tg_reader)r, false));
+		jw_metric(w, "published_remote_pct",
+			  ts_sim_tg_c2c_share((enum ts_sim_tg_reader)r, true));
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+	ts_json_member_double(w, "hitm_ns", g->hitm_ns);
 	jw_open(w, "cpu_share", '[');
 	for (int i = 0; i < ts_report_tg_nr_shares(g); i++) {
 		double share;

@@ -371,6 +371,30 @@ static double tg_stall_pct(const struct ts_exp_stats *s, int i)
 	(void)i;
 	return s->busy_ns ? 100.0 * tg_of(s)->stall_ns / (double)s->busy_ns : -1;
 }
+/* HITMs: index = reader * 2 + (0 local, 1 remote); the share of that side's HITMs */
+static double tg_hitm_pct(const struct ts_exp_stats *s, int i)
+{
+	const struct ts_sim_tg_result *g = tg_of(s);
+	int side = i & 1;
+	uint64_t all = 0;
+	for (int r = 0; r < TS_SIM_TG_READER_NR; r++)
+		all += g->hitm[r][side];
+	return all ? 100.0 * (double)g->hitm[i >> 1][side] / (double)all : -1;
+}
+static double tg_hitm_side(const struct ts_exp_stats *s, int i)
+{
+	const struct ts_sim_tg_result *g = tg_of(s);
+	uint64_t n = 0;
+	for (int r = 0; r < TS_SIM_TG_READER_NR; r++)
+		n += g->hitm[r][i];
+	return (double)n;
+}
+static double tg_hitm_cycles(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	double n = tg_hitm_side(s, 0) + tg_hitm_side(s, 1);
+	return n > 0 ? tg_of(s)->hitm_ns / n * TS_SIM_TG_C2C_GHZ : -1;
+}
 /* index: a top-level group, TS_SIM_TG_TOP_MAX = the others, TS_SIM_TG_TOP_MAX + 1 = root */
 static double tg_share(const struct ts_exp_stats *s, int i)
 {
@@ -393,9 +417,10 @@ static void groups_header(const struct ts_experiment *e, FILE *out)
 
 /* Appends the group rows of configuration c to rows (room for TG_ROWS_MAX); labels
  * live in lab. Returns the number added. */
-#define TG_ROWS_MAX (15 + TS_REL_NR + TS_SIM_TG_TOP_MAX + 2)
+#define TG_ROWS_MAX (18 + 2 * TS_SIM_TG_READER_NR + TS_REL_NR + TS_SIM_TG_TOP_MAX + 2)
 struct tg_labels {
 	char miss[TS_REL_NR][48];
+	char hitm[TS_SIM_TG_READER_NR][2][80];
 	char share[TS_SIM_TG_TOP_MAX][TS_TG_NAME_MAX + 32];
 };
 
@@ -427,6 +452,23 @@ static int groups_rows(const struct ts_experiment *e, int c, struct row *rows,
 	rows[nr++] = (struct row){"tg line stall ms", ROW_RATIO, 0, tg_stall_ms};
 	rows[nr++] = (struct row){"tg line stall: waiting ms", ROW_RATIO, 0, tg_wait_ms};
 	rows[nr++] = (struct row){"tg line stall % of busy time", ROW_PCT, 0, tg_stall_pct};
+	/* perf c2c's view of the load_avg line, next to the published profile */
+	rows[nr++] = (struct row){"tg HITM local (c2c 3927)", ROW_COUNT, 0, tg_hitm_side};
+	rows[nr++] = (struct row){"tg HITM remote (c2c 1031)", ROW_COUNT, 1, tg_hitm_side};
+	for (int r = 0; r < TS_SIM_TG_READER_NR; r++)
+		for (int side = 0; side < 2; side++) {
+			double pub = ts_sim_tg_c2c_share((enum ts_sim_tg_reader)r, side);
+			char ref[24] = "";
+			if (pub >= 0)
+				snprintf(ref, sizeof(ref), " (c2c %.2f)", pub);
+			snprintf(lab->hitm[r][side], sizeof(lab->hitm[r][side]),
+				 "tg HITM %s %s %%%s", side ? "remote" : "local",
+				 ts_sim_tg_reader_name((enum ts_sim_tg_reader)r), ref);
+			rows[nr++] = (struct row){lab->hitm[r][side], ROW_PCT, r * 2 + side,
+						  tg_hitm_pct};
+		}
+	rows[nr++] = (struct row){"tg HITM latency cycles (c2c 4028-5608)", ROW_RATIO, 0,
+				  tg_hitm_cycles};
 	/* CPU share by top-level group: names from the point with the most groups */
 	const struct ts_sim_tg_result *names = NULL;
 	bool others = false, root = false;

@@ -159,10 +159,14 @@ double ts_val_extract(const struct ts_val_row *row, const struct ts_experiment *
 			return NAN;
 		return defined(mb.search_efficiency) / ma.search_efficiency;
 	case TS_VAL_TG_REMOTE_SHARE: {
+		/* perf c2c's remote HITMs over all HITMs of the groups' lines */
 		a = point_at(e, ca, row->load, finished);
-		uint64_t all = a ? ts_sim_tg_line_misses(&a->stats.tg) : 0;
-		return all ? 100.0 * (double)a->stats.tg.line_misses[TS_REL_REMOTE] / (double)all
-			   : NAN;
+		uint64_t all = 0, remote = 0;
+		for (int r = 0; a && r < TS_SIM_TG_READER_NR; r++) {
+			all += a->stats.tg.hitm[r][0] + a->stats.tg.hitm[r][1];
+			remote += a->stats.tg.hitm[r][1];
+		}
+		return all ? 100.0 * (double)remote / (double)all : NAN;
 	}
 	}
 	return NAN;

@@ -629,7 +629,7 @@ static int take_base_layout(const struct sim_opts *o, char *rest, size_t size,
 	rest[0] = '\0';
 	if (o->tg_layout) {
 		if (ts_tg_layout_parse(o->tg_layout, layout, &err))
-			return sim_error("--tg-layout '%s': expected packed, aligned or per-node",
+			return sim_error("--tg-layout '%s': expected " TS_TG_LAYOUT_NAMES,
 					 o->tg_layout);
 		*given = true;
 	}

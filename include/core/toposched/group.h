@@ -94,8 +94,10 @@
 #define TS_NSEC_PER_MSEC 1000000ULL
 #define TS_TG_NAME_MAX	 32
 
-const char *ts_tg_layout_name(enum ts_tg_layout l); /* "packed", "aligned", "per-node" */
-/* "packed" | "aligned" | "per-node" (also "per_node"); -EINVAL otherwise. */
+/* tg_layout.c: "isolated", "v4.4", "per-node", "v6.4", "relayout". */
+const char *ts_tg_layout_name(enum ts_tg_layout l);
+/* A name of ts_tg_layout_name(), or "aligned", "packed", "per_node" (the old names);
+ * -EINVAL otherwise. */
 int ts_tg_layout_parse(const char *s, enum ts_tg_layout *out, struct ts_error *err);
 
 /* The switches of update_tg_load_avg(), passed by value until they move into the feature
@@ -199,6 +201,9 @@ struct ts_task_group {
 	int depth;	     /* 0 for the root */
 	const int *cpu_node; /* [nr_cpus], shared by the hierarchy (the root owns it) */
 	bool track_writer_node;
+	/* CONFIG_RT_GROUP_SCHED (feature RT_GROUP_SCHED when ts_sched_group_create() made the
+	 * group): set_task_rq() also reads rt_rq[], rt_se[]; tg_layout.h places them. */
+	bool rt_group_sched;
 	struct ts_tg_writer_line *writer; /* NULL unless track_writer_node */
 	struct ts_tg_cpu *cpu;		  /* [nr_cpus], line-aligned */
 	struct ts_task_group *first_child, *last_child, *next_sibling;
@@ -316,8 +321,12 @@ void ts_tg_set_task_rq(struct ts_task_group *tg, int cpu, struct ts_sched_entity
  * PER_NODE: the writer's node line), each read of load_avg in calc_group_shares() (PER_NODE:
  * every node line summed), each read of the read-mostly fields (se[], cfs_rq[], shares,
  * parent: their line; in PACKED the load_avg line too) by calc_group_shares(),
- * set_task_rq(), update_cfs_rq_h_load() and __update_blocked_fair(). `line` is the address
- * rounded down to 64 bytes; `cpu` the CPU making the access. The root group's lines are
+ * set_task_rq(), update_cfs_rq_h_load() and __update_blocked_fair(), of rt_rq[] and
+ * rt_se[] by set_task_rq() when tg->rt_group_sched, and of parent by
+ * list_add_leaf_cfs_rq(). `line` is the address of the field read or written, placed as
+ * the group's layout places it (tg_layout.h: ts_tg_field_offset()); the line is that
+ * address rounded down to 64 bytes, the offset in it says which field, as in perf c2c.
+ * `cpu` is the CPU making the access. The root group's lines are
  * never written (its load_avg is not kept), so its accesses are not reported. NULL turns
  * it off. Groups created later inherit it. Not concurrent with scheduling. */
 void ts_tg_set_line_access(struct ts_task_group *root, ts_tg_line_access_fn fn, void *host);
@@ -327,6 +336,9 @@ const void *ts_tg_load_line(const struct ts_task_group *tg, int node);
 const void *ts_tg_ro_line(const struct ts_task_group *tg);
 /* __update_blocked_fair()'s read of tg->se[cpu] for one leaf cfs_rq (the caller walks). */
 void ts_tg_note_ro_read(const struct ts_task_group *tg, int cpu);
+/* list_add_leaf_cfs_rq()'s read of tg->parent, when tg's cfs_rq on cpu joins the leaf
+ * list (it is read only for a cfs_rq not on the list yet). */
+void ts_tg_note_parent_read(const struct ts_task_group *tg, int cpu);
 
 /* update_cfs_rq_h_load(tg->cfs_rq[cpu]) at `jiffies`: top-down from the root, h_load(root)
  * = root cfs_rq's avg.load_avg, h_load(child) = h_load(parent) * ge.avg.load_avg /

@@ -86,6 +86,34 @@ int ts_tg_layout_take(const char *features, char *rest, size_t rest_size, enum t
 
 #define TS_SIM_TG_TOP_MAX 8 /* top-level groups reported by name */
 
+/* The code paths behind the HITMs on a group's load_avg line, told apart by the offset
+ * each touches (tg_layout.h), as perf c2c tells them: update_cfs_group() ->
+ * calc_group_shares() reading load_avg (and shares where they share the line);
+ * set_task_cpu() -> set_task_rq() reading cfs_rq[], rt_rq[], rt_se[];
+ * list_add_leaf_cfs_rq() reading parent; update_tg_load_avg()'s atomic add (its load
+ * half: a locked add is sampled as a load); other (se[] read by the h_load and
+ * blocked-load walks). */
+enum ts_sim_tg_reader {
+	TS_SIM_TG_UPDATE_CFS_GROUP,
+	TS_SIM_TG_SET_TASK_CPU,
+	TS_SIM_TG_LIST_ADD_LEAF,
+	TS_SIM_TG_UPDATE_TG_LOAD_AVG,
+	TS_SIM_TG_READER_OTHER,
+	TS_SIM_TG_READER_NR
+};
+const char *ts_sim_tg_reader_name(enum ts_sim_tg_reader r);
+/* The published split (perf c2c of the load_avg line, 2-socket Xeon Platinum 8380,
+ * v6.4-rc5 with CONFIG_RT_GROUP_SCHED, UnixBench context1 x 160: Deng Pan, "[PATCH v2]
+ * sched/task_group: Re-layout structure to reduce false sharing", June 2023): the % of the
+ * local (remote = false) or remote HITMs of reader r; -1 where the mail gives none.
+ * update_cfs_group 65.16 / 63.72 %, set_task_cpu (offsets 0x8 + 0x10) 16.30 + 14.97 /
+ * 14.16 + 13.87 %. */
+double ts_sim_tg_c2c_share(enum ts_sim_tg_reader r, bool remote);
+/* The clock the mail's latencies are in cycles of: the 8380's 2.3 GHz base (cycles/ns). */
+#define TS_SIM_TG_C2C_GHZ 2.3
+/* The reader of `field` (tg_layout.h) in that split. */
+enum ts_sim_tg_reader ts_sim_tg_reader_of(enum ts_tg_field field);
+
 struct ts_sim_tg_result {
 	bool enabled;	    /* the run had a groups spec */
 	uint64_t window_ns; /* the measured window the counters cover */
@@ -98,6 +126,11 @@ struct ts_sim_tg_result {
 	uint64_t remote_node_writes;	 /* writes to a line last written from another node */
 	double stall_ns;		 /* total CPU time stalled on those transfers */
 	double wait_ns;			 /* the part waiting for a line busy with others */
+	/* HITMs: accesses served by a CPU holding the line modified, by reader, [0] from the
+	 * reader's node, [1] from another node (c2c's local and remote HITM), and the sum of
+	 * their latencies (wait plus transfer, ns). */
+	uint64_t hitm[TS_SIM_TG_READER_NR][2];
+	double hitm_ns;
 	/* CPU time of the tasks, by top-level group (children of the root, creation order),
 	 * in the window: the first TS_SIM_TG_TOP_MAX by name, the rest summed. */
 	int nr_top;

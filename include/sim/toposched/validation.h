@@ -41,8 +41,8 @@ enum ts_val_figure {
 				   the experiment (as mmtests sums a whole run) */
 	TS_VAL_SIS_DOMAIN_EFF,	/* a's SIS Domain Search Efficiency, likewise */
 	TS_VAL_SIS_EFF_RATIO,	/* b's SIS Search Efficiency / a's, likewise */
-	TS_VAL_TG_REMOTE_SHARE, /* % of a's task-group line transfers at load that came
-				   from another package (perf c2c's remote HITMs) */
+	TS_VAL_TG_REMOTE_SHARE, /* % of a's HITMs on the task-group lines at load that came
+				   from another node (perf c2c's remote HITMs) */
 };
 
 enum ts_val_band_kind {
