@@ -161,14 +161,21 @@ static int open_replace(struct cli_output *o, const char *path, const struct res
 		o->tmp[0] = '\0';
 		return cli_error(o->cmd, "%s '%s': the path is too long", o->option, path);
 	}
+	/* signals blocked from the file's creation until its name is registered: one that
+	 * came in between would leave it behind */
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
 	int fd = mkstemp(o->tmp);
+	int create_errno = errno;
+	if (fd >= 0)
+		register_temp(o->tmp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0) {
-		int e = errno;
 		o->tmp[0] = '\0';
 		return cli_error(o->cmd, "%s '%s': cannot create a file in its directory: %s",
-				 o->option, path, strerror(e));
+				 o->option, path, strerror(create_errno));
 	}
-	register_temp(o->tmp);
 	o->kind = CLI_OUTPUT_REPLACE;
 	o->created = !r->exists;
 	mode_t mask = umask(0);
