@@ -771,6 +771,37 @@ static void test_current_cpu_and_fork(void **state)
 	env_free(e);
 }
 
+/* select_task_rq(): a task allowed one CPU goes there; select_task_rq_fair() is not
+ * asked, so the SIS counters and the waker's wakee flips do not move. */
+static void test_single_cpu_skips_the_class(void **state)
+{
+	(void)state;
+	struct env *e = env_new("kunpeng920", "");
+	struct ts_task *w = busy(e, 3);
+	struct ts_cpumask *one = ts_cpumask_alloc(e->t->nr_cpus);
+	ts_cpumask_set(one, 9);
+	struct ts_task *p = wakee(e, 9, one);
+	busy(e, 9); /* its CPU busy: a fair wake-up would look elsewhere */
+	unsigned int flips = w->wakee_flips;
+	struct ts_placement pl = ts_select_task_rq(e->s, p, 3, w, TS_WF_TTWU | TS_WF_SYNC);
+	assert_int_equal(pl.cpu, 9);
+	assert_int_equal(pl.reason, TS_PLACE_SINGLE_CPU);
+	assert_int_equal(R(st(e, 3)->sis_search), 0);
+	assert_int_equal(R(st(e, 3)->sis_scanned), 0);
+	assert_int_equal(R(st(e, 3)->reasons[TS_PLACE_SINGLE_CPU]), 1);
+	assert_int_equal(w->wakee_flips, flips);
+	assert_true(w->last_wakee != p);
+	/* two CPUs allowed: the class decides, and counts */
+	ts_cpumask_set(one, 10);
+	p = wakee(e, 9, one);
+	pl = ts_select_task_rq(e->s, p, 3, w, TS_WF_TTWU | TS_WF_SYNC);
+	assert_true(pl.cpu == 9 || pl.cpu == 10);
+	assert_int_not_equal(pl.reason, TS_PLACE_SINGLE_CPU);
+	assert_int_equal(R(st(e, 3)->sis_search), 1);
+	ts_cpumask_free(one);
+	env_free(e);
+}
+
 static void test_no_llc(void **state)
 {
 	(void)state;
@@ -1027,6 +1058,7 @@ int main(void)
 		cmocka_unit_test(test_recent_used_cpu),
 		cmocka_unit_test(test_kthread_stack),
 		cmocka_unit_test(test_current_cpu_and_fork),
+		cmocka_unit_test(test_single_cpu_skips_the_class),
 		cmocka_unit_test(test_no_llc),
 		cmocka_unit_test(test_asym_capacity),
 		cmocka_unit_test(test_affinity_everywhere),

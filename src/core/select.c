@@ -786,6 +786,18 @@ struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int
 	pl.target = prev_cpu;
 	pl.reason = TS_PLACE_TARGET_FALLBACK;
 
+	/* select_task_rq() (kernel/sched/core.c): a task allowed one CPU goes there without
+	 * asking its class, so neither the wakee bookkeeping nor the SIS counters see it
+	 * (a per-CPU kworker, a task pinned to one CPU). */
+	if (p->cpus_allowed && p->nr_cpus_allowed == 1) {
+		int only = ts_cpumask_first(p->cpus_allowed);
+		if (only < s->nr_cpus && ts_cpumask_test(d->cpu_map, only)) {
+			pl.cpu = pl.target = only;
+			pl.reason = TS_PLACE_SINGLE_CPU;
+			goto done;
+		}
+	}
+
 	if (wake_flags & TS_WF_TTWU) {
 		record_wakee(s, waker, p);
 		if ((wake_flags & TS_WF_CURRENT_CPU) && ts_task_allowed(p, cpu)) {

@@ -26,6 +26,7 @@ static const char *const reason_names[TS_PLACE_NR] = {
 	[TS_PLACE_BUDGET_EXHAUSTED] = "budget_exhausted",
 	[TS_PLACE_CURRENT_CPU] = "current_cpu",
 	[TS_PLACE_SLOW_PATH] = "slow_path",
+	[TS_PLACE_SINGLE_CPU] = "single_cpu",
 };
 
 /* Out-of-range values give "?" rather than NULL, so that a report never prints NULL. */

@@ -49,6 +49,7 @@ enum ts_place_reason {
 	TS_PLACE_BUDGET_EXHAUSTED, /* SIS_UTIL/SIS_PROP budget ran out (or was 0) */
 	TS_PLACE_CURRENT_CPU,	   /* WF_CURRENT_CPU */
 	TS_PLACE_SLOW_PATH,	   /* fork/exec balancing: sched_balance_find_dst_cpu() */
+	TS_PLACE_SINGLE_CPU,	   /* select_task_rq(): allowed one CPU, the class is not asked */
 	TS_PLACE_NR,		   /* select_task_rq_fair()'s reasons end here: reasons[] */
 	/* A new task the host spawns near a node: the i-th CPU nearest to it,
 	 * cpumask_local_spread() (ts_select_near_node()). Not a select_task_rq_fair() result:
