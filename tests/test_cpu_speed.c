@@ -84,6 +84,7 @@ static void bare_init(struct bare *b, const char *machine, const char *override)
 	b->m.cpu = calloc((size_t)b->m.nr_cpus, sizeof(*b->m.cpu));
 	assert_non_null(b->m.cpu);
 	assert_int_equal(ts_eq_init(&b->m.q, 16), 0);
+	assert_int_equal(sim_seg_ends_init(&b->m.ends, b->m.nr_cpus), 0);
 	assert_int_equal(sim_speed_setup(&b->m), 0);
 }
 
@@ -91,6 +92,7 @@ static void bare_free(struct bare *b)
 {
 	sim_speed_free(&b->m);
 	ts_eq_destroy(&b->m.q);
+	sim_seg_ends_destroy(&b->m.ends);
 	free(b->m.cpu);
 	ts_topology_free(b->topo);
 }
@@ -114,14 +116,12 @@ static int other_core_of(const struct ts_topology *t, int cpu)
 	return -1;
 }
 
-/* The next live event (a DONE whose gen is the CPU's), as the engine's loop skips. */
+/* The next event, as the engine's loop takes it. */
 static struct ts_event next_live(struct bare *b)
 {
 	struct ts_event ev;
-	while (ts_eq_pop(&b->m.q, &ev))
-		if (ev.kind != EV_DONE || ev.gen == b->m.cpu[ev.cpu].gen)
-			return ev;
-	fail_msg("no live event");
+	if (!sim_next_event(&b->m, &ev))
+		fail_msg("no event");
 	return ev;
 }
 

@@ -1,8 +1,8 @@
 /* CPU speed: SMT sibling sharing and the clock by active cores (cpu_speed.h). Exact
  * re-timing: a running segment's DONE event is posted for the speed of its CPU; when the
  * speed changes (a sibling or another core of the package starts or stops running), the
- * work done at the old speed is banked in seg_done; a faster CPU's event is posted again
- * (the old one goes stale by the CPU's gen), a slower CPU's fires early and the engine
+ * work done at the old speed is banked in seg_done; a faster CPU's end is set anew (its
+ * DONE event moves in place, segment_ends.h), a slower CPU's fires early and the engine
  * posts the rest then. Every change happens at an event, in event order, so the result is
  * deterministic and no work is lost or invented. */
 #include "cpu_speed.h"
@@ -119,10 +119,8 @@ static void set_speed(struct sim *m, int cpu, double speed)
 	/* Slower: the DONE event already posted comes too early, and the engine posts the
 	 * rest again when it finds work left (EV_DONE in ts_sim_run()); that saves a re-post
 	 * per slowdown when the speed changes back before. Faster: it would come too late. */
-	if (c->seg_active && faster) {
-		c->gen++; /* the DONE event posted for the old speed is stale */
-		sim_post(m, m->now + sim_seg_ns(c), EV_DONE, cpu, NULL, c->gen);
-	}
+	if (c->seg_active && faster) /* the DONE event moves to the new end */
+		sim_post_end(m, cpu, m->now + sim_seg_ns(c));
 }
 
 /* Every CPU of core k takes the speed of its core's busy threads and its package's clock. */
