@@ -249,6 +249,70 @@ static void test_off_where_nothing_changes_speed(void **state)
 	bare_free(&b);
 }
 
+/* Random starts and stops on the CPUs of 8 cores of each package of broadwell-2s (so that
+ * the clock keeps crossing its bins, 1 to 8 active cores; nothing running, so only counts
+ * and speeds move): after each, the incremental counts equal a recount, every busy CPU
+ * sits in its package's busy list and runs at the recount's speed. */
+static void test_counts_match_a_recount(void **state)
+{
+	(void)state;
+	struct bare b;
+	bare_init(&b, "broadwell-2s", "smt.pair_yield=1.3");
+	const struct ts_topology *t = b.topo;
+	struct sim_speed *s = b.m.speed;
+	bool *busy = calloc((size_t)t->nr_cpus, sizeof(bool));
+	int *pick = calloc((size_t)t->nr_cpus, sizeof(int));
+	int *core_busy = calloc((size_t)t->nr_cores, sizeof(int));
+	int *pkg_active = calloc((size_t)t->nr_packages, sizeof(int));
+	int *pkg_cores = calloc((size_t)t->nr_packages, sizeof(int));
+	assert_true(busy && pick && core_busy && pkg_active && pkg_cores);
+	int n_pick = 0;
+	for (int c = 0; c < t->nr_cpus; c++) /* a core's first CPU picks it and its sibling */
+		if (sibling_of(t, c) > c && pkg_cores[t->cpu[c].package]++ < 8) {
+			pick[n_pick++] = c;
+			pick[n_pick++] = sibling_of(t, c);
+		}
+	rng_seed(3);
+	for (int step = 0; step < 5000; step++) {
+		int cpu = pick[rng() % (uint64_t)n_pick];
+		busy[cpu] = !busy[cpu];
+		sim_speed_busy(&b.m, cpu, busy[cpu]);
+		memset(core_busy, 0, (size_t)t->nr_cores * sizeof(int));
+		memset(pkg_active, 0, (size_t)t->nr_packages * sizeof(int));
+		for (int c = 0; c < t->nr_cpus; c++)
+			core_busy[t->cpu[c].core] += busy[c];
+		for (int c = 0; c < t->nr_cpus; c++) /* a core counts once, at its first CPU */
+			if (core_busy[t->cpu[c].core] && sibling_of(t, c) > c)
+				pkg_active[t->cpu[c].package]++;
+		for (int k = 0; k < t->nr_cores; k++)
+			assert_int_equal(s->core_busy[k], core_busy[k]);
+		for (int p = 0; p < t->nr_packages; p++) {
+			int n = 0;
+			for (int c = 0; c < t->nr_cpus; c++)
+				n += busy[c] && t->cpu[c].package == p;
+			assert_int_equal(s->pkg_active[p], pkg_active[p]);
+			assert_int_equal(s->pkg_nbusy[p], n);
+		}
+		for (int c = 0; c < t->nr_cpus; c++) {
+			int p = t->cpu[c].package, at = s->busy_at[c];
+			assert_int_equal(at >= 0, busy[c]);
+			if (!busy[c])
+				continue;
+			assert_int_equal(s->pkg_busy[s->pkg_first[p] + at], c);
+			assert_near(
+				b.m.cpu[c].speed,
+				sim_cpu_speed(&b.costs, pkg_active[p], core_busy[t->cpu[c].core]),
+				0);
+		}
+	}
+	free(busy);
+	free(pick);
+	free(core_busy);
+	free(pkg_active);
+	free(pkg_cores);
+	bare_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_retime_when_sibling_stops),
 		cmocka_unit_test(test_retime_when_package_clock_drops),
 		cmocka_unit_test(test_off_where_nothing_changes_speed),
+		cmocka_unit_test(test_counts_match_a_recount),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
