@@ -53,25 +53,30 @@ static inline void sim_seg_ends_sift_up(struct sim_seg_ends *q, int i, struct si
 	q->pos[e.cpu] = i;
 }
 
-/* e moves down from index i to its place; pos follows. */
+/* e moves down from index i to its place; pos follows. A node with four children picks
+ * the earliest in a two-round tournament, as the event queue does. */
 static inline void sim_seg_ends_sift_down(struct sim_seg_ends *q, int i, struct sim_seg_end e)
 {
-	int n = q->count;
-	for (;;) {
-		int c = SIM_SEG_ENDS_ARITY * i + 1, m = c;
-		if (c >= n)
+	struct sim_seg_end *h = q->heap;
+	int n = q->count, c;
+	while ((c = SIM_SEG_ENDS_ARITY * i + 1) < n) {
+		int m = c;
+		if (c + SIM_SEG_ENDS_ARITY <= n) {
+			int x = sim_seg_end_before(&h[c + 1], &h[c]) ? c + 1 : c;
+			int y = sim_seg_end_before(&h[c + 3], &h[c + 2]) ? c + 3 : c + 2;
+			m = sim_seg_end_before(&h[y], &h[x]) ? y : x;
+		} else {
+			for (int k = c + 1; k < n; k++)
+				if (sim_seg_end_before(&h[k], &h[m]))
+					m = k;
+		}
+		if (!sim_seg_end_before(&h[m], &e))
 			break;
-		int last = c + SIM_SEG_ENDS_ARITY < n ? c + SIM_SEG_ENDS_ARITY : n;
-		for (int k = c + 1; k < last; k++)
-			if (sim_seg_end_before(&q->heap[k], &q->heap[m]))
-				m = k;
-		if (!sim_seg_end_before(&q->heap[m], &e))
-			break;
-		q->heap[i] = q->heap[m];
-		q->pos[q->heap[i].cpu] = i;
+		h[i] = h[m];
+		q->pos[h[i].cpu] = i;
 		i = m;
 	}
-	q->heap[i] = e;
+	h[i] = e;
 	q->pos[e.cpu] = i;
 }
 
