@@ -60,7 +60,7 @@ static void test_heap_matches_a_plain_array(void **state)
 				first = c;
 		}
 		assert_int_equal(q.count, n);
-		const struct sim_seg_end *e = sim_seg_ends_peek(&q);
+		const struct ts_event *e = sim_seg_ends_peek(&q);
 		if (first < 0) {
 			assert_null(e);
 			continue;

@@ -308,11 +308,11 @@ static inline void sim_post_end(struct sim *m, int cpu, uint64_t time)
 /* The next event: the earlier of the event queue's first and the first segment end. */
 static inline bool sim_next_event(struct sim *m, struct ts_event *ev)
 {
-	const struct sim_seg_end *e = sim_seg_ends_peek(&m->ends);
+	const struct ts_event *e = sim_seg_ends_peek(&m->ends);
 	const struct ts_event *top = ts_eq_peek(&m->q);
-	if (e && (!top || e->time < top->time || (e->time == top->time && e->seq < top->seq))) {
-		*ev = (struct ts_event){
-			.time = e->time, .seq = e->seq, .kind = EV_DONE, .cpu = e->cpu};
+	if (e && (!top || ts_eq_before(e, top))) {
+		*ev = *e;
+		ev->kind = EV_DONE;
 		sim_seg_ends_pop(&m->ends);
 		m->q.now = ev->time;
 		return true;

@@ -41,7 +41,7 @@ bool sim_seg_ends_valid(const struct sim_seg_ends *q, int nr_cpus)
 	if (set != q->count)
 		return false;
 	for (int i = 1; i < q->count; i++)
-		if (sim_seg_end_before(&q->heap[i], &q->heap[(i - 1) / SIM_SEG_ENDS_ARITY]))
+		if (ts_eq_before(&q->heap[i], &q->heap[(i - 1) / TS_EQ_ARITY]))
 			return false;
 	return true;
 }

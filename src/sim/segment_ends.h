@@ -14,14 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct sim_seg_end {
-	uint64_t time, seq;
-	int cpu;
-};
+#include "event_queue.h"
 
+/* An end is an event (time, seq, cpu; the engine makes it a DONE when it pops it), in a
+ * heap ordered and shaped as the event queue's. */
 struct sim_seg_ends {
-	struct sim_seg_end *heap; /* [count], 4-ary, the earliest first */
-	int *pos;		  /* per CPU: its end's index in heap, -1 when none is set */
+	struct ts_event *heap; /* [count], the earliest first */
+	int *pos;	       /* per CPU: its end's index in heap, -1 when none is set */
 	int count;
 };
 
@@ -31,19 +30,12 @@ void sim_seg_ends_destroy(struct sim_seg_ends *q);
 /* The heap order holds and pos names every set end and only those (tests, debug checks). */
 bool sim_seg_ends_valid(const struct sim_seg_ends *q, int nr_cpus);
 
-#define SIM_SEG_ENDS_ARITY 4
-
-static inline bool sim_seg_end_before(const struct sim_seg_end *a, const struct sim_seg_end *b)
-{
-	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
-}
-
 /* e moves up from index i to its place; pos follows. */
-static inline void sim_seg_ends_sift_up(struct sim_seg_ends *q, int i, struct sim_seg_end e)
+static inline void sim_seg_ends_sift_up(struct sim_seg_ends *q, int i, struct ts_event e)
 {
 	while (i > 0) {
-		int parent = (i - 1) / SIM_SEG_ENDS_ARITY;
-		if (!sim_seg_end_before(&e, &q->heap[parent]))
+		int parent = (i - 1) / TS_EQ_ARITY;
+		if (!ts_eq_before(&e, &q->heap[parent]))
 			break;
 		q->heap[i] = q->heap[parent];
 		q->pos[q->heap[i].cpu] = i;
@@ -55,22 +47,20 @@ static inline void sim_seg_ends_sift_up(struct sim_seg_ends *q, int i, struct si
 
 /* e moves down from index i to its place; pos follows. A node with four children picks
  * the earliest in a two-round tournament, as the event queue does. */
-static inline void sim_seg_ends_sift_down(struct sim_seg_ends *q, int i, struct sim_seg_end e)
+static inline void sim_seg_ends_sift_down(struct sim_seg_ends *q, int i, struct ts_event e)
 {
-	struct sim_seg_end *h = q->heap;
+	struct ts_event *h = q->heap;
 	int n = q->count, c;
-	while ((c = SIM_SEG_ENDS_ARITY * i + 1) < n) {
+	while ((c = TS_EQ_ARITY * i + 1) < n) {
 		int m = c;
-		if (c + SIM_SEG_ENDS_ARITY <= n) {
-			int x = sim_seg_end_before(&h[c + 1], &h[c]) ? c + 1 : c;
-			int y = sim_seg_end_before(&h[c + 3], &h[c + 2]) ? c + 3 : c + 2;
-			m = sim_seg_end_before(&h[y], &h[x]) ? y : x;
+		if (c + TS_EQ_ARITY <= n) {
+			m = (int)ts_eq_earliest_of_four(h, (size_t)c);
 		} else {
 			for (int k = c + 1; k < n; k++)
-				if (sim_seg_end_before(&h[k], &h[m]))
+				if (ts_eq_before(&h[k], &h[m]))
 					m = k;
 		}
-		if (!sim_seg_end_before(&h[m], &e))
+		if (!ts_eq_before(&h[m], &e))
 			break;
 		h[i] = h[m];
 		q->pos[h[i].cpu] = i;
@@ -83,13 +73,13 @@ static inline void sim_seg_ends_sift_down(struct sim_seg_ends *q, int i, struct 
 /* cpu's segment ends at (time, seq): set, or moved from where it was. */
 static inline void sim_seg_ends_set(struct sim_seg_ends *q, int cpu, uint64_t time, uint64_t seq)
 {
-	struct sim_seg_end e = {.time = time, .seq = seq, .cpu = cpu};
+	struct ts_event e = {.time = time, .seq = seq, .cpu = cpu};
 	int i = q->pos[cpu];
 	if (i < 0) {
 		sim_seg_ends_sift_up(q, q->count++, e);
 		return;
 	}
-	if (sim_seg_end_before(&e, &q->heap[i]))
+	if (ts_eq_before(&e, &q->heap[i]))
 		sim_seg_ends_sift_up(q, i, e);
 	else
 		sim_seg_ends_sift_down(q, i, e);
@@ -99,10 +89,10 @@ static inline void sim_seg_ends_set(struct sim_seg_ends *q, int cpu, uint64_t ti
 static inline void sim_seg_ends_remove_at(struct sim_seg_ends *q, int i)
 {
 	q->pos[q->heap[i].cpu] = -1;
-	struct sim_seg_end last = q->heap[--q->count];
+	struct ts_event last = q->heap[--q->count];
 	if (i == q->count)
 		return;
-	if (i > 0 && sim_seg_end_before(&last, &q->heap[(i - 1) / SIM_SEG_ENDS_ARITY]))
+	if (i > 0 && ts_eq_before(&last, &q->heap[(i - 1) / TS_EQ_ARITY]))
 		sim_seg_ends_sift_up(q, i, last);
 	else
 		sim_seg_ends_sift_down(q, i, last);
@@ -116,7 +106,7 @@ static inline void sim_seg_ends_cancel(struct sim_seg_ends *q, int cpu)
 }
 
 /* The earliest end, or NULL. */
-static inline const struct sim_seg_end *sim_seg_ends_peek(const struct sim_seg_ends *q)
+static inline const struct ts_event *sim_seg_ends_peek(const struct sim_seg_ends *q)
 {
 	return q->count ? &q->heap[0] : NULL;
 }
