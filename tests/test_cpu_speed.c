@@ -249,6 +249,30 @@ static void test_off_where_nothing_changes_speed(void **state)
 	bare_free(&b);
 }
 
+/* The stop of a re-timed segment rounds its work as llround() does, at the halves, just
+ * below them, past 2^52 (every double an integer) and for random values. */
+static void test_round_work_is_llround(void **state)
+{
+	(void)state;
+	const double edge[] = {0,
+			       0.5,
+			       0.49999999999999994,
+			       1.5,
+			       2.5,
+			       1e15 + 0.5,
+			       4503599627370495.5,
+			       4503599627370497.0,
+			       9007199254740993.0,
+			       1e18};
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		assert_int_equal(sim_round_work(edge[i]), (uint64_t)llround(edge[i]));
+	rng_seed(5);
+	for (int i = 0; i < 100000; i++) {
+		double w = (double)(rng() >> 11) / (double)(1ULL << (rng() % 53));
+		assert_int_equal(sim_round_work(w), (uint64_t)llround(w));
+	}
+}
+
 /* Random starts and stops on the CPUs of 8 cores of each package of broadwell-2s (so that
  * the clock keeps crossing its bins, 1 to 8 active cores; nothing running, so only counts
  * and speeds move): after each, the incremental counts equal a recount, every busy CPU
@@ -323,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_retime_when_package_clock_drops),
 		cmocka_unit_test(test_off_where_nothing_changes_speed),
 		cmocka_unit_test(test_counts_match_a_recount),
+		cmocka_unit_test(test_round_work_is_llround),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

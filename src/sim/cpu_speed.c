@@ -131,7 +131,7 @@ void sim_speed_free(struct sim *m)
 }
 
 /* cpu's speed is now `speed`: a running segment banks its work so far and ends anew. */
-static void set_speed(struct sim *m, int cpu, double speed)
+static inline void set_speed(struct sim *m, int cpu, double speed)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
 	if (speed == c->speed)

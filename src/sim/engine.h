@@ -377,6 +377,14 @@ static inline void sim_start_segment(struct sim *m, int cpu)
 	sim_post_end(m, cpu, m->now + ns);
 }
 
+/* llround() of work w >= 0 (below 2^63 ns), inline: the cast truncates, w - whole is
+ * exact (whole <= w < whole + 1), and a half rounds up, away from zero, as llround's. */
+static inline uint64_t sim_round_work(double w)
+{
+	uint64_t whole = (uint64_t)w;
+	return whole + (w - (double)whole >= 0.5);
+}
+
 /* The running segment stops now: keep the work not yet done. */
 static inline void sim_stop_segment(struct sim *m, int cpu)
 {
@@ -385,7 +393,7 @@ static inline void sim_stop_segment(struct sim *m, int cpu)
 		return;
 	uint64_t done = m->now - c->seg_start;
 	if (m->speed) /* work, not time: what was banked plus this stretch at its speed */
-		done = (uint64_t)llround(c->seg_done + (double)done * c->speed);
+		done = sim_round_work(c->seg_done + (double)done * c->speed);
 	struct sim_task *t = c->curr;
 	if (__builtin_expect(c->seg_touch, 0)) {
 		sim_touch_stop(m, t, done); /* the rest of the sweep is planned again */
