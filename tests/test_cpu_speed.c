@@ -84,6 +84,7 @@ static void bare_init(struct bare *b, const char *machine, const char *override)
 	b->m.cpu = calloc((size_t)b->m.nr_cpus, sizeof(*b->m.cpu));
 	assert_non_null(b->m.cpu);
 	assert_int_equal(ts_eq_init(&b->m.q, 16), 0);
+	assert_int_equal(sim_seg_ends_init(&b->m.ends, b->m.nr_cpus), 0);
 	assert_int_equal(sim_speed_setup(&b->m), 0);
 }
 
@@ -91,6 +92,7 @@ static void bare_free(struct bare *b)
 {
 	sim_speed_free(&b->m);
 	ts_eq_destroy(&b->m.q);
+	sim_seg_ends_destroy(&b->m.ends);
 	free(b->m.cpu);
 	ts_topology_free(b->topo);
 }
@@ -114,14 +116,12 @@ static int other_core_of(const struct ts_topology *t, int cpu)
 	return -1;
 }
 
-/* The next live event (a DONE whose gen is the CPU's), as the engine's loop skips. */
+/* The next event, as the engine's loop takes it. */
 static struct ts_event next_live(struct bare *b)
 {
 	struct ts_event ev;
-	while (ts_eq_pop(&b->m.q, &ev))
-		if (ev.kind != EV_DONE || ev.gen == b->m.cpu[ev.cpu].gen)
-			return ev;
-	fail_msg("no live event");
+	if (!sim_next_event(&b->m, &ev))
+		fail_msg("no event");
 	return ev;
 }
 
@@ -249,6 +249,94 @@ static void test_off_where_nothing_changes_speed(void **state)
 	bare_free(&b);
 }
 
+/* The stop of a re-timed segment rounds its work as llround() does, at the halves, just
+ * below them, past 2^52 (every double an integer) and for random values. */
+static void test_round_work_is_llround(void **state)
+{
+	(void)state;
+	const double edge[] = {0,
+			       0.5,
+			       0.49999999999999994,
+			       1.5,
+			       2.5,
+			       1e15 + 0.5,
+			       4503599627370495.5,
+			       4503599627370497.0,
+			       9007199254740993.0,
+			       1e18};
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		assert_int_equal(sim_round_work(edge[i]), (uint64_t)llround(edge[i]));
+	rng_seed(5);
+	for (int i = 0; i < 100000; i++) {
+		double w = (double)(rng() >> 11) / (double)(1ULL << (rng() % 53));
+		assert_int_equal(sim_round_work(w), (uint64_t)llround(w));
+	}
+}
+
+/* Random starts and stops on the CPUs of 8 cores of each package of broadwell-2s (so that
+ * the clock keeps crossing its bins, 1 to 8 active cores; nothing running, so only counts
+ * and speeds move): after each, the incremental counts equal a recount, every busy CPU
+ * sits in its package's busy list and runs at the recount's speed. */
+static void test_counts_match_a_recount(void **state)
+{
+	(void)state;
+	struct bare b;
+	bare_init(&b, "broadwell-2s", "smt.pair_yield=1.3");
+	const struct ts_topology *t = b.topo;
+	struct sim_speed *s = b.m.speed;
+	bool *busy = calloc((size_t)t->nr_cpus, sizeof(bool));
+	int *pick = calloc((size_t)t->nr_cpus, sizeof(int));
+	int *core_busy = calloc((size_t)t->nr_cores, sizeof(int));
+	int *pkg_active = calloc((size_t)t->nr_packages, sizeof(int));
+	int *pkg_cores = calloc((size_t)t->nr_packages, sizeof(int));
+	assert_true(busy && pick && core_busy && pkg_active && pkg_cores);
+	int n_pick = 0;
+	for (int c = 0; c < t->nr_cpus; c++) /* a core's first CPU picks it and its sibling */
+		if (sibling_of(t, c) > c && pkg_cores[t->cpu[c].package]++ < 8) {
+			pick[n_pick++] = c;
+			pick[n_pick++] = sibling_of(t, c);
+		}
+	rng_seed(3);
+	for (int step = 0; step < 5000; step++) {
+		int cpu = pick[rng() % (uint64_t)n_pick];
+		busy[cpu] = !busy[cpu];
+		sim_speed_busy(&b.m, cpu, busy[cpu]);
+		memset(core_busy, 0, (size_t)t->nr_cores * sizeof(int));
+		memset(pkg_active, 0, (size_t)t->nr_packages * sizeof(int));
+		for (int c = 0; c < t->nr_cpus; c++)
+			core_busy[t->cpu[c].core] += busy[c];
+		for (int c = 0; c < t->nr_cpus; c++) /* a core counts once, at its first CPU */
+			if (core_busy[t->cpu[c].core] && sibling_of(t, c) > c)
+				pkg_active[t->cpu[c].package]++;
+		for (int k = 0; k < t->nr_cores; k++)
+			assert_int_equal(s->core_busy[k], core_busy[k]);
+		for (int p = 0; p < t->nr_packages; p++) {
+			int n = 0;
+			for (int c = 0; c < t->nr_cpus; c++)
+				n += busy[c] && t->cpu[c].package == p;
+			assert_int_equal(s->pkg_active[p], pkg_active[p]);
+			assert_int_equal(s->pkg_nbusy[p], n);
+		}
+		for (int c = 0; c < t->nr_cpus; c++) {
+			int p = t->cpu[c].package, at = s->busy_at[c];
+			assert_int_equal(at >= 0, busy[c]);
+			if (!busy[c])
+				continue;
+			assert_int_equal(s->pkg_busy[s->pkg_first[p] + at], c);
+			assert_near(
+				b.m.cpu[c].speed,
+				sim_cpu_speed(&b.costs, pkg_active[p], core_busy[t->cpu[c].core]),
+				0);
+		}
+	}
+	free(busy);
+	free(pick);
+	free(core_busy);
+	free(pkg_active);
+	free(pkg_cores);
+	bare_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +346,8 @@ int main(void)
 		cmocka_unit_test(test_retime_when_sibling_stops),
 		cmocka_unit_test(test_retime_when_package_clock_drops),
 		cmocka_unit_test(test_off_where_nothing_changes_speed),
+		cmocka_unit_test(test_counts_match_a_recount),
+		cmocka_unit_test(test_round_work_is_llround),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

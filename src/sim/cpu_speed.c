@@ -1,8 +1,8 @@
 /* CPU speed: SMT sibling sharing and the clock by active cores (cpu_speed.h). Exact
  * re-timing: a running segment's DONE event is posted for the speed of its CPU; when the
  * speed changes (a sibling or another core of the package starts or stops running), the
- * work done at the old speed is banked in seg_done; a faster CPU's event is posted again
- * (the old one goes stale by the CPU's gen), a slower CPU's fires early and the engine
+ * work done at the old speed is banked in seg_done; a faster CPU's end is set anew (its
+ * DONE event moves in place, segment_ends.h), a slower CPU's fires early and the engine
  * posts the rest then. Every change happens at an event, in event order, so the result is
  * deterministic and no work is lost or invented. */
 #include "cpu_speed.h"
@@ -49,6 +49,30 @@ static int group_cpus(const struct sim *m, const int *of, int n, int **first, in
 	return 0;
 }
 
+/* clock_of and speed_of for every count a package and a core can have: at most all CPUs
+ * of a package active (more than its cores), at most all threads of a core busy. */
+static int speed_tables(struct sim_speed *s, int nr_cores, int nr_packages)
+{
+	int max_active = 0, max_busy = 0;
+	for (int p = 0; p < nr_packages; p++)
+		if (s->pkg_first[p + 1] - s->pkg_first[p] > max_active)
+			max_active = s->pkg_first[p + 1] - s->pkg_first[p];
+	for (int k = 0; k < nr_cores; k++)
+		if (s->core_first[k + 1] - s->core_first[k] > max_busy)
+			max_busy = s->core_first[k + 1] - s->core_first[k];
+	s->busy_stride = max_busy + 1;
+	s->clock_of = malloc((size_t)(max_active + 1) * sizeof(double));
+	s->speed_of = malloc((size_t)(max_active + 1) * (size_t)s->busy_stride * sizeof(double));
+	if (!s->clock_of || !s->speed_of)
+		return -ENOMEM;
+	for (int a = 0; a <= max_active; a++) {
+		s->clock_of[a] = sim_freq_mhz(s->costs, a);
+		for (int b = 0; b <= max_busy; b++)
+			s->speed_of[a * s->busy_stride + b] = sim_cpu_speed(s->costs, a, b);
+	}
+	return 0;
+}
+
 int sim_speed_setup(struct sim *m)
 {
 	const struct ts_cost_model *c = m->costs;
@@ -82,7 +106,7 @@ int sim_speed_setup(struct sim *m)
 	if (group_cpus(m, s->core_of, t->nr_cores, &s->core_first, &s->core_cpus) ||
 	    group_cpus(m, s->pkg_of, t->nr_packages, &s->pkg_first, &s->pkg_busy))
 		return -ENOMEM;
-	return 0;
+	return speed_tables(s, t->nr_cores, t->nr_packages);
 }
 
 void sim_speed_free(struct sim *m)
@@ -100,12 +124,14 @@ void sim_speed_free(struct sim *m)
 	free(s->core_cpus);
 	free(s->pkg_first);
 	free(s->pkg_busy);
+	free(s->clock_of);
+	free(s->speed_of);
 	free(s);
 	m->speed = NULL;
 }
 
 /* cpu's speed is now `speed`: a running segment banks its work so far and ends anew. */
-static void set_speed(struct sim *m, int cpu, double speed)
+static inline void set_speed(struct sim *m, int cpu, double speed)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
 	if (speed == c->speed)
@@ -119,17 +145,14 @@ static void set_speed(struct sim *m, int cpu, double speed)
 	/* Slower: the DONE event already posted comes too early, and the engine posts the
 	 * rest again when it finds work left (EV_DONE in ts_sim_run()); that saves a re-post
 	 * per slowdown when the speed changes back before. Faster: it would come too late. */
-	if (c->seg_active && faster) {
-		c->gen++; /* the DONE event posted for the old speed is stale */
-		sim_post(m, m->now + sim_seg_ns(c), EV_DONE, cpu, NULL, c->gen);
-	}
+	if (c->seg_active && faster) /* the DONE event moves to the new end */
+		sim_post_end(m, cpu, m->now + sim_seg_ns(c));
 }
 
-/* Every CPU of core k takes the speed of its core's busy threads and its package's clock. */
-static void update_core(struct sim *m, int k, int active)
+/* Every CPU of core k takes speed v (of its core's busy threads and its package's clock). */
+static void update_core(struct sim *m, int k, double v)
 {
 	struct sim_speed *s = m->speed;
-	double v = sim_cpu_speed(s->costs, active, s->core_busy[k]);
 	for (int i = s->core_first[k]; i < s->core_first[k + 1]; i++)
 		set_speed(m, s->core_cpus[i], v);
 }
@@ -162,18 +185,16 @@ void sim_speed_busy(struct sim *m, int cpu, bool busy)
 	int old_active = s->pkg_active[p];
 	if (core_changed)
 		s->pkg_active[p] += busy ? 1 : -1;
-	update_core(m, k, s->pkg_active[p]);
-	if (core_changed &&
-	    sim_freq_mhz(s->costs, old_active) != sim_freq_mhz(s->costs, s->pkg_active[p])) {
+	const double *speed_of = &s->speed_of[s->pkg_active[p] * s->busy_stride];
+	update_core(m, k, speed_of[s->core_busy[k]]);
+	if (core_changed && s->clock_of[old_active] != s->clock_of[s->pkg_active[p]]) {
 		/* the package's clock moved: every busy CPU of it (an idle one gets its speed
 		 * from update_core() when it or its sibling becomes busy) */
 		const int *list = &s->pkg_busy[s->pkg_first[p]];
 		for (int i = 0; i < s->pkg_nbusy[p]; i++) {
 			int x = list[i];
 			if (s->core_of[x] != k)
-				set_speed(m, x,
-					  sim_cpu_speed(s->costs, s->pkg_active[p],
-							s->core_busy[s->core_of[x]]));
+				set_speed(m, x, speed_of[s->core_busy[s->core_of[x]]]);
 		}
 	}
 }

@@ -31,6 +31,10 @@ struct sim_speed {
 	int *pkg_first;		     /* package p's slots: pkg_first[p] .. [p + 1] */
 	int *pkg_busy, *pkg_nbusy;   /* its busy CPUs: pkg_busy[pkg_first[p] ..][0, nbusy) */
 	int *busy_at;		     /* per CPU: its slot in pkg_busy, -1 when idle */
+	/* sim_freq_mhz() and sim_cpu_speed() by count, computed once (they are looked up on
+	 * every change of a CPU's busy state): clock_of[active], speed_of[active][busy] */
+	double *clock_of, *speed_of;
+	int busy_stride; /* a row of speed_of: busy = 0 .. the most threads of a core */
 };
 
 struct sim;

@@ -16,6 +16,7 @@
 #include "latency_hist.h"
 #include "numa_memory.h"
 #include "rng.h"
+#include "segment_ends.h"
 #include "toposched/sched.h"
 #include "toposched/sim.h"
 
@@ -108,7 +109,6 @@ struct sim_task {
 struct sim_cpu {
 	struct sim_task *curr; /* the engine's view (== rq->curr) */
 	uint64_t seg_start;    /* start of the running work segment */
-	uint64_t gen;	       /* DONE events carry it: a stale one is skipped */
 	uint64_t busy_since, busy_total;
 	bool seg_active;
 	bool seg_touch;	     /* the segment is a TOUCH sweep (its task's touch.seg) */
@@ -152,6 +152,7 @@ struct sim {
 	struct ts_cost_model own_costs;
 	struct ts_sched *s;
 	struct ts_event_queue q;
+	struct sim_seg_ends ends; /* the DONE events: the segments' ends (segment_ends.h) */
 	struct ts_rng rng;
 	struct sim_cpu *cpu;
 	struct sim_speed *speed; /* SMT sharing and the clock (cpu_speed.c); NULL: speed 1 */
@@ -295,6 +296,30 @@ static inline void sim_post(struct sim *m, uint64_t time, int kind, int cpu, voi
 		  (unsigned long long)m->q.now);
 }
 
+/* cpu's running segment ends at time: its DONE event, set or moved (segment_ends.h). It
+ * takes the event queue's next seq, as if it were posted there. */
+static inline void sim_post_end(struct sim *m, int cpu, uint64_t time)
+{
+	SIM_CHECK(time >= m->q.now, "segment end at %llu before now %llu", (unsigned long long)time,
+		  (unsigned long long)m->q.now);
+	sim_seg_ends_set(&m->ends, cpu, time, m->q.next_seq++);
+}
+
+/* The next event: the earlier of the event queue's first and the first segment end. */
+static inline bool sim_next_event(struct sim *m, struct ts_event *ev)
+{
+	const struct ts_event *e = sim_seg_ends_peek(&m->ends);
+	const struct ts_event *top = ts_eq_peek(&m->q);
+	if (e && (!top || ts_eq_before(e, top))) {
+		*ev = *e;
+		ev->kind = EV_DONE;
+		sim_seg_ends_pop(&m->ends);
+		m->q.now = ev->time;
+		return true;
+	}
+	return ts_eq_pop(&m->q, ev);
+}
+
 /* ---- rq locks (engine_host.c holds the host interface that the core calls) ---- */
 
 extern const struct ts_host_ops sim_host_ops, sim_host_ops_groups;
@@ -344,13 +369,20 @@ static inline void sim_start_segment(struct sim *m, int cpu)
 	struct sim_cpu *c = &m->cpu[cpu];
 	c->seg_start = m->now;
 	c->seg_active = true;
-	c->gen++;
 	uint64_t ns = c->curr->work;
 	if (m->speed) {
 		c->seg_done = 0;
 		ns = sim_seg_ns(c);
 	}
-	sim_post(m, m->now + ns, EV_DONE, cpu, NULL, c->gen);
+	sim_post_end(m, cpu, m->now + ns);
+}
+
+/* llround() of work w >= 0 (below 2^63 ns), inline: the cast truncates, w - whole is
+ * exact (whole <= w < whole + 1), and a half rounds up, away from zero, as llround's. */
+static inline uint64_t sim_round_work(double w)
+{
+	uint64_t whole = (uint64_t)w;
+	return whole + (w - (double)whole >= 0.5);
 }
 
 /* The running segment stops now: keep the work not yet done. */
@@ -361,7 +393,7 @@ static inline void sim_stop_segment(struct sim *m, int cpu)
 		return;
 	uint64_t done = m->now - c->seg_start;
 	if (m->speed) /* work, not time: what was banked plus this stretch at its speed */
-		done = (uint64_t)llround(c->seg_done + (double)done * c->speed);
+		done = sim_round_work(c->seg_done + (double)done * c->speed);
 	struct sim_task *t = c->curr;
 	if (__builtin_expect(c->seg_touch, 0)) {
 		sim_touch_stop(m, t, done); /* the rest of the sweep is planned again */
@@ -370,7 +402,7 @@ static inline void sim_stop_segment(struct sim *m, int cpu)
 		t->work = done >= t->work ? 0 : t->work - done;
 	}
 	c->seg_active = false;
-	c->gen++; /* the DONE event is stale now */
+	sim_seg_ends_cancel(&m->ends, cpu); /* its DONE event, unless this is it */
 }
 
 /* cpu_speed.c: SMT sharing and the clock by active cores */

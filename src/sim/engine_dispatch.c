@@ -72,6 +72,10 @@ static void check_invariants(struct sim *m)
 			  "CPU %d: its task says it is on CPU %d", cpu, t ? t->on_cpu : -1);
 		SIM_CHECK(!m->cpu[cpu].locked, "CPU %d: rq lock held between events", cpu);
 	}
+	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
+		SIM_CHECK((m->ends.pos[cpu] >= 0) == m->cpu[cpu].seg_active,
+			  "CPU %d: a segment end without a running segment, or the reverse", cpu);
+	SIM_CHECK(sim_seg_ends_valid(&m->ends, m->nr_cpus), "segment ends: heap order broken");
 	SIM_CHECK(queued == m->nr_runnable,
 		  "runnable tasks lost: the engine holds %lld runnable, the run queues %lld",
 		  (long long)m->nr_runnable, (long long)queued);
@@ -181,9 +185,7 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 	}
 	struct ts_event ev;
 	uint64_t max_events = cfg->max_events;
-	while (!m->stop && ts_eq_pop(&m->q, &ev)) {
-		if (ev.kind == EV_DONE && ev.gen != m->cpu[ev.cpu].gen)
-			continue; /* cancelled */
+	while (!m->stop && sim_next_event(m, &ev)) {
 		SIM_CHECK(ev.time >= m->now, "virtual time went back from %llu to %llu",
 			  (unsigned long long)m->now, (unsigned long long)ev.time);
 		if (max_events && m->events >= max_events) {

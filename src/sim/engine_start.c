@@ -50,6 +50,7 @@ void sim_free(struct sim *m)
 	free(m->tg_stall);
 	ts_sched_destroy(m->s);
 	ts_eq_destroy(&m->q);
+	sim_seg_ends_destroy(&m->ends);
 }
 
 /* Task groups: the spec's groups in the run's sched, and a task joining its group. */
@@ -115,6 +116,8 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	ts_rng_seed(&m->rng, cfg->seed);
 
 	int rc = ts_eq_init(&m->q, 1024);
+	if (!rc)
+		rc = sim_seg_ends_init(&m->ends, m->nr_cpus);
 	if (rc)
 		return ts_error_set(err, rc, "sim: out of memory");
 	m->q.now = m->t0;

@@ -47,6 +47,14 @@ static inline bool ts_eq_before(const struct ts_event *a, const struct ts_event 
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
+/* The earliest of the four events h[c .. c + 3], in a two-round tournament. */
+static inline size_t ts_eq_earliest_of_four(const struct ts_event *h, size_t c)
+{
+	size_t x = ts_eq_before(&h[c + 1], &h[c]) ? c + 1 : c;
+	size_t y = ts_eq_before(&h[c + 3], &h[c + 2]) ? c + 3 : c + 2;
+	return ts_eq_before(&h[y], &h[x]) ? y : x;
+}
+
 /* Schedules ev (its seq is assigned here). Returns 0, -ENOMEM, or -EINVAL when ev->time is
  * before the current time (virtual time never goes backwards). */
 static inline int ts_eq_push(struct ts_event_queue *q, struct ts_event ev)
@@ -88,10 +96,8 @@ static inline bool ts_eq_pop(struct ts_event_queue *q, struct ts_event *ev)
 		size_t i = 0, c;
 		while ((c = TS_EQ_ARITY * i + 1) < n) {
 			size_t m = c;
-			if (c + TS_EQ_ARITY <= n) { /* four children: a two-round tournament */
-				size_t x = ts_eq_before(&h[c + 1], &h[c]) ? c + 1 : c;
-				size_t y = ts_eq_before(&h[c + 3], &h[c + 2]) ? c + 3 : c + 2;
-				m = ts_eq_before(&h[y], &h[x]) ? y : x;
+			if (c + TS_EQ_ARITY <= n) {
+				m = ts_eq_earliest_of_four(h, c);
 			} else {
 				for (size_t k = c + 1; k < n; k++)
 					if (ts_eq_before(&h[k], &h[m]))
