@@ -23,11 +23,14 @@ struct sim_waitq {
 	struct sim_wait_link *head, *tail;
 };
 
+struct sim_pipe_mutex;
+
 struct sim_channel {
 	struct sim_msg *ring; /* allocated on the first push, doubled when full */
 	uint32_t ring_cap, head, count;
 	uint64_t bytes_queued;
 	struct sim_waitq receivers, senders;
+	struct sim_pipe_mutex *mutex; /* pipe->mutex of workloads whose phases lock it, or NULL */
 };
 
 /* A message of `bytes` fits when the channel is unbounded (capacity 0), empty (a message

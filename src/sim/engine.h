@@ -15,6 +15,7 @@
 #include "groups_run.h"
 #include "latency_hist.h"
 #include "numa_memory.h"
+#include "pipe_mutex.h"
 #include "rng.h"
 #include "toposched/sched.h"
 #include "toposched/sim.h"
@@ -100,6 +101,14 @@ struct sim_task {
 	bool arrived; /* at the start barrier */
 	/* a kworker (engine_background.c): its CPU's task_runs when it last looked */
 	uint64_t kw_seen;
+	/* pipe->mutex (pipe_mutex.c): the one it holds, spins on or waits for */
+	struct sim_pipe_mutex *mx;
+	struct sim_task *mx_next; /* on mx's spinner list */
+	uint8_t mx_state;	  /* enum sim_mx_state */
+	uint8_t mx_stage;	  /* its locked SEND/RECV: 0 to lock, 1 locked, 2 work charged */
+	bool mx_waiter;		  /* on mx's wait list */
+	bool mx_nospin;		  /* need_resched ended its spin: it sleeps at the next try */
+	bool mx_resched;	  /* a preemption waits for its unlock */
 };
 
 /* Domain levels whose balancing costs are kept per CPU (the presets have at most 5). */
@@ -160,7 +169,8 @@ struct sim {
 	int nr_tasks, nr_tasks_inited;
 	struct sim_channel *chan;
 	int nr_chan;
-	struct ts_cpumask *allowed; /* cfg->pin within the machine (NULL = all) */
+	struct sim_pipe_mutex *mutexes; /* [nr_chan] when the workload locks its channels */
+	struct ts_cpumask *allowed;	/* cfg->pin within the machine (NULL = all) */
 	int nr_allowed;
 
 	uint64_t now, t0, tick_ns;
@@ -384,6 +394,12 @@ void sim_charge_cpu(struct sim *m, int cpu, double ns);
 void sim_balance_costs_init(struct sim *m);
 void sim_charge_balance(struct sim *m, int cpu);
 double sim_balance_cost_so_far(const struct sim *m, int cpu, int first, int last);
+
+/* pipe_mutex.c: pipe->mutex of the channels whose phases lock it */
+int sim_mx_setup(struct sim *m);
+enum sim_mx_lock sim_mx_lock(struct sim *m, int cpu, struct sim_task *t, struct sim_pipe_mutex *mx);
+double sim_mx_unlock(struct sim *m, int cpu, struct sim_task *t);
+bool sim_mx_resched(struct sim *m, int cpu, struct sim_task *t);
 
 /* engine_program.c: the task programs */
 enum sim_step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT };

@@ -56,6 +56,23 @@ static inline void advance(struct sim_task *t)
 		t->exiting = true;
 }
 
+/* A locked SEND or RECV takes the channel's mutex first (stage 0 -> 1). Returns -1 once
+ * t holds it, else the step: spinning is a segment, sleeping blocks. */
+static int lock_stage(struct sim *m, int cpu, struct sim_task *t, struct sim_channel *ch)
+{
+	switch (sim_mx_lock(m, cpu, t, ch->mutex)) {
+	case SIM_MX_SPINNING:
+		sim_start_segment(m, cpu);
+		return STEP_SEGMENT;
+	case SIM_MX_SLEEPING:
+		return STEP_BLOCK;
+	case SIM_MX_ACQUIRED:
+	default:
+		t->mx_stage = 1;
+		return -1;
+	}
+}
+
 /* Runs the program of cpu's current task from now until it needs CPU time (a segment is
  * posted), blocks or exits. No lock held. */
 enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
@@ -105,6 +122,12 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			return STEP_BLOCK;
 		case TS_PH_SEND: {
 			struct sim_channel *ch = chan_of(m, t, &ph->ch);
+			if (ph->locked && t->mx_stage == 0) {
+				int st = lock_stage(m, cpu, t, ch);
+				if (st >= 0)
+					return (enum sim_step)st;
+				continue; /* the hand-over's cost first, if any */
+			}
 			if (!t->send_bytes) {
 				t->send_bytes = ph->bytes;
 				if (!t->send_bytes)
@@ -116,8 +139,18 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			}
 			uint32_t bytes = t->send_bytes == UINT32_MAX ? 0 : t->send_bytes;
 			if (!sim_chan_fits(ch, bytes, m->w->channel_capacity)) {
+				if (ph->locked) { /* pipe_write() unlocks, then waits */
+					sim_add_work(t, sim_mx_unlock(m, cpu, t));
+					t->mx_stage = 0;
+				}
 				sim_waitq_push(&ch->senders, &t->wait);
 				return STEP_BLOCK;
+			}
+			if (ph->locked &&
+			    t->mx_stage == 1) { /* the write itself, holding the lock */
+				sim_add_work(t, (double)ph->ns);
+				t->mx_stage = 2;
+				continue;
 			}
 			if (sim_chan_push(ch,
 					  (struct sim_msg){.bytes = bytes, .sender_cpu = cpu})) {
@@ -129,6 +162,10 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			if (ph->count_bytes && sim_measuring(m))
 				m->bytes += bytes;
 			advance(t);
+			if (ph->locked) { /* pipe_write() wakes the reader after its unlock */
+				sim_add_work(t, sim_mx_unlock(m, cpu, t));
+				t->mx_stage = 0;
+			}
 			struct sim_wait_link *l = sim_waitq_pop(&ch->receivers);
 			if (l) {
 				struct sim_task *r =
@@ -159,8 +196,35 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			return STEP_BLOCK;
 		case TS_PH_RECV: {
 			struct sim_channel *ch = chan_of(m, t, &ph->ch);
+			if (ph->locked && t->mx_stage != 1) {
+				if (t->mx_stage == 0) {
+					int st = lock_stage(m, cpu, t, ch);
+					if (st >= 0)
+						return (enum sim_step)st;
+					continue;
+				}
+				/* stage 2: the read is done; pipe_read() wakes a writer after
+				 * its unlock */
+				sim_add_work(t, sim_mx_unlock(m, cpu, t));
+				t->mx_stage = 0;
+				advance(t);
+				struct sim_wait_link *l = sim_waitq_pop(&ch->senders);
+				if (l)
+					sim_add_work(t,
+						     sim_wake(m,
+							      (struct sim_task
+								       *)((char *)l -
+									  offsetof(struct sim_task,
+										   wait)),
+							      cpu, t, 0));
+				break;
+			}
 			struct sim_msg msg;
 			if (!sim_chan_pop(ch, &msg)) {
+				if (ph->locked) { /* pipe_read() unlocks, then waits */
+					sim_add_work(t, sim_mx_unlock(m, cpu, t));
+					t->mx_stage = 0;
+				}
 				sim_waitq_push(&ch->receivers, &t->wait);
 				return STEP_BLOCK;
 			}
@@ -169,6 +233,11 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 						    msg.sender_cpu, cpu) *
 						msg.bytes / 1024.0);
 			m->cpu[cpu].cache_kib += msg.bytes / 1024.0; /* the payload enters */
+			if (ph->locked) { /* the rest of the read, holding the lock */
+				sim_add_work(t, (double)ph->ns);
+				t->mx_stage = 2;
+				continue;
+			}
 			advance(t);
 			struct sim_wait_link *l = sim_waitq_pop(&ch->senders);
 			if (l) {

@@ -95,6 +95,8 @@ static int validate_phase(const struct ts_sim_config *cfg, int ci, int tasks,
 			*takes_time = true; /* blocks when empty */
 		else if (w->channel_capacity)
 			*takes_time = true; /* blocks when full */
+		if (ph->locked && ph->ns > 0)
+			*takes_time = true; /* holds the mutex for ns */
 		if (ph->kind == TS_PH_SEND && ph->bytes == 0) {
 			int rc = validate_mix(ci == 0 ? &w->request_mix : &w->reply_mix, wn,
 					      ci == 0 ? "request" : "reply", err);
