@@ -105,7 +105,10 @@ struct sim_task {
 	struct sim_pipe_mutex *mx;
 	struct sim_task *mx_next; /* on mx's spinner list */
 	uint8_t mx_state;	  /* enum sim_mx_state */
-	uint8_t mx_stage;	  /* its locked SEND/RECV: 0 to lock, 1 locked, 2 work charged */
+	uint8_t mx_stage;	  /* its pipe SEND/RECV: 0 to lock, 1 locked, 2 work charged */
+	bool pipe_was;		  /* pipe_write()'s was_empty, pipe_read()'s was_full */
+	bool pipe_waited;	  /* pipe_write() slept on a full pipe: wake_next_writer */
+	bool pipe_merge;	  /* the write goes into the last page */
 	bool mx_waiter;		  /* on mx's wait list */
 	bool mx_nospin;		  /* need_resched ended its spin: it sleeps at the next try */
 	bool mx_resched;	  /* a preemption waits for its unlock */
@@ -400,6 +403,31 @@ int sim_mx_setup(struct sim *m);
 enum sim_mx_lock sim_mx_lock(struct sim *m, int cpu, struct sim_task *t, struct sim_pipe_mutex *mx);
 double sim_mx_unlock(struct sim *m, int cpu, struct sim_task *t);
 bool sim_mx_resched(struct sim *m, int cpu, struct sim_task *t);
+
+/* A task's program moves to its next phase (the loop after the prologue; exiting after
+ * its last iteration). */
+static inline void sim_advance(struct sim_task *t)
+{
+	if (++t->pc < t->prog_n)
+		return;
+	t->pc = 0;
+	if (__builtin_expect(t->pro, 0)) { /* the prologue is done: the loop starts */
+		t->pro = false;
+		t->prog = t->cls->phases;
+		t->prog_n = t->cls->nr_phases;
+		return;
+	}
+	t->iter++;
+	if (t->limit && t->iter >= t->limit)
+		t->exiting = true;
+}
+
+/* engine_pipe.c: SEND and RECV on a pipe as fs/pipe.c of v5.6 runs them; -1: the program
+ * goes on, else the step */
+int sim_pipe_write(struct sim *m, int cpu, struct sim_task *t, const struct ts_phase *ph,
+		   struct sim_channel *ch);
+int sim_pipe_read(struct sim *m, int cpu, struct sim_task *t, const struct ts_phase *ph,
+		  struct sim_channel *ch);
 
 /* engine_program.c: the task programs */
 enum sim_step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT };

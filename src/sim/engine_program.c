@@ -40,39 +40,6 @@ static struct sim_channel *chan_of(struct sim *m, const struct sim_task *t,
 	return &m->chan[t->inst * m->w->channels_per_instance + i];
 }
 
-static inline void advance(struct sim_task *t)
-{
-	if (++t->pc < t->prog_n)
-		return;
-	t->pc = 0;
-	if (__builtin_expect(t->pro, 0)) { /* the prologue is done: the loop starts */
-		t->pro = false;
-		t->prog = t->cls->phases;
-		t->prog_n = t->cls->nr_phases;
-		return;
-	}
-	t->iter++;
-	if (t->limit && t->iter >= t->limit)
-		t->exiting = true;
-}
-
-/* A locked SEND or RECV takes the channel's mutex first (stage 0 -> 1). Returns -1 once
- * t holds it, else the step: spinning is a segment, sleeping blocks. */
-static int lock_stage(struct sim *m, int cpu, struct sim_task *t, struct sim_channel *ch)
-{
-	switch (sim_mx_lock(m, cpu, t, ch->mutex)) {
-	case SIM_MX_SPINNING:
-		sim_start_segment(m, cpu);
-		return STEP_SEGMENT;
-	case SIM_MX_SLEEPING:
-		return STEP_BLOCK;
-	case SIM_MX_ACQUIRED:
-	default:
-		t->mx_stage = 1;
-		return -1;
-	}
-}
-
 /* Runs the program of cpu's current task from now until it needs CPU time (a segment is
  * posted), blocks or exits. No lock held. */
 enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
@@ -105,28 +72,28 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 		switch (ph->kind) {
 		case TS_PH_TOUCH:
 			if (sim_touch_step(m, cpu, t, ph))
-				advance(t);
+				sim_advance(t);
 			break;
 		case TS_PH_RUN:
 			sim_add_work(t, (double)draw_ns(m, ph));
-			advance(t);
+			sim_advance(t);
 			break;
 		case TS_PH_MARK:
 			if (sim_measuring(m))
 				m->marks++;
-			advance(t);
+			sim_advance(t);
 			break;
 		case TS_PH_SLEEP:
-			advance(t);
+			sim_advance(t);
 			sim_post(m, m->now + draw_ns(m, ph), EV_TIMER, cpu, t, 0);
 			return STEP_BLOCK;
 		case TS_PH_SEND: {
 			struct sim_channel *ch = chan_of(m, t, &ph->ch);
-			if (ph->locked && t->mx_stage == 0) {
-				int st = lock_stage(m, cpu, t, ch);
+			if (ph->pipe) {
+				int st = sim_pipe_write(m, cpu, t, ph, ch);
 				if (st >= 0)
 					return (enum sim_step)st;
-				continue; /* the hand-over's cost first, if any */
+				break;
 			}
 			if (!t->send_bytes) {
 				t->send_bytes = ph->bytes;
@@ -139,18 +106,8 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			}
 			uint32_t bytes = t->send_bytes == UINT32_MAX ? 0 : t->send_bytes;
 			if (!sim_chan_fits(ch, bytes, m->w->channel_capacity)) {
-				if (ph->locked) { /* pipe_write() unlocks, then waits */
-					sim_add_work(t, sim_mx_unlock(m, cpu, t));
-					t->mx_stage = 0;
-				}
 				sim_waitq_push(&ch->senders, &t->wait);
 				return STEP_BLOCK;
-			}
-			if (ph->locked &&
-			    t->mx_stage == 1) { /* the write itself, holding the lock */
-				sim_add_work(t, (double)ph->ns);
-				t->mx_stage = 2;
-				continue;
 			}
 			if (sim_chan_push(ch,
 					  (struct sim_msg){.bytes = bytes, .sender_cpu = cpu})) {
@@ -161,11 +118,7 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			m->msgs_sent++;
 			if (ph->count_bytes && sim_measuring(m))
 				m->bytes += bytes;
-			advance(t);
-			if (ph->locked) { /* pipe_write() wakes the reader after its unlock */
-				sim_add_work(t, sim_mx_unlock(m, cpu, t));
-				t->mx_stage = 0;
-			}
+			sim_advance(t);
 			struct sim_wait_link *l = sim_waitq_pop(&ch->receivers);
 			if (l) {
 				struct sim_task *r =
@@ -176,12 +129,12 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			break;
 		}
 		case TS_PH_CONNECT:
-			advance(t);
+			sim_advance(t);
 			sim_add_work(t, sim_connect(m, cpu, t));
 			break;
 		case TS_PH_BARRIER:
 			if (m->started) { /* released (or arrived after the release) */
-				advance(t);
+				sim_advance(t);
 				break;
 			}
 			if (!t->arrived) {
@@ -196,35 +149,14 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			return STEP_BLOCK;
 		case TS_PH_RECV: {
 			struct sim_channel *ch = chan_of(m, t, &ph->ch);
-			if (ph->locked && t->mx_stage != 1) {
-				if (t->mx_stage == 0) {
-					int st = lock_stage(m, cpu, t, ch);
-					if (st >= 0)
-						return (enum sim_step)st;
-					continue;
-				}
-				/* stage 2: the read is done; pipe_read() wakes a writer after
-				 * its unlock */
-				sim_add_work(t, sim_mx_unlock(m, cpu, t));
-				t->mx_stage = 0;
-				advance(t);
-				struct sim_wait_link *l = sim_waitq_pop(&ch->senders);
-				if (l)
-					sim_add_work(t,
-						     sim_wake(m,
-							      (struct sim_task
-								       *)((char *)l -
-									  offsetof(struct sim_task,
-										   wait)),
-							      cpu, t, 0));
+			if (ph->pipe) {
+				int st = sim_pipe_read(m, cpu, t, ph, ch);
+				if (st >= 0)
+					return (enum sim_step)st;
 				break;
 			}
 			struct sim_msg msg;
 			if (!sim_chan_pop(ch, &msg)) {
-				if (ph->locked) { /* pipe_read() unlocks, then waits */
-					sim_add_work(t, sim_mx_unlock(m, cpu, t));
-					t->mx_stage = 0;
-				}
 				sim_waitq_push(&ch->receivers, &t->wait);
 				return STEP_BLOCK;
 			}
@@ -233,12 +165,7 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 						    msg.sender_cpu, cpu) *
 						msg.bytes / 1024.0);
 			m->cpu[cpu].cache_kib += msg.bytes / 1024.0; /* the payload enters */
-			if (ph->locked) { /* the rest of the read, holding the lock */
-				sim_add_work(t, (double)ph->ns);
-				t->mx_stage = 2;
-				continue;
-			}
-			advance(t);
+			sim_advance(t);
 			struct sim_wait_link *l = sim_waitq_pop(&ch->senders);
 			if (l) {
 				struct sim_task *s =

@@ -13,7 +13,7 @@ int sim_mx_setup(struct sim *m)
 	bool locks = false;
 	for (int c = 0; c < m->w->nr_classes && !locks; c++)
 		for (int i = 0; i < m->w->classes[c].nr_phases; i++)
-			locks |= m->w->classes[c].phases[i].locked;
+			locks |= m->w->classes[c].phases[i].pipe;
 	if (!locks || !m->nr_chan)
 		return 0;
 	m->mutexes = calloc((size_t)m->nr_chan, sizeof(*m->mutexes));

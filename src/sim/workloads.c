@@ -305,7 +305,9 @@ static const struct ts_task_class netperf_classes[] = {
  *
  * hackbench: pipes (-p), the variant the kernel threads report as hackbench-process-pipes.
  *   Capacity: the default pipe buffer, 16 pages = 64 KiB (PIPE_DEF_BUFFERS,
- *   include/linux/pipe_fs_i.h: ~650 messages of 100 B; 100-B writes merge into the last page).
+ *   include/linux/pipe_fs_i.h: 40 messages of 100 B per page; 100-B writes merge into the
+ *   last page). Its writes and reads are `pipe` phases: pipe->mutex, the page slots and the
+ *   wake-up rules of fs/pipe.c in v5.6 (engine_pipe.c; docs/workloads.md).
  * hackbench-socket: AF_UNIX socketpair, hackbench's own default. The limit is the
  *   socket's send-buffer accounting. estimate from the kernel's
  *   defaults: sk_sndbuf = net.core.wmem_default = 212,992 B, charged per skb at its
@@ -332,7 +334,7 @@ static const struct ts_task_class netperf_classes[] = {
 	RUN(SYSCALL_ENTRY_NS),                                                                     \
 	{                                                                                          \
 		.kind = TS_PH_SEND, .ch = {.chan = (j)}, .bytes = HB_MSG_BYTES, .sync = true,      \
-		.locked = true, .ns = PIPE_LOCKED_NS                                               \
+		.pipe = true, .ns = PIPE_LOCKED_NS                                                 \
 	}
 #define HB_PIPE_WRITE_ALL                                                                          \
 	HB_PIPE_WRITE(0), HB_PIPE_WRITE(1), HB_PIPE_WRITE(2), HB_PIPE_WRITE(3), HB_PIPE_WRITE(4),  \
@@ -343,7 +345,7 @@ static const struct ts_task_class netperf_classes[] = {
 #define HB_PIPE_READ                                                                               \
 	{.kind = TS_PH_RECV,                                                                       \
 	 .ch = {.chan = 0, .per_instance = true},                                                  \
-	 .locked = true,                                                                           \
+	 .pipe = true,                                                                             \
 	 .ns = PIPE_LOCKED_NS},                                                                    \
 		RUN(SYSCALL_ENTRY_NS)
 #define HB_PIPE_READ_ALL                                                                           \
