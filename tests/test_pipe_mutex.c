@@ -26,48 +26,41 @@ static struct ts_phase writer_phases[] = {
 static struct ts_phase reader_phases[] = {
 	{.kind = TS_PH_RECV, .ch = {.chan = 0}, .ns = READ_NS, .pipe = true}};
 
-static struct ts_task_class classes[] = {
-	{.name = "writer",
-	 .count = 2,
-	 .footprint_kib = 16,
-	 .phases = writer_phases,
-	 .nr_phases = 1,
-	 .iterations = WRITES},
-	{.name = "reader",
-	 .count = 1,
-	 .footprint_kib = 16,
-	 .phases = reader_phases,
-	 .nr_phases = 1,
-	 .iterations = 2 * WRITES},
-};
+/* A class of `cnt` tasks running `ph` `iters` times. */
+#define CLASS(nm, cnt, ph, iters)                                                                  \
+	{                                                                                          \
+		.name = (nm), .count = (cnt), .footprint_kib = 16, .phases = (ph),                 \
+		.nr_phases = (int)(sizeof(ph) / sizeof((ph)[0])), .iterations = (iters)            \
+	}
+/* Writers and a reader (classes cls) on one pipe of `cap` bytes, timed to the end. */
+#define ONE_PIPE(nm, cls, cap)                                                                     \
+	{                                                                                          \
+		.name = (nm), .description = (nm), .classes = (cls), .nr_classes = 2,              \
+		.channels_per_instance = 1, .channel_capacity = (cap), .metric = TS_METRIC_TIME_S, \
+		.metric_name = "time", .unit = "s", .load_name = "pipes"                           \
+	}
 
-static const struct ts_workload two_writers = {
-	.name = "two-writers",
-	.description = "two writers and a reader on one pipe",
-	.classes = classes,
-	.nr_classes = 2,
-	.channels_per_instance = 1,
-	.channel_capacity = 65536,
-	.metric = TS_METRIC_TIME_S,
-	.metric_name = "time",
-	.unit = "s",
-	.load_name = "pipes",
-};
+static struct ts_task_class classes[] = {CLASS("writer", 2, writer_phases, WRITES),
+					 CLASS("reader", 1, reader_phases, 2 * WRITES)};
+static const struct ts_workload two_writers = ONE_PIPE("two-writers", classes, 65536);
 
-/* The run's time in ns, with the phases locked or not (without the mutex, `ns` is spent as
- * a RUN would be: not at all, so the unlocked writes cost their RUN below). */
-static double run_two_writers(const struct machine *m, bool locked)
+/* One run of w, its k-th task pinned to cpus[k], to the end. */
+static struct ts_sim_result run_pinned(const struct machine *m, const struct ts_workload *w,
+				       const int *cpus, int n)
 {
-	writer_phases[0].pipe = locked;
-	reader_phases[0].pipe = locked;
-	static const int cpus[] = {0, 1, 2};
-	struct ts_sim_config cfg = sim_config(m, &two_writers, 1);
+	struct ts_sim_config cfg = sim_config(m, w, 1);
 	cfg.pin_cpus = cpus;
-	cfg.nr_pin_cpus = 3;
+	cfg.nr_pin_cpus = n;
 	cfg.warmup_ns = 0;
 	cfg.duration_ns = 1000 * 1000000ULL;
-	struct ts_sim_result r = sim_run_ok(&cfg);
-	return r.metric * 1e9;
+	return sim_run_ok(&cfg);
+}
+
+/* The run's time in ns. */
+static double run_two_writers(const struct machine *m)
+{
+	static const int cpus[] = {0, 1, 2};
+	return run_pinned(m, &two_writers, cpus, 3).metric * 1e9;
 }
 
 static void test_mutex_serialises_writers(void **state)
@@ -75,12 +68,11 @@ static void test_mutex_serialises_writers(void **state)
 	(void)state;
 	struct machine m;
 	machine_load(&m, "kunpeng920");
-	double locked = run_two_writers(&m, true);
+	double locked = run_two_writers(&m);
 	/* without the mutex the same writes run side by side (plus the start-up: the forks) */
 	writer_phases[0] = (struct ts_phase){.kind = TS_PH_RUN, .ns = HOLD_NS};
 	reader_phases[0] = (struct ts_phase){.kind = TS_PH_RUN, .ns = READ_NS};
-	classes[1].iterations = 2 * WRITES;
-	double apart = run_two_writers(&m, false);
+	double apart = run_two_writers(&m);
 	print_message("two writers: %.0f ns under the mutex, %.0f ns without\n", locked, apart);
 	/* 2 x WRITES writes of HOLD_NS, one at a time */
 	assert_true(locked >= 2.0 * WRITES * HOLD_NS);
@@ -104,32 +96,9 @@ static struct ts_phase fast_writer[] = {
 static struct ts_phase slow_reader[] = {
 	{.kind = TS_PH_RECV, .ch = {.chan = 0}, .ns = 100, .pipe = true},
 	{.kind = TS_PH_RUN, .ns = 20000}};
-static const struct ts_task_class full_pipe_classes[] = {
-	{.name = "writer",
-	 .count = 1,
-	 .footprint_kib = 16,
-	 .phases = fast_writer,
-	 .nr_phases = 2,
-	 .iterations = 400},
-	{.name = "reader",
-	 .count = 1,
-	 .footprint_kib = 16,
-	 .phases = slow_reader,
-	 .nr_phases = 2,
-	 .iterations = 400},
-};
-static const struct ts_workload full_pipe = {
-	.name = "full-pipe",
-	.description = "a fast writer and a slow reader on a one-page pipe",
-	.classes = full_pipe_classes,
-	.nr_classes = 2,
-	.channels_per_instance = 1,
-	.channel_capacity = 4096,
-	.metric = TS_METRIC_TIME_S,
-	.metric_name = "time",
-	.unit = "s",
-	.load_name = "pipes",
-};
+static struct ts_task_class full_pipe_classes[] = {CLASS("writer", 1, fast_writer, 400),
+						   CLASS("reader", 1, slow_reader, 400)};
+static const struct ts_workload full_pipe = ONE_PIPE("full-pipe", full_pipe_classes, 4096);
 
 static void test_full_pipe_wakes_writer_every_read(void **state)
 {
@@ -137,12 +106,7 @@ static void test_full_pipe_wakes_writer_every_read(void **state)
 	struct machine m;
 	machine_load(&m, "kunpeng920");
 	static const int cpus[] = {0, 4};
-	struct ts_sim_config cfg = sim_config(&m, &full_pipe, 1);
-	cfg.pin_cpus = cpus;
-	cfg.nr_pin_cpus = 2;
-	cfg.warmup_ns = 0;
-	cfg.duration_ns = 1000 * 1000000ULL;
-	struct ts_sim_result r = sim_run_ok(&cfg);
+	struct ts_sim_result r = run_pinned(&m, &full_pipe, cpus, 2);
 	print_message("full one-page pipe: %llu wake-ups for 400 messages\n",
 		      (unsigned long long)r.wakeups);
 	assert_true(r.wakeups >= 340 && r.wakeups <= 360);
