@@ -498,7 +498,7 @@ static void test_json_report(void **state)
 			fail_msg("JSON has %d x %s, want 9", count(j, per_point[i]), per_point[i]);
 	assert_int_equal(count(j, "\"points\": ["), 3);
 	/* task groups: the layout per configuration, no group block without a spec */
-	assert_int_equal(count(j, "\"tg_layout\": \"aligned\""), 3);
+	assert_int_equal(count(j, "\"tg_layout\": \"isolated\""), 3);
 	assert_int_equal(count(j, "\"task_groups\": null"), 9);
 	int marked = 0;
 	for (int p = 0; p < 9; p++)

@@ -323,7 +323,10 @@ static void test_layouts(void **state)
 	assert_int_equal(ts_tg_layout_parse("packed", &out, NULL), 0);
 	assert_int_equal(out, TS_TG_PACKED);
 	assert_int_equal(ts_tg_layout_parse("wide", &out, NULL), -EINVAL);
-	assert_string_equal(ts_tg_layout_name(TS_TG_ALIGNED), "aligned");
+	assert_string_equal(ts_tg_layout_name(TS_TG_ALIGNED), "isolated");
+	assert_string_equal(ts_tg_layout_name(TS_TG_PACKED), "v4.4");
+	assert_int_equal(ts_tg_layout_parse("aligned", &out, NULL), 0); /* the old name */
+	assert_int_equal(out, TS_TG_ALIGNED);
 	/* the names by kernel version */
 	assert_int_equal(ts_tg_layout_parse("v4.4", &out, NULL), 0);
 	assert_int_equal(out, TS_TG_PACKED);
@@ -541,10 +544,10 @@ static void test_hierarchy_dump(void **state)
 	assert_ptr_equal(ts_tg_parent(b), a);
 	assert_int_equal(ts_tg_shares(c), 1024);
 	publish(b, 1, 1024, 77);
-	const char *want = "/ shares=1024 parent=- layout=aligned load_avg=0\n"
-			   "  A shares=2048 parent=/ layout=aligned load_avg=0\n"
+	const char *want = "/ shares=1024 parent=- layout=isolated load_avg=0\n"
+			   "  A shares=2048 parent=/ layout=isolated load_avg=0\n"
 			   "    B shares=512 parent=A layout=per-node load_avg=77\n"
-			   "  C shares=1024 parent=/ layout=packed load_avg=0\n";
+			   "  C shares=1024 parent=/ layout=v4.4 load_avg=0\n";
 	char buf[512];
 	size_t n = ts_tg_dump(root, buf, sizeof(buf));
 	assert_string_equal(buf, want);
@@ -559,8 +562,8 @@ static void test_hierarchy_dump(void **state)
 	assert_int_equal(ts_tg_destroy(b), 0);
 	assert_int_equal(ts_tg_destroy(a), 0);
 	n = ts_tg_dump(root, buf, sizeof(buf));
-	assert_string_equal(buf, "/ shares=1024 parent=- layout=aligned load_avg=0\n"
-				 "  C shares=1024 parent=/ layout=packed load_avg=0\n");
+	assert_string_equal(buf, "/ shares=1024 parent=- layout=isolated load_avg=0\n"
+				 "  C shares=1024 parent=/ layout=v4.4 load_avg=0\n");
 	struct ts_task_group *d = mk_child(root, "D", 100, TS_TG_ALIGNED);
 	assert_ptr_equal(root->last_child, d);
 	assert_ptr_equal(c->next_sibling, d);

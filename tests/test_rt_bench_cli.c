@@ -252,7 +252,7 @@ static void test_groups_text(void **state)
 	assert_non_null(strstr(r.out, "2 ping-pong pairs"));
 	assert_non_null(strstr(r.out, "1 x 20 senders x 20 receivers"));
 	const char *workloads[] = {"pipe", "hackbench"},
-		   *layouts[] = {"packed", "aligned", "per-node"}, *rl[] = {"off", "on"},
+		   *layouts[] = {"v4.4", "isolated", "per-node"}, *rl[] = {"off", "on"},
 		   *units[] = {"round", "messages/s"};
 	int seen[2][3][2] = {{{0}}}, rows = 0;
 	char *save = NULL;
@@ -317,7 +317,7 @@ static void test_groups_json(void **state)
 	assert_int_equal(count_substr(r.out, "\"workload\": "), 12);
 	assert_int_equal(count_substr(r.out, "\"layout\": "), 12);
 	for (int i = 0; i < 3; i++) {
-		const char *l[] = {"packed", "aligned", "per-node"};
+		const char *l[] = {"v4.4", "isolated", "per-node"};
 		char pat[48];
 		snprintf(pat, sizeof(pat), "\"layout\": \"%s\"", l[i]);
 		assert_int_equal(count_substr(r.out, pat), 4);

@@ -143,11 +143,11 @@ static void test_create_errors_and_dump(void **state)
 	assert_true(rates.interval_s > 0);
 	assert_true(rates.writes == 0 && rates.remote_share == -1);
 
-	const char *want = "/ shares=1024 parent=- layout=packed load_avg=0\n"
-			   "  a shares=2048 parent=/ layout=packed load_avg=0\n"
-			   "    a1 shares=2 parent=a layout=packed load_avg=0\n"
-			   "  b shares=1024 parent=/ layout=packed load_avg=0\n"
-			   "    a shares=262144 parent=b layout=packed load_avg=0\n";
+	const char *want = "/ shares=1024 parent=- layout=v4.4 load_avg=0\n"
+			   "  a shares=2048 parent=/ layout=v4.4 load_avg=0\n"
+			   "    a1 shares=2 parent=a layout=v4.4 load_avg=0\n"
+			   "  b shares=1024 parent=/ layout=v4.4 load_avg=0\n"
+			   "    a shares=262144 parent=b layout=v4.4 load_avg=0\n";
 	char buf[512];
 	size_t n = ts_rt_group_dump(NULL, buf, sizeof(buf));
 	assert_string_equal(buf, want);
@@ -159,8 +159,8 @@ static void test_create_errors_and_dump(void **state)
 	assert_int_equal(ts_rt_group_dump(NULL, NULL, 0), strlen(want));
 	/* a subtree */
 	ts_rt_group_dump(b, buf, sizeof(buf));
-	assert_string_equal(buf, "b shares=1024 parent=/ layout=packed load_avg=0\n"
-				 "  a shares=262144 parent=b layout=packed load_avg=0\n");
+	assert_string_equal(buf, "b shares=1024 parent=/ layout=v4.4 load_avg=0\n"
+				 "  a shares=262144 parent=b layout=v4.4 load_avg=0\n");
 	buf[0] = 'x';
 	assert_int_equal(ts_rt_group_dump(bogus, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "");
@@ -176,7 +176,7 @@ static void test_create_errors_and_dump(void **state)
 	assert_int_equal(ts_rt_group_stats(NULL, &st), 0);
 	assert_int_equal(st.nr_groups, 0);
 	ts_rt_group_dump(NULL, buf, sizeof(buf));
-	assert_string_equal(buf, "/ shares=1024 parent=- layout=aligned load_avg=0\n");
+	assert_string_equal(buf, "/ shares=1024 parent=- layout=isolated load_avg=0\n");
 	assert_int_equal(ts_rt_stop(), 0);
 }
 

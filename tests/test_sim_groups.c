@@ -185,7 +185,7 @@ static void test_layout_token(void **state)
 	assert_int_equal(ts_tg_layout_take("tg_layout=foo", rest, sizeof(rest), &l, &given, &err),
 			 -EINVAL);
 	assert_string_equal(err.msg, "task group layout 'foo': expected " TS_TG_LAYOUT_NAMES
-				     " (aligned = isolated, packed = v4.4)");
+				     " (or the old names aligned = isolated, packed = v4.4)");
 	ts_error_clear(&err);
 	assert_int_equal(ts_tg_layout_take("A tg_layout=", rest, sizeof(rest), &l, &given, &err),
 			 -EINVAL);
@@ -616,8 +616,8 @@ static void test_json_deterministic(void **state)
 			ref = j;
 			assert_int_equal(
 				count_substr(j, "\"groups_spec\": \"net:2048/p=instance\""), 1);
-			assert_int_equal(count_substr(j, "\"tg_layout\": \"packed\""), 1);
-			assert_int_equal(count_substr(j, "\"tg_layout\": \"aligned\""), 1);
+			assert_int_equal(count_substr(j, "\"tg_layout\": \"v4.4\""), 1);
+			assert_int_equal(count_substr(j, "\"tg_layout\": \"isolated\""), 1);
 			assert_int_equal(count_substr(j, "\"task_groups\": {"), 4);
 			assert_int_equal(count_substr(j, "\"line_misses\": {"), 4);
 			assert_int_equal(count_substr(j, "\"group\": \"net\""), 4);
@@ -654,10 +654,10 @@ static void test_dump(void **state)
 	fclose(f);
 	assert_string_equal(buf,
 			    "task groups 'app:2048/cl:512=class:netperf': netperf-udp-rr, 3 pairs "
-			    "(6 tasks), layout packed\n"
-			    "/ shares=1024 parent=- layout=packed load_avg=0\n"
-			    "  app shares=2048 parent=/ layout=packed load_avg=0\n"
-			    "    cl shares=512 parent=app layout=packed load_avg=0\n"
+			    "(6 tasks), layout v4.4\n"
+			    "/ shares=1024 parent=- layout=v4.4 load_avg=0\n"
+			    "  app shares=2048 parent=/ layout=v4.4 load_avg=0\n"
+			    "    cl shares=512 parent=app layout=v4.4 load_avg=0\n"
 			    "tasks per group:\n"
 			    "  / 3 tasks\n"
 			    "    app 0 tasks\n"
@@ -698,7 +698,8 @@ static void test_cli_bad_input(void **state)
 		"--tg-layout 'bogus': expected " TS_TG_LAYOUT_NAMES);
 	cli_bad(ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--compare", "p=tg_layout=bogus"),
 		"--compare 'p=tg_layout=bogus': task group layout 'bogus': "
-		"expected " TS_TG_LAYOUT_NAMES " (aligned = isolated, packed = v4.4)");
+		"expected " TS_TG_LAYOUT_NAMES
+		" (or the old names aligned = isolated, packed = v4.4)");
 	cli_bad(ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--compare",
 		     "p=tg_layout=packed SIS_PRO"),
 		"--compare 'p=tg_layout=packed SIS_PRO': unknown feature 'SIS_PRO' at offset 17 "
@@ -723,7 +724,7 @@ static void test_cli_good(void **state)
 		120);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
-	assert_non_null(strstr(r.out, "  g0 shares=512 parent=/ layout=aligned load_avg=0\n"));
+	assert_non_null(strstr(r.out, "  g0 shares=512 parent=/ layout=isolated load_avg=0\n"));
 	assert_non_null(strstr(r.out, "    g1 2 tasks\n"));
 	run_free(&r);
 	/* a tiny comparison: CSV with the layout and spec columns, the table's group block */
@@ -737,7 +738,7 @@ static void test_cli_good(void **state)
 	assert_non_null(strstr(r.err, "warning: 1 iteration: too few samples"));
 	assert_int_equal(strlen(r.err), strcspn(r.err, "\n") + 1);
 	assert_non_null(strstr(r.out, ",tg_layout,groups_spec,tg_window_ns,"));
-	assert_non_null(strstr(r.out, ",packed,app=all,1000000,"));
+	assert_non_null(strstr(r.out, ",v4.4,app=all,1000000,"));
 	assert_non_null(strstr(r.out, ",per-node,app=all,1000000,"));
 	assert_non_null(strstr(r.out, ",app=1;(root)=0\n"));
 	run_free(&r);
@@ -747,7 +748,7 @@ static void test_cli_good(void **state)
 		       120);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "task groups: app=all (layout per configuration below)\n"));
-	assert_int_equal(count_substr(r.out, "task-group layout: packed\n"), 2);
+	assert_int_equal(count_substr(r.out, "task-group layout: v4.4\n"), 2);
 	assert_int_equal(count_substr(r.out, "tg load_avg writes/s  "), 2);
 	assert_int_equal(count_substr(r.out, "tg load_avg writes/s per CPU"), 2);
 	assert_int_equal(count_substr(r.out, "tg CPU share app %"), 2);

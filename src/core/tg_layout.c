@@ -7,19 +7,19 @@
 
 #include "toposched/group.h"
 
-/* The first three keep the names reports and the runtime's bench have always printed. */
+/* The names of "Simulator fidelity II": by kernel version, or by what the layout does. */
 static const char *const layout_names[TS_TG_LAYOUT_NR] = {
-	[TS_TG_ALIGNED] = "aligned", [TS_TG_PACKED] = "packed",	    [TS_TG_PER_NODE] = "per-node",
-	[TS_TG_V6_4] = "v6.4",	     [TS_TG_RELAYOUT] = "relayout",
+	[TS_TG_ALIGNED] = "isolated", [TS_TG_PACKED] = "v4.4",	     [TS_TG_PER_NODE] = "per-node",
+	[TS_TG_V6_4] = "v6.4",	      [TS_TG_RELAYOUT] = "relayout",
 };
 
-/* The names by kernel version, and per_node. */
+/* The names printed before, still accepted on input. */
 static const struct {
 	const char *name;
 	enum ts_tg_layout layout;
 } layout_aliases[] = {
-	{"isolated", TS_TG_ALIGNED},
-	{"v4.4", TS_TG_PACKED},
+	{"aligned", TS_TG_ALIGNED},
+	{"packed", TS_TG_PACKED},
 	{"per_node", TS_TG_PER_NODE},
 };
 
@@ -42,7 +42,7 @@ int ts_tg_layout_parse(const char *s, enum ts_tg_layout *out, struct ts_error *e
 		}
 	return ts_error_set(err, -EINVAL,
 			    "task group layout '%s': expected " TS_TG_LAYOUT_NAMES
-			    " (aligned = isolated, packed = v4.4)",
+			    " (or the old names aligned = isolated, packed = v4.4)",
 			    s ? s : "(null)");
 }
 

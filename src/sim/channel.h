@@ -23,12 +23,21 @@ struct sim_waitq {
 	struct sim_wait_link *head, *tail;
 };
 
+struct sim_pipe_mutex;
+
 struct sim_channel {
 	struct sim_msg *ring; /* allocated on the first push, doubled when full */
 	uint32_t ring_cap, head, count;
 	uint64_t bytes_queued;
 	struct sim_waitq receivers, senders;
+	struct sim_pipe_mutex *mutex; /* pipe->mutex of workloads whose phases lock it, or NULL */
+	/* a pipe's pages (engine_pipe.c): slot_bytes[] a ring of SIM_PIPE_MAX_SLOTS */
+	uint8_t slot_tail, slots;
+	uint16_t slot_bytes[16];
 };
+
+#define SIM_PIPE_MAX_SLOTS 16 /* PIPE_DEF_BUFFERS, include/linux/pipe_fs_i.h */
+#define SIM_PIPE_PAGE	   4096u
 
 /* A message of `bytes` fits when the channel is unbounded (capacity 0), empty (a message
  * larger than the whole buffer still goes through an empty pipe, in pieces in reality;

@@ -15,6 +15,7 @@
 #include "groups_run.h"
 #include "latency_hist.h"
 #include "numa_memory.h"
+#include "pipe_mutex.h"
 #include "rng.h"
 #include "segment_ends.h"
 #include "toposched/sched.h"
@@ -101,6 +102,17 @@ struct sim_task {
 	bool arrived; /* at the start barrier */
 	/* a kworker (engine_background.c): its CPU's task_runs when it last looked */
 	uint64_t kw_seen;
+	/* pipe->mutex (pipe_mutex.c): the one it holds, spins on or waits for */
+	struct sim_pipe_mutex *mx;
+	struct sim_task *mx_next; /* on mx's spinner list */
+	uint8_t mx_state;	  /* enum sim_mx_state */
+	uint8_t mx_stage;	  /* its pipe SEND/RECV: 0 to lock, 1 locked, 2 work charged */
+	bool pipe_was;		  /* pipe_write()'s was_empty, pipe_read()'s was_full */
+	bool pipe_waited;	  /* pipe_write() slept on a full pipe: wake_next_writer */
+	bool pipe_merge;	  /* the write goes into the last page */
+	bool mx_waiter;		  /* on mx's wait list */
+	bool mx_nospin;		  /* need_resched ended its spin: it sleeps at the next try */
+	bool mx_resched;	  /* a preemption waits for its unlock */
 };
 
 /* Domain levels whose balancing costs are kept per CPU (the presets have at most 5). */
@@ -161,7 +173,8 @@ struct sim {
 	int nr_tasks, nr_tasks_inited;
 	struct sim_channel *chan;
 	int nr_chan;
-	struct ts_cpumask *allowed; /* cfg->pin within the machine (NULL = all) */
+	struct sim_pipe_mutex *mutexes; /* [nr_chan] when the workload locks its channels */
+	struct ts_cpumask *allowed;	/* cfg->pin within the machine (NULL = all) */
 	int nr_allowed;
 
 	uint64_t now, t0, tick_ns;
@@ -416,6 +429,37 @@ void sim_charge_cpu(struct sim *m, int cpu, double ns);
 void sim_balance_costs_init(struct sim *m);
 void sim_charge_balance(struct sim *m, int cpu);
 double sim_balance_cost_so_far(const struct sim *m, int cpu, int first, int last);
+
+/* pipe_mutex.c: pipe->mutex of the channels whose phases lock it */
+int sim_mx_setup(struct sim *m);
+enum sim_mx_lock sim_mx_lock(struct sim *m, int cpu, struct sim_task *t, struct sim_pipe_mutex *mx);
+double sim_mx_unlock(struct sim *m, int cpu, struct sim_task *t);
+bool sim_mx_resched(struct sim *m, int cpu, struct sim_task *t);
+
+/* A task's program moves to its next phase (the loop after the prologue; exiting after
+ * its last iteration). */
+static inline void sim_advance(struct sim_task *t)
+{
+	if (++t->pc < t->prog_n)
+		return;
+	t->pc = 0;
+	if (__builtin_expect(t->pro, 0)) { /* the prologue is done: the loop starts */
+		t->pro = false;
+		t->prog = t->cls->phases;
+		t->prog_n = t->cls->nr_phases;
+		return;
+	}
+	t->iter++;
+	if (t->limit && t->iter >= t->limit)
+		t->exiting = true;
+}
+
+/* engine_pipe.c: SEND and RECV on a pipe as fs/pipe.c of v5.6 runs them; -1: the program
+ * goes on, else the step */
+int sim_pipe_write(struct sim *m, int cpu, struct sim_task *t, const struct ts_phase *ph,
+		   struct sim_channel *ch);
+int sim_pipe_read(struct sim *m, int cpu, struct sim_task *t, const struct ts_phase *ph,
+		  struct sim_channel *ch);
 
 /* engine_program.c: the task programs */
 enum sim_step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT };

@@ -51,11 +51,21 @@ void sim_do_resched(struct sim *m, int cpu)
 	sim_cpu_run(m, cpu);
 }
 
+/* A resched request (the tick, a wake-up's preemption, an IPI) reaches cpu; a task at a
+ * pipe->mutex answers it its own way (sim_mx_resched()). */
+static void resched_request(struct sim *m, int cpu)
+{
+	struct sim_task *t = m->cpu[cpu].curr;
+	if (__builtin_expect(t && t->mx, 0) && sim_mx_resched(m, cpu, t))
+		return;
+	sim_do_resched(m, cpu);
+}
+
 /* End of a handler on cpu: honour the resched requests made for it meanwhile. */
 void sim_finish_cpu(struct sim *m, int cpu)
 {
 	while (m->cpu[cpu].need_resched && !m->error)
-		sim_do_resched(m, cpu);
+		resched_request(m, cpu);
 }
 
 #ifndef NDEBUG
@@ -214,7 +224,7 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 		}
 		case EV_RESCHED:
 			m->cpu[ev.cpu].resched_posted = false;
-			sim_do_resched(m, ev.cpu);
+			resched_request(m, ev.cpu);
 			break;
 		case EV_TIMER:
 			if (!ev.gen &&

@@ -40,22 +40,6 @@ static struct sim_channel *chan_of(struct sim *m, const struct sim_task *t,
 	return &m->chan[t->inst * m->w->channels_per_instance + i];
 }
 
-static inline void advance(struct sim_task *t)
-{
-	if (++t->pc < t->prog_n)
-		return;
-	t->pc = 0;
-	if (__builtin_expect(t->pro, 0)) { /* the prologue is done: the loop starts */
-		t->pro = false;
-		t->prog = t->cls->phases;
-		t->prog_n = t->cls->nr_phases;
-		return;
-	}
-	t->iter++;
-	if (t->limit && t->iter >= t->limit)
-		t->exiting = true;
-}
-
 /* Runs the program of cpu's current task from now until it needs CPU time (a segment is
  * posted), blocks or exits. No lock held. */
 enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
@@ -88,23 +72,29 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 		switch (ph->kind) {
 		case TS_PH_TOUCH:
 			if (sim_touch_step(m, cpu, t, ph))
-				advance(t);
+				sim_advance(t);
 			break;
 		case TS_PH_RUN:
 			sim_add_work(t, (double)draw_ns(m, ph));
-			advance(t);
+			sim_advance(t);
 			break;
 		case TS_PH_MARK:
 			if (sim_measuring(m))
 				m->marks++;
-			advance(t);
+			sim_advance(t);
 			break;
 		case TS_PH_SLEEP:
-			advance(t);
+			sim_advance(t);
 			sim_post(m, m->now + draw_ns(m, ph), EV_TIMER, cpu, t, 0);
 			return STEP_BLOCK;
 		case TS_PH_SEND: {
 			struct sim_channel *ch = chan_of(m, t, &ph->ch);
+			if (ph->pipe) {
+				int st = sim_pipe_write(m, cpu, t, ph, ch);
+				if (st >= 0)
+					return (enum sim_step)st;
+				break;
+			}
 			if (!t->send_bytes) {
 				t->send_bytes = ph->bytes;
 				if (!t->send_bytes)
@@ -128,7 +118,7 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			m->msgs_sent++;
 			if (ph->count_bytes && sim_measuring(m))
 				m->bytes += bytes;
-			advance(t);
+			sim_advance(t);
 			struct sim_wait_link *l = sim_waitq_pop(&ch->receivers);
 			if (l) {
 				struct sim_task *r =
@@ -139,12 +129,12 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			break;
 		}
 		case TS_PH_CONNECT:
-			advance(t);
+			sim_advance(t);
 			sim_add_work(t, sim_connect(m, cpu, t));
 			break;
 		case TS_PH_BARRIER:
 			if (m->started) { /* released (or arrived after the release) */
-				advance(t);
+				sim_advance(t);
 				break;
 			}
 			if (!t->arrived) {
@@ -159,6 +149,12 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			return STEP_BLOCK;
 		case TS_PH_RECV: {
 			struct sim_channel *ch = chan_of(m, t, &ph->ch);
+			if (ph->pipe) {
+				int st = sim_pipe_read(m, cpu, t, ph, ch);
+				if (st >= 0)
+					return (enum sim_step)st;
+				break;
+			}
 			struct sim_msg msg;
 			if (!sim_chan_pop(ch, &msg)) {
 				sim_waitq_push(&ch->receivers, &t->wait);
@@ -169,7 +165,7 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 						    msg.sender_cpu, cpu) *
 						msg.bytes / 1024.0);
 			m->cpu[cpu].cache_kib += msg.bytes / 1024.0; /* the payload enters */
-			advance(t);
+			sim_advance(t);
 			struct sim_wait_link *l = sim_waitq_pop(&ch->senders);
 			if (l) {
 				struct sim_task *s =

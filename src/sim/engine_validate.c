@@ -95,6 +95,20 @@ static int validate_phase(const struct ts_sim_config *cfg, int ci, int tasks,
 			*takes_time = true; /* blocks when empty */
 		else if (w->channel_capacity)
 			*takes_time = true; /* blocks when full */
+		if (ph->pipe && ph->ns > 0)
+			*takes_time = true; /* holds pipe->mutex for ns */
+		if (ph->pipe && (w->channel_capacity % SIM_PIPE_PAGE ||
+				 w->channel_capacity / SIM_PIPE_PAGE - 1 >= SIM_PIPE_MAX_SLOTS))
+			return sim_invalid(
+				err,
+				"workload '%s' %s: a pipe's capacity is 1 to %d pages of "
+				"%u bytes, not %u bytes",
+				wn, where, SIM_PIPE_MAX_SLOTS, SIM_PIPE_PAGE, w->channel_capacity);
+		if (ph->pipe && ph->kind == TS_PH_SEND &&
+		    (ph->bytes == 0 || ph->bytes > SIM_PIPE_PAGE))
+			return sim_invalid(
+				err, "workload '%s' %s: a pipe write is 1 to %u bytes, not %u", wn,
+				where, SIM_PIPE_PAGE, ph->bytes);
 		if (ph->kind == TS_PH_SEND && ph->bytes == 0) {
 			int rc = validate_mix(ci == 0 ? &w->request_mix : &w->reply_mix, wn,
 					      ci == 0 ? "request" : "reply", err);

@@ -171,8 +171,9 @@ static const struct ts_val_experiment pipe_icx = {
 /* ---- what the simulator lacks, per published run ---- */
 
 #define NEEDS_V5_6                                                                                 \
-	"runs --kernel 5.6 (v5.6 SIS order, unaged SIS_PROP, the 2020 SIS counting); not "         \
-	"modelled yet: the CFS pick of 5.6 (the EEVDF pick runs) and hackbench's pipe->mutex"
+	"runs --kernel 5.6 (v5.6 SIS order, unaged SIS_PROP, the 2020 SIS counting, the CFS "      \
+	"pick) and hackbench's pipe as v5.6 runs it (pipe->mutex, page slots, wake-up rules); "    \
+	"100 loops, not mmtests' 10,000: wake-ups per message grow with the loops"
 #define NEEDS_RT_GROUP                                                                             \
 	"runs the v6.4 layout with RT_GROUP_SCHED against the re-layout, but the simulated "       \
 	"pairs barely migrate (well under 1 per CPU-second against the tens of thousands the "     \

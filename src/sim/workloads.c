@@ -58,7 +58,13 @@
  * UDP: we found no published basis for a different per-message cost (netperf's
  *   doc/netperf.texi names only the recvfrom/sendto asymmetry), so UDP_RR uses the TCP figures; see
  * netperf below. */
-#define SYSCALL_PIPE_NS	 400
+#define SYSCALL_PIPE_NS 400
+/* SYSCALL_ENTRY_NS: of SYSCALL_PIPE_NS, the part outside pipe->mutex (entry, exit, fdget):
+ *   the midpoint of the 0.1-0.2 us above; the rest, PIPE_LOCKED_NS, is the pipe_buffer work
+ *   that pipe_read() and pipe_write() do holding the mutex. estimate (a split of the one
+ *   above, no new figure). */
+#define SYSCALL_ENTRY_NS 150
+#define PIPE_LOCKED_NS	 (SYSCALL_PIPE_NS - SYSCALL_ENTRY_NS)
 #define SYSCALL_UNIX_NS	 800
 #define SYSCALL_FUTEX_NS 300
 #define TCP_SEND_NS	 3000
@@ -299,7 +305,9 @@ static const struct ts_task_class netperf_classes[] = {
  *
  * hackbench: pipes (-p), the variant the kernel threads report as hackbench-process-pipes.
  *   Capacity: the default pipe buffer, 16 pages = 64 KiB (PIPE_DEF_BUFFERS,
- *   include/linux/pipe_fs_i.h: ~650 messages of 100 B; 100-B writes merge into the last page).
+ *   include/linux/pipe_fs_i.h: 40 messages of 100 B per page; 100-B writes merge into the
+ *   last page). Its writes and reads are `pipe` phases: pipe->mutex, the page slots and the
+ *   wake-up rules of fs/pipe.c in v5.6 (engine_pipe.c; docs/workloads.md).
  * hackbench-socket: AF_UNIX socketpair, hackbench's own default. The limit is the
  *   socket's send-buffer accounting. estimate from the kernel's
  *   defaults: sk_sndbuf = net.core.wmem_default = 212,992 B, charged per skb at its
@@ -321,6 +329,30 @@ static const struct ts_task_class netperf_classes[] = {
 		HB_WRITE(cost, 12), HB_WRITE(cost, 13), HB_WRITE(cost, 14), HB_WRITE(cost, 15),    \
 		HB_WRITE(cost, 16), HB_WRITE(cost, 17), HB_WRITE(cost, 18), HB_WRITE(cost, 19)
 #define HB_READ(cost) RECV_OWN(0), RUN(cost)
+/* hackbench -p: each write and read takes the pipe's pipe->mutex for PIPE_LOCKED_NS */
+#define HB_PIPE_WRITE(j)                                                                           \
+	RUN(SYSCALL_ENTRY_NS),                                                                     \
+	{                                                                                          \
+		.kind = TS_PH_SEND, .ch = {.chan = (j)}, .bytes = HB_MSG_BYTES, .sync = true,      \
+		.pipe = true, .ns = PIPE_LOCKED_NS                                                 \
+	}
+#define HB_PIPE_WRITE_ALL                                                                          \
+	HB_PIPE_WRITE(0), HB_PIPE_WRITE(1), HB_PIPE_WRITE(2), HB_PIPE_WRITE(3), HB_PIPE_WRITE(4),  \
+		HB_PIPE_WRITE(5), HB_PIPE_WRITE(6), HB_PIPE_WRITE(7), HB_PIPE_WRITE(8),            \
+		HB_PIPE_WRITE(9), HB_PIPE_WRITE(10), HB_PIPE_WRITE(11), HB_PIPE_WRITE(12),         \
+		HB_PIPE_WRITE(13), HB_PIPE_WRITE(14), HB_PIPE_WRITE(15), HB_PIPE_WRITE(16),        \
+		HB_PIPE_WRITE(17), HB_PIPE_WRITE(18), HB_PIPE_WRITE(19)
+#define HB_PIPE_READ                                                                               \
+	{.kind = TS_PH_RECV,                                                                       \
+	 .ch = {.chan = 0, .per_instance = true},                                                  \
+	 .pipe = true,                                                                             \
+	 .ns = PIPE_LOCKED_NS},                                                                    \
+		RUN(SYSCALL_ENTRY_NS)
+#define HB_PIPE_READ_ALL                                                                           \
+	HB_PIPE_READ, HB_PIPE_READ, HB_PIPE_READ, HB_PIPE_READ, HB_PIPE_READ, HB_PIPE_READ,        \
+		HB_PIPE_READ, HB_PIPE_READ, HB_PIPE_READ, HB_PIPE_READ, HB_PIPE_READ,              \
+		HB_PIPE_READ, HB_PIPE_READ, HB_PIPE_READ, HB_PIPE_READ, HB_PIPE_READ,              \
+		HB_PIPE_READ, HB_PIPE_READ, HB_PIPE_READ, HB_PIPE_READ
 #define HB_READ_ALL(cost)                                                                          \
 	HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost),  \
 		HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost),         \
@@ -328,8 +360,8 @@ static const struct ts_task_class netperf_classes[] = {
 		HB_READ(cost), HB_READ(cost), HB_READ(cost), HB_READ(cost)
 
 static const struct ts_phase hb_wait_start[] = {BARRIER()};
-static const struct ts_phase hb_pipe_sender_phases[] = {HB_WRITE_ALL(SYSCALL_PIPE_NS)};
-static const struct ts_phase hb_pipe_receiver_phases[] = {HB_READ_ALL(SYSCALL_PIPE_NS)};
+static const struct ts_phase hb_pipe_sender_phases[] = {HB_PIPE_WRITE_ALL};
+static const struct ts_phase hb_pipe_receiver_phases[] = {HB_PIPE_READ_ALL};
 static const struct ts_phase hb_sock_sender_phases[] = {HB_WRITE_ALL(SYSCALL_UNIX_NS)};
 static const struct ts_phase hb_sock_receiver_phases[] = {HB_READ_ALL(SYSCALL_UNIX_NS)};
 

@@ -75,13 +75,19 @@ struct ts_chan_ref {
  * page the scanner marked). */
 struct ts_phase {
 	enum ts_phase_kind kind;
-	uint64_t ns; /* RUN, SLEEP; TOUCH: CPU ns per page besides DRAM stalls */
+	uint64_t ns; /* RUN, SLEEP; TOUCH: CPU ns per page besides DRAM stalls; SEND, RECV with
+			`pipe`: CPU ns spent holding pipe->mutex */
 	enum ts_dist dist;
-	struct ts_chan_ref ch;	   /* SEND, RECV */
-	uint32_t bytes;		   /* SEND: payload; drawn from the workload's size mix when 0 */
-	bool sync;		   /* SEND: the sender blocks next (WF_SYNC wake-up) */
-	bool count_bytes;	   /* SEND: payload counts toward a throughput metric */
-	int region;		   /* TOUCH: index into the workload's regions */
+	struct ts_chan_ref ch; /* SEND, RECV */
+	uint32_t bytes;	       /* SEND: payload; drawn from the workload's size mix when 0 */
+	bool sync;	       /* SEND: the sender blocks next (WF_SYNC wake-up) */
+	bool count_bytes;      /* SEND: payload counts toward a throughput metric */
+	bool pipe;  /* SEND, RECV: the channel is a pipe as fs/pipe.c of v5.6 runs it: each
+		       write or read holds pipe->mutex for `ns` (a sleeping lock with optimistic
+		       spinning), the data sits in page slots (the capacity / 4 KiB; small writes
+		       merge into the last page), and the peer is woken after the unlock by that
+		       kernel's rules (src/sim/engine_pipe.c) */
+	int region; /* TOUCH: index into the workload's regions */
 	enum ts_touch_slice slice; /* TOUCH */
 	uint64_t pages;		   /* TOUCH: pages per execution, 0 = the whole slice */
 	double accesses;	   /* TOUCH: DRAM accesses per page (latency-bound) */
