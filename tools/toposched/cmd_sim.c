@@ -904,7 +904,7 @@ int cmd_sim(int argc, char **argv)
 
 	if ((o.trace_point || o.trace_max_mb != CLI_TRACE_DEFAULT_MAX_MB) && !o.trace)
 		return sim_error("--trace-point and --trace-max-mb need --trace FILE");
-	const char *const files[] = {o.output, o.plot, o.schedstat};
+	const char *const files[] = {o.output ? o.output : "-", o.plot, o.schedstat};
 	const char *const file_opts[] = {"--output", "--plot", "--schedstat"};
 	for (int i = 0; o.trace && i < 3; i++)
 		if (files[i] && strcmp(files[i], o.trace) == 0)
