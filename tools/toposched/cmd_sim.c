@@ -25,10 +25,12 @@
 #include "cli_plot.h"
 #include "cli_trace.h"
 #include "toposched/cost_model.h"
+#include "toposched/domain.h"
 #include "toposched/experiment.h"
 #include "toposched/features.h"
 #include "toposched/sim.h"
 #include "toposched/sim_groups.h"
+#include "toposched/suggest.h"
 #include "toposched/topology.h"
 
 /* The built-in default experiment (README's main command): tbench on Kunpeng 920's
@@ -711,9 +713,17 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 		const struct ts_workload *w = ts_workload_list(&n);
 		char names[512] = "";
 		size_t len = 0;
-		for (int i = 0; i < n && len < sizeof(names); i++)
+		const char *list[64];
+		for (int i = 0; i < n && len < sizeof(names); i++) {
 			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
 						i ? ", " : "", w[i].name);
+			list[i < 64 ? i : 63] = w[i].name;
+		}
+		const char *near = ts_suggest_name(o->workload, list, n < 64 ? n : 64);
+		if (near)
+			return sim_error("--workload '%s': unknown workload; did you mean '%s'? "
+					 "(--list-workloads)",
+					 o->workload, near);
 		return sim_error("--workload '%s': unknown workload (built in: %s)", o->workload,
 				 names);
 	}
@@ -835,6 +845,23 @@ static int dump_groups(const struct sim_setup *s)
 	return cli_flush_stdout("sim");
 }
 
+/* The default comparison is NO_SIS_CLUSTER against SIS_CLUSTER: on a machine whose domains
+ * have no CLS level (sched_cluster_active false) both run the same scheduler. */
+static void warn_no_clusters(const struct sim_opts *o, const struct sim_setup *s)
+{
+	struct ts_domains *d = NULL;
+	struct ts_error err = {0};
+	if (o->nr_compare || o->features || ts_domains_build(s->topo, NULL, &d, &err))
+		return;
+	if (!d->cluster_active)
+		fprintf(stderr,
+			"toposched sim: warning: %s has no cluster level (no CLS domain), so the "
+			"default comparison, NO_SIS_CLUSTER vs SIS_CLUSTER, runs the same "
+			"scheduler twice; give --compare\n",
+			s->topo->name);
+	ts_domains_free(d);
+}
+
 static int write_report(const struct ts_experiment *e, enum sim_format f, FILE *out)
 {
 	switch (f) {
@@ -920,6 +947,7 @@ int cmd_sim(int argc, char **argv)
 		rc = dump_groups(&s);
 		goto done;
 	}
+	warn_no_clusters(&o, &s);
 	if (cli_output_open(&out, SIM_CMD, "--output", o.output) ||
 	    (o.plot && cli_output_open(&plot, SIM_CMD, "--plot", o.plot)) ||
 	    (o.schedstat && cli_output_open(&schedstat, SIM_CMD, "--schedstat", o.schedstat)) ||
