@@ -722,8 +722,8 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 		const char *near = ts_suggest_name(o->workload, list, n < 64 ? n : 64);
 		if (near)
 			return sim_error("--workload '%s': unknown workload; did you mean '%s'? "
-					 "(--list-workloads)",
-					 o->workload, near);
+					 "(built in: %s)",
+					 o->workload, near, names);
 		return sim_error("--workload '%s': unknown workload (built in: %s)", o->workload,
 				 names);
 	}

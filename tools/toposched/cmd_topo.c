@@ -246,6 +246,8 @@ static int export_xml(struct ts_topology *t, const char *path)
 	return rc;
 }
 
+enum { OPT_EXPORT = 256 }; /* long options without a short one */
+
 int cmd_topo(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -255,7 +257,7 @@ int cmd_topo(int argc, char **argv)
 		{"cpus", required_argument, NULL, 'c'},
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
-		{"export", required_argument, NULL, 'x'},
+		{"export", required_argument, NULL, OPT_EXPORT},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -265,7 +267,7 @@ int cmd_topo(int argc, char **argv)
 	opterr = 0;
 	optind = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, ":t:d:c:f:o:x:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":t:d:c:f:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			spec = optarg;
@@ -283,7 +285,7 @@ int cmd_topo(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
-		case 'x':
+		case OPT_EXPORT:
 			export = optarg;
 			break;
 		case 'h':
