@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "test_support.h"
+#include "topo_fixture.h"
 #include "toposched/topology.h"
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -74,26 +75,6 @@ static void test_did_you_mean(void **state)
 	EXPECT_ERROR(ARGS("topo", "--topology", "zzz"), "not a preset (see");
 }
 
-static void same_machine(const struct ts_topology *a, const struct ts_topology *b)
-{
-	assert_int_equal(a->nr_cpus, b->nr_cpus);
-	assert_int_equal(a->nr_cores, b->nr_cores);
-	assert_int_equal(a->nr_clusters, b->nr_clusters);
-	assert_int_equal(a->nr_llcs, b->nr_llcs);
-	assert_int_equal(a->nr_nodes, b->nr_nodes);
-	assert_int_equal(a->nr_packages, b->nr_packages);
-	for (int c = 0; c < a->nr_cpus; c++) {
-		assert_int_equal(a->cpu[c].core, b->cpu[c].core);
-		assert_int_equal(a->cpu[c].cluster, b->cpu[c].cluster);
-		assert_int_equal(a->cpu[c].llc, b->cpu[c].llc);
-		assert_int_equal(a->cpu[c].node, b->cpu[c].node);
-		assert_int_equal(a->cpu[c].package, b->cpu[c].package);
-	}
-	for (int x = 0; x < a->nr_nodes; x++)
-		for (int y = 0; y < a->nr_nodes; y++)
-			assert_int_equal(ts_topo_distance(a, x, y), ts_topo_distance(b, x, y));
-}
-
 static void test_topo_export_loads_back(void **state)
 {
 	(void)state;
@@ -112,7 +93,7 @@ static void test_topo_export_loads_back(void **state)
 		assert_int_equal(ts_topology_load(p[i].name, &want, &err), 0);
 		if (ts_topology_load(path, &got, &err))
 			fail_msg("%s: the export does not load: %s", p[i].name, err.msg);
-		same_machine(want, got);
+		assert_same_topology(want, got);
 		ts_topology_free(want);
 		ts_topology_free(got);
 	}
