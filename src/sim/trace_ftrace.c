@@ -87,6 +87,8 @@ static bool reserve(struct sim *m, size_t n)
 	size_t cap = tr->cap ? tr->cap : TRACE_FIRST_SIZE;
 	while (cap < tr->len + n)
 		cap *= 2;
+	if (tr->max_bytes && cap > tr->max_bytes) /* never more than the bound */
+		cap = (size_t)tr->max_bytes;
 	char *buf = realloc(tr->buf, cap);
 	if (!buf) {
 		sim_fail(m, -ENOMEM, "sim: out of memory for the trace (%zu bytes)", cap);
