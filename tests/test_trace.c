@@ -6,9 +6,10 @@
  * sorted buffer, per CPU and overall); each sched_switch's prev is the task the previous
  * switch on that CPU put there; a woken task next runs on its sched_wakeup's target_cpu
  * (or where a sched_migrate_task moved it since); and in the default experiment's 1-client
- * point the pair's two tasks run, on node 0's CPUs, as the UI's CPU tracks show them. The
- * trace is the same bytes whatever --jobs, and tracing leaves the run's results as they
- * were. A trace past its bound fails the run with a message naming the bound. */
+ * point the pair's two tasks run, on node 0's CPUs, as the UI's CPU tracks show them (in
+ * one cluster under SIS_CLUSTER). The trace is the same bytes whatever --jobs, and
+ * tracing leaves the run's results as they were. A trace past its bound fails the run with a
+ * message naming the bound. */
 #include <errno.h>
 #include <regex.h>
 #include <setjmp.h>
@@ -104,6 +105,7 @@ struct reader {
 	int expect_cpu[MAX_PIDS]; /* where a woken task must run next (-1: no wake-up) */
 	uint64_t lines, switches, wakeups, migrations, forks, new_tasks;
 	uint64_t runs_on[MAX_PIDS][2]; /* switch-ins of pid on node 0's CPUs / elsewhere */
+	uint64_t pair_on[3][MAX_CPUS]; /* switch-ins of pids 1 and 2 by CPU */
 	char comm[MAX_PIDS][17];
 };
 
@@ -126,6 +128,8 @@ static void check_switch(struct reader *r, const struct event *ev)
 	r->expect_cpu[next] = -1;
 	arg(ev->args, "next_comm", r->comm[next], sizeof(r->comm[next]));
 	r->runs_on[next][ev->cpu < 32 ? 0 : 1]++;
+	if (next <= 2)
+		r->pair_on[next][ev->cpu]++;
 }
 
 /* Reads text (cut into lines in place) into r. */
@@ -285,6 +289,39 @@ static void test_default_point_parsed_back(void **state)
 	default_exp_free(&d);
 }
 
+static int busiest_cpu(const uint64_t *on, int nr_cpus)
+{
+	int best = 0;
+	for (int c = 1; c < nr_cpus; c++)
+		if (on[c] > on[best])
+			best = c;
+	return best;
+}
+
+/* The point of the default experiment, seen in the trace: with SIS_CLUSTER the wake-ups
+ * bring the pair into one cluster (a cluster_scan placement), where it stays. */
+static void test_cluster_config_pair_shares_a_cluster(void **state)
+{
+	(void)state;
+	struct default_exp d;
+	default_exp_init(&d, 1, 1);
+	d.e.trace_config = 1; /* cluster=SIS_CLUSTER */
+	struct ts_error err = {0};
+	assert_int_equal(ts_experiment_run(&d.e, &err), 0);
+	fclose(d.f);
+	assert_non_null(strstr(d.text, "reason=cluster_scan"));
+	struct reader *r = calloc(1, sizeof(*r));
+	assert_non_null(r);
+	read_trace(d.text, r, d.m.topo->nr_cpus);
+	int a = busiest_cpu(r->pair_on[1], d.m.topo->nr_cpus);
+	int b = busiest_cpu(r->pair_on[2], d.m.topo->nr_cpus);
+	assert_int_not_equal(a, b);
+	assert_int_equal(d.m.topo->cpu[a].cluster, d.m.topo->cpu[b].cluster);
+	assert_true(r->pair_on[1][a] > 1000 && r->pair_on[2][b] > 1000);
+	free(r);
+	default_exp_free(&d);
+}
+
 /* hackbench: forks, exits, and tasks the load balancer and the wake-ups move */
 static void test_hackbench_forks_exits_migrations(void **state)
 {
@@ -368,6 +405,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_point_parsed_back),
+		cmocka_unit_test(test_cluster_config_pair_shares_a_cluster),
 		cmocka_unit_test(test_hackbench_forks_exits_migrations),
 		cmocka_unit_test(test_same_bytes_any_jobs_and_results_untouched),
 		cmocka_unit_test(test_bound_fails_the_run),
