@@ -713,13 +713,14 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 		const struct ts_workload *w = ts_workload_list(&n);
 		char names[512] = "";
 		size_t len = 0;
-		const char *list[64];
-		for (int i = 0; i < n && len < sizeof(names); i++) {
+		for (int i = 0; i < n && len < sizeof(names); i++)
 			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
 						i ? ", " : "", w[i].name);
-			list[i < 64 ? i : 63] = w[i].name;
-		}
-		const char *near = ts_suggest_name(o->workload, list, n < 64 ? n : 64);
+		const char *list[64];
+		int nr = 0;
+		for (; nr < n && nr < 64; nr++)
+			list[nr] = w[nr].name;
+		const char *near = ts_suggest_name(o->workload, list, nr);
 		if (near)
 			return sim_error("--workload '%s': unknown workload; did you mean '%s'? "
 					 "(built in: %s)",
