@@ -202,19 +202,25 @@ static void test_parse_errors(void **state)
 		/* unknown names */
 		{"FOO", "unknown feature 'FOO' at offset 0"},
 		{"SIS_UTIL NO_FOO", "unknown feature 'NO_FOO' at offset 9"},
-		{"NO_SIS_UTIL SIS_PROPX", "unknown feature 'SIS_PROPX' at offset 12"},
-		{"SIS_UTI", "unknown feature 'SIS_UTI' at offset 0"},
+		{"NO_SIS_UTIL SIS_PROPX",
+		 "unknown feature 'SIS_PROPX' at offset 12; did you mean 'SIS_PROP'?"},
+		{"SIS_UTI", "unknown feature 'SIS_UTI' at offset 0; did you mean 'SIS_UTIL'?"},
 		{"NO", "unknown feature 'NO' at offset 0"},
-		{"NO_NO_SIS_UTIL", "unknown feature 'NO_NO_SIS_UTIL' at offset 0"},
+		{"NO_NO_SIS_UTIL",
+		 "unknown feature 'NO_NO_SIS_UTIL' at offset 0; did you mean 'NO_SIS_UTIL'?"},
 		{"SIS_UTIL;SIS_PROP", "unknown feature 'SIS_UTIL;SIS_PROP' at offset 0"},
-		{"SIS\x01UTIL", "unknown feature 'SIS\\x01UTIL' at offset 0"},
+		{"SIS\x01UTIL",
+		 "unknown feature 'SIS\\x01UTIL' at offset 0; did you mean 'SIS_UTIL'?"},
 		{"\xc3\xa9", "unknown feature '\\xc3\\xa9' at offset 0"},
-		/* case-sensitive, as the kernel */
-		{"sis_util", "unknown feature 'sis_util' at offset 0"},
-		{"Sis_Util", "unknown feature 'Sis_Util' at offset 0"},
-		{"no_SIS_UTIL", "unknown feature 'no_SIS_UTIL' at offset 0"},
-		{"No_SIS_UTIL", "unknown feature 'No_SIS_UTIL' at offset 0"},
-		{"NO_sis_util", "unknown feature 'NO_sis_util' at offset 0"},
+		/* case-sensitive, as the kernel; a near name is suggested */
+		{"sis_util", "unknown feature 'sis_util' at offset 0; did you mean 'SIS_UTIL'?"},
+		{"Sis_Util", "unknown feature 'Sis_Util' at offset 0; did you mean 'SIS_UTIL'?"},
+		{"no_SIS_UTIL",
+		 "unknown feature 'no_SIS_UTIL' at offset 0; did you mean 'NO_SIS_UTIL'?"},
+		{"No_SIS_UTIL",
+		 "unknown feature 'No_SIS_UTIL' at offset 0; did you mean 'NO_SIS_UTIL'?"},
+		{"NO_sis_util",
+		 "unknown feature 'NO_sis_util' at offset 0; did you mean 'NO_SIS_UTIL'?"},
 		/* "NO_" alone */
 		{"NO_", "'NO_' at offset 0 names no feature"},
 		{"SIS_UTIL,NO_", "'NO_' at offset 9 names no feature"},
@@ -241,10 +247,13 @@ static void test_parse_errors(void **state)
 					 cases[i].text, rc, err.msg, cases[i].msg);
 			assert_int_equal(err.code, -EINVAL);
 			assert_int_equal(f.mask, starts[s]);
-			/* Nothing but the bad token is named. */
-			for (int k = 0; k < TS_FEAT_NR; k++)
+			/* Nothing but the bad token and the suggestion is named. */
+			const char *hint = strstr(err.msg, "; did you mean");
+			for (int k = 0; k < TS_FEAT_NR; k++) {
+				const char *at = strstr(err.msg, ts_feature_info(k)->name);
 				if (!strstr(cases[i].text, ts_feature_info(k)->name))
-					assert_null(strstr(err.msg, ts_feature_info(k)->name));
+					assert_true(!at || (hint && at > hint));
+			}
 		}
 	}
 	/* Names before the bad token are not applied either. */
@@ -459,7 +468,9 @@ static void test_cli(void **state)
 		 "toposched features: error: --features: unknown feature 'FOO' at offset 12\n",
 		 true},
 		{{"--features", "sis_util"},
-		 "toposched features: error: --features: unknown feature 'sis_util' at offset 0\n",
+		 "toposched features: error: --features: unknown feature 'sis_util' at offset 0; "
+		 "did "
+		 "you mean 'SIS_UTIL'?\n",
 		 true},
 		{{"--features", "NO_"},
 		 "toposched features: error: --features: 'NO_' at offset 0 names no feature\n",

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "../src/topo/topo_build.h"
+#include "topo_fixture.h"
 #include "toposched/topology.h"
 
 /* ---- helpers ---------------------------------------------------------------------- */
@@ -48,36 +49,6 @@ static void load_fails(const char *kind, const char *arg, const char *must_name)
 	assert_int_equal(err.code, rc);
 	assert_null(t);
 	assert_non_null(strstr(err.msg, must_name));
-}
-
-static void assert_same_topology(const struct ts_topology *a, const struct ts_topology *b)
-{
-	assert_int_equal(a->nr_cpus, b->nr_cpus);
-	assert_int_equal(a->nr_cores, b->nr_cores);
-	assert_int_equal(a->nr_clusters, b->nr_clusters);
-	assert_int_equal(a->nr_llcs, b->nr_llcs);
-	assert_int_equal(a->nr_nodes, b->nr_nodes);
-	assert_int_equal(a->nr_packages, b->nr_packages);
-	assert_int_equal(a->has_smt, b->has_smt);
-	assert_int_equal(a->has_clusters, b->has_clusters);
-	for (int i = 0; i < a->nr_cpus; i++) {
-		const struct ts_cpu_topo *x = &a->cpu[i], *y = &b->cpu[i];
-		if (memcmp(x, y, sizeof(*x)) != 0)
-			print_message("cpu %d: core %d/%d cluster %d/%d llc %d/%d node %d/%d "
-				      "package %d/%d capacity %d/%d os_index %d/%d\n",
-				      i, x->core, y->core, x->cluster, y->cluster, x->llc, y->llc,
-				      x->node, y->node, x->package, y->package, x->capacity,
-				      y->capacity, x->os_index, y->os_index);
-		assert_int_equal(x->core, y->core);
-		assert_int_equal(x->cluster, y->cluster);
-		assert_int_equal(x->llc, y->llc);
-		assert_int_equal(x->node, y->node);
-		assert_int_equal(x->package, y->package);
-		assert_int_equal(x->capacity, y->capacity);
-		assert_int_equal(x->os_index, y->os_index);
-	}
-	for (int n = 0; n < a->nr_nodes * a->nr_nodes; n++)
-		assert_int_equal(a->distance[n], b->distance[n]);
 }
 
 /* write_xml + load("xml"), through a temporary file that is removed afterwards. */

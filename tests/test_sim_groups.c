@@ -702,7 +702,8 @@ static void test_cli_bad_input(void **state)
 		" (or the old names aligned = isolated, packed = v4.4)");
 	cli_bad(ARGS(PIPE_ARGS, "--groups-spec", "app=all", "--compare",
 		     "p=tg_layout=packed SIS_PRO"),
-		"--compare 'p=tg_layout=packed SIS_PRO': unknown feature 'SIS_PRO' at offset 17 "
+		"--compare 'p=tg_layout=packed SIS_PRO': unknown feature 'SIS_PRO' at offset 17; "
+		"did you mean 'SIS_PROP'? "
 		"(see 'toposched features')");
 	cli_bad(ARGS(PIPE_ARGS, "--tg-layout", "packed"),
 		"--tg-layout: a task-group layout needs --groups-spec (without it every task is in "

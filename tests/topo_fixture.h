@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -52,6 +53,37 @@ static inline struct ts_topology *grid_topology(int nr_nodes, int per_node, cons
 	assert_int_equal(ts_topology_parse_distance(t, distance, &err), 0);
 	assert_int_equal(ts_topology_finish(t, &err), 0);
 	return t;
+}
+
+/* Two topologies are the same machine: counts, every CPU's ids, distances. */
+static inline void assert_same_topology(const struct ts_topology *a, const struct ts_topology *b)
+{
+	assert_int_equal(a->nr_cpus, b->nr_cpus);
+	assert_int_equal(a->nr_cores, b->nr_cores);
+	assert_int_equal(a->nr_clusters, b->nr_clusters);
+	assert_int_equal(a->nr_llcs, b->nr_llcs);
+	assert_int_equal(a->nr_nodes, b->nr_nodes);
+	assert_int_equal(a->nr_packages, b->nr_packages);
+	assert_int_equal(a->has_smt, b->has_smt);
+	assert_int_equal(a->has_clusters, b->has_clusters);
+	for (int i = 0; i < a->nr_cpus; i++) {
+		const struct ts_cpu_topo *x = &a->cpu[i], *y = &b->cpu[i];
+		if (memcmp(x, y, sizeof(*x)) != 0)
+			print_message("cpu %d: core %d/%d cluster %d/%d llc %d/%d node %d/%d "
+				      "package %d/%d capacity %d/%d os_index %d/%d\n",
+				      i, x->core, y->core, x->cluster, y->cluster, x->llc, y->llc,
+				      x->node, y->node, x->package, y->package, x->capacity,
+				      y->capacity, x->os_index, y->os_index);
+		assert_int_equal(x->core, y->core);
+		assert_int_equal(x->cluster, y->cluster);
+		assert_int_equal(x->llc, y->llc);
+		assert_int_equal(x->node, y->node);
+		assert_int_equal(x->package, y->package);
+		assert_int_equal(x->capacity, y->capacity);
+		assert_int_equal(x->os_index, y->os_index);
+	}
+	for (int n = 0; n < a->nr_nodes * a->nr_nodes; n++)
+		assert_int_equal(a->distance[n], b->distance[n]);
 }
 
 #endif

@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+
+#include "toposched/suggest.h"
 
 /* F(NAME, default, origin, meaning). Defaults are mainline's as of v6.12 (the EEVDF
  * model the core follows); tip turned NEXT_BUDDY on in Nov 2025 together with a
@@ -107,6 +110,23 @@ static int lookup(const char *name, size_t len)
 	return -1;
 }
 
+/* The feature nearest to a mistyped name (NULL: none near enough). */
+static const char *suggest(const char *name, size_t len)
+{
+	char word[TS_SUGGEST_MAX_LEN + 1];
+	if (len > TS_SUGGEST_MAX_LEN)
+		return NULL;
+	memcpy(word, name, len);
+	word[len] = '\0';
+	int exact = lookup(name, len); /* "no_SIS_UTIL": only the prefix is wrong */
+	if (exact >= 0)
+		return feature_table[exact].name;
+	const char *names[TS_FEAT_NR];
+	for (int i = 0; i < TS_FEAT_NR; i++)
+		names[i] = feature_table[i].name;
+	return ts_suggest_name(word, names, TS_FEAT_NR);
+}
+
 /* The token as it can be shown in a message: bytes outside printable ASCII as \xNN,
  * at most QUOTE_MAX input bytes, then "...". */
 static const char *quote(const char *tok, size_t len, char *buf, size_t size)
@@ -164,6 +184,16 @@ int ts_features_parse(const char *text, struct ts_features *inout, struct ts_err
 		int i = lookup(name, name_len);
 		if (i < 0) {
 			char q[QUOTE_MAX * 4 + 4];
+			/* "no_X" means NO_X, whatever its case */
+			bool sneg = len > 3 && strncasecmp(tok, "NO_", 3) == 0;
+			const char *near = suggest(sneg ? tok + 3 : tok, sneg ? len - 3 : len);
+			if (near)
+				return ts_error_set(
+					err, -EINVAL,
+					"unknown feature '%s' at offset %td; did you mean "
+					"'%s%s'?",
+					quote(tok, len, q, sizeof(q)), tok - text,
+					sneg ? "NO_" : "", near);
 			return ts_error_set(err, -EINVAL, "unknown feature '%s' at offset %td",
 					    quote(tok, len, q, sizeof(q)), tok - text);
 		}

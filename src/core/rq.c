@@ -365,6 +365,8 @@ static void migrate_task_rq(struct ts_sched *s, struct ts_task *p, int new_cpu, 
 	}
 	se->avg.last_update_time = 0; /* attach on the new queue */
 	se->exec_start = 0;	      /* no longer cache hot */
+	if (s->ops.migrate_task)
+		s->ops.migrate_task(s->host, p, new_cpu);
 	set_task_cpu(p, new_cpu);
 	p->nr_migrations++;
 	ts_stat_inc(&s->rq[new_cpu].stats.migrations);
@@ -681,6 +683,8 @@ void ts_move_queued_task(struct ts_sched *s, struct ts_task *p, int src_cpu, int
 	dequeue_task_fair(s, src, p, now, 0, true);
 	p->se.avg.last_update_time = 0;
 	p->se.exec_start = 0;
+	if (s->ops.migrate_task)
+		s->ops.migrate_task(s->host, p, dst_cpu);
 	set_task_cpu(p, dst_cpu);
 	p->nr_migrations++;
 	ts_stat_inc(&dst->stats.migrations);

@@ -197,6 +197,7 @@ struct sim {
 	uint64_t win_start, win_end;
 	struct stat_snap snap0;
 	struct sim_schedstat *schedstat; /* cfg->schedstat's window-open snapshot, or NULL */
+	struct sim_trace *trace;	 /* cfg->trace's lines so far, or NULL */
 
 	uint64_t marks, bytes, msgs_sent, msgs_recv, events;
 	int64_t nr_runnable; /* tasks the engine made runnable and not yet blocked/exited */
@@ -529,5 +530,26 @@ void sim_schedstat_write(struct sim *m);
 void sim_schedstat_free(struct sim *m);
 /* Adds the load-balance counters of every CPU's domains to *out. */
 void sim_lb_sum(const struct sim *m, struct ts_sim_lb *out);
+
+/* trace_ftrace.c: cfg->trace, the run's scheduling events in ftrace text format. open
+ * before the scheduler exists (-ENOMEM), the events as they happen (each only when
+ * sim_tracing()), write at the end, free from sim_free(). migrate is the core's
+ * ts_host_ops.migrate_task while tracing. */
+static inline bool sim_tracing(const struct sim *m)
+{
+	return __builtin_expect(m->trace != NULL, 0);
+}
+int sim_trace_open(struct sim *m, struct ts_error *err);
+void sim_trace_switch(struct sim *m, int cpu, const struct sim_task *prev,
+		      const struct sim_task *next);
+void sim_trace_waking(struct sim *m, int cpu, const struct sim_task *t, bool from_timer);
+void sim_trace_wakeup(struct sim *m, int cpu, const struct sim_task *t,
+		      const struct ts_placement *pl, bool from_timer, bool new_task);
+void sim_trace_migrate(void *host, const struct ts_task *p, int dest_cpu);
+void sim_trace_fork(struct sim *m, int cpu, const struct sim_task *parent,
+		    const struct sim_task *child);
+void sim_trace_exit(struct sim *m, int cpu, const struct sim_task *t);
+void sim_trace_write(struct sim *m);
+void sim_trace_free(struct sim *m);
 
 #endif

@@ -14,6 +14,8 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 	SIM_CHECK((ts_cpu_rq(m->s, cpu)->curr ? sim_task_of(ts_cpu_rq(m->s, cpu)->curr) : NULL) ==
 			  next,
 		  "CPU %d: the engine's task is not the core's rq->curr", cpu);
+	if (sim_tracing(m) && next != prev)
+		sim_trace_switch(m, cpu, prev, next);
 	if (prev) {
 		c->busy_total += m->now - c->busy_since;
 		prev->on_cpu = -1;
@@ -72,8 +74,12 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 	m->nr_runnable++;
 	SIM_CHECK(cpu == m->cur_cpu, "wake-up from CPU %d while handling CPU %d", cpu, m->cur_cpu);
 	m->tg_wakee = m->groups ? t : NULL;
+	if (sim_tracing(m))
+		sim_trace_waking(m, cpu, t, !waker);
 	struct ts_placement pl =
 		ts_try_to_wake_up(m->s, &t->t, cpu, waker ? &waker->t : NULL, flags);
+	if (sim_tracing(m))
+		sim_trace_wakeup(m, cpu, t, &pl, !waker, false);
 	m->tg_wakee = NULL;
 	m->tg_exec_cpu = -1;
 	t->waker_cpu = cpu;

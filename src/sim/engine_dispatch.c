@@ -17,6 +17,8 @@ void sim_cpu_run(struct sim *m, int cpu)
 		if (st == STEP_SEGMENT || m->error)
 			return;
 		enum ts_task_state ns = st == STEP_EXIT ? TS_TASK_DEAD : TS_TASK_SLEEPING;
+		if (sim_tracing(m) && st == STEP_EXIT)
+			sim_trace_exit(m, cpu, t);
 		sim_lock(m, cpu);
 		ts_deactivate_curr(m->s, cpu, ns);
 		m->nr_runnable--;

@@ -14,6 +14,7 @@ static int setup_start(struct sim *m, struct ts_error *err);
 void sim_free(struct sim *m)
 {
 	sim_schedstat_free(m);
+	sim_trace_free(m);
 	for (int i = 0; i < m->nr_tasks_inited; i++) {
 		struct sim_task *t = &m->tasks[i];
 		ts_numa_task_free(m->s, &t->t);
@@ -164,9 +165,13 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 		return rc;
 	struct ts_sched_config scfg = {
 		.hz = hz, .cpu_map = NULL, .tg_layout = cfg->tg_layout, .kernel = cfg->kernel};
-	rc = ts_sched_create(m->topo, cfg->features,
-			     cfg->groups ? &sim_host_ops_groups : &sim_host_ops, m, &scfg, &m->s,
-			     err);
+	struct ts_host_ops ops = cfg->groups ? sim_host_ops_groups : sim_host_ops;
+	if (cfg->trace) {
+		if ((rc = sim_trace_open(m, err)))
+			return rc;
+		ops.migrate_task = sim_trace_migrate;
+	}
+	rc = ts_sched_create(m->topo, cfg->features, &ops, m, &scfg, &m->s, err);
 	if (rc)
 		return rc;
 	sim_numa_mm_start(m);
@@ -386,7 +391,9 @@ void sim_on_start(struct sim *m, struct sim_task *t)
 	SIM_CHECK(t->t.state == TS_TASK_NEW, "task %d started twice", t->t.id);
 	int cpu = t->t.cpu;
 	m->nr_runnable++;
-	ts_wake_up_new_task(m->s, &t->t, cpu, NULL);
+	struct ts_placement pl = ts_wake_up_new_task(m->s, &t->t, cpu, NULL);
+	if (sim_tracing(m))
+		sim_trace_wakeup(m, cpu, t, &pl, false, true);
 	if (m->groups)
 		sim_tg_settle(m, cpu);
 }
@@ -399,7 +406,11 @@ static void fork_now(struct sim *m, int cpu, struct sim_task *parent, struct sim
 	SIM_CHECK(child->t.state == TS_TASK_NEW, "task %d forked twice", child->t.id);
 	SIM_CHECK(m->cpu[cpu].curr == parent, "CPU %d forks for a task not running there", cpu);
 	m->nr_runnable++;
-	ts_wake_up_new_task(m->s, &child->t, cpu, &parent->t);
+	if (sim_tracing(m))
+		sim_trace_fork(m, cpu, parent, child);
+	struct ts_placement pl = ts_wake_up_new_task(m->s, &child->t, cpu, &parent->t);
+	if (sim_tracing(m))
+		sim_trace_wakeup(m, cpu, child, &pl, false, true);
 	if (m->groups) { /* task groups: the parent pays the line stalls of the fork */
 		sim_add_work(parent, m->tg_stall[cpu]);
 		m->tg_stall[cpu] = 0;

@@ -143,6 +143,7 @@ void sim_fill_result(struct sim *m, struct ts_sim_result *out)
 	if (m->groups)
 		tg_result(m, out);
 	sim_schedstat_write(m);
+	sim_trace_write(m);
 	if (!m->nr_mms)
 		return;
 	/* NUMA balancing: the core's counters over the window, the engine's own */

@@ -143,6 +143,10 @@ static void *worker(void *arg)
 		cfg.load = e->loads[l];
 		cfg.seed = ts_experiment_seed(e->seed, e->loads[l], it);
 		cfg.schedstat = idx == 0 ? e->schedstat : NULL; /* (0, first load, 1) */
+		bool traced =
+			c == e->trace_config && l == e->trace_load && it == e->trace_iteration;
+		cfg.trace = traced ? e->trace : NULL;
+		cfg.trace_max_bytes = e->trace_max_bytes;
 		struct ts_error err = {0};
 		memset(&s->results[idx], 0, sizeof(s->results[idx]));
 		int rc = s->run(&cfg, &s->results[idx], &err);
@@ -251,6 +255,13 @@ static int validate(const struct ts_experiment *e, struct ts_error *err)
 				return ts_error_set(err, -EINVAL, "experiment: load %d twice",
 						    e->loads[l]);
 	}
+	if (e->trace && (e->trace_config < 0 || e->trace_config >= e->nr_configs ||
+			 e->trace_load < 0 || e->trace_load >= e->nr_loads ||
+			 e->trace_iteration < 0 || e->trace_iteration >= e->iterations))
+		return ts_error_set(err, -EINVAL,
+				    "experiment: the traced run (configuration %d, load %d, "
+				    "iteration %d) is not one of the sweep's",
+				    e->trace_config + 1, e->trace_load + 1, e->trace_iteration + 1);
 	for (int c = 0; c < e->nr_configs; c++) {
 		if (!e->configs[c].name[0])
 			return ts_error_set(err, -EINVAL,

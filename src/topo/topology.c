@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "topo_build.h"
+#include "toposched/suggest.h"
 
 struct ts_topology *ts_topology_alloc(int nr_cpus, int nr_nodes, struct ts_error *err)
 {
@@ -431,6 +432,20 @@ int ts_topology_load(const char *spec, struct ts_topology **out, struct ts_error
 		return ts_topology_load_hwloc("xml", spec, out, err);
 	if (strchr(spec, ':'))
 		return ts_topology_load_hwloc("synthetic", spec, out, err);
+	/* a mistyped preset: name the nearest one */
+	int nr_presets;
+	const struct ts_preset *presets = ts_preset_list(&nr_presets);
+	const char *names[64];
+	int n = 0;
+	for (int i = 0; i < nr_presets && n < 63; i++)
+		names[n++] = presets[i].name;
+	names[n++] = "host";
+	const char *near = ts_suggest_name(spec, names, n);
+	if (near)
+		return ts_error_set(err, -ENOENT,
+				    "topology '%s': not a preset; did you mean '%s'? (see "
+				    "'toposched machines')",
+				    spec, near);
 	rc = ts_error_set(err, -ENOENT,
 			  "topology '%s': not a preset (see 'toposched machines'), not 'host', not "
 			  "an existing file or directory, and not an hwloc synthetic string",

@@ -23,11 +23,14 @@
 
 #include "cli.h"
 #include "cli_plot.h"
+#include "cli_trace.h"
 #include "toposched/cost_model.h"
+#include "toposched/domain.h"
 #include "toposched/experiment.h"
 #include "toposched/features.h"
 #include "toposched/sim.h"
 #include "toposched/sim_groups.h"
+#include "toposched/suggest.h"
 #include "toposched/topology.h"
 
 /* The built-in default experiment (README's main command): tbench on Kunpeng 920's
@@ -139,6 +142,16 @@ static const char sim_help[] =
 	"  --schedstat FILE    also write the counters of the first configuration's\n"
 	"                      smallest load, iteration 1, in /proc/schedstat format\n"
 	"                      (version 17 as mmtests reads it; docs/sim-json.md)\n"
+	"  --trace FILE        also write one run's scheduling events (sched_switch,\n"
+	"                      sched_waking, sched_wakeup, sched_migrate_task, forks,\n"
+	"                      exits) as /sys/kernel/tracing/trace prints them, for\n"
+	"                      ui.perfetto.dev (docs/trace.md)\n"
+	"  --trace-point NAME/LOAD/ITER\n"
+	"                      the run --trace writes: a configuration, a load and an\n"
+	"                      iteration (default: the first configuration, the\n"
+	"                      smallest load, iteration 1)\n"
+	"  --trace-max-mb N    the largest trace in MiB (default " SIM_XSTR(CLI_TRACE_DEFAULT_MAX_MB) "): a run whose\n"
+	"                      trace would pass it fails\n"
 	"  --quiet             no progress line on stderr\n"
 	"  --list-workloads    list the built-in workloads and exit\n"
 	"  --help              this text\n"
@@ -233,6 +246,8 @@ struct sim_opts {
 	enum sim_format format;
 	bool format_given;
 	const char *output, *plot, *schedstat;
+	const char *trace, *trace_point; /* --trace */
+	long trace_max_mb;
 	bool quiet, list_workloads, no_background;
 	/* task groups */
 	const char *groups_spec, *tg_layout;
@@ -310,6 +325,9 @@ enum {
 	OPT_DUMP_GROUPS,
 	OPT_NO_BACKGROUND,
 	OPT_KERNEL,
+	OPT_TRACE,
+	OPT_TRACE_POINT,
+	OPT_TRACE_MAX_MB,
 };
 
 static int parse_bind(const char *text, enum ts_sim_bind *out)
@@ -359,6 +377,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		{"tg-layout", required_argument, NULL, OPT_TG_LAYOUT},
 		{"dump-groups", no_argument, NULL, OPT_DUMP_GROUPS},
 		{"kernel", required_argument, NULL, OPT_KERNEL},
+		{"trace", required_argument, NULL, OPT_TRACE},
+		{"trace-point", required_argument, NULL, OPT_TRACE_POINT},
+		{"trace-max-mb", required_argument, NULL, OPT_TRACE_MAX_MB},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -484,6 +505,17 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 			break;
 		case OPT_KERNEL:
 			if (cli_parse_kernel(SIM_CMD, "--kernel", optarg, &o->kernel))
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_TRACE:
+			o->trace = optarg;
+			break;
+		case OPT_TRACE_POINT:
+			o->trace_point = optarg;
+			break;
+		case OPT_TRACE_MAX_MB:
+			if (cli_parse_int(SIM_CMD, "--trace-max-mb", optarg, 1, CLI_TRACE_MAX_MB,
+					  &o->trace_max_mb))
 				return CLI_EXIT_USAGE;
 			break;
 		case 'h':
@@ -686,6 +718,15 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 		for (int i = 0; i < n && len < sizeof(names); i++)
 			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
 						i ? ", " : "", w[i].name);
+		const char *list[64];
+		int nr = 0;
+		for (; nr < n && nr < 64; nr++)
+			list[nr] = w[nr].name;
+		const char *near = ts_suggest_name(o->workload, list, nr);
+		if (near)
+			return sim_error("--workload '%s': unknown workload; did you mean '%s'? "
+					 "(built in: %s)",
+					 o->workload, near, names);
 		return sim_error("--workload '%s': unknown workload (built in: %s)", o->workload,
 				 names);
 	}
@@ -807,6 +848,23 @@ static int dump_groups(const struct sim_setup *s)
 	return cli_flush_stdout("sim");
 }
 
+/* The default comparison is NO_SIS_CLUSTER against SIS_CLUSTER: on a machine whose domains
+ * have no CLS level (sched_cluster_active false) both run the same scheduler. */
+static void warn_no_clusters(const struct sim_opts *o, const struct sim_setup *s)
+{
+	struct ts_domains *d = NULL;
+	struct ts_error err = {0};
+	if (o->nr_compare || o->features || ts_domains_build(s->topo, NULL, &d, &err))
+		return;
+	if (!d->cluster_active)
+		fprintf(stderr,
+			"toposched sim: warning: %s has no cluster level (no CLS domain), so the "
+			"default comparison, NO_SIS_CLUSTER vs SIS_CLUSTER, runs the same "
+			"scheduler twice; give --compare\n",
+			s->topo->name);
+	ts_domains_free(d);
+}
+
 static int write_report(const struct ts_experiment *e, enum sim_format f, FILE *out)
 {
 	switch (f) {
@@ -827,6 +885,7 @@ int cmd_sim(int argc, char **argv)
 		.iterations = SIM_DEFAULT_ITERATIONS,
 		.seed = SIM_DEFAULT_SEED,
 		.format = SIM_TABLE,
+		.trace_max_mb = CLI_TRACE_DEFAULT_MAX_MB,
 	};
 	bool help = false;
 	/* the defaults go through the parser, so that the help text cannot disagree */
@@ -873,18 +932,29 @@ int cmd_sim(int argc, char **argv)
 					 o.schedstat);
 	}
 
+	if ((o.trace_point || o.trace_max_mb != CLI_TRACE_DEFAULT_MAX_MB) && !o.trace)
+		return sim_error("--trace-point and --trace-max-mb need --trace FILE");
+	const char *const files[] = {o.output ? o.output : "-", o.plot, o.schedstat};
+	const char *const file_opts[] = {"--output", "--plot", "--schedstat"};
+	for (int i = 0; o.trace && i < 3; i++)
+		if (files[i] && strcmp(files[i], o.trace) == 0)
+			return sim_error("%s and --trace name the same file '%s'", file_opts[i],
+					 o.trace);
+
 	struct sim_setup s = {0};
 	int rc = build_setup(&o, &s);
-	struct cli_output out = {0}, plot = {0}, schedstat = {0};
+	struct cli_output out = {0}, plot = {0}, schedstat = {0}, trace = {0};
 	if (rc)
 		goto done;
 	if (o.dump_groups) { /* task groups: the hierarchy only, nothing run */
 		rc = dump_groups(&s);
 		goto done;
 	}
+	warn_no_clusters(&o, &s);
 	if (cli_output_open(&out, SIM_CMD, "--output", o.output) ||
 	    (o.plot && cli_output_open(&plot, SIM_CMD, "--plot", o.plot)) ||
-	    (o.schedstat && cli_output_open(&schedstat, SIM_CMD, "--schedstat", o.schedstat))) {
+	    (o.schedstat && cli_output_open(&schedstat, SIM_CMD, "--schedstat", o.schedstat)) ||
+	    (o.trace && cli_output_open(&trace, SIM_CMD, "--trace", o.trace))) {
 		rc = CLI_EXIT_USAGE;
 		goto done;
 	}
@@ -917,7 +987,13 @@ int cmd_sim(int argc, char **argv)
 		.jobs = (int)o.jobs,
 		.progress = o.quiet ? NULL : stderr,
 		.schedstat = o.schedstat ? cli_output_stream(&schedstat) : NULL,
+		.trace = o.trace ? cli_output_stream(&trace) : NULL,
+		.trace_max_bytes = (uint64_t)o.trace_max_mb << 20,
 	};
+	if (o.trace && cli_trace_point(SIM_CMD, o.trace_point, &e)) {
+		rc = CLI_EXIT_USAGE;
+		goto done;
+	}
 	if (e.nr_configs > 1 && e.iterations < TS_EXP_TTEST_MIN_SAMPLES)
 		fprintf(stderr,
 			"toposched sim: warning: %d iteration: too few samples for the "
@@ -937,12 +1013,14 @@ int cmd_sim(int argc, char **argv)
 	if (!rc && o.plot && cli_plot_draw(&plot, gnuplot, &e, plot_format))
 		rc = 1;
 	/* all complete: put them in place together, or none */
-	struct cli_output *outs[3] = {&out};
+	struct cli_output *outs[4] = {&out};
 	int nr_outs = 1;
 	if (o.plot)
 		outs[nr_outs++] = &plot;
 	if (o.schedstat)
 		outs[nr_outs++] = &schedstat;
+	if (o.trace)
+		outs[nr_outs++] = &trace;
 	if (!rc && cli_output_commit_all(outs, nr_outs))
 		rc = 1;
 	ts_experiment_free(&e);
@@ -950,6 +1028,7 @@ done:
 	cli_output_discard(&out);
 	cli_output_discard(&plot);
 	cli_output_discard(&schedstat);
+	cli_output_discard(&trace);
 	free_setup(&s);
 	return rc;
 }

@@ -8,7 +8,7 @@
 
 static const char topo_help[] =
 	"usage: toposched topo [--topology SPEC] [--distance MATRIX] [--cpus LIST]\n"
-	"                      [--format text|json] [--output FILE]\n"
+	"                      [--format text|json] [--output FILE] [--export FILE.xml]\n"
 	"\n"
 	"Shows the machine (CPUs, cores, clusters, LLCs, nodes, distance matrix) and, per CPU,\n"
 	"its scheduling domains bottom-up after degenerate-level removal: level, span, flags,\n"
@@ -22,7 +22,10 @@ static const char topo_help[] =
 	"  --cpus LIST        show only these CPUs (cpulist, e.g. 0-3,64)\n"
 	"  --format FMT       text (default) or json (schema: docs/topo-json.md)\n"
 	"  --output FILE      write to FILE instead of standard output (as 'toposched sim\n"
-	"                     --output' does: complete or untouched)\n";
+	"                     --output' does: complete or untouched)\n"
+	"  --export FILE.xml  write the machine (with --distance's matrix) as an hwloc v2\n"
+	"                     XML topology instead, for lstopo (lstopo --input FILE.xml\n"
+	"                     out.svg) or --topology FILE.xml; '-' is standard output\n";
 
 static void print_mask(FILE *out, const struct ts_cpumask *m)
 {
@@ -226,6 +229,25 @@ static void json_domains(FILE *out, const struct ts_domains *d, const struct ts_
 	ts_json_end_object(&w);
 }
 
+/* --export: the hwloc XML writer (src/topo/hwloc_export.c), through the atomic output. */
+static int export_xml(struct ts_topology *t, const char *path)
+{
+	struct cli_output out = {0};
+	struct ts_error err = {0};
+	int rc = 0;
+	if (cli_output_open(&out, "topo", "--export", path))
+		rc = CLI_EXIT_USAGE;
+	else if (ts_topology_write_xml(t, cli_output_stream(&out), &err))
+		rc = cli_error("topo", "--export: %s", err.msg);
+	else
+		rc = cli_output_commit(&out);
+	cli_output_discard(&out);
+	ts_topology_free(t);
+	return rc;
+}
+
+enum { OPT_EXPORT = 256 }; /* long options without a short one */
+
 int cmd_topo(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -235,10 +257,12 @@ int cmd_topo(int argc, char **argv)
 		{"cpus", required_argument, NULL, 'c'},
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
+		{"export", required_argument, NULL, OPT_EXPORT},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *spec = CLI_DEFAULT_TOPOLOGY, *distance = NULL, *cpus = NULL, *output = NULL;
+	const char *export = NULL;
 	enum cli_format format = CLI_FORMAT_TEXT;
 	opterr = 0;
 	optind = 0;
@@ -261,6 +285,9 @@ int cmd_topo(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case OPT_EXPORT:
+			export = optarg;
+			break;
 		case 'h':
 			fputs(topo_help, stdout);
 			return 0;
@@ -270,9 +297,14 @@ int cmd_topo(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_error("topo", "unexpected argument '%s'", argv[optind]);
+	if (export && (output || cpus))
+		return cli_error("topo", "--export writes the whole machine: no %s with it",
+				 output ? "--output" : "--cpus");
 	struct ts_topology *t;
 	if (cli_load_topology("topo", spec, distance, &t))
 		return CLI_EXIT_USAGE;
+	if (export)
+		return export_xml(t, export);
 	struct ts_error err = {0};
 	struct ts_cpumask *show = ts_cpumask_alloc(t->nr_cpus);
 	struct ts_domains *d = NULL;

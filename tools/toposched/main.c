@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "git_version.h" /* TS_GIT_DESCRIBE, generated at build time */
 
 static const struct {
 	const char *name;
@@ -23,11 +24,21 @@ static void usage(FILE *out)
 	fputs("usage: toposched COMMAND [OPTIONS]\n\ncommands:\n", out);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fputs("\n'toposched COMMAND --help' describes each command's options.\n"
+	fputs("\n'toposched COMMAND --help' describes each command's options;\n"
+	      "'toposched --version' names the version.\n"
 	      "The main job: 'toposched sim' with no options runs the default experiment,\n"
 	      "tbench on " CLI_DEFAULT_TOPOLOGY " node 0 at 1..128 clients, without and with\n"
 	      "cluster-aware wake-up (NO_SIS_CLUSTER vs SIS_CLUSTER).\n",
 	      out);
+}
+
+/* "toposched 0.1.0", then the git describe of the tree built when there was one */
+static void version(void)
+{
+	if (TS_GIT_DESCRIBE[0])
+		printf("toposched %s (git %s)\n", TS_PROJECT_VERSION, TS_GIT_DESCRIBE);
+	else
+		printf("toposched %s\n", TS_PROJECT_VERSION);
 }
 
 int main(int argc, char **argv)
@@ -36,6 +47,10 @@ int main(int argc, char **argv)
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		version();
+		return cli_flush_stdout("version");
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)

@@ -41,6 +41,8 @@
 #define TS_SCHED_NR_MIGRATE	   32	     /* sysctl_sched_nr_migrate */
 #define TS_HZ_DEFAULT		   1000
 
+struct ts_task;
+
 /* What the core needs from its host. */
 struct ts_host_ops {
 	uint64_t (*clock)(void *host);		  /* ns, monotonic (rq_clock) */
@@ -65,6 +67,10 @@ struct ts_host_ops {
 	 * (sched_balance_rq()): have cpu's stopper call ts_active_load_balance_cpu_stop(s,
 	 * cpu) soon, with no rq lock held. Called with no rq lock held. */
 	void (*stop_one_cpu)(void *host, int cpu);
+	/* Optional (NULL = none): set_task_cpu()'s trace_sched_migrate_task(): p, now on
+	 * task_cpu(p), moves to dest_cpu (a wake-up or a balancing move; not a new task's
+	 * first placement, __set_task_cpu() in wake_up_new_task()). For traces. */
+	void (*migrate_task)(void *host, const struct ts_task *p, int dest_cpu);
 };
 
 struct ts_list_head {

@@ -100,6 +100,12 @@ struct ts_experiment {
 	/* NULL, or where the run of the first configuration, first load and first iteration
 	 * writes its counters in /proc/schedstat format (ts_sim_config.schedstat) */
 	FILE *schedstat;
+	/* NULL, or where the run (trace_config, trace_load: an index into loads,
+	 * trace_iteration: 0-based) writes its scheduling events in ftrace text format
+	 * (ts_sim_config.trace, bounded by trace_max_bytes) */
+	FILE *trace;
+	int trace_config, trace_load, trace_iteration;
+	uint64_t trace_max_bytes;
 	FILE *progress; /* progress line for long sweeps; NULL: silent */
 
 	/* ---- results of ts_experiment_run() (freed by ts_experiment_free()) ---- */

@@ -283,6 +283,12 @@ struct ts_sim_config {
 	/* NULL, or where the run writes the measured window's counters in /proc/schedstat
 	 * format at its end (report_schedstat.c, docs/sim-json.md) */
 	FILE *schedstat;
+	/* NULL, or where the run writes its scheduling events, from its first to its last
+	 * event, in the ftrace text format at its end (trace_ftrace.c, docs/trace.md); held
+	 * in memory until then: a trace that would pass trace_max_bytes (0: no bound) fails
+	 * the run (-EFBIG) with a message naming the bound */
+	FILE *trace;
+	uint64_t trace_max_bytes;
 };
 
 #define TS_SIM_MAX_TASKS	65536	     /* a sane bound on load x tasks per instance */
