@@ -114,6 +114,23 @@ static void test_repeated_keys(void **state)
 	ts_rtapp_free(r);
 }
 
+/* A task without "phases": "loop": -1 (or none) loops forever, N runs its events N times. */
+static void test_task_level_loop(void **state)
+{
+	(void)state;
+	struct ts_rtapp *r = parse("{\"tasks\": {\"a\": {\"loop\": -1, \"run\": 1}, "
+				   "\"b\": {\"run\": 1}, \"c\": {\"loop\": 7, \"run\": 1}}}");
+	assert_int_equal(r->tasks[0].loop, -1);
+	assert_int_equal(r->tasks[0].phases[0].loop, 1);
+	assert_int_equal(r->tasks[1].loop, -1);
+	assert_int_equal(r->tasks[2].loop, 1);
+	assert_int_equal(r->tasks[2].phases[0].loop, 7);
+	ts_rtapp_free(r);
+	/* a phase of keys that are no events: the first such key is named */
+	refused("{\"tasks\": {\"t\": {\"phases\": {\"p\": {\n\"external_workload\": {}}}}}}",
+		":2:", "phase 'p'", "'external_workload'", "not an rt-app event");
+}
+
 /* Events are recognised by prefix, in rt-app's order: "runtime" is not "run". */
 static void test_event_prefixes(void **state)
 {
@@ -301,7 +318,7 @@ int main(void)
 		cmocka_unit_test(test_event_prefixes),	cmocka_unit_test(test_phases_and_timers),
 		cmocka_unit_test(test_resource_events), cmocka_unit_test(test_task_attributes),
 		cmocka_unit_test(test_warnings),	cmocka_unit_test(test_refusals),
-		cmocka_unit_test(test_truncated_files),
+		cmocka_unit_test(test_truncated_files), cmocka_unit_test(test_task_level_loop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -411,11 +411,19 @@ static int parse_phase(struct rd *rd, const struct where *w, struct json_object 
 		       struct ts_rtapp_phase *ph, bool task_level)
 {
 	int n = 0;
+	const char *other = NULL; /* a key that is no event, to name when there is none */
 	json_object_object_foreach(obj, k0, v0)
 	{
 		(void)v0;
 		n += event_kind(k0) >= 0;
+		if (!other && event_kind(k0) < 0 && strcmp(k0, "loop") != 0)
+			other = k0;
 	}
+	if (n == 0 && other)
+		return fail(rd, w, other,
+			    "is not an rt-app event, and the %s has no events (rt-app: \"Task "
+			    "must have events or it's useless\")",
+			    task_level ? "task" : "phase");
 	if (n == 0)
 		return fail(rd, w, task_level ? "tasks" : "phases",
 			    "no events (rt-app: \"Task must have events or it's useless\")");
@@ -431,12 +439,12 @@ static int parse_phase(struct rd *rd, const struct where *w, struct json_object 
 		if (kind >= 0) {
 			rc = parse_event(rd, w, k, v, (enum ts_rtapp_event_kind)kind,
 					 &ph->events[ph->nr_events++]);
+		} else if (task_level) {
+			continue; /* the task's own keys: parse_task() reads them */
 		} else if (strcmp(k, "loop") == 0) {
 			int64_t loop;
 			if (!(rc = get_int(rd, w, k, v, 1, INT_MAX, NULL, &loop)))
 				ph->loop = (int)loop;
-		} else if (task_level) {
-			continue; /* the task's own keys: parse_task() reads them */
 		} else if (strcmp(k, "cpus") == 0) {
 			rc = get_cpus(rd, w, k, v, &ph->cpus, &ph->nr_cpus);
 			ph->cpus_line = line_of(rd, w, k);
@@ -518,7 +526,10 @@ static int parse_task(struct rd *rd, const struct where *tasks, const char *name
 		t->phases[0].line = t->line;
 		if ((rc = parse_phase(rd, &w, obj, &t->phases[0], true)))
 			return rc;
-		t->loop = has_loop ? 1 : -1;
+		/* rt-app: the phase loops "loop" times (-1: its counter never reaches it,
+		 * forever), the task then runs once; without "loop" the task runs forever */
+		t->phases[0].loop = has_loop && t->loop > 0 ? t->loop : 1;
+		t->loop = has_loop && t->loop > 0 ? 1 : -1;
 		return 0;
 	}
 	if (!has_loop)
