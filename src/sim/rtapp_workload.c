@@ -73,6 +73,7 @@ struct build {
 	struct pool *pl;
 	struct ts_error *err;
 	int cap_notes;
+	uint64_t program_total; /* phases of every class so far */
 };
 
 static int refuse(struct build *b, const struct ts_rtapp_task *t, int line, const char *key,
@@ -292,11 +293,13 @@ static int translate_task(struct build *b, const struct ts_rtapp_task *t, struct
 	bool fold = t->nr_phases == 1;
 	if (fold)
 		len = (uint64_t)t->phases[0].nr_events;
-	if (len > TS_SIM_RTAPP_MAX_PROGRAM)
+	b->program_total += len;
+	if (len > TS_SIM_RTAPP_MAX_PROGRAM || b->program_total > TS_SIM_RTAPP_MAX_PROGRAM)
 		return refuse(b, t, t->line, "loop",
-			      "the phases with their loops make %llu events per iteration, more "
-			      "than the simulator's %d",
-			      (unsigned long long)len, TS_SIM_RTAPP_MAX_PROGRAM);
+			      "the phases with their loops make %llu events per iteration (%llu "
+			      "in the file so far), more than the simulator's %d",
+			      (unsigned long long)len, (unsigned long long)b->program_total,
+			      TS_SIM_RTAPP_MAX_PROGRAM);
 	struct ts_phase *prog = pool_alloc(b->pl, (size_t)len * sizeof(*prog));
 	struct ts_phase *pro = pool_alloc(b->pl, 2 * sizeof(*pro));
 	/* the description is freed once the workload is built: keep copies */

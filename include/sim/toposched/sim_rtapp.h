@@ -35,7 +35,8 @@ int ts_sim_rtapp_build(const struct ts_rtapp *r, const char *name, struct ts_sim
 		       struct ts_error *err);
 void ts_sim_rtapp_free(struct ts_sim_rtapp *x);
 
-/* Unrolled program length (events x phase loops) above which a task is refused. */
+/* Unrolled program length (events x phase loops), of one task or all of a file's, above
+ * which the file is refused. */
 #define TS_SIM_RTAPP_MAX_PROGRAM (1 << 20)
 
 #endif
