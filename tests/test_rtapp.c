@@ -290,6 +290,19 @@ static void test_refusals(void **state)
 	refused("{\"tasks\": {\"t\": {\"run\": 1}}} x", "text after");
 }
 
+/* A NUL byte (which ends the text for json-c) is refused with its line, also inside a
+ * repeated key, whose renaming would otherwise compare equal forever. */
+static void test_nul_byte(void **state)
+{
+	(void)state;
+	static const char text[] = "{\"tasks\": {\"t\": {\n\"r\0x\": 1, \"r\0x\": 2}}}";
+	struct ts_error err = {0};
+	struct ts_rtapp *r = NULL;
+	assert_int_equal(ts_rtapp_parse(text, sizeof(text) - 1, "n.json", &r, &err), -EINVAL);
+	assert_null(r);
+	assert_non_null(strstr(err.msg, "n.json:2: a NUL byte"));
+}
+
 /* Every prefix of a real file: an error or a description, never a crash. */
 static void test_truncated_files(void **state)
 {
@@ -319,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_resource_events), cmocka_unit_test(test_task_attributes),
 		cmocka_unit_test(test_warnings),	cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_truncated_files), cmocka_unit_test(test_task_level_loop),
+		cmocka_unit_test(test_nul_byte),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

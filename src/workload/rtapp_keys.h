@@ -25,7 +25,8 @@ struct rtapp_keys {
 	int renamed; /* how many keys were renamed */
 };
 
-/* 0, or -ENOMEM. Malformed text is scanned as far as it goes (json-c reports the error). */
+/* 0, or -ENOMEM. Malformed text is scanned as far as it goes (json-c reports the error);
+ * the text must hold no NUL byte (the caller refuses it). */
 int rtapp_keys_scan(const char *in, size_t len, struct rtapp_keys *out);
 /* The line of the key at path (components joined by RTAPP_PATH_SEP), 0 if unknown. */
 int rtapp_keys_line(const struct rtapp_keys *k, const char *path);

@@ -714,6 +714,14 @@ int ts_rtapp_parse(const char *text, size_t len, const char *file, struct ts_rta
 	struct rtapp_keys keys;
 	struct rd rd = {.r = r, .a = a, .keys = &keys, .err = err};
 	int rc;
+	/* A NUL ends the text for json-c (and would make two keys equal to the scanner) */
+	const char *nul = memchr(text, '\0', len);
+	if (nul) {
+		rc = ts_error_set(err, -EINVAL, "%s:%d: a NUL byte in the text", file,
+				  rtapp_line_at(text, len, (size_t)(nul - text)));
+		ts_rtapp_free(r);
+		return rc;
+	}
 	if (!(r->file = rtapp_strdup(a, file)) || rtapp_keys_scan(text, len, &keys)) {
 		ts_rtapp_free(r);
 		return ts_error_set(err, -ENOMEM, "%s: out of memory", file);
@@ -725,12 +733,7 @@ int ts_rtapp_parse(const char *text, size_t len, const char *file, struct ts_rta
 		goto out;
 	}
 	/* json-c's default mode, as rt-app's json_object_from_file(): comments and trailing
-	 * commas are accepted. A NUL inside the text ends it for json-c: refused. */
-	if (strlen(keys.text) != keys.len) {
-		rc = ts_error_set(err, -EINVAL, "%s:%d: a NUL byte in the text", file,
-				  rtapp_line_at(keys.text, keys.len, strlen(keys.text)));
-		goto out;
-	}
+	 * commas are accepted */
 	root = json_tokener_parse_ex(tok, keys.text, (int)keys.len);
 	enum json_tokener_error jerr = json_tokener_get_error(tok);
 	if (jerr == json_tokener_continue) {
