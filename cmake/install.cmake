@@ -50,3 +50,9 @@ if(TS_BUILD_TESTS)
            COMMAND ${CMAKE_COMMAND} "-DNM=${CMAKE_NM}" -DLIBRARY=$<TARGET_FILE:toposched_shared>
                    "-DHEADERS=${TS_PUBLIC_HEADERS}" -P ${PROJECT_SOURCE_DIR}/cmake/check_exports.cmake)
 endif()
+
+# The rt-app workload files toposched sim finds by name (--workload periodic); the CLI
+# looks for them at <bindir>/../share/toposched/workloads (tools/toposched/
+# cli_workload_file.c).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/share/toposched/workloads
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/toposched FILES_MATCHING PATTERN "*.json")

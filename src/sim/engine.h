@@ -100,6 +100,12 @@ struct sim_task {
 	int forking;			     /* the child whose fork it is paying for, or -1 */
 	int server;   /* TS_PH_CONNECT: the task the listener forks for it, or -1 */
 	bool arrived; /* at the start barrier */
+	/* TS_PH_TIMER: when it began its program (after the prologue), and each slot's next
+	 * expiry once the slot is armed */
+	bool loop_started;
+	uint8_t timers_armed;
+	uint64_t loop_start;
+	uint64_t timer_next[TS_SIM_TASK_TIMERS];
 	/* a kworker (engine_background.c): its CPU's task_runs when it last looked */
 	uint64_t kw_seen;
 	/* pipe->mutex (pipe_mutex.c): the one it holds, spins on or waits for */

@@ -1,4 +1,4 @@
-/* The task programs: a class's phases (RUN, SEND, RECV, SLEEP, MARK, TOUCH, and the
+/* The task programs: a class's phases (RUN, SEND, RECV, SLEEP, TIMER, MARK, TOUCH, and the
  * start-up's CONNECT and BARRIER) executed while the task is its CPU's current task, until
  * it needs CPU time, blocks or exits; a parent's forks come first (engine_start.c). */
 #include <stddef.h>
@@ -68,6 +68,10 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 				m->w->name, t->cls->name ? t->cls->name : "?");
 			return STEP_EXIT;
 		}
+		if (__builtin_expect(!t->pro && !t->loop_started, 0)) {
+			t->loop_started = true; /* the reference of its timers */
+			t->loop_start = m->now;
+		}
 		const struct ts_phase *ph = &t->prog[t->pc];
 		switch (ph->kind) {
 		case TS_PH_TOUCH:
@@ -87,6 +91,23 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			sim_advance(t);
 			sim_post(m, m->now + draw_ns(m, ph), EV_TIMER, cpu, t, 0);
 			return STEP_BLOCK;
+		case TS_PH_TIMER: {
+			uint64_t *next = &t->timer_next[ph->timer];
+			uint8_t bit = (uint8_t)(1u << ph->timer);
+			if (!(t->timers_armed & bit)) {
+				t->timers_armed |= bit;
+				*next = t->loop_start;
+			}
+			*next += ph->ns;
+			sim_advance(t);
+			if (m->now < *next) {
+				sim_post(m, *next, EV_TIMER, cpu, t, 0);
+				return STEP_BLOCK;
+			}
+			if (!ph->timer_absolute) /* missed: the next period starts now */
+				*next = m->now;
+			break;
+		}
 		case TS_PH_SEND: {
 			struct sim_channel *ch = chan_of(m, t, &ph->ch);
 			if (ph->pipe) {

@@ -184,8 +184,12 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 
 	/* Create every task; the start-up forks them. */
 	m->cur_cpu = 0;
-	struct ts_cpumask *bound = NULL; /* --bind or --pin-cpus: each task's CPUs */
-	if ((cfg->bind != TS_BIND_NONE || cfg->pin_cpus) && !(bound = ts_cpumask_alloc(m->nr_cpus)))
+	struct ts_cpumask *bound = NULL; /* --bind, --pin-cpus or a class's CPUs: each task's */
+	bool class_cpus = false;
+	for (int ci = 0; ci < w->nr_classes; ci++)
+		class_cpus |= w->classes[ci].nr_cpus > 0;
+	if ((cfg->bind != TS_BIND_NONE || cfg->pin_cpus || class_cpus) &&
+	    !(bound = ts_cpumask_alloc(m->nr_cpus)))
 		return ts_error_set(err, -ENOMEM, "sim: out of memory");
 	int id = 0;
 	for (int inst = 0; inst < m->nr_instances; inst++) {
@@ -213,8 +217,17 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 					ts_cpumask_zero(bound);
 					ts_cpumask_set(bound, cfg->pin_cpus[id % cfg->nr_pin_cpus]);
 				}
-				rc = ts_task_init(m->s, &t->t, c->nice, bound ? bound : m->allowed,
-						  0, err);
+				if (c->nr_cpus > 0) { /* its CPUs among the run's (validated) */
+					ts_cpumask_zero(bound);
+					for (int i = 0; i < c->nr_cpus; i++)
+						if (!m->allowed ||
+						    ts_cpumask_test(m->allowed, c->cpus[i]))
+							ts_cpumask_set(bound, c->cpus[i]);
+				}
+				const struct ts_cpumask *cpus = m->allowed;
+				if (cfg->bind != TS_BIND_NONE || cfg->pin_cpus || c->nr_cpus > 0)
+					cpus = bound;
+				rc = ts_task_init(m->s, &t->t, c->nice, cpus, 0, err);
 				if (rc)
 					break;
 				t->t.host_data = t;

@@ -137,6 +137,12 @@ static int validate_phase(const struct ts_sim_config *cfg, int ci, int tasks,
 		if (ph->ns > 0 || ph->accesses > 0)
 			*takes_time = true;
 		break;
+	case TS_PH_TIMER:
+		if (ph->timer < 0 || ph->timer >= TS_SIM_TASK_TIMERS)
+			return sim_invalid(err, "workload '%s' %s: timer slot %d (0-%d)", wn, where,
+					   ph->timer, TS_SIM_TASK_TIMERS - 1);
+		*takes_time = true;
+		break;
 	case TS_PH_MARK:
 	case TS_PH_CONNECT: /* (prologue only: checked by the caller) */
 	case TS_PH_BARRIER:
@@ -326,6 +332,32 @@ int sim_validate(const struct ts_sim_config *cfg, struct ts_error *err)
 		    c->home != TS_HOME_TASK)
 			return sim_invalid(err, "workload '%s' class '%s': unknown home rule %d",
 					   wn, cn, (int)c->home);
+		if (c->nr_cpus < 0 || (c->nr_cpus > 0 && !c->cpus))
+			return sim_invalid(err, "workload '%s' class '%s': malformed CPU list", wn,
+					   cn);
+		bool any_cpu = c->nr_cpus == 0;
+		for (int i = 0; i < c->nr_cpus; i++) {
+			int cpu = c->cpus[i];
+			if (cpu < 0 || cpu >= cfg->topo->nr_cpus)
+				return sim_invalid(err,
+						   "workload '%s' class '%s': CPU %d is not a CPU "
+						   "of %s (0-%d)",
+						   wn, cn, cpu, cfg->topo->name,
+						   cfg->topo->nr_cpus - 1);
+			any_cpu |= !cfg->pin ||
+				   (cpu < cfg->pin->nr_cpus && ts_cpumask_test(cfg->pin, cpu));
+		}
+		if (!any_cpu)
+			return sim_invalid(
+				err,
+				"workload '%s' class '%s': none of its CPUs is one the run "
+				"may use (--pin)",
+				wn, cn);
+		if (c->nr_cpus > 0 && (cfg->bind != TS_BIND_NONE || cfg->pin_cpus))
+			return sim_invalid(err,
+					   "workload '%s' class '%s' has its own CPUs: --bind and "
+					   "--pin-cpus do not apply",
+					   wn, cn);
 		int count = ts_class_count(c, nr_cpus, cfg->load);
 		if (cfg->bind != TS_BIND_NONE && c->home == TS_HOME_NONE && count > 0)
 			return sim_invalid(

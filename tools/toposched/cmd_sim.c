@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "cli_plot.h"
 #include "cli_trace.h"
+#include "cli_workload_file.h"
 #include "toposched/cost_model.h"
 #include "toposched/domain.h"
 #include "toposched/experiment.h"
@@ -72,7 +73,9 @@ static const char sim_help[] =
 	"  --machine SPEC, --topology SPEC\n"
 	"                      a preset (toposched machines), FILE.xml, a sysfs root, an\n"
 	"                      hwloc synthetic string or host (default " CLI_DEFAULT_TOPOLOGY ")\n"
-	"  --workload NAME     a built-in workload (--list-workloads; default " SIM_DEFAULT_WORKLOAD ")\n"
+	"  --workload NAME     a built-in workload or shipped file (--list-workloads;\n"
+	"                      default " SIM_DEFAULT_WORKLOAD "), or FILE.json, an rt-app file\n"
+	"                      (docs/workloads.md, \"rt-app files\")\n"
 	"  --clients LIST, --groups LIST, --pairs LIST, --load LIST\n"
 	"                      the loads to sweep (one option; the names are aliases):\n"
 	"                      N, A-B (every value), A..B (A, 2A, 4A ... and B), comma-\n"
@@ -153,7 +156,8 @@ static const char sim_help[] =
 	"  --trace-max-mb N    the largest trace in MiB (default " SIM_XSTR(CLI_TRACE_DEFAULT_MAX_MB) "): a run whose\n"
 	"                      trace would pass it fails\n"
 	"  --quiet             no progress line on stderr\n"
-	"  --list-workloads    list the built-in workloads and exit\n"
+	"  --list-workloads    list the built-in workloads and the shipped rt-app files\n"
+	"                      (share/toposched/workloads/) and exit\n"
 	"  --help              this text\n"
 	"\n"
 	"Exit status: 0 on success, 2 for bad input (nothing is run or written), 1 when a\n"
@@ -280,6 +284,7 @@ static void list_workloads(void)
 			printf("%-*s  %-*s  %-*s  %s\n", name_w, w[i].name, load_w, load, metric_w,
 			       metric, w[i].description ? w[i].description : "");
 		}
+		cli_workload_list_files(stdout, pass, &name_w, &load_w, &metric_w);
 	}
 }
 
@@ -547,6 +552,7 @@ struct sim_setup {
 	bool layout_given[TS_EXP_MAX_CONFIGS]; /* by a tg_layout= token of the configuration */
 	bool has_groups;
 	struct ts_groups_spec groups;
+	struct ts_sim_rtapp *rtapp; /* --workload FILE.json */
 };
 
 /* A node list: N or A-B items, comma-separated, each a node of t. */
@@ -590,7 +596,8 @@ static int build_pin(const struct sim_opts *o, struct sim_setup *s)
 {
 	/* the default pin is the default experiment's; a NUMA workload wants every node */
 	bool numa = s->workload && s->workload->nr_regions > 0;
-	const char *text = o->pin ? o->pin : (o->machine_given || numa ? NULL : SIM_DEFAULT_PIN);
+	const char *text =
+		o->pin ? o->pin : (o->machine_given || numa || s->rtapp ? NULL : SIM_DEFAULT_PIN);
 	if (!text || strcmp(text, "all") == 0 || strcmp(text, "none") == 0)
 		return 0;
 	const struct ts_topology *t = s->topo;
@@ -690,7 +697,10 @@ static int build_groups(const struct sim_opts *o, struct sim_setup *s,
 			s->configs[i].tg_layout = base_layout;
 		}
 	}
-	if (!o->groups_spec) {
+	const char *spec = o->groups_spec ? o->groups_spec
+			   : s->rtapp	  ? s->rtapp->groups_spec
+					  : NULL;
+	if (!spec) {
 		if (any_given)
 			return sim_error("%s: a task-group layout needs --groups-spec (without it "
 					 "every task is in the root group)",
@@ -700,8 +710,9 @@ static int build_groups(const struct sim_opts *o, struct sim_setup *s,
 		return 0;
 	}
 	struct ts_error err = {0};
-	if (ts_groups_spec_parse(o->groups_spec, s->workload, &s->groups, &err))
-		return sim_error("--groups-spec '%s': %s", o->groups_spec, err.msg);
+	if (ts_groups_spec_parse(spec, s->workload, &s->groups, &err))
+		return sim_error("%s '%s': %s", o->groups_spec ? "--groups-spec" : "taskgroup",
+				 spec, err.msg);
 	s->has_groups = true;
 	return 0;
 }
@@ -709,27 +720,8 @@ static int build_groups(const struct sim_opts *o, struct sim_setup *s,
 static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 {
 	struct ts_error err = {0};
-	s->workload = ts_workload_find(o->workload);
-	if (!s->workload) {
-		int n;
-		const struct ts_workload *w = ts_workload_list(&n);
-		char names[512] = "";
-		size_t len = 0;
-		for (int i = 0; i < n && len < sizeof(names); i++)
-			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
-						i ? ", " : "", w[i].name);
-		const char *list[64];
-		int nr = 0;
-		for (; nr < n && nr < 64; nr++)
-			list[nr] = w[nr].name;
-		const char *near = ts_suggest_name(o->workload, list, nr);
-		if (near)
-			return sim_error("--workload '%s': unknown workload; did you mean '%s'? "
-					 "(built in: %s)",
-					 o->workload, near, names);
-		return sim_error("--workload '%s': unknown workload (built in: %s)", o->workload,
-				 names);
-	}
+	if (cli_workload_open(SIM_CMD, o->workload, &s->workload, &s->rtapp))
+		return CLI_EXIT_USAGE;
 	const char *default_loads =
 		s->workload->default_loads ? s->workload->default_loads : SIM_DEFAULT_LOADS;
 	if (cli_parse_list(SIM_CMD, o->loads_option ? o->loads_option : "--clients",
@@ -833,6 +825,7 @@ static void free_setup(struct sim_setup *s)
 	free(s->loads);
 	free(s->pin_cpus);
 	ts_cpumask_free(s->pin);
+	ts_sim_rtapp_free(s->rtapp);
 	ts_topology_free(s->topo);
 }
 
@@ -946,6 +939,8 @@ int cmd_sim(int argc, char **argv)
 	struct cli_output out = {0}, plot = {0}, schedstat = {0}, trace = {0};
 	if (rc)
 		goto done;
+	if (s.rtapp && !o.duration_given && s.workload->default_duration_ns) /* its duration */
+		o.duration_ns = s.workload->default_duration_ns;
 	if (o.dump_groups) { /* task groups: the hierarchy only, nothing run */
 		rc = dump_groups(&s);
 		goto done;

@@ -40,6 +40,8 @@ enum ts_phase_kind {
 			  sock_def_readable); the task goes on */
 	TS_PH_BARRIER, /* stop at the start barrier until the launcher releases every task
 			  (dbench's semaphore, hackbench's wake fd) */
+	TS_PH_TIMER,   /* a periodic timer (rt-app's "timer" event): block until the task's
+			  timer `timer` next expires; see struct ts_phase */
 };
 
 /* Which pages of its region a TOUCH phase covers. */
@@ -91,7 +93,16 @@ struct ts_phase {
 	enum ts_touch_slice slice; /* TOUCH */
 	uint64_t pages;		   /* TOUCH: pages per execution, 0 = the whole slice */
 	double accesses;	   /* TOUCH: DRAM accesses per page (latency-bound) */
+	/* TIMER (rt-app's run_event(), rtapp_timer): the task's timer slot `timer` (one
+	 * timer per task and slot) first expires `ns` after the task began its program
+	 * (after its prologue), then every `ns` after its previous expiry. Reached before
+	 * the expiry, the task sleeps until it; reached late, it goes on at once and, unless
+	 * timer_absolute, the next period counts from now (rt-app's "relative" mode). */
+	int timer;
+	bool timer_absolute;
 };
+
+#define TS_SIM_TASK_TIMERS 4 /* timer slots per task */
 
 /* How many tasks of a class an instance has. */
 enum ts_count_rule {
@@ -146,6 +157,10 @@ struct ts_task_class {
 	enum ts_home_rule home; /* home nodes for --bind */
 	enum ts_spawn_kind spawn;
 	int spawn_from; /* TS_SPAWN_PARENT, TS_SPAWN_ACCEPT: the forking or connecting class */
+	/* The class's CPU affinity (sched_setaffinity, rt-app's "cpus"): its tasks may run
+	 * only on these CPUs of the run's (NULL: every CPU the run may use). */
+	const int *cpus;
+	int nr_cpus;
 };
 
 /* A memory region of every instance (a process's allocation, one VMA). */

@@ -1,0 +1,42 @@
+/* rt-app workload files in the simulator: the reader's description (toposched/rtapp.h)
+ * translated into a struct ts_workload whose task programs the engine runs.
+ *
+ * One rt-app task is one class, its "instance" threads the class's tasks; `load` copies
+ * of the whole file run side by side (instances of the workload). Each thread starts as
+ * rt-app starts it: created by the launcher, waiting at the start barrier (rt-app's
+ * threads_barrier), then sleeping its "delay". Its program is its phases in order, each
+ * repeated its "loop" times; the task's "loop" is the iteration count (-1: until the run
+ * ends). Events: run -> RUN (the calibrated work, at the machine's nominal speed), sleep ->
+ * SLEEP, timer -> TIMER, mem and iorun -> RUN at a stated cost (docs/workloads.md, "rt-app
+ * files"). Events the engine has no equivalent of (barrier, lock, unlock, wait, signal,
+ * broad, sync, suspend, resume, fork, yield), scheduling policies other than SCHED_OTHER
+ * and affinity, priority or group changes between phases are refused with a message
+ * naming the key, the task and the line. */
+#ifndef TOPOSCHED_SIM_RTAPP_H
+#define TOPOSCHED_SIM_RTAPP_H
+
+#include "toposched/error.h"
+#include "toposched/rtapp.h"
+#include "toposched/sim.h"
+
+struct ts_sim_rtapp {
+	struct ts_workload w;
+	/* the task groups of the file's "taskgroup" keys, in --groups-spec syntax (NULL:
+	 * none) */
+	const char *groups_spec;
+	char **notes; /* what the translation approximates, one line each */
+	int nr_notes;
+	void *mem; /* everything above */
+};
+
+/* The workload of r, named `name`; 0, or -EINVAL with a message naming file, line, task
+ * and key (-ENOMEM). */
+int ts_sim_rtapp_build(const struct ts_rtapp *r, const char *name, struct ts_sim_rtapp **out,
+		       struct ts_error *err);
+void ts_sim_rtapp_free(struct ts_sim_rtapp *x);
+
+/* Unrolled program length (events x phase loops), of one task or all of a file's, above
+ * which the file is refused. */
+#define TS_SIM_RTAPP_MAX_PROGRAM (1 << 20)
+
+#endif

@@ -1,0 +1,468 @@
+/* rt-app files -> simulator workloads (toposched/sim_rtapp.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "toposched/sim_rtapp.h"
+
+/* mem: rt-app's memload() memsets its per-thread buffer (global.mem_buffer_size, 4 MiB by
+ * default, larger than a core's L2) `count` bytes. Estimate: 100 ns per KiB, about 10 GB/s,
+ * a single core's streaming store rate into the LLC or DRAM (memset's non-temporal or
+ * rep-stos stores run at 10-20 GB/s per core on the server parts of the presets; the
+ * lower end, since the buffer is rewritten from the start each time and part of it is
+ * evicted). */
+#define RTAPP_MEM_NS_PER_KIB 100.0
+/* iorun: rt-app's ioload() write()s the buffer to global.io_device in pieces of at most
+ * mem_buffer_size bytes. On /dev/null (its default) a write copies nothing
+ * (drivers/char/mem.c, write_null() returns the count), so each piece costs one system
+ * call: 0.2 us, the entry/exit cost the built-ins use (docs/workloads.md, "Shared
+ * per-operation costs": 0.1-0.2 us with current mitigations). */
+#define RTAPP_IORUN_SYSCALL_NS 200
+#define RTAPP_DEV_NULL	       "/dev/null"
+/* The cache footprint of an rt-app thread: its busy loop (waste_cpu_cycles()) touches a
+ * few lines of stack and code; with the kernel's per-task state the 16 KiB the built-ins
+ * give a syscall-loop task (docs/workloads.md). The mem buffer is charged by mem itself. */
+#define RTAPP_FOOTPRINT_KIB 16
+/* The virtual time a file whose threads all end may take (the autonuma workloads' cap):
+ * a run that reaches it reports its time as a lower bound. */
+#define RTAPP_FINITE_CAP_NS (UINT64_C(60) * 1000000000)
+
+struct pool {
+	void **p;
+	int n, cap;
+};
+
+static void *pool_alloc(struct pool *pl, size_t size)
+{
+	if (pl->n == pl->cap) {
+		int cap = pl->cap ? 2 * pl->cap : 16;
+		void **v = realloc(pl->p, (size_t)cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		pl->p = v;
+		pl->cap = cap;
+	}
+	void *m = calloc(1, size ? size : 1);
+	if (m)
+		pl->p[pl->n++] = m;
+	return m;
+}
+
+static char *pool_printf(struct pool *pl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static char *pool_printf(struct pool *pl, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *s = n >= 0 ? pool_alloc(pl, (size_t)n + 1) : NULL;
+	if (s) {
+		va_start(ap, fmt);
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	return s;
+}
+
+struct build {
+	const struct ts_rtapp *r;
+	struct ts_sim_rtapp *x;
+	struct pool *pl;
+	struct ts_error *err;
+	int cap_notes;
+	uint64_t program_total; /* phases of every class so far */
+};
+
+static int refuse(struct build *b, const struct ts_rtapp_task *t, int line, const char *key,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int refuse(struct build *b, const struct ts_rtapp_task *t, int line, const char *key,
+		  const char *fmt, ...)
+{
+	char msg[TS_ERR_MSG_MAX], at[24] = "";
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		snprintf(at, sizeof(at), ":%d", line);
+	return ts_error_set(b->err, -EINVAL, "%s%s: task '%s': '%s': %s", b->r->file, at, t->name,
+			    key, msg);
+}
+
+static int oom(struct build *b)
+{
+	return ts_error_set(b->err, -ENOMEM, "%s: out of memory", b->r->file);
+}
+
+static int note(struct build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int note(struct build *b, const char *fmt, ...)
+{
+	char msg[TS_ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	struct ts_sim_rtapp *x = b->x;
+	for (int i = 0; i < x->nr_notes; i++) /* once per kind of approximation */
+		if (strcmp(x->notes[i], msg) == 0)
+			return 0;
+	if (x->nr_notes == b->cap_notes) {
+		int cap = b->cap_notes ? 2 * b->cap_notes : 4;
+		char **v = pool_alloc(b->pl, (size_t)cap * sizeof(*v));
+		if (!v)
+			return oom(b);
+		if (x->nr_notes)
+			memcpy(v, x->notes, (size_t)x->nr_notes * sizeof(*v));
+		x->notes = v;
+		b->cap_notes = cap;
+	}
+	if (!(x->notes[x->nr_notes] = pool_printf(b->pl, "%s", msg)))
+		return oom(b);
+	x->nr_notes++;
+	return 0;
+}
+
+/* Threads of the file that use timer `ref` (a shared, not "unique", timer). */
+static int timer_users(const struct ts_rtapp *r, const char *ref)
+{
+	int users = 0;
+	for (int t = 0; t < r->nr_tasks; t++) {
+		bool uses = false;
+		for (int p = 0; p < r->tasks[t].nr_phases && !uses; p++)
+			for (int e = 0; e < r->tasks[t].phases[p].nr_events && !uses; e++) {
+				const struct ts_rtapp_event *ev = &r->tasks[t].phases[p].events[e];
+				uses = ev->kind == TS_RTAPP_TIMER && !ev->unique &&
+				       strcmp(ev->ref, ref) == 0;
+			}
+		users += uses ? r->tasks[t].instances : 0;
+	}
+	return users;
+}
+
+/* The timer slot of ref within task t (slots in order of first use). */
+static int timer_slot(struct build *b, const struct ts_rtapp_task *t,
+		      const struct ts_rtapp_event *ev, const char **names, int *nr)
+{
+	for (int i = 0; i < *nr; i++)
+		if (strcmp(names[i], ev->ref) == 0)
+			return i;
+	if (*nr == TS_SIM_TASK_TIMERS)
+		return refuse(b, t, ev->line, ev->key,
+			      "more than %d timers in one task: the simulator keeps %d per thread",
+			      TS_SIM_TASK_TIMERS, TS_SIM_TASK_TIMERS);
+	if (!ev->unique) {
+		int users = timer_users(b->r, ev->ref);
+		if (users > 1)
+			return refuse(b, t, ev->line, ev->key,
+				      "timer '%s' is shared by %d threads, whose uses all advance "
+				      "it; the simulator keeps one timer per thread: name it "
+				      "\"unique...\" to give each thread its own",
+				      ev->ref, users);
+	}
+	names[*nr] = ev->ref;
+	return (*nr)++;
+}
+
+/* One event as phases (0, 1 written to out), or a refusal. */
+static int translate_event(struct build *b, const struct ts_rtapp_task *t,
+			   const struct ts_rtapp_event *ev, struct ts_phase *out,
+			   const char **timers, int *nr_timers)
+{
+	const struct ts_rtapp_global *g = &b->r->global;
+	memset(out, 0, sizeof(*out));
+	switch (ev->kind) {
+	case TS_RTAPP_RUN: {
+		/* rt-app runs floor(t * 1000 / ns_per_loop) loops of ns_per_loop ns */
+		uint64_t ns = (uint64_t)ev->usec * 1000;
+		if (g->calibration == TS_RTAPP_CALIB_NS_PER_LOOP)
+			ns -= ns % (uint64_t)g->calibration_value;
+		*out = (struct ts_phase){.kind = TS_PH_RUN, .ns = ns};
+		return 1;
+	}
+	case TS_RTAPP_RUNTIME:
+		if (note(b, "runtime is run as CPU work at the machine's nominal speed; rt-app's "
+			    "runtime ends after that much wall-clock time, preemption included"))
+			return b->err->code;
+		*out = (struct ts_phase){.kind = TS_PH_RUN, .ns = (uint64_t)ev->usec * 1000};
+		return 1;
+	case TS_RTAPP_SLEEP:
+		*out = (struct ts_phase){.kind = TS_PH_SLEEP, .ns = (uint64_t)ev->usec * 1000};
+		return 1;
+	case TS_RTAPP_TIMER: {
+		int slot = timer_slot(b, t, ev, timers, nr_timers);
+		if (slot < 0)
+			return slot;
+		*out = (struct ts_phase){.kind = TS_PH_TIMER,
+					 .ns = (uint64_t)ev->usec * 1000,
+					 .timer = slot,
+					 .timer_absolute = ev->absolute};
+		return 1;
+	}
+	case TS_RTAPP_MEM:
+		*out = (struct ts_phase){
+			.kind = TS_PH_RUN,
+			.ns = (uint64_t)((double)ev->bytes / 1024.0 * RTAPP_MEM_NS_PER_KIB + 0.5)};
+		return 1;
+	case TS_RTAPP_IORUN: {
+		if (strcmp(g->io_device, RTAPP_DEV_NULL) != 0)
+			return refuse(b, t, ev->line, ev->key,
+				      "writes to io_device '%s': the simulator models %s only",
+				      g->io_device, RTAPP_DEV_NULL);
+		uint64_t writes = ((uint64_t)ev->bytes + (uint64_t)g->mem_buffer_size - 1) /
+				  (uint64_t)g->mem_buffer_size;
+		*out = (struct ts_phase){.kind = TS_PH_RUN, .ns = writes * RTAPP_IORUN_SYSCALL_NS};
+		return 1;
+	}
+	default:
+		return refuse(b, t, ev->line, ev->key,
+			      "the simulator has no '%s' event yet (its task programs have no "
+			      "mutex, condition, barrier, fork or yield): the file cannot run "
+			      "there",
+			      ts_rtapp_event_name(ev->kind));
+	}
+}
+
+static bool same_cpus(const int *a, int na, const int *b, int nb)
+{
+	if (na != nb)
+		return false;
+	for (int i = 0; i < na; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/* What a phase may set: nothing that changes the thread's attributes mid-run. */
+static int check_phase(struct build *b, const struct ts_rtapp_task *t,
+		       const struct ts_rtapp_phase *ph)
+{
+	if (ph->cpus && !same_cpus(ph->cpus, ph->nr_cpus, t->cpus, t->nr_cpus))
+		return refuse(b, t, ph->cpus_line, "cpus",
+			      "phase '%s' changes the thread's CPUs: the simulator keeps one "
+			      "affinity per thread",
+			      ph->name ? ph->name : "?");
+	const struct ts_rtapp_sched *s = &ph->sched;
+	if ((s->policy != TS_RTAPP_POLICY_SAME && s->policy != t->sched.policy) ||
+	    (s->has_priority && s->priority != (t->sched.has_priority ? t->sched.priority : 0)))
+		return refuse(b, t, s->line,
+			      s->policy != TS_RTAPP_POLICY_SAME ? "policy" : "priority",
+			      "phase '%s' changes the thread's policy or priority: the simulator "
+			      "keeps them for the whole run",
+			      ph->name ? ph->name : "?");
+	if (ph->taskgroup && !(t->taskgroup && strcmp(ph->taskgroup, t->taskgroup) == 0))
+		return refuse(b, t, ph->taskgroup_line, "taskgroup",
+			      "phase '%s' moves the thread to another group: the simulator keeps "
+			      "one group per thread",
+			      ph->name ? ph->name : "?");
+	return 0;
+}
+
+static bool spec_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
+			return false;
+	return true;
+}
+
+/* The class of task t. */
+static int translate_task(struct build *b, const struct ts_rtapp_task *t, struct ts_task_class *c)
+{
+	const struct ts_rtapp_sched *s = &t->sched;
+	if (s->policy != TS_RTAPP_POLICY_OTHER)
+		return refuse(b, t, s->line ? s->line : t->line, "policy",
+			      "%s%s: the simulator runs SCHED_OTHER threads only (its core models "
+			      "the fair class)",
+			      ts_rtapp_policy_name(s->policy),
+			      s->line ? "" : " (global default_policy)");
+	int rc;
+	for (int p = 0; p < t->nr_phases; p++)
+		if ((rc = check_phase(b, t, &t->phases[p])))
+			return rc;
+	/* program length: each phase's events, `loop` times */
+	uint64_t len = 0;
+	for (int p = 0; p < t->nr_phases; p++)
+		len += (uint64_t)t->phases[p].nr_events * (uint64_t)t->phases[p].loop;
+	/* one phase: its loop multiplies the iterations instead of the program */
+	bool fold = t->nr_phases == 1;
+	if (fold)
+		len = (uint64_t)t->phases[0].nr_events;
+	b->program_total += len;
+	if (len > TS_SIM_RTAPP_MAX_PROGRAM || b->program_total > TS_SIM_RTAPP_MAX_PROGRAM)
+		return refuse(b, t, t->line, "loop",
+			      "the phases with their loops make %llu events per iteration (%llu "
+			      "in the file so far), more than the simulator's %d",
+			      (unsigned long long)len, (unsigned long long)b->program_total,
+			      TS_SIM_RTAPP_MAX_PROGRAM);
+	struct ts_phase *prog = pool_alloc(b->pl, (size_t)len * sizeof(*prog));
+	struct ts_phase *pro = pool_alloc(b->pl, 2 * sizeof(*pro));
+	/* the description is freed once the workload is built: keep copies */
+	char *name = pool_printf(b->pl, "%s", t->name);
+	int *cpus = t->nr_cpus ? pool_alloc(b->pl, (size_t)t->nr_cpus * sizeof(int)) : NULL;
+	if (!prog || !pro || !name || (t->nr_cpus && !cpus))
+		return oom(b);
+	if (cpus)
+		memcpy(cpus, t->cpus, (size_t)t->nr_cpus * sizeof(int));
+	const char *timers[TS_SIM_TASK_TIMERS];
+	int nr_timers = 0, n = 0;
+	for (int p = 0; p < t->nr_phases; p++) {
+		const struct ts_rtapp_phase *ph = &t->phases[p];
+		int first = n;
+		for (int e = 0; e < ph->nr_events; e++) {
+			rc = translate_event(b, t, &ph->events[e], &prog[n], timers, &nr_timers);
+			if (rc < 0)
+				return rc;
+			n += rc;
+		}
+		int per_loop = n - first;
+		for (int l = 1; !fold && l < ph->loop; l++)
+			for (int i = 0; i < per_loop; i++)
+				prog[n++] = prog[first + i];
+	}
+	if (n == 0)
+		return refuse(b, t, t->line, t->name, "no event to run");
+	/* the start: rt-app's threads wait at its start barrier, then sleep their delay */
+	int nr_pro = 0;
+	pro[nr_pro++] = (struct ts_phase){.kind = TS_PH_BARRIER};
+	if (t->delay_usec > 0)
+		pro[nr_pro++] = (struct ts_phase){.kind = TS_PH_SLEEP,
+						  .ns = (uint64_t)t->delay_usec * 1000};
+	uint64_t iterations = 0;
+	if (t->loop > 0)
+		iterations = (uint64_t)t->loop * (fold ? (uint64_t)t->phases[0].loop : 1);
+	if (iterations > INT32_MAX)
+		return refuse(b, t, t->line, "loop", "%llu iterations: more than %d",
+			      (unsigned long long)iterations, INT32_MAX);
+	*c = (struct ts_task_class){
+		.name = name,
+		.count = t->instances,
+		.nice = s->has_priority ? s->priority : 0,
+		.footprint_kib = RTAPP_FOOTPRINT_KIB,
+		.phases = prog,
+		.nr_phases = n,
+		.iterations = (int)iterations,
+		.measure_wakeup = true,
+		.prologue = pro,
+		.nr_prologue = nr_pro,
+		.cpus = cpus,
+		.nr_cpus = t->nr_cpus,
+	};
+	if (t->taskgroup && !spec_name(t->name))
+		return refuse(b, t, t->taskgroup_line, "taskgroup",
+			      "a task in a group needs a name of letters, digits and '_-.' only "
+			      "(the simulator's --groups-spec names it)");
+	return 0;
+}
+
+/* "a/b=class:T,..." from the tasks' "taskgroup" paths ("/a/b"). */
+static int build_groups_spec(struct build *b)
+{
+	char spec[TS_GROUPS_SPEC_MAX];
+	size_t len = 0;
+	for (int i = 0; i < b->r->nr_tasks; i++) {
+		const struct ts_rtapp_task *t = &b->r->tasks[i];
+		if (!t->taskgroup || t->instances == 0)
+			continue;
+		const char *path = t->taskgroup;
+		while (*path == '/')
+			path++;
+		if (!*path) /* "/": the root group */
+			continue;
+		int n = snprintf(spec + len, sizeof(spec) - len, "%s%s=class:%s", len ? "," : "",
+				 path, t->name);
+		if (n < 0 || (size_t)n >= sizeof(spec) - len)
+			return refuse(b, t, t->taskgroup_line, "taskgroup",
+				      "the file's groups do not fit the simulator's group spec "
+				      "(%d characters)",
+				      TS_GROUPS_SPEC_MAX - 1);
+		len += (size_t)n;
+	}
+	if (len && !(b->x->groups_spec = pool_printf(b->pl, "%s", spec)))
+		return oom(b);
+	return 0;
+}
+
+int ts_sim_rtapp_build(const struct ts_rtapp *r, const char *name, struct ts_sim_rtapp **out,
+		       struct ts_error *err)
+{
+	*out = NULL;
+	struct pool *pl = calloc(1, sizeof(*pl));
+	struct ts_sim_rtapp *x = pl ? pool_alloc(pl, sizeof(*x)) : NULL;
+	if (!x) {
+		free(pl);
+		return ts_error_set(err, -ENOMEM, "%s: out of memory", r->file);
+	}
+	x->mem = pl;
+	struct build b = {.r = r, .x = x, .pl = pl, .err = err};
+	int rc = 0, nr_classes = 0, threads = 0;
+	struct ts_task_class *classes = pool_alloc(pl, (size_t)r->nr_tasks * sizeof(*classes));
+	if (!classes) {
+		rc = oom(&b);
+		goto out;
+	}
+	bool finite = true;
+	for (int i = 0; i < r->nr_tasks && !rc; i++) {
+		const struct ts_rtapp_task *t = &r->tasks[i];
+		if (t->instances == 0) /* a fork target only; forks are refused */
+			continue;
+		rc = translate_task(&b, t, &classes[nr_classes]);
+		finite &= classes[nr_classes].iterations > 0;
+		threads += t->instances;
+		nr_classes++;
+	}
+	if (!rc && nr_classes == 0)
+		rc = ts_error_set(err, -EINVAL,
+				  "%s: no task has a thread (every \"instance\" is 0)", r->file);
+	if (!rc)
+		rc = build_groups_spec(&b);
+	if (rc)
+		goto out;
+	x->w = (struct ts_workload){
+		.name = pool_printf(pl, "%s", name),
+		.description = pool_printf(pl, "rt-app file %s: %d task%s, %d thread%s", r->file,
+					   nr_classes, nr_classes == 1 ? "" : "s", threads,
+					   threads == 1 ? "" : "s"),
+		.classes = classes,
+		.nr_classes = nr_classes,
+		/* every thread ends: the time until the last does, as rt-app runs until then
+		 * (duration -1); else rt-app's wu_lat, the timer and sleep wake-up latency */
+		.metric = finite ? TS_METRIC_TIME_S : TS_METRIC_WAKEUP_P99_US,
+		.metric_name = finite ? "time" : "p99_wakeup",
+		.unit = finite ? "s" : "us",
+		.load_name = "copies",
+		.default_loads = "1",
+		/* rt-app stops every thread after global.duration; threads that all end are
+		 * given RTAPP_FINITE_CAP_NS to do so */
+		.default_duration_ns = r->global.duration_s > 0 ? (uint64_t)r->global.duration_s *
+									  UINT64_C(1000000000)
+				       : finite ? RTAPP_FINITE_CAP_NS
+						: 0,
+		.instances = TS_INSTANCES_LOAD,
+	};
+	if (!x->w.name || !x->w.description)
+		rc = oom(&b);
+out:
+	if (rc) {
+		ts_sim_rtapp_free(x);
+		return rc;
+	}
+	*out = x;
+	return 0;
+}
+
+void ts_sim_rtapp_free(struct ts_sim_rtapp *x)
+{
+	if (!x)
+		return;
+	struct pool *pl = x->mem;
+	for (int i = pl->n - 1; i >= 0; i--)
+		free(pl->p[i]);
+	free(pl->p);
+	free(pl);
+}

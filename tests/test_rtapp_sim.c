@@ -1,0 +1,246 @@
+/* rt-app files in the simulator (toposched/sim_rtapp.h): the task programs a file becomes,
+ * the timer's semantics against rt-app's (relative and absolute periods, against sleep),
+ * the stated costs of mem and iorun, the refusals with file, line, task and key, and
+ * determinism. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "toposched/rtapp.h"
+#include "toposched/sim_rtapp.h"
+
+#include "sim_machine.h"
+#include "test_support.h"
+
+#define DATA TS_SOURCE_DIR "/tests/data/rtapp/"
+
+/* The workload of r (freed here), which must build. */
+static struct ts_sim_rtapp *build(struct ts_rtapp *r)
+{
+	struct ts_error err = {0};
+	struct ts_sim_rtapp *x = NULL;
+	int rc = ts_sim_rtapp_build(r, "t", &x, &err);
+	if (rc)
+		print_message("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	ts_rtapp_free(r);
+	return x;
+}
+
+static struct ts_sim_rtapp *build_text(const char *text)
+{
+	struct ts_error err = {0};
+	struct ts_rtapp *r = NULL;
+	assert_int_equal(ts_rtapp_parse(text, strlen(text), "t.json", &r, &err), 0);
+	return build(r);
+}
+
+static struct ts_sim_rtapp *build_file(const char *path)
+{
+	struct ts_error err = {0};
+	struct ts_rtapp *r = NULL;
+	assert_int_equal(ts_rtapp_load(path, &r, &err), 0);
+	return build(r);
+}
+
+/* The translation refuses path with every word in its message. */
+static void refused_v(const char *path, const char *const *words)
+{
+	struct ts_error err = {0};
+	struct ts_rtapp *r = NULL;
+	assert_int_equal(ts_rtapp_load(path, &r, &err), 0);
+	struct ts_sim_rtapp *x = NULL;
+	int rc = ts_sim_rtapp_build(r, "f", &x, &err);
+	ts_rtapp_free(r);
+	bool ok = rc == -EINVAL && !x;
+	for (int i = 0; ok && words[i]; i++)
+		ok = strstr(err.msg, words[i]) != NULL;
+	if (!ok) {
+		print_message("rc %d: %s\n", rc, err.msg);
+		ts_sim_rtapp_free(x);
+		fail();
+	}
+}
+#define refused(path, ...) refused_v(path, (const char *const[]){__VA_ARGS__, NULL})
+
+static void test_programs(void **state)
+{
+	(void)state;
+	struct ts_sim_rtapp *x = build_file(DATA "run_sleep.json");
+	const struct ts_workload *w = &x->w;
+	assert_int_equal(w->nr_classes, 1);
+	const struct ts_task_class *c = &w->classes[0];
+	assert_string_equal(c->name, "worker");
+	assert_int_equal(c->count, 2);
+	assert_int_equal(c->iterations, 50); /* one phase: its loop is the iterations */
+	assert_int_equal(c->nr_phases, 4);
+	assert_int_equal(c->phases[0].kind, TS_PH_RUN);
+	assert_int_equal(c->phases[0].ns, 1000000);
+	assert_int_equal(c->phases[3].kind, TS_PH_SLEEP);
+	assert_int_equal(c->phases[3].ns, 500000);
+	assert_int_equal(c->nr_prologue, 1);
+	assert_int_equal(c->prologue[0].kind, TS_PH_BARRIER);
+	assert_int_equal(w->metric, TS_METRIC_TIME_S); /* every thread ends */
+	ts_sim_rtapp_free(x);
+
+	/* two phases of 10 loops each, unrolled; one "unique" timer (one slot) in both */
+	x = build_file(DATA "timer_periodic.json");
+	c = &x->w.classes[0];
+	assert_int_equal(c->nr_phases, 40);
+	assert_int_equal(c->iterations, 0);
+	assert_int_equal(c->nice, -5);
+	assert_int_equal(c->phases[1].kind, TS_PH_TIMER);
+	assert_int_equal(c->phases[39].kind, TS_PH_TIMER);
+	assert_int_equal(c->phases[39].timer, 0);
+	assert_int_equal(c->phases[38].ns, 4000000);
+	assert_int_equal(x->w.metric, TS_METRIC_WAKEUP_P99_US);
+	assert_int_equal(x->w.default_duration_ns, 1000000000);
+	ts_sim_rtapp_free(x);
+
+	/* delay: a sleep after the start barrier; an absolute timer */
+	x = build_file(DATA "timer_absolute.json");
+	c = &x->w.classes[0];
+	assert_int_equal(c->nr_prologue, 2);
+	assert_int_equal(c->prologue[1].kind, TS_PH_SLEEP);
+	assert_int_equal(c->prologue[1].ns, 5000000);
+	assert_true(c->phases[1].timer_absolute);
+	ts_sim_rtapp_free(x);
+
+	x = build_file(DATA "phases_cpus.json");
+	assert_int_equal(x->w.classes[0].nr_cpus, 2);
+	assert_int_equal(x->w.classes[0].iterations, 3);
+	assert_int_equal(x->w.classes[0].nr_phases, 11); /* 5 x (run, sleep) + sleep */
+	assert_int_equal(x->w.classes[1].nice, 10);
+	ts_sim_rtapp_free(x);
+
+	x = build_file(DATA "taskgroup.json");
+	assert_string_equal(x->groups_spec, "apps/app=class:app,batch=class:batch");
+	ts_sim_rtapp_free(x);
+}
+
+/* mem: 100 ns per KiB; iorun on /dev/null: one 0.2 us write() per buffer-sized piece;
+ * run with an integer calibration: whole loops only. */
+static void test_stated_costs(void **state)
+{
+	(void)state;
+	struct ts_sim_rtapp *x = build_file(DATA "mem_iorun.json");
+	const struct ts_task_class *c = &x->w.classes[0];
+	assert_int_equal(c->phases[0].kind, TS_PH_RUN);
+	assert_int_equal(c->phases[0].ns, 2048 * 100);
+	assert_int_equal(c->phases[1].ns, 3 * 200); /* 3 MiB in 1 MiB writes */
+	ts_sim_rtapp_free(x);
+
+	x = build_text("{\"global\": {\"calibration\": 300}, \"tasks\": {\"t\": {\"run\": 1}}}");
+	assert_int_equal(x->w.classes[0].phases[0].ns, 900); /* floor(1000 / 300) loops */
+	ts_sim_rtapp_free(x);
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	refused(DATA "barrier.json", "barrier.json:3:", "task 'a'", "'barrier'");
+	refused(DATA "lock_unlock.json", "lock_unlock.json:5:", "task 'holder'", "'lock'");
+	refused(DATA "wait_signal.json", ":4:", "'lock'");
+	refused(DATA "suspend_resume.json", ":3:", "task 'sleeper'", "'suspend'");
+	refused(DATA "fork_yield.json", ":3:", "task 'parent'", "'fork'");
+	refused(DATA "err_policy.json", "task 'rt'", "'policy'", "SCHED_FIFO", "default_policy");
+	refused(DATA "err_shared_timer.json", "err_shared_timer.json:6:", "'timer'",
+		"shared by 2 threads");
+}
+
+static double run_time_s(const char *text)
+{
+	struct machine m;
+	machine_load(&m, "kunpeng920");
+	struct ts_sim_rtapp *x = build_text(text);
+	struct ts_sim_config cfg = sim_config(&m, &x->w, 1);
+	cfg.duration_ns = 10ULL * 1000000000;
+	cfg.no_background = true;
+	struct ts_sim_result r = sim_run_ok(&cfg);
+	assert_true(r.finished);
+	ts_sim_rtapp_free(x);
+	machine_free(&m);
+	return r.metric;
+}
+
+/* rt-app's timer: periods count from the thread's start, not from the end of its run
+ * (sleep does); after an overrun, "relative" restarts the period, "absolute" keeps the
+ * grid and catches up. Times in ms; tutorial.txt's examples. */
+static void test_timer_semantics(void **state)
+{
+	(void)state;
+	/* 10 x (run 1 ms, period 10 ms): 100 ms; with sleep 10 ms: 110 ms */
+	double timer = run_time_s("{\"tasks\": {\"t\": {\"loop\": 10, \"run\": 1000, "
+				  "\"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}");
+	double sleep = run_time_s("{\"tasks\": {\"t\": {\"loop\": 10, \"run\": 1000, "
+				  "\"sleep\": 10000}}}");
+	assert_near(timer, 0.100, 0.0005);
+	assert_near(sleep, 0.110, 0.0005);
+	/* run 30 ms once, then 3 x run 5 ms, all on a 20 ms timer:
+	 * absolute: 30 (missed 20), 35 -> 40, 45 -> 60, 65 -> 80: 80 ms;
+	 * relative: 30 (missed, restart), 35 -> 50, 55 -> 70, 75 -> 90: 90 ms */
+#define TIMER_FMT                                                                                  \
+	"{\"tasks\": {\"t\": {\"loop\": 1, \"phases\": {"                                          \
+	"\"long\": {\"run\": 30000, \"timer\": {\"ref\": \"u\", \"period\": "                      \
+	"20000, \"mode\": \"%s\"}},"                                                               \
+	"\"short\": {\"loop\": 3, \"run\": 5000, \"timer\": {\"ref\": \"u\", "                     \
+	"\"period\": 20000, \"mode\": \"%s\"}}}}}}"
+	char text[512];
+	snprintf(text, sizeof(text), TIMER_FMT, "absolute", "absolute");
+	assert_near(run_time_s(text), 0.080, 0.0005);
+	snprintf(text, sizeof(text), TIMER_FMT, "relative", "relative");
+	assert_near(run_time_s(text), 0.090, 0.0005);
+}
+
+/* The same file, machine and seed: the same result. */
+static void test_deterministic(void **state)
+{
+	(void)state;
+	struct machine m;
+	machine_load(&m, "kunpeng920");
+	struct ts_sim_rtapp *x = build_file(DATA "timer_periodic.json");
+	struct ts_sim_config cfg = sim_config(&m, &x->w, 2);
+	cfg.duration_ns = 50000000;
+	struct ts_sim_result a = sim_run_ok(&cfg), b = sim_run_ok(&cfg);
+	assert_true(a.wakeups > 0);
+	assert_int_equal(a.wakeups, b.wakeups);
+	assert_int_equal(a.events, b.events);
+	assert_memory_equal(a.wakeup_lat_us, b.wakeup_lat_us, sizeof(a.wakeup_lat_us));
+	ts_sim_rtapp_free(x);
+	machine_free(&m);
+}
+
+/* A thread pinned with "cpus" runs only there. */
+static void test_cpus(void **state)
+{
+	(void)state;
+	struct machine m;
+	machine_load(&m, "kunpeng920");
+	struct ts_sim_rtapp *x = build_text("{\"tasks\": {\"t\": {\"instance\": 4, \"cpus\": [5], "
+					    "\"loop\": 20, \"run\": 500, \"sleep\": 500}}}");
+	struct ts_sim_config cfg = sim_config(&m, &x->w, 1);
+	cfg.duration_ns = 1000000000;
+	struct ts_sim_result r = sim_run_ok(&cfg);
+	assert_true(r.finished);
+	/* four threads on one CPU: 4 x 20 x 0.5 ms of work at least */
+	assert_true(r.metric >= 0.040);
+	assert_int_equal(r.migrations, 0);
+	ts_sim_rtapp_free(x);
+	machine_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_programs),      cmocka_unit_test(test_stated_costs),
+		cmocka_unit_test(test_refusals),      cmocka_unit_test(test_timer_semantics),
+		cmocka_unit_test(test_deterministic), cmocka_unit_test(test_cpus),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
