@@ -127,6 +127,114 @@ static int path_push(struct buf *path, const char *s, size_t n)
 	return buf_put(path, s, n);
 }
 
+static int hex4(const char *s, size_t n, size_t i, unsigned *v)
+{
+	if (i + 4 > n)
+		return -1;
+	*v = 0;
+	for (size_t k = i; k < i + 4; k++) {
+		char c = s[k];
+		unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+			     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+			     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+						    : 16u;
+		if (d == 16u)
+			return -1;
+		*v = *v * 16 + d;
+	}
+	return 0;
+}
+
+static int put_utf8(struct buf *b, unsigned cp)
+{
+	char u[4];
+	size_t n;
+	if (cp < 0x80) {
+		u[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		u[0] = (char)(0xC0 | (cp >> 6));
+		u[1] = (char)(0x80 | (cp & 0x3F));
+		n = 2;
+	} else if (cp < 0x10000) {
+		u[0] = (char)(0xE0 | (cp >> 12));
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		u[2] = (char)(0x80 | (cp & 0x3F));
+		n = 3;
+	} else {
+		u[0] = (char)(0xF0 | (cp >> 18));
+		u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+		u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		u[3] = (char)(0x80 | (cp & 0x3F));
+		n = 4;
+	}
+	return buf_put(b, u, n);
+}
+
+/* path_push() of a key as json-c's tokener decodes it, so that paths built from json-c's
+ * object keys find it: escapes decoded, \uXXXX (surrogate pairs joined, a lone surrogate
+ * as U+FFFD) in UTF-8; a decoded NUL ends the key, as json-c's C-string keys end there. */
+static int path_push_decoded(struct buf *path, const char *s, size_t n)
+{
+	char sep = RTAPP_PATH_SEP;
+	if (path->len && buf_put(path, &sep, 1))
+		return -ENOMEM;
+	for (size_t i = 0; i < n;) {
+		if (s[i] != '\\' || i + 1 >= n) {
+			if (buf_put(path, s + i, 1))
+				return -ENOMEM;
+			i++;
+			continue;
+		}
+		char e = s[i + 1], c;
+		i += 2;
+		switch (e) {
+		case 'b':
+			c = '\b';
+			break;
+		case 'f':
+			c = '\f';
+			break;
+		case 'n':
+			c = '\n';
+			break;
+		case 'r':
+			c = '\r';
+			break;
+		case 't':
+			c = '\t';
+			break;
+		case 'u': {
+			unsigned cp, lo;
+			if (hex4(s, n, i, &cp)) {
+				c = 'u'; /* malformed: json-c refuses the file anyway */
+				break;
+			}
+			i += 4;
+			if (cp >= 0xD800 && cp <= 0xDBFF && i + 1 < n && s[i] == '\\' &&
+			    s[i + 1] == 'u' && !hex4(s, n, i + 2, &lo) && lo >= 0xDC00 &&
+			    lo <= 0xDFFF) {
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				i += 6;
+			} else if (cp >= 0xD800 && cp <= 0xDFFF) {
+				cp = 0xFFFD;
+			}
+			if (cp == 0)
+				return 0;
+			if (put_utf8(path, cp))
+				return -ENOMEM;
+			continue;
+		}
+		default:
+			c = e;
+			break; /* \" \\ \/ and json-c's lenient others */
+		}
+		if (buf_put(path, &c, 1))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int key_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct rtapp_key *)a)->path, ((const struct rtapp_key *)b)->path);
@@ -182,7 +290,10 @@ int rtapp_keys_scan(const char *in, size_t len, struct rtapp_keys *out)
 				out->renamed += strlen(name) != j - i - 1;
 				path.len = top->path_len;
 				path.p[path.len] = '\0';
-				if (!(rc = path_push(&path, name, strlen(name))) &&
+				/* the raw key, decoded, then workgen's suffix */
+				if (!(rc = path_push_decoded(&path, name, j - i - 1)) &&
+				    !(rc = buf_put(&path, name + (j - i - 1),
+						   strlen(name) - (j - i - 1))) &&
 				    !(rc = record(out, path.p, line)) &&
 				    !(rc = buf_put(&text, "\"", 1)) &&
 				    !(rc = buf_put(&text, name, strlen(name))))
