@@ -143,11 +143,9 @@ static int check_tree(const char *label, xmlNode *root, struct ts_error *err)
 			return ts_error_set(
 				err, -EINVAL,
 				"%s: hwloc XML version %.20s (written by hwloc 3.x) cannot be read "
-				"with the installed hwloc %u.%u.%u; export it again with hwloc "
-				"2.x (lstopo --of xml)",
-				label, version, hwloc_get_api_version() >> 16,
-				(hwloc_get_api_version() >> 8) & 0xff,
-				hwloc_get_api_version() & 0xff);
+				"with hwloc %s, which toposched was built with; export it again "
+				"with hwloc 2.x (lstopo --of xml)",
+				label, version, HWLOC_VERSION);
 		return ts_error_set(err, -EINVAL,
 				    "%s: <topology version=\"%.20s\">: not an hwloc XML version "
 				    "(1.x or 2.x)",
