@@ -381,7 +381,8 @@ static void test_host_hwloc_xmlfile_checked(void **state)
 #endif
 
 /* 5. `topo` out of memory exited 2, as if its input were bad: it is a failure while
- * running (1). 150 MB of address space holds the 8192-CPU topology but not its domains. */
+ * running (1). 100 MB of address space holds a 4096-CPU topology (it loads in 60 MB) but
+ * not its domains (about 180 MB). */
 static void test_topo_out_of_memory_exit_1(void **state)
 {
 	(void)state;
@@ -394,13 +395,13 @@ static void test_topo_out_of_memory_exit_1(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct rlimit lim = {150u << 20, 150u << 20};
+		struct rlimit lim = {100u << 20, 100u << 20};
 		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		int null = open("/dev/null", O_WRONLY);
 		if (e < 0 || null < 0 || dup2(null, 1) < 0 || dup2(e, 2) < 0 ||
 		    setrlimit(RLIMIT_AS, &lim) != 0)
 			_exit(127);
-		execl(TS_CLI_PATH, TS_CLI_PATH, "topo", "--topology", "pack:1 core:8192 pu:1",
+		execl(TS_CLI_PATH, TS_CLI_PATH, "topo", "--topology", "pack:1 core:4096 pu:1",
 		      "--cpus", "0", (char *)NULL);
 		_exit(127);
 	}
