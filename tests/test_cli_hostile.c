@@ -235,6 +235,36 @@ static void test_sysfs_garbage_distance(void **state)
 	remove_capture(root);
 }
 
+/* Runs the CLI with args, its standard output on out_fd and an address-space limit of
+ * as_limit bytes (0: none); returns its exit status (-1: not an exit) and its stderr
+ * (malloc'ed) in *err. */
+static int run_cli_with(const char *const *args, int out_fd, rlim_t as_limit, char **err)
+{
+	char err_path[320];
+	path_in_tmp(err_path, sizeof(err_path), "child-stderr");
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim = {as_limit, as_limit};
+		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (e < 0 || dup2(out_fd, 1) < 0 || dup2(e, 2) < 0 ||
+		    (as_limit && setrlimit(RLIMIT_AS, &lim) != 0))
+			_exit(127);
+		execv(TS_CLI_PATH, (char *const *)args);
+		_exit(127);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	size_t len;
+	*err = slurp(err_path, &len);
+	unlink(err_path);
+	int status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (status != 1)
+		print_message("exit %d, stderr: %s\n", status, *err);
+	return status;
+}
+
 /* 6. sim --list-workloads into a full device exited 1 without a word. */
 static void test_list_workloads_write_error(void **state)
 {
@@ -242,26 +272,10 @@ static void test_list_workloads_write_error(void **state)
 	int full = open("/dev/full", O_WRONLY);
 	if (full < 0)
 		skip();
-	char err_path[320];
-	path_in_tmp(err_path, sizeof(err_path), "stderr");
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (e < 0 || dup2(full, 1) < 0 || dup2(e, 2) < 0)
-			_exit(127);
-		execl(TS_CLI_PATH, TS_CLI_PATH, "sim", "--list-workloads", (char *)NULL);
-		_exit(127);
-	}
+	char *err;
+	int status = run_cli_with(ARGS(TS_CLI_PATH, "sim", "--list-workloads"), full, 0, &err);
 	close(full);
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	size_t len;
-	char *err = slurp(err_path, &len);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !strstr(err, "writing to standard output"))
-		print_message("exit %d, stderr: %s\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, err);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	assert_int_equal(status, 1);
 	assert_non_null(strstr(err, "toposched sim: error: writing to standard output failed"));
 	free(err);
 }
@@ -389,33 +403,17 @@ static void test_topo_out_of_memory_exit_1(void **state)
 #ifdef TS_TEST_SANITIZED
 	skip(); /* the sanitizers' shadow memory needs far more address space */
 #endif
-	char err_path[320];
-	path_in_tmp(err_path, sizeof(err_path), "oom-stderr");
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct rlimit lim = {100u << 20, 100u << 20};
-		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int null = open("/dev/null", O_WRONLY);
-		if (e < 0 || null < 0 || dup2(null, 1) < 0 || dup2(e, 2) < 0 ||
-		    setrlimit(RLIMIT_AS, &lim) != 0)
-			_exit(127);
-		execl(TS_CLI_PATH, TS_CLI_PATH, "topo", "--topology", "pack:1 core:4096 pu:1",
-		      "--cpus", "0", (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	size_t len;
-	char *err = slurp(err_path, &len);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !strstr(err, "out of memory"))
-		print_message("exit %d, stderr: %s\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, err);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	int null = open("/dev/null", O_WRONLY);
+	assert_true(null >= 0);
+	char *err;
+	int status = run_cli_with(
+		ARGS(TS_CLI_PATH, "topo", "--topology", "pack:1 core:4096 pu:1", "--cpus", "0"),
+		null, 100u << 20, &err);
+	close(null);
+	assert_int_equal(status, 1);
 	assert_non_null(strstr(err, "toposched topo: error: "));
 	assert_non_null(strstr(err, "out of memory"));
 	free(err);
-	unlink(err_path);
 }
 
 /* Files in dir whose name starts with prefix. */
