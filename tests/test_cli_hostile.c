@@ -248,6 +248,21 @@ static void test_sysfs_garbage_distance(void **state)
 	remove_capture(root);
 }
 
+/* 4. hwloc read a directory "cpu-2" as CPU 2^64-2 and took seconds and gigabytes sizing
+ * a bitmap for it (found by fuzz_sysfs). */
+static void test_sysfs_cpu_name_out_of_range(void **state)
+{
+	(void)state;
+	char root[320], dir[512];
+	make_capture(root, sizeof(root), "0-1\n", "10\n");
+	snprintf(dir, sizeof(dir), "%s/sys/devices/system/cpu/cpu-2", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	EXPECT_ERROR(2, ARGS("topo", "--topology", root), "sys/devices/system/cpu/cpu-2",
+		     "hwloc reads this name as cpu number 18446744073709551614");
+	rmdir(dir);
+	remove_capture(root);
+}
+
 /* Runs the CLI with args, its standard output on out_fd and an address-space limit of
  * as_limit bytes (0: none); returns its exit status (-1: not an exit) and its stderr
  * (malloc'ed) in *err. */
@@ -486,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_synthetic_hex_size),
 		cmocka_unit_test(test_sysfs_empty_online),
 		cmocka_unit_test(test_sysfs_garbage_distance),
+		cmocka_unit_test(test_sysfs_cpu_name_out_of_range),
 		cmocka_unit_test(test_asymmetric_distance_accepted),
 		cmocka_unit_test(test_topo_empty_cpus),
 		cmocka_unit_test(test_host_names_hwloc_xmlfile),
