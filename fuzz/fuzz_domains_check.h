@@ -98,4 +98,22 @@ static inline void fuzz_check_domains(const struct ts_topology *t)
 	ts_domains_free(d);
 }
 
+/* ts_topology_load(spec) as the targets that load a whole source check it: a refusal is
+ * a negative code with a message and no topology; a topology that loads is valid, with the
+ * domain invariants above. */
+static inline void fuzz_check_load(const char *spec)
+{
+	struct ts_topology *t = NULL;
+	struct ts_error err = {0};
+	int rc = ts_topology_load(spec, &t, &err);
+	if (rc) {
+		CHECK(rc < 0 && !t && err.msg[0] != '\0');
+		return;
+	}
+	CHECK(t && t->nr_cpus >= 1 && t->nr_nodes >= 1);
+	CHECK(ts_distance_validate(t->distance, t->nr_nodes, &err) == 0);
+	fuzz_check_domains(t);
+	ts_topology_free(t);
+}
+
 #endif

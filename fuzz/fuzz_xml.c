@@ -24,17 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	char spec[80];
 	snprintf(spec, sizeof(spec), "xml:%s", path);
-	struct ts_topology *t = NULL;
-	struct ts_error err = {0};
-	int rc = ts_topology_load(spec, &t, &err);
-	if (rc) {
-		CHECK(rc < 0 && !t && err.msg[0] != '\0');
-	} else {
-		CHECK(t && t->nr_cpus >= 1 && t->nr_nodes >= 1);
-		CHECK(ts_distance_validate(t->distance, t->nr_nodes, &err) == 0);
-		fuzz_check_domains(t);
-		ts_topology_free(t);
-	}
+	fuzz_check_load(spec);
 	unlink(path);
 	return 0;
 }

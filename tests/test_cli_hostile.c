@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -13,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <hwloc.h>
 
 #include "toposched/topology.h"
 
@@ -130,6 +133,19 @@ static void test_xml_pu_without_os_index(void **state)
 			 "<object type=\"PU\" cpuset=\"0x1\"/></object></topology>");
 	EXPECT_ERROR(2, ARGS("topo", "--topology", path), "line 1", "<object type=\"PU\">",
 		     "without an os_index");
+	/* hwloc takes any case and abbreviations of a type (fuzz_xml timed out on
+	 * "NUMANod"): those are recognised as hwloc reads them */
+	static const char *const spellings[] = {"pu", "NUMANod", "nu", "node"};
+	for (size_t i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
+		char text[256], what[64];
+		snprintf(text, sizeof(text),
+			 "<topology version=\"2.0\"><object type=\"Machine\" os_index=\"0\">"
+			 "<object type=\"%s\" cpuset=\"0x1\"/></object></topology>",
+			 spellings[i]);
+		write_file(path, text);
+		snprintf(what, sizeof(what), "<object type=\"%s\">", spellings[i]);
+		EXPECT_ERROR(2, ARGS("topo", "--topology", path), what, "without an os_index");
+	}
 	unlink(path);
 }
 
@@ -232,6 +248,51 @@ static void test_sysfs_garbage_distance(void **state)
 	remove_capture(root);
 }
 
+/* 4. hwloc read a directory "cpu-2" as CPU 2^64-2 and took seconds and gigabytes sizing
+ * a bitmap for it (found by fuzz_sysfs). */
+static void test_sysfs_cpu_name_out_of_range(void **state)
+{
+	(void)state;
+	char root[320], dir[512];
+	make_capture(root, sizeof(root), "0-1\n", "10\n");
+	snprintf(dir, sizeof(dir), "%s/sys/devices/system/cpu/cpu-2", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	EXPECT_ERROR(2, ARGS("topo", "--topology", root), "sys/devices/system/cpu/cpu-2",
+		     "hwloc reads this name as cpu number 18446744073709551614");
+	rmdir(dir);
+	remove_capture(root);
+}
+
+/* Runs the CLI with args, its standard output on out_fd and an address-space limit of
+ * as_limit bytes (0: none); returns its exit status (-1: not an exit) and its stderr
+ * (malloc'ed) in *err. */
+static int run_cli_with(const char *const *args, int out_fd, rlim_t as_limit, char **err)
+{
+	char err_path[320];
+	path_in_tmp(err_path, sizeof(err_path), "child-stderr");
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim = {as_limit, as_limit};
+		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (e < 0 || dup2(out_fd, 1) < 0 || dup2(e, 2) < 0 ||
+		    (as_limit && setrlimit(RLIMIT_AS, &lim) != 0))
+			_exit(127);
+		execv(TS_CLI_PATH, (char *const *)args);
+		_exit(127);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	size_t len;
+	*err = slurp(err_path, &len);
+	unlink(err_path);
+	int status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (status != 1)
+		print_message("exit %d, stderr: %s\n", status, *err);
+	return status;
+}
+
 /* 6. sim --list-workloads into a full device exited 1 without a word. */
 static void test_list_workloads_write_error(void **state)
 {
@@ -239,26 +300,10 @@ static void test_list_workloads_write_error(void **state)
 	int full = open("/dev/full", O_WRONLY);
 	if (full < 0)
 		skip();
-	char err_path[320];
-	path_in_tmp(err_path, sizeof(err_path), "stderr");
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (e < 0 || dup2(full, 1) < 0 || dup2(e, 2) < 0)
-			_exit(127);
-		execl(TS_CLI_PATH, TS_CLI_PATH, "sim", "--list-workloads", (char *)NULL);
-		_exit(127);
-	}
+	char *err;
+	int status = run_cli_with(ARGS(TS_CLI_PATH, "sim", "--list-workloads"), full, 0, &err);
 	close(full);
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	size_t len;
-	char *err = slurp(err_path, &len);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !strstr(err, "writing to standard output"))
-		print_message("exit %d, stderr: %s\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, err);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	assert_int_equal(status, 1);
 	assert_non_null(strstr(err, "toposched sim: error: writing to standard output failed"));
 	free(err);
 }
@@ -311,6 +356,92 @@ static void test_host_names_hwloc_xmlfile(void **state)
 	assert_non_null(strstr(r.out, "this host as HWLOC_XMLFILE"));
 	assert_non_null(strstr(r.out, "24 CPUs"));
 	run_free(&r);
+}
+
+/* 9. A --distance entry too large to read was reported cut short ("is 999999"). */
+static void test_distance_huge_entry_as_written(void **state)
+{
+	(void)state;
+	EXPECT_ERROR(2,
+		     ARGS("topo", "--topology", "node:2 core:1 pu:1", "--distance",
+			  "10 99999999999999999999999; 20 10"),
+		     "distance[0][1] is 99999999999999999999999", "11 to 254");
+}
+
+/* 9. The XML v3 refusal named hwloc 2.8 (its API version) with 2.9 installed. */
+static void test_xml_v3_names_hwloc_version(void **state)
+{
+	(void)state;
+	char path[320];
+	path_in_tmp(path, sizeof(path), "v3.xml");
+	write_file(path, "<?xml version=\"1.0\"?>\n<topology version=\"3.0\">\n"
+			 "<object type=\"Machine\" os_index=\"0\"/>\n</topology>\n");
+	EXPECT_ERROR(2, ARGS("topo", "--topology", path), "version 3.0",
+		     "hwloc " HWLOC_VERSION ", which toposched was built with");
+	unlink(path);
+}
+
+/* 9. `bench --cpus 5000` on a 2-CPU host spoke of a machine of 1024 CPUs (cpu_set_t's
+ * size); the message names the list and the CPUs this process has. */
+static void test_bench_cpus_beyond_the_host(void **state)
+{
+	(void)state;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	struct run r = ts_run_cli(ts_tmpdir, ARGS("bench", "--cpus", "5000"), 120);
+	if (r.status != 2 || strstr(r.err, "1024") || !strstr(r.err, "cannot run on"))
+		print_message("exit %d\nstderr: %s", r.status, r.err);
+	assert_int_equal(r.status, 2);
+	assert_null(strstr(r.err, "1024 CPUs"));
+	assert_non_null(strstr(r.err, "cpulist '5000' names a CPU this process cannot run on"));
+	assert_non_null(strstr(r.err, "(its CPUs: "));
+	run_free(&r);
+}
+
+/* 5. HWLOC_XMLFILE made `--topology host` hand an unchecked file to hwloc: a truncated
+ * one crashed it (exit 139). It is now checked and isolated as an XML file, and named. */
+static void test_host_hwloc_xmlfile_checked(void **state)
+{
+	(void)state;
+	char path[320];
+	path_in_tmp(path, sizeof(path), "env-truncated.xml");
+	write_file(path, "<topology version=\"2.0");
+	assert_int_equal(setenv("HWLOC_XMLFILE", path, 1), 0);
+	EXPECT_ERROR(2, ARGS("topo", "--topology", "host"), "host (following HWLOC_XMLFILE",
+		     "env-truncated.xml", "not a valid hwloc XML topology");
+	unsetenv("HWLOC_XMLFILE");
+	unlink(path);
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TS_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TS_TEST_SANITIZED 1
+#endif
+#endif
+
+/* 5. `topo` out of memory exited 2, as if its input were bad: it is a failure while
+ * running (1). 100 MB of address space holds a 4096-CPU topology (it loads in 60 MB) but
+ * not its domains (about 180 MB). */
+static void test_topo_out_of_memory_exit_1(void **state)
+{
+	(void)state;
+#ifdef TS_TEST_SANITIZED
+	skip(); /* the sanitizers' shadow memory needs far more address space */
+#endif
+	int null = open("/dev/null", O_WRONLY);
+	assert_true(null >= 0);
+	char *err;
+	int status = run_cli_with(
+		ARGS(TS_CLI_PATH, "topo", "--topology", "pack:1 core:4096 pu:1", "--cpus", "0"),
+		null, 100u << 20, &err);
+	close(null);
+	assert_int_equal(status, 1);
+	assert_non_null(strstr(err, "toposched topo: error: "));
+	assert_non_null(strstr(err, "out of memory"));
+	free(err);
 }
 
 /* Files in dir whose name starts with prefix. */
@@ -370,9 +501,15 @@ int main(void)
 		cmocka_unit_test(test_synthetic_hex_size),
 		cmocka_unit_test(test_sysfs_empty_online),
 		cmocka_unit_test(test_sysfs_garbage_distance),
+		cmocka_unit_test(test_sysfs_cpu_name_out_of_range),
 		cmocka_unit_test(test_asymmetric_distance_accepted),
 		cmocka_unit_test(test_topo_empty_cpus),
 		cmocka_unit_test(test_host_names_hwloc_xmlfile),
+		cmocka_unit_test(test_distance_huge_entry_as_written),
+		cmocka_unit_test(test_xml_v3_names_hwloc_version),
+		cmocka_unit_test(test_bench_cpus_beyond_the_host),
+		cmocka_unit_test(test_host_hwloc_xmlfile_checked),
+		cmocka_unit_test(test_topo_out_of_memory_exit_1),
 		cmocka_unit_test(test_list_workloads_write_error),
 		cmocka_unit_test(test_signals_remove_temporary),
 	};

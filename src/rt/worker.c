@@ -458,14 +458,28 @@ static int start(const struct ts_rt_config *cfg)
 	int nr = rt_g.topo->nr_cpus;
 	if ((rc = parse_affinity(&real)))
 		return rt_error(rc, "ts_rt_start: sched_getaffinity failed");
+	/* this process's CPUs, for the messages: a cpulist is checked against them, not
+	 * against cpu_set_t's CPU_SETSIZE */
+	char *affinity = ts_cpumask_to_string(real);
+	if (!affinity) {
+		ts_cpumask_free(real);
+		return rt_error(-ENOMEM, "ts_rt_start: out of memory");
+	}
 	if (host && cfg->cpulist) {
 		struct ts_cpumask *want = ts_cpumask_alloc(CPU_SETSIZE);
 		if (!want || (rc = ts_cpumask_parse(want, cfg->cpulist, &err))) {
 			ts_cpumask_free(want);
 			ts_cpumask_free(real);
-			/* the parser's message names the list already */
-			return rt_error(want ? rc : -ENOMEM, "ts_rt_start: %s",
-					want ? err.msg : "out of memory");
+			if (want && rc == -ERANGE)
+				rc = rt_error(rc,
+					      "ts_rt_start: cpulist '%s' names a CPU this process "
+					      "cannot run on (its CPUs: %s)",
+					      cfg->cpulist, affinity);
+			else /* the parser's message names the list already */
+				rc = rt_error(want ? rc : -ENOMEM, "ts_rt_start: %s",
+					      want ? err.msg : "out of memory");
+			free(affinity);
+			return rc;
 		}
 		ts_cpumask_and(real, real, want);
 		ts_cpumask_free(want);
@@ -475,9 +489,15 @@ static int start(const struct ts_rt_config *cfg)
 	if (!map || nr_real == 0) {
 		ts_cpumask_free(real);
 		ts_cpumask_free(map);
-		return rt_error(map ? -EINVAL : -ENOMEM, "ts_rt_start: no CPU to run on (affinity "
-							 "mask and cpulist do not intersect)");
+		rc = map ? rt_error(-EINVAL,
+				    "ts_rt_start: no CPU to run on: cpulist '%s' and this "
+				    "process's CPUs (%s) do not intersect",
+				    cfg->cpulist ? cfg->cpulist : "", affinity)
+			 : rt_error(-ENOMEM, "ts_rt_start: out of memory");
+		free(affinity);
+		return rc;
 	}
+	free(affinity);
 	if (host) {
 		for (int v = 0; v < nr; v++) {
 			int os = rt_g.topo->cpu[v].os_index;

@@ -396,15 +396,29 @@ int ts_experiment_run(struct ts_experiment *e, struct ts_error *err)
 		return rc;
 	int total = e->nr_configs * e->nr_loads * e->iterations;
 	int jobs = e->jobs;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	if (jobs <= 0) {
-		long online = sysconf(_SC_NPROCESSORS_ONLN);
-		jobs = online > 0 ? (int)(online < TS_EXP_MAX_JOBS ? online : TS_EXP_MAX_JOBS) : 1;
+		int nr_cpus = e->base.topo ? e->base.topo->nr_cpus : 0;
+		uint64_t per_run = ts_experiment_run_bytes(nr_cpus, ts_experiment_max_tasks(e));
+		jobs = ts_experiment_default_jobs(online, ts_meminfo_available("/proc/meminfo"),
+						  per_run);
+		if (e->progress && jobs < online && jobs < total)
+			fprintf(e->progress,
+				"sim: note: %d worker%s, not one per CPU (%ld): a run on %d CPUs "
+				"takes about %.0f MiB and MemAvailable holds %d (--jobs sets it)\n",
+				jobs, jobs == 1 ? "" : "s", online, nr_cpus,
+				(double)per_run / (1 << 20), jobs);
 	}
 	if (jobs > TS_EXP_MAX_JOBS)
 		jobs = TS_EXP_MAX_JOBS;
 	if (jobs > total)
 		jobs = total;
 	e->jobs_used = jobs;
+	char note[320];
+	if (e->progress &&
+	    ts_experiment_long_note(e, online > 0 && online < jobs ? (int)online : jobs, note,
+				    sizeof(note)))
+		fprintf(e->progress, "sim: note: %s\n", note);
 
 	struct sweep s = {
 		.e = e,

@@ -287,6 +287,23 @@ static const char *path_basename(const char *path, char *buf, size_t size)
 	return buf;
 }
 
+/* What hwloc's discovery of "host" reads instead of this machine when the environment
+ * names something: the value of HWLOC_FSROOT, HWLOC_SYNTHETIC or HWLOC_XMLFILE, the first
+ * one set in that order, as hwloc_topology_load() takes them (hwloc 2.x topology.c: "Only
+ * the first one will be kept"); *var its name. NULL when none is set. */
+static const char *host_env_source(const char **var)
+{
+	static const char *const vars[] = {"HWLOC_FSROOT", "HWLOC_SYNTHETIC", "HWLOC_XMLFILE"};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *value = getenv(vars[i]);
+		if (value) {
+			*var = vars[i];
+			return value;
+		}
+	}
+	return NULL;
+}
+
 static void describe(struct ts_topology *t, const char *kind, const char *arg,
 		     hwloc_topology_t topo)
 {
@@ -305,13 +322,9 @@ static void describe(struct ts_topology *t, const char *kind, const char *arg,
 	char what[160];
 	/* hwloc reads these for "host" too: say so rather than describe another machine as
 	 * this one. */
-	const char *xmlfile = getenv("HWLOC_XMLFILE"), *synth = getenv("HWLOC_SYNTHETIC");
-	if (strcmp(kind, "host") == 0 && xmlfile && *xmlfile)
-		snprintf(what, sizeof(what), "this host as HWLOC_XMLFILE '%.60s' describes it",
-			 xmlfile);
-	else if (strcmp(kind, "host") == 0 && synth && *synth)
-		snprintf(what, sizeof(what), "this host as HWLOC_SYNTHETIC '%.60s' describes it",
-			 synth);
+	const char *var = NULL, *value = strcmp(kind, "host") == 0 ? host_env_source(&var) : NULL;
+	if (value)
+		snprintf(what, sizeof(what), "this host as %s '%.60s' describes it", var, value);
 	else if (strcmp(kind, "host") == 0)
 		snprintf(what, sizeof(what), "this host%s%.60s%s", model ? " (" : "",
 			 model ? model : "", model ? ")" : "");
@@ -567,8 +580,19 @@ int ts_topology_load_hwloc(const char *kind, const char *arg, struct ts_topology
 				    "hwloc import: unknown source kind '%.40s' (expected host, "
 				    "xml, fsroot or synthetic)",
 				    kind);
-	if (host)
+	/* A "host" that hwloc would read from a file, capture or description named in the
+	 * environment is that input, and is checked and isolated as one. */
+	const char *env_var = NULL;
+	if (host && (arg = host_env_source(&env_var)) != NULL) {
+		fsroot = strcmp(env_var, "HWLOC_FSROOT") == 0;
+		synth = strcmp(env_var, "HWLOC_SYNTHETIC") == 0;
+		xml = strcmp(env_var, "HWLOC_XMLFILE") == 0;
+	}
+	if (host && !env_var)
 		snprintf(label, sizeof(label), "host");
+	else if (host)
+		snprintf(label, sizeof(label), "host (following %s '%.256s%s')", env_var, arg,
+			 strlen(arg) > 256 ? "..." : "");
 	else if (!arg || !*arg)
 		return ts_error_set(err, -EINVAL, "%s: no %s given", kind,
 				    synth ? "description" : "path");

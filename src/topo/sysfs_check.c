@@ -171,6 +171,38 @@ static int check_distance_file(const char *label, const char *root, int node, in
 	return rc;
 }
 
+/* hwloc's linux component takes every entry of dir whose name starts with prefix ("cpu",
+ * "node") for an object and reads its number with strtoul(name + strlen(prefix), NULL,
+ * 0), then sets that bit in a bitmap: "cpu-2" is CPU 2^64-2 to it, and sizing the bitmap
+ * took seconds and gigabytes (found by fuzz_sysfs). Names like "cpufreq" read as 0 and are
+ * harmless; a number at or above max is refused. */
+static int check_index_names(const char *label, const char *root, const char *dir,
+			     const char *prefix, unsigned long max, struct ts_error *err)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", root, dir);
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	size_t len = strlen(prefix);
+	struct dirent *e;
+	int rc = 0;
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, prefix, len) != 0)
+			continue;
+		errno = 0;
+		unsigned long n = strtoul(e->d_name + len, NULL, 0);
+		if (errno == ERANGE || n >= max)
+			rc = ts_error_set(err, -EINVAL,
+					  "%s: %s/%.64s: hwloc reads this name as %s number %s%lu, "
+					  "beyond the %lu supported",
+					  label, dir, e->d_name, prefix, errno == ERANGE ? ">" : "",
+					  n, max);
+	}
+	closedir(d);
+	return rc;
+}
+
 int ts_sysfs_capture_check(const char *label, const char *root, struct ts_error *err)
 {
 	walk.label = label;
@@ -186,6 +218,11 @@ int ts_sysfs_capture_check(const char *label, const char *root, struct ts_error 
 		return ts_error_set(err, -errno, "%s: cannot walk the capture: %s", label,
 				    strerror(errno));
 
+	if ((rc = check_index_names(label, root, "sys/devices/system/cpu", "cpu", TS_MAX_CPUS,
+				    err)) < 0 ||
+	    (rc = check_index_names(label, root, "sys/devices/system/node", "node", TS_MAX_NODES,
+				    err)) < 0)
+		return rc;
 	static const char *const lists[] = {
 		"sys/devices/system/cpu/online",    "sys/devices/system/cpu/present",
 		"sys/devices/system/cpu/possible",  "sys/devices/system/node/online",

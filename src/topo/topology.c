@@ -301,6 +301,14 @@ int ts_topology_parse_distance(struct ts_topology *t, const char *text, struct t
 					  row, n);
 			break;
 		}
+		/* v stopped growing there: name the entry as it was written */
+		if (v >= 100000 || v <= -100000) {
+			rc = ts_error_set(
+				err, -EINVAL, "distance[%d][%d] is %.*s: a %s distance must be %s",
+				row, col, (int)(p - start), start, row == col ? "local" : "remote",
+				row == col ? "10 (LOCAL_DISTANCE)" : "11 to 254");
+			break;
+		}
 		d[row * n + col++] = (int)v;
 	}
 	if (rc == 0 && row != n)

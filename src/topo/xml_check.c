@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "topo_build.h"
 
@@ -69,17 +70,26 @@ static int check_distances(const char *label, xmlNode *root, long nr_objects, st
 	return 0;
 }
 
-/* hwloc v1 names that hwloc_type_sscanf() no longer knows but the v1 importer maps. */
-static bool is_object_type(const char *type)
+/* The type of an <object type="...">, read as hwloc reads it: hwloc_type_sscanf()
+ * accepts any case and abbreviations ("NUMANod", "nu", "p"), so the objects that need an
+ * os_index are recognised by what hwloc makes of the name, not by its spelling. The hwloc
+ * v1 names that hwloc_type_sscanf() no longer knows are mapped as the v1 importer maps
+ * them. False when hwloc knows no such type. */
+static bool object_type(const char *type, hwloc_obj_type_t *t)
 {
-	static const char *const v1_types[] = {"System", "Socket", "Cache", "Node"};
-	hwloc_obj_type_t t;
-	if (hwloc_type_sscanf(type, &t, NULL, 0) == 0)
-		return true;
+	static const struct {
+		const char *name;
+		hwloc_obj_type_t type;
+	} v1_types[] = {{"System", HWLOC_OBJ_MACHINE},
+			{"Socket", HWLOC_OBJ_PACKAGE},
+			{"Cache", HWLOC_OBJ_L1CACHE},
+			{"Node", HWLOC_OBJ_NUMANODE}};
 	for (size_t i = 0; i < sizeof(v1_types) / sizeof(v1_types[0]); i++)
-		if (strcmp(type, v1_types[i]) == 0)
+		if (strcasecmp(type, v1_types[i].name) == 0) {
+			*t = v1_types[i].type;
 			return true;
-	return false;
+		}
+	return hwloc_type_sscanf(type, t, NULL, 0) == 0;
 }
 
 static int check_objects(const char *label, xmlNode *parent, int depth, long *nr_objects,
@@ -95,7 +105,8 @@ static int check_objects(const char *label, xmlNode *parent, int depth, long *nr
 					    "without a type "
 					    "attribute",
 					    label, n->line);
-		if (!is_object_type(type))
+		hwloc_obj_type_t t;
+		if (!object_type(type, &t))
 			return ts_error_set(err, -EINVAL,
 					    "%s: not a valid hwloc XML topology: line %d: <object "
 					    "type=\"%.40s\">: not an hwloc object type",
@@ -107,8 +118,7 @@ static int check_objects(const char *label, xmlNode *parent, int depth, long *nr
 				"more than %d deep",
 				label, n->line, XML_MAX_DEPTH);
 		const char *index;
-		bool indexed = strcmp(type, "PU") == 0 || strcmp(type, "NUMANode") == 0 ||
-			       strcmp(type, "Node") == 0;
+		bool indexed = t == HWLOC_OBJ_PU || t == HWLOC_OBJ_NUMANODE;
 		if (indexed && !attr_is(n, "os_index", &index))
 			return ts_error_set(err, -EINVAL,
 					    "%s: not a valid hwloc XML topology: line %d: <object "
@@ -143,11 +153,9 @@ static int check_tree(const char *label, xmlNode *root, struct ts_error *err)
 			return ts_error_set(
 				err, -EINVAL,
 				"%s: hwloc XML version %.20s (written by hwloc 3.x) cannot be read "
-				"with the installed hwloc %u.%u.%u; export it again with hwloc "
-				"2.x (lstopo --of xml)",
-				label, version, hwloc_get_api_version() >> 16,
-				(hwloc_get_api_version() >> 8) & 0xff,
-				hwloc_get_api_version() & 0xff);
+				"with hwloc %s, which toposched was built with; export it again "
+				"with hwloc 2.x (lstopo --of xml)",
+				label, version, HWLOC_VERSION);
 		return ts_error_set(err, -EINVAL,
 				    "%s: <topology version=\"%.20s\">: not an hwloc XML version "
 				    "(1.x or 2.x)",

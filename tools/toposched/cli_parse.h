@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "toposched/cpumask.h"
+#include "toposched/experiment.h"
 #include "toposched/kernel_profile.h"
 
 /* durations are at most an hour */
@@ -40,5 +42,21 @@ int cli_parse_kernel(const char *cmd, const char *option, const char *text,
  * values. *out is malloc'd. */
 int cli_parse_list(const char *cmd, const char *option, const char *text, int max, int max_items,
 		   int **out, int *count);
+
+/* A node list (--pin): N or A-B items, comma-separated, each a node below nr_nodes (machine
+ * names the topology in the message); sets them in nodes (sized nr_nodes). */
+int cli_parse_node_list(const char *cmd, const char *option, const char *text, int nr_nodes,
+			const char *machine, struct ts_cpumask *nodes);
+/* A sequence of CPUs (--pin-cpus): comma-separated, in order, repeats allowed, each below
+ * nr_cpus. *out is malloc'd. */
+int cli_parse_cpu_sequence(const char *cmd, const char *option, const char *text, int nr_cpus,
+			   const char *machine, int **out, int *count);
+
+/* A --compare configuration NAME=FEATURES: the configuration's kernel (kernel=V, else
+ * base_kernel), then that kernel's switches, base_features (--features, tg_layout= taken
+ * out; NULL: none) and FEATURES applied on them; *layout_given: FEATURES had tg_layout=. */
+int cli_parse_compare(const char *cmd, const char *spec,
+		      const struct ts_kernel_profile *base_kernel, const char *base_features,
+		      struct ts_exp_config *out, bool *layout_given);
 
 #endif

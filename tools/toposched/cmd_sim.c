@@ -132,7 +132,8 @@ static const char sim_help[] =
 	"                      CPU time (docs/engine.md, \"Kernel time\")\n"
 	"\n"
 	"running and output:\n"
-	"  --jobs N            worker threads (default: the number of online CPUs)\n"
+	"  --jobs N            worker threads (default: the online CPUs, fewer when\n"
+	"                      MemAvailable holds fewer runs of this machine's size)\n"
 	"  --format FMT        table (default), csv or json (schema: docs/sim-json.md);\n"
 	"                      without --format, an --output ending in .csv or .json\n"
 	"                      selects that format\n"
@@ -173,58 +174,6 @@ static int sim_error(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return cli_error(SIM_CMD, "%s", msg);
-}
-
-static bool valid_name(const char *s, size_t len)
-{
-	if (len == 0 || len >= TS_EXP_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '-' || c == '.' || c == '+'))
-			return false;
-	}
-	return true;
-}
-
-/* NAME=FEATURES: the configuration's kernel (kernel=V, else base_kernel), then that
- * kernel's switches, base_features (--features, tg_layout= taken out; NULL: none) and
- * FEATURES applied on them; *layout_given: FEATURES had tg_layout=. */
-static int parse_compare(const char *spec, const struct ts_kernel_profile *base_kernel,
-			 const char *base_features, struct ts_exp_config *out, bool *layout_given)
-{
-	const char *eq = strchr(spec, '=');
-	if (!eq)
-		return sim_error(
-			"--compare '%s': expected NAME=FEATURES (e.g. cluster=SIS_CLUSTER)", spec);
-	size_t len = (size_t)(eq - spec);
-	if (!valid_name(spec, len))
-		return sim_error("--compare '%s': the name must be 1 to %d letters, digits or "
-				 "'_-.+'",
-				 spec, TS_EXP_NAME_MAX - 1);
-	memset(out, 0, sizeof(*out));
-	memcpy(out->name, spec, len);
-	if (strlen(eq + 1) >= sizeof(out->features_text))
-		return sim_error("--compare '%.40s...': the features are too long", spec);
-	snprintf(out->features_text, sizeof(out->features_text), "%s", eq + 1);
-	struct ts_error err = {0};
-	/* kernel=V and tg_layout=L are the configuration's kernel and layout, not features */
-	char no_kernel[TS_FEATURES_STR_MAX], features[TS_FEATURES_STR_MAX];
-	bool kernel_given;
-	out->kernel = *base_kernel;
-	if (ts_kernel_profile_take(eq + 1, no_kernel, sizeof(no_kernel), &out->kernel,
-				   &kernel_given, &err))
-		return sim_error("--compare '%s': kernel=: %s", spec, err.msg);
-	if (ts_tg_layout_take(no_kernel, features, sizeof(features), &out->tg_layout, layout_given,
-			      &err))
-		return sim_error("--compare '%s': %s", spec, err.msg);
-	out->features = ts_kernel_features_default(&out->kernel);
-	if (base_features && ts_features_parse(base_features, &out->features, &err))
-		return sim_error("--features: %s (see 'toposched features')", err.msg);
-	if (ts_features_parse(features, &out->features, &err))
-		return sim_error("--compare '%s': %s (see 'toposched features')", spec, err.msg);
-	return 0;
 }
 
 /* ---- the command ---- */
@@ -555,43 +504,6 @@ struct sim_setup {
 	struct ts_sim_rtapp *rtapp; /* --workload FILE.json */
 };
 
-/* A node list: N or A-B items, comma-separated, each a node of t. */
-static int parse_nodes(const char *text, const struct ts_topology *t, struct ts_cpumask *nodes)
-{
-	const char *p = text;
-	if (!*p)
-		return sim_error("--pin: empty node list");
-	for (;;) {
-		char *end;
-		long a, b;
-		if (*p < '0' || *p > '9')
-			goto bad;
-		a = strtol(p, &end, 10);
-		b = a;
-		if (*end == '-') {
-			p = end + 1;
-			if (*p < '0' || *p > '9')
-				goto bad;
-			b = strtol(p, &end, 10);
-		}
-		if ((*end != ',' && *end != '\0') || a > INT_MAX || b > INT_MAX)
-			goto bad;
-		if (a > b)
-			return sim_error("--pin '%s': range %ld-%ld goes downwards", text, a, b);
-		if (b >= t->nr_nodes)
-			return sim_error("--pin '%s': node %ld does not exist (%s has nodes 0-%d)",
-					 text, b, t->name, t->nr_nodes - 1);
-		for (long n = a; n <= b; n++)
-			ts_cpumask_set(nodes, (int)n);
-		if (*end == '\0')
-			return 0;
-		p = end + 1;
-	}
-bad:
-	return sim_error("--pin '%s': not a node list (e.g. 0, 0-1 or 0,2; 'all' for no pin)",
-			 text);
-}
-
 static int build_pin(const struct sim_opts *o, struct sim_setup *s)
 {
 	/* the default pin is the default experiment's; a NUMA workload wants every node */
@@ -607,7 +519,8 @@ static int build_pin(const struct sim_opts *o, struct sim_setup *s)
 	int rc = 0;
 	if (!nodes || !s->pin || !m) {
 		rc = sim_error("out of memory");
-	} else if (!(rc = parse_nodes(text, t, nodes))) {
+	} else if (!(rc = cli_parse_node_list(SIM_CMD, "--pin", text, t->nr_nodes, t->name,
+					      nodes))) {
 		int node;
 		ts_cpumask_zero(s->pin);
 		ts_for_each_cpu(node, nodes)
@@ -630,31 +543,13 @@ static int build_pin_cpus(const struct sim_opts *o, struct sim_setup *s)
 	const char *text = o->pin_cpus;
 	if (!text)
 		return 0;
-	int n = 1;
-	for (const char *c = text; *c; c++)
-		n += *c == ',';
-	s->pin_cpus = calloc((size_t)n, sizeof(int));
-	if (!s->pin_cpus)
-		return sim_error("out of memory");
-	const char *p = text;
-	for (int i = 0; i < n; i++) {
-		char *end;
-		errno = 0;
-		long cpu = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : -1;
-		if (cpu < 0 || errno || (*end && *end != ','))
-			return sim_error("--pin-cpus '%s': not a comma list of CPU numbers (e.g. "
-					 "0,4)",
-					 text);
-		if (cpu >= s->topo->nr_cpus)
-			return sim_error("--pin-cpus '%s': CPU %ld is not a CPU of %s (0-%d)", text,
-					 cpu, s->topo->name, s->topo->nr_cpus - 1);
-		if (s->pin && !ts_cpumask_test(s->pin, (int)cpu))
-			return sim_error("--pin-cpus '%s': CPU %ld is outside the --pin nodes (%s)",
-					 text, cpu, o->pin ? o->pin : SIM_DEFAULT_PIN);
-		s->pin_cpus[i] = (int)cpu;
-		p = end + 1;
-	}
-	s->nr_pin_cpus = n;
+	if (cli_parse_cpu_sequence(SIM_CMD, "--pin-cpus", text, s->topo->nr_cpus, s->topo->name,
+				   &s->pin_cpus, &s->nr_pin_cpus))
+		return CLI_EXIT_USAGE;
+	for (int i = 0; i < s->nr_pin_cpus; i++)
+		if (s->pin && !ts_cpumask_test(s->pin, s->pin_cpus[i]))
+			return sim_error("--pin-cpus '%s': CPU %d is outside the --pin nodes (%s)",
+					 text, s->pin_cpus[i], o->pin ? o->pin : SIM_DEFAULT_PIN);
 	return 0;
 }
 
@@ -745,9 +640,9 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 				 err.msg);
 	if (o->nr_compare > 0) {
 		for (int i = 0; i < o->nr_compare; i++) {
-			if (parse_compare(o->compare[i], &o->kernel,
-					  o->features ? base_features : NULL, &s->configs[i],
-					  &s->layout_given[i]))
+			if (cli_parse_compare(SIM_CMD, o->compare[i], &o->kernel,
+					      o->features ? base_features : NULL, &s->configs[i],
+					      &s->layout_given[i]))
 				return CLI_EXIT_USAGE;
 			for (int k = 0; k < i; k++)
 				if (strcmp(s->configs[k].name, s->configs[i].name) == 0)
@@ -778,8 +673,8 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 	} else {
 		for (size_t i = 0; i < sizeof(sim_default_compare) / sizeof(sim_default_compare[0]);
 		     i++)
-			if (parse_compare(sim_default_compare[i], &o->kernel, NULL, &s->configs[i],
-					  &s->layout_given[i]))
+			if (cli_parse_compare(SIM_CMD, sim_default_compare[i], &o->kernel, NULL,
+					      &s->configs[i], &s->layout_given[i]))
 				return CLI_EXIT_USAGE;
 		s->nr_configs = (int)(sizeof(sim_default_compare) / sizeof(sim_default_compare[0]));
 	}

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,7 +311,8 @@ int cmd_topo(int argc, char **argv)
 	struct ts_domains *d = NULL;
 	int rc = 0;
 	if (!show) {
-		rc = cli_error("topo", "out of memory");
+		cli_error("topo", "out of memory");
+		rc = CLI_EXIT_FAILURE; /* a failure while running, not bad input */
 	} else if (cpus) {
 		if (ts_cpumask_parse(show, cpus, &err))
 			rc = cli_error("topo", "--cpus: %s", err.msg);
@@ -322,8 +324,11 @@ int cmd_topo(int argc, char **argv)
 	} else {
 		ts_cpumask_fill(show);
 	}
-	if (!rc && ts_domains_build(t, NULL, &d, &err))
+	if (!rc && ts_domains_build(t, NULL, &d, &err)) {
 		rc = cli_error("topo", "topology '%s': %s", spec, err.msg);
+		if (err.code == -ENOMEM)
+			rc = CLI_EXIT_FAILURE;
+	}
 	struct cli_output out = {0};
 	if (!rc && cli_output_open(&out, "topo", "--output", output))
 		rc = CLI_EXIT_USAGE;

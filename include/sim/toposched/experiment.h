@@ -95,7 +95,7 @@ struct ts_experiment {
 	const int *loads; /* distinct values, in report order */
 	int nr_loads;
 	int iterations;	   /* samples per point, >= 1 */
-	int jobs;	   /* worker threads; <= 0: the number of online CPUs */
+	int jobs;	   /* worker threads; <= 0: ts_experiment_default_jobs() */
 	ts_sim_run_fn run; /* NULL: ts_sim_run */
 	/* NULL, or where the run of the first configuration, first load and first iteration
 	 * writes its counters in /proc/schedstat format (ts_sim_config.schedstat) */
@@ -121,6 +121,30 @@ struct ts_experiment {
  * configurations is not the seeds'. It depends on the load's value (not its position in
  * the list) so that adding a load to a sweep leaves the other points' samples unchanged. */
 uint64_t ts_experiment_seed(uint64_t seed, int load, int iteration);
+
+/* ---- sizing a sweep ---- */
+
+/* Peak memory of one run, in bytes, on a machine of nr_cpus CPUs with nr_tasks tasks:
+ * the scheduler's per-CPU masks grow as nr_cpus^2 and dominate on large machines. */
+uint64_t ts_experiment_run_bytes(int nr_cpus, int64_t nr_tasks);
+/* The default number of workers: the online CPUs, but no more runs at once than
+ * mem_available bytes hold at per_run bytes each (mem_available 0: not known, CPUs only);
+ * at least 1, at most TS_EXP_MAX_JOBS. */
+int ts_experiment_default_jobs(long online_cpus, uint64_t mem_available, uint64_t per_run);
+/* The most tasks one run of e has (its largest load, on the CPUs the pin allows). */
+int64_t ts_experiment_max_tasks(const struct ts_experiment *e);
+/* MemAvailable of a file in /proc/meminfo's format, in bytes; 0 when it has none. */
+uint64_t ts_meminfo_available(const char *path);
+
+/* A sweep estimated to take longer than this (wall time) is announced before it starts. */
+#define TS_EXP_LONG_SWEEP_S 600.0
+/* CPU seconds the whole sweep of e is estimated to take (0 for workloads that run to
+ * completion, whose length the duration does not set). */
+double ts_experiment_cpu_seconds(const struct ts_experiment *e);
+/* When e's sweep on jobs workers is estimated to take longer than TS_EXP_LONG_SWEEP_S,
+ * writes a one-line note saying so into buf (no newline) and returns true; else false
+ * and buf "". */
+bool ts_experiment_long_note(const struct ts_experiment *e, int jobs, char *buf, size_t size);
 
 /* Checks the inputs, runs every (config x load x iteration) on `jobs` threads and fills
  * points. The results depend only on the inputs, never on jobs or execution order. A
