@@ -2,6 +2,8 @@
 # source tree SRC ("" when SRC is not a git checkout or git is missing). Run at every build
 # (tools/toposched/CMakeLists.txt); configure_file() rewrites OUT only when the text
 # changes, so that an unchanged tree rebuilds nothing.
+# Script mode (-P) sets no policies: take the project's, so CMP0053 is NEW.
+cmake_minimum_required(VERSION 3.20)
 set(describe "")
 find_package(Git QUIET)
 if(GIT_FOUND AND EXISTS "${SRC}/.git")
