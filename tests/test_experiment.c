@@ -628,6 +628,16 @@ static void test_gnuplot_script(void **state)
 	assert_int_equal(count(buf, "with yerrorlines"), 3);
 	assert_non_null(strstr(buf, "title 'it''s'"));
 	assert_non_null(strstr(buf, "set logscale x 2"));
+	/* the lower panel: the two non-baseline configurations' % change */
+	assert_non_null(strstr(buf, "set multiplot layout 2,1\n"));
+	char row[128];
+	snprintf(row, sizeof(row), "$change << EOD\n%d %.10g %.10g\n", loads[0],
+		 ts_experiment_point(&e, 1, 0)->pct_change,
+		 ts_experiment_point(&e, 2, 0)->pct_change);
+	assert_non_null(strstr(buf, row));
+	assert_int_equal(count(buf, "$change using 1:"), 2);
+	assert_non_null(strstr(buf, "% change against "));
+	assert_non_null(strstr(buf, "unset multiplot"));
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
@@ -635,6 +645,16 @@ static void test_gnuplot_script(void **state)
 	fclose(f);
 	assert_non_null(strstr(buf, "pngcairo"));
 	free(buf);
+	/* one configuration: nothing to compare, one panel */
+	e.nr_configs = 1;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(ts_exp_write_gnuplot(&e, TS_PLOT_SVG, NULL, f), 0);
+	fclose(f);
+	assert_null(strstr(buf, "multiplot"));
+	assert_null(strstr(buf, "set output"));
+	free(buf);
+	e.nr_configs = 3;
 	ts_experiment_free(&e);
 }
 

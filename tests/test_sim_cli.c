@@ -446,10 +446,46 @@ static void test_plot_svg(void **state)
 	assert_non_null(strstr(svg, "<svg"));
 	assert_non_null(strstr(svg, "baseline"));
 	assert_non_null(strstr(svg, "cluster"));
+	assert_non_null(strstr(svg, "% change against baseline"));
 	free(svg);
+	/* the script is kept next to the image and draws it again from that directory */
+	char gp_path[420];
+	snprintf(gp_path, sizeof(gp_path), "%s.gp", out_svg);
+	char *script = slurp(gp_path, NULL);
+	assert_non_null(strstr(script, "set output 'r.svg'\n"));
+	assert_non_null(strstr(script, "set multiplot"));
+	free(script);
 	char names[512];
-	assert_int_equal(outdir_entries(names, sizeof(names)), 2);
+	assert_int_equal(outdir_entries(names, sizeof(names)), 3);
 	clear_outdir();
+}
+
+/* A file where --plot keeps its script that toposched did not write is never replaced:
+ * exit 2 before anything runs, the file as it was, nothing else written. */
+static void test_plot_keeps_foreign_script(void **state)
+{
+	(void)state;
+	clear_outdir();
+	write_fake_gnuplot("cat >/dev/null; exit 0");
+	char gp_path[420];
+	snprintf(gp_path, sizeof(gp_path), "%s.gp", out_svg);
+	FILE *f = fopen(gp_path, "w");
+	assert_non_null(f);
+	fputs("plot sin(x)\n", f);
+	fclose(f);
+	struct run r = run_cli(ARGS("sim", TINY, "--output", out_json, "--plot", out_svg));
+	char *gp = slurp(gp_path, NULL);
+	char names[512];
+	int left = outdir_entries(names, sizeof(names));
+	bool ok = r.status == 2 && strstr(r.err, "--plot") && strstr(r.err, "did not write it") &&
+		  strcmp(gp, "plot sin(x)\n") == 0 && left == 1;
+	if (!ok)
+		print_message("exit %d, stderr: %s\nleft:%s\n", r.status, r.err, names);
+	free(gp);
+	run_free(&r);
+	clear_outdir();
+	setenv("PATH", saved_path, 1);
+	assert_true(ok);
 }
 
 /* One iteration cannot be tested for significance: stderr says so, the table too. */
@@ -509,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_output_file_atomic),
 		cmocka_unit_test(test_plot_failure_leaves_no_file),
 		cmocka_unit_test(test_plot_svg),
+		cmocka_unit_test(test_plot_keeps_foreign_script),
 		cmocka_unit_test(test_table_end_to_end),
 		cmocka_unit_test(test_one_iteration_warns),
 	};

@@ -52,6 +52,28 @@ int cli_plot_prepare(const char *cmd, const char *option, const char *path,
 	return 0;
 }
 
+int cli_plot_script_path(const char *cmd, const char *option, const char *path, char *script,
+			 size_t size)
+{
+	if ((size_t)snprintf(script, size, "%s.gp", path) >= size)
+		return cli_error(cmd, "%s '%s': the name is too long", option, path);
+	FILE *f = fopen(script, "r");
+	if (!f)
+		return errno == ENOENT ? 0
+				       : cli_error(cmd, "%s: cannot read '%s': %s", option, script,
+						   strerror(errno));
+	char first[64] = "";
+	bool ours = fgets(first, sizeof(first), f) &&
+		    strncmp(first, TS_GNUPLOT_SCRIPT_MARK, strlen(TS_GNUPLOT_SCRIPT_MARK)) == 0;
+	fclose(f);
+	if (!ours)
+		return cli_error(cmd,
+				 "%s: '%s' exists and toposched did not write it (the plot's "
+				 "gnuplot script is kept there); move it or choose another name",
+				 option, script);
+	return 0;
+}
+
 /* gnuplot's first message line, which says what went wrong ("" if none). */
 static void first_message(FILE *errs, char *line, size_t size)
 {
@@ -92,8 +114,8 @@ static int spawn_and_wait(const char *gnuplot, int in, int out, int err, int *st
 	return 0;
 }
 
-int cli_plot_draw(struct cli_output *plot, const char *gnuplot, const struct ts_experiment *e,
-		  enum ts_plot_format format)
+int cli_plot_draw(struct cli_output *plot, struct cli_output *script_out, const char *gnuplot,
+		  const struct ts_experiment *e, enum ts_plot_format format)
 {
 	const char *cmd = plot->cmd, *opt = plot->option;
 	FILE *script = tmpfile(), *errs = tmpfile(), *image = cli_output_stream(plot);
@@ -105,6 +127,12 @@ int cli_plot_draw(struct cli_output *plot, const char *gnuplot, const struct ts_
 	/* no "set output": the image goes to gnuplot's standard output, the plot's stream */
 	if (ts_exp_write_gnuplot(e, format, NULL, script) || fseek(script, 0, SEEK_SET) ||
 	    fflush(image)) {
+		cli_error(cmd, "%s: writing the gnuplot script failed", opt);
+		goto out;
+	}
+	const char *image_name = strrchr(plot->target, '/');
+	image_name = image_name ? image_name + 1 : plot->target;
+	if (ts_exp_write_gnuplot(e, format, image_name, cli_output_stream(script_out))) {
 		cli_error(cmd, "%s: writing the gnuplot script failed", opt);
 		goto out;
 	}

@@ -141,8 +141,9 @@ static const char sim_help[] =
 	"                      is replaced whole (its mode kept), a device, a FIFO or a\n"
 	"                      file with several hard links written in place; '-' is\n"
 	"                      standard output\n"
-	"  --plot FILE         also draw the metric against load with gnuplot; FILE ends\n"
-	"                      in .png or .svg\n"
+	"  --plot FILE         also draw the metric against load, and the % change\n"
+	"                      against the baseline, with gnuplot; FILE ends in .png\n"
+	"                      or .svg; the script is kept as FILE.gp\n"
 	"  --schedstat FILE    also write the counters of the first configuration's\n"
 	"                      smallest load, iteration 1, in /proc/schedstat format\n"
 	"                      (version 17 as mmtests reads it; docs/sim-json.md)\n"
@@ -803,10 +804,12 @@ int cmd_sim(int argc, char **argv)
 			o.format = SIM_CSV;
 	}
 	enum ts_plot_format plot_format = TS_PLOT_PNG;
-	char gnuplot[PATH_MAX];
+	char gnuplot[PATH_MAX], plot_script[PATH_MAX] = "";
 	if (o.plot) {
 		if (cli_plot_prepare(SIM_CMD, "--plot", o.plot, &plot_format, gnuplot,
-				     sizeof(gnuplot)))
+				     sizeof(gnuplot)) ||
+		    cli_plot_script_path(SIM_CMD, "--plot", o.plot, plot_script,
+					 sizeof(plot_script)))
 			return CLI_EXIT_USAGE;
 		if (o.output && strcmp(o.output, o.plot) == 0)
 			return sim_error("--output and --plot name the same file '%s'", o.plot);
@@ -822,16 +825,21 @@ int cmd_sim(int argc, char **argv)
 
 	if ((o.trace_point || o.trace_max_mb != CLI_TRACE_DEFAULT_MAX_MB) && !o.trace)
 		return sim_error("--trace-point and --trace-max-mb need --trace FILE");
-	const char *const files[] = {o.output ? o.output : "-", o.plot, o.schedstat};
-	const char *const file_opts[] = {"--output", "--plot", "--schedstat"};
-	for (int i = 0; o.trace && i < 3; i++)
+	const char *const files[] = {o.output ? o.output : "-", o.plot, o.schedstat,
+				     plot_script[0] ? plot_script : NULL};
+	const char *const file_opts[] = {"--output", "--plot", "--schedstat", "--plot's script"};
+	for (int i = 0; plot_script[0] && i < 3; i++)
+		if (files[i] && i != 1 && strcmp(files[i], plot_script) == 0)
+			return sim_error("%s names the file where --plot keeps its script '%s'",
+					 file_opts[i], plot_script);
+	for (int i = 0; o.trace && i < 4; i++)
 		if (files[i] && strcmp(files[i], o.trace) == 0)
 			return sim_error("%s and --trace name the same file '%s'", file_opts[i],
 					 o.trace);
 
 	struct sim_setup s = {0};
 	int rc = build_setup(&o, &s);
-	struct cli_output out = {0}, plot = {0}, schedstat = {0}, trace = {0};
+	struct cli_output out = {0}, plot = {0}, plot_gp = {0}, schedstat = {0}, trace = {0};
 	if (rc)
 		goto done;
 	if (s.rtapp && !o.duration_given && s.workload->default_duration_ns) /* its duration */
@@ -842,7 +850,8 @@ int cmd_sim(int argc, char **argv)
 	}
 	warn_no_clusters(&o, &s);
 	if (cli_output_open(&out, SIM_CMD, "--output", o.output) ||
-	    (o.plot && cli_output_open(&plot, SIM_CMD, "--plot", o.plot)) ||
+	    (o.plot && (cli_output_open(&plot, SIM_CMD, "--plot", o.plot) ||
+			cli_output_open(&plot_gp, SIM_CMD, "--plot", plot_script))) ||
 	    (o.schedstat && cli_output_open(&schedstat, SIM_CMD, "--schedstat", o.schedstat)) ||
 	    (o.trace && cli_output_open(&trace, SIM_CMD, "--trace", o.trace))) {
 		rc = CLI_EXIT_USAGE;
@@ -900,13 +909,15 @@ int cmd_sim(int argc, char **argv)
 			o.output ? o.output : "stdout", strerror(errno));
 		rc = 1;
 	}
-	if (!rc && o.plot && cli_plot_draw(&plot, gnuplot, &e, plot_format))
+	if (!rc && o.plot && cli_plot_draw(&plot, &plot_gp, gnuplot, &e, plot_format))
 		rc = 1;
 	/* all complete: put them in place together, or none */
-	struct cli_output *outs[4] = {&out};
+	struct cli_output *outs[5] = {&out};
 	int nr_outs = 1;
-	if (o.plot)
+	if (o.plot) {
 		outs[nr_outs++] = &plot;
+		outs[nr_outs++] = &plot_gp;
+	}
 	if (o.schedstat)
 		outs[nr_outs++] = &schedstat;
 	if (o.trace)
@@ -917,6 +928,7 @@ int cmd_sim(int argc, char **argv)
 done:
 	cli_output_discard(&out);
 	cli_output_discard(&plot);
+	cli_output_discard(&plot_gp);
 	cli_output_discard(&schedstat);
 	cli_output_discard(&trace);
 	free_setup(&s);

@@ -198,8 +198,11 @@ int ts_exp_write_json(const struct ts_experiment *e, FILE *out);
 
 enum ts_plot_format { TS_PLOT_PNG, TS_PLOT_SVG };
 /* A gnuplot script that draws the metric against load, one line (with stddev error bars)
- * per configuration, into output_path (NULL: gnuplot's standard output). The data is inline;
- * the script needs gnuplot 5. */
+ * per configuration, and below it (two or more configurations) each one's % change against
+ * the baseline, into output_path (NULL: gnuplot's standard output). The data is inline;
+ * the script needs gnuplot 5. Its first line starts with TS_GNUPLOT_SCRIPT_MARK, by which
+ * the CLI knows a script it may replace. */
+#define TS_GNUPLOT_SCRIPT_MARK "# written by toposched sim"
 int ts_exp_write_gnuplot(const struct ts_experiment *e, enum ts_plot_format format,
 			 const char *output_path, FILE *out);
 
