@@ -97,10 +97,13 @@ static const char sim_help[] =
 	"                      (node list, e.g. 0 or 0-1; 'all' for none). Default: node " SIM_DEFAULT_PIN "\n"
 	"                      without --machine (the default experiment), else none;\n"
 	"                      none for the NUMA workloads\n"
+	"  --cpus LIST         run every task on these CPUs only, like taskset -c (a\n"
+	"                      cpulist, e.g. 0-3,8-11); instead of --pin\n"
 	"  --pin-cpus LIST     pin the run's k-th task (instance by instance, class by\n"
 	"                      class) to CPU k of this comma list, repeated CPUs\n"
 	"                      allowed, like lat_pipe's pinned processes: --workload\n"
-	"                      pipe --pairs 1 --pin-cpus 0,4 (within --pin's CPUs)\n"
+	"                      pipe --pairs 1 --pin-cpus 0,4 (within --pin's or\n"
+	"                      --cpus' CPUs)\n"
 	"  --cost NAME=VALUE   override a cost-model term (toposched machines --costs);\n"
 	"                      repeatable\n"
 	"  --groups-spec SPEC  put the tasks in task groups: ENTRY[,ENTRY...], ENTRY =\n"
@@ -194,7 +197,7 @@ struct sim_opts {
 	uint64_t duration_ns, warmup_ns, seed;
 	bool duration_given, warmup_given;
 	enum ts_sim_bind bind;
-	const char *pin, *pin_cpus;
+	const char *pin, *pin_cpus, *cpus;
 	const char *costs[SIM_MAX_COSTS];
 	int nr_costs;
 	enum sim_format format;
@@ -264,6 +267,7 @@ enum {
 	OPT_SEED,
 	OPT_PIN,
 	OPT_PIN_CPUS,
+	OPT_CPUS,
 	OPT_COST,
 	OPT_HZ,
 	OPT_JOBS,
@@ -316,6 +320,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"pin", required_argument, NULL, OPT_PIN},
 		{"pin-cpus", required_argument, NULL, OPT_PIN_CPUS},
+		{"cpus", required_argument, NULL, OPT_CPUS},
 		{"cost", required_argument, NULL, OPT_COST},
 		{"hz", required_argument, NULL, OPT_HZ},
 		{"no-background", no_argument, NULL, OPT_NO_BACKGROUND},
@@ -411,6 +416,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		case OPT_PIN_CPUS:
 			o->pin_cpus = optarg;
 			break;
+		case OPT_CPUS:
+			o->cpus = optarg;
+			break;
 		case OPT_COST:
 			if (o->nr_costs >= SIM_MAX_COSTS)
 				return sim_error("--cost: more than %d overrides", SIM_MAX_COSTS);
@@ -505,8 +513,26 @@ struct sim_setup {
 	struct ts_sim_rtapp *rtapp; /* --workload FILE.json */
 };
 
+/* --cpus: the run's CPUs as a cpulist, the cpuset a taskset -c or cgroup gives. */
+static int build_pin_from_cpus(const struct sim_opts *o, struct sim_setup *s)
+{
+	if (o->pin)
+		return sim_error("--cpus '%s' and --pin '%s' both choose the run's CPUs; give one",
+				 o->cpus, o->pin);
+	struct ts_error err = {0};
+	if (!(s->pin = ts_cpumask_alloc(s->topo->nr_cpus)))
+		return sim_error("out of memory");
+	if (ts_cpumask_parse(s->pin, o->cpus, &err))
+		return sim_error("--cpus: %s", err.msg);
+	if (ts_cpumask_empty(s->pin))
+		return sim_error("--cpus '%s': selects no CPU", o->cpus);
+	return 0;
+}
+
 static int build_pin(const struct sim_opts *o, struct sim_setup *s)
 {
+	if (o->cpus)
+		return build_pin_from_cpus(o, s);
 	/* the default pin is the default experiment's; a NUMA workload wants every node */
 	bool numa = s->workload && s->workload->nr_regions > 0;
 	const char *text =
@@ -549,8 +575,12 @@ static int build_pin_cpus(const struct sim_opts *o, struct sim_setup *s)
 		return CLI_EXIT_USAGE;
 	for (int i = 0; i < s->nr_pin_cpus; i++)
 		if (s->pin && !ts_cpumask_test(s->pin, s->pin_cpus[i]))
-			return sim_error("--pin-cpus '%s': CPU %d is outside the --pin nodes (%s)",
-					 text, s->pin_cpus[i], o->pin ? o->pin : SIM_DEFAULT_PIN);
+			return o->cpus ? sim_error("--pin-cpus '%s': CPU %d is outside --cpus '%s'",
+						   text, s->pin_cpus[i], o->cpus)
+				       : sim_error("--pin-cpus '%s': CPU %d is outside the --pin "
+						   "nodes (%s)",
+						   text, s->pin_cpus[i],
+						   o->pin ? o->pin : SIM_DEFAULT_PIN);
 	return 0;
 }
 
@@ -860,7 +890,7 @@ int cmd_sim(int argc, char **argv)
 
 	struct ts_experiment e = {
 		.machine = s.topo->name,
-		.pin_text = s.pin ? (o.pin ? o.pin : SIM_DEFAULT_PIN) : NULL,
+		.pin_text = s.pin && !o.cpus ? (o.pin ? o.pin : SIM_DEFAULT_PIN) : NULL,
 		.base =
 			{
 				.topo = s.topo,

@@ -82,8 +82,10 @@ struct ts_exp_point {
 
 struct ts_experiment {
 	/* ---- inputs (the caller's; never freed here) ---- */
-	const char *machine;  /* name for reports (NULL: base.topo->name) */
-	const char *pin_text; /* the --pin nodes as written, reports only (NULL: none) */
+	const char *machine; /* name for reports (NULL: base.topo->name) */
+	/* the --pin nodes as written, reports only; NULL with base.pin set: pinned to a CPU
+	 * list (--cpus), which the reports print from base.pin */
+	const char *pin_text;
 	/* Everything a run needs except features, load and seed, which each run sets:
 	 * topo, costs, workload, iterations (per-task, e.g. hackbench loops), pin,
 	 * duration_ns, warmup_ns, hz, max_events, groups (the tg_layout of each run is its
