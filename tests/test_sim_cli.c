@@ -549,6 +549,25 @@ static void test_cpus_restricts_the_run(void **state)
 	run_free(&r);
 }
 
+/* schbench's p99 of a short run rests on a handful of wake-ups: stderr says so and names
+ * a window long enough; a long enough run and a workload without a percentile metric do
+ * not warn. */
+static void test_thin_percentile_warns(void **state)
+{
+	(void)state;
+	struct run r = run_cli(ARGS("sim", TINY, "--workload", "schbench"));
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "warning: schbench's p99 wake-up latency rests on fewer "
+				      "than 1000 wake-ups"));
+	assert_non_null(strstr(r.err, "baseline at 1 ("));
+	assert_non_null(strstr(r.err, "gives every point a stable p99"));
+	run_free(&r);
+	r = run_cli(ARGS("sim", TINY));
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.err, "p99"));
+	run_free(&r);
+}
+
 static void test_table_end_to_end(void **state)
 {
 	(void)state;
@@ -595,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_plot_svg),
 		cmocka_unit_test(test_plot_keeps_foreign_script),
 		cmocka_unit_test(test_cpus_restricts_the_run),
+		cmocka_unit_test(test_thin_percentile_warns),
 		cmocka_unit_test(test_table_end_to_end),
 		cmocka_unit_test(test_one_iteration_warns),
 	};

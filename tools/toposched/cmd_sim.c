@@ -514,6 +514,47 @@ struct sim_setup {
 };
 
 /* --cpus: the run's CPUs as a cpulist, the cpuset a taskset -c or cgroup gives. */
+/* A p99 metric (schbench) of a run too short for it: say which points, and how few
+ * wake-ups they had, before the report that shows them. */
+static void warn_thin_percentile(const struct ts_experiment *e)
+{
+	const struct ts_workload *wl = e->base.workload;
+	if (wl->metric != TS_METRIC_WAKEUP_P99_US)
+		return;
+	char list[512] = "";
+	size_t len = 0;
+	int thin = 0;
+	uint64_t fewest = UINT64_MAX;
+	int want = (int)(TS_EXP_PERCENTILE_MIN_TAIL / (1 - 0.99) + 0.5);
+	for (int c = 0; c < e->nr_configs; c++)
+		for (int l = 0; l < e->nr_loads; l++) {
+			const struct ts_exp_point *p = ts_experiment_point(e, c, l);
+			if (!ts_exp_percentile_thin(p, 0.99))
+				continue;
+			if (p->stats.wakeup_lat_samples_min < fewest)
+				fewest = p->stats.wakeup_lat_samples_min;
+			if (thin++ < 4 && len < sizeof(list))
+				len += (size_t)snprintf(
+					list + len, sizeof(list) - len, "%s%s at %d (%llu)",
+					len ? ", " : "", e->configs[c].name, e->loads[l],
+					(unsigned long long)p->stats.wakeup_lat_samples_min);
+		}
+	if (!thin)
+		return;
+	/* the wake-ups grow with the measured window: the window that gives every point
+	 * enough of them, rounded up to 10 ms (none measured: no estimate) */
+	char hint[64] = "a longer --duration";
+	if (fewest > 0)
+		snprintf(hint, sizeof(hint), "--duration %.0fms or longer",
+			 ceil((double)e->base.duration_ns / 1e6 * want / (double)fewest / 10) * 10);
+	fprintf(stderr,
+		"toposched sim: warning: %s's p99 wake-up latency rests on fewer than %d "
+		"wake-ups (%d beyond the percentile) at %d point%s: %s%s; %s gives every point "
+		"a stable p99\n",
+		wl->name, want, TS_EXP_PERCENTILE_MIN_TAIL, thin, thin == 1 ? "" : "s", list,
+		thin > 4 ? ", ..." : "", hint);
+}
+
 static int build_pin_from_cpus(const struct sim_opts *o, struct sim_setup *s)
 {
 	if (o->pin)
@@ -934,6 +975,7 @@ int cmd_sim(int argc, char **argv)
 		rc = 1;
 		goto done;
 	}
+	warn_thin_percentile(&e);
 	if (write_report(&e, o.format, cli_output_stream(&out))) {
 		fprintf(stderr, "toposched sim: error: writing the report to %s failed: %s\n",
 			o.output ? o.output : "stdout", strerror(errno));

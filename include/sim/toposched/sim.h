@@ -360,19 +360,20 @@ void ts_sim_lb_add_delta(struct ts_sim_lb *out, const struct ts_sim_lb *a,
 			 const struct ts_sim_lb *b);
 
 struct ts_sim_result {
-	double metric;		  /* the workload's metric for this run */
-	uint64_t marks, bytes;	  /* raw counts behind the metric (measured window) */
-	uint64_t sim_ns;	  /* virtual time simulated (incl. warm-up) */
-	uint64_t start_ns;	  /* of which before the benchmark started: the idle machine
-				     and the start-up (forks, connections, barrier) */
-	uint64_t settle_ns;	  /* warm-up added past warmup_ns until every LLC's SIS_UTIL
-				     budget was recomputed under the load (0: none needed) */
-	uint64_t events;	  /* events processed */
-	double wall_s;		  /* host time the run took (reports only) */
-	double cpu_util;	  /* busy CPU time / (CPUs x measured time), 0..1 */
-	double wakeup_lat_us[4];  /* p50, p90, p99, p99.9 of measured classes (-1 if none) */
-	struct ts_sis_counts sis; /* summed over CPUs, measured window */
-	struct ts_sim_lb lb;	  /* summed over CPUs' domains, measured window */
+	double metric;		     /* the workload's metric for this run */
+	uint64_t marks, bytes;	     /* raw counts behind the metric (measured window) */
+	uint64_t sim_ns;	     /* virtual time simulated (incl. warm-up) */
+	uint64_t start_ns;	     /* of which before the benchmark started: the idle machine
+					and the start-up (forks, connections, barrier) */
+	uint64_t settle_ns;	     /* warm-up added past warmup_ns until every LLC's SIS_UTIL
+					budget was recomputed under the load (0: none needed) */
+	uint64_t events;	     /* events processed */
+	double wall_s;		     /* host time the run took (reports only) */
+	double cpu_util;	     /* busy CPU time / (CPUs x measured time), 0..1 */
+	double wakeup_lat_us[4];     /* p50, p90, p99, p99.9 of measured classes (-1 if none) */
+	uint64_t wakeup_lat_samples; /* the measured wake-ups those percentiles rest on */
+	struct ts_sis_counts sis;    /* summed over CPUs, measured window */
+	struct ts_sim_lb lb;	     /* summed over CPUs' domains, measured window */
 	uint64_t reasons[TS_PLACE_NR];
 	uint64_t wakeups_by_relation[TS_REL_NR];
 	uint64_t wakeups;
