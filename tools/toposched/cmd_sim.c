@@ -756,8 +756,9 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 		return sim_error("%d configurations x %d loads x %ld iterations: more than %d runs",
 				 s->nr_configs, s->nr_loads, o->iterations, TS_EXP_MAX_RUNS);
 
-	if (cli_load_topology(SIM_CMD, o->machine, NULL, &s->topo))
-		return CLI_EXIT_USAGE;
+	int load_rc = cli_load_topology(SIM_CMD, o->machine, NULL, &s->topo);
+	if (load_rc)
+		return load_rc; /* the loader's whole message */
 	if (ts_cost_model_for(s->topo, o->machine, &s->costs, &err))
 		return sim_error("--machine '%s': %s", o->machine, err.msg);
 	for (int i = 0; i < o->nr_costs; i++) {
