@@ -514,7 +514,7 @@ struct sim_setup {
 };
 
 /* --cpus: the run's CPUs as a cpulist, the cpuset a taskset -c or cgroup gives. */
-/* A p99 metric (schbench) of a run too short for it: say which points, and how few
+/* A p99 metric (schbench, rt-app files) of a run too short for it: say which points, and how few
  * wake-ups they had, before the report that shows them. */
 static void warn_thin_percentile(const struct ts_experiment *e)
 {
