@@ -27,6 +27,7 @@ void sim_free(struct sim *m)
 	free(m->children);
 	free(m->conns);
 	free(m->barrier);
+	free(m->sync);
 	free(m->scan_updates0);
 	free(m->llc_seen);
 	for (int i = 0; i < m->nr_chan; i++)
@@ -159,7 +160,8 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	m->accept_ns = m->costs->accept.value;
 	m->nr_chan = w->channels_per_instance * m->nr_instances;
 	m->chan = m->nr_chan ? calloc((size_t)m->nr_chan, sizeof(*m->chan)) : NULL;
-	if (!m->cpu || !m->lat || !m->tasks || (m->nr_chan && !m->chan) || sim_mx_setup(m))
+	if (!m->cpu || !m->lat || !m->tasks || (m->nr_chan && !m->chan) || sim_mx_setup(m) ||
+	    sim_sync_setup(m))
 		return ts_error_set(err, -ENOMEM, "sim: out of memory for %d tasks", m->nr_tasks);
 	if (w->nr_regions > 0 && (rc = sim_setup_memory(m, cfg, err)))
 		return rc;
