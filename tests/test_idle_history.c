@@ -27,10 +27,7 @@ static int first_fork_cpu(struct machine *m, uint64_t seed, const char *comm, in
 	cfg.seed = seed;
 	char *text = NULL;
 	size_t len = 0;
-	cfg.trace = open_memstream(&text, &len);
-	assert_non_null(cfg.trace);
-	sim_run_ok(&cfg);
-	fclose(cfg.trace);
+	sim_run_ok_traced(&cfg, &text, &len);
 	char key[64];
 	snprintf(key, sizeof(key), "sched_wakeup_new: comm=%s ", comm);
 	const char *line = strstr(text, key);
