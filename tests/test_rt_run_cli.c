@@ -1,0 +1,139 @@
+/* toposched run and toposched compare-real as a user sees them: an rt-app file's threads
+ * run as runtime tasks with the loop, thread and wake-up counts the file implies; a file
+ * in both hosts gives both figures and their difference (the refusals are in
+ * test_run_cli.c: they run nothing). Counts and structure only: nothing here depends on
+ * how fast anything ran (the runs are short, under TSan too). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_support.h"
+
+#define DATA	  TS_SOURCE_DIR "/tests/data/rtapp/"
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void dump(const struct run *r)
+{
+	print_message("exit %d\n--- stdout ---\n%.2000s\n--- stderr ---\n%s", r->status, r->out,
+		      r->err);
+}
+
+static struct run run_ok(const char *const *args)
+{
+	struct run r = ts_run_cli(ts_tmpdir, args, 120);
+	if (r.status != 0) {
+		dump(&r);
+		fail();
+	}
+	return r;
+}
+
+/* The number after "key": in s, searched from the first occurrence of `after` (NULL: the
+ * start); fails the test when absent. */
+static double number_after(const char *s, const char *after, const char *key)
+{
+	const char *from = after ? strstr(s, after) : s;
+	char pat[96];
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	const char *p = from ? strstr(from, pat) : NULL;
+	if (!p) {
+		print_message("no %s after %s in:\n%s\n", pat, after ? after : "the start", s);
+		fail();
+	}
+	return strtod(p + strlen(pat), NULL);
+}
+
+/* A class's member in the JSON of one host (`host`: "\"runtime\"", ... or NULL). */
+static double class_number(const char *s, const char *host, const char *cls, const char *key)
+{
+	const char *from = host ? strstr(s, host) : s;
+	assert_non_null(from);
+	char anchor[96];
+	snprintf(anchor, sizeof(anchor), "\"name\": \"%s\"", cls);
+	return number_after(from, anchor, key);
+}
+
+/* Every event kind the runtime host runs, in a file whose threads all end: the loops,
+ * threads (a forked one included) and sleeps are exactly what the file says. */
+static void test_run_counts_every_loop(void **state)
+{
+	(void)state;
+	struct run r = run_ok(ARGS("run", DATA "run/events.json", "--format", "json"));
+	const char *s = r.out;
+	assert_true(strstr(s, "\"finished\": true") != NULL);
+	assert_true(strstr(s, "\"calibrated\": false") != NULL);
+	assert_int_equal((int)number_after(s, NULL, "ns_per_loop"), 100);
+	assert_int_equal((int)class_number(s, NULL, "worker", "threads"), 2);
+	assert_int_equal((int)class_number(s, NULL, "worker", "loops"), 50);
+	assert_int_equal((int)class_number(s, NULL, "spawner", "loops"), 1);
+	assert_int_equal((int)class_number(s, NULL, "child", "threads"), 1);
+	assert_int_equal((int)class_number(s, NULL, "child", "loops"), 3);
+	assert_int_equal((int)number_after(s, "wakeup_latency_us", "samples"), 30);
+	assert_true(number_after(s, "wakeup_latency_us", "p99") >=
+		    number_after(s, "wakeup_latency_us", "p50"));
+	/* every sleep ended in a wake-up the core placed */
+	assert_true(number_after(s, NULL, "wakeups") >= 30);
+	assert_true(strstr(s, "\"reasons\"") && strstr(s, "\"wakeups_by_relation\""));
+	assert_true(r.err[0] == '\0');
+	run_free(&r);
+}
+
+/* A file that loops for ever, stopped by --duration: the threads stop, and the text
+ * names every class; the timer bounds the loops by the periods in the measured time. */
+static void test_run_stops_at_duration(void **state)
+{
+	(void)state;
+	struct run r = run_ok(
+		ARGS("run", DATA "run/periodic.json", "--duration", "30ms", "--format", "json"));
+	assert_true(strstr(r.out, "\"finished\": false") != NULL);
+	double seconds = number_after(r.out, NULL, "seconds");
+	double loops = class_number(r.out, NULL, "tick", "loops");
+	assert_true(seconds >= 0.030);
+	assert_true(loops <= 2 * (seconds / 0.001 + 1));
+	assert_int_equal((int)class_number(r.out, NULL, "idle", "threads"), 1);
+	run_free(&r);
+
+	r = run_ok(ARGS("run", DATA "run/periodic.json", "--duration", "20ms", "--no-preempt"));
+	assert_true(strstr(r.out, "preemption off") != NULL);
+	assert_true(strstr(r.out, "loops tick") != NULL);
+	assert_true(strstr(r.out, "loops idle") != NULL);
+	assert_true(strstr(r.out, "wake-ups by relation") != NULL);
+	run_free(&r);
+}
+
+/* Both hosts on one file: both results, with the loops the timer allows in the
+ * simulator's 40 ms, and the differences. */
+static void test_compare_real_both_hosts(void **state)
+{
+	(void)state;
+	struct run r = run_ok(ARGS("compare-real", DATA "run/periodic.json", "--duration", "40ms",
+				   "--format", "json"));
+	const char *s = r.out;
+	assert_true(strstr(s, "\"topology\": \"host\"") != NULL);
+	double sim_loops = class_number(s, "\"simulator\"", "tick", "loops");
+	assert_true(sim_loops >= 2 * 38 && sim_loops <= 2 * 40);
+	assert_true(class_number(s, "\"simulator\"", "idle", "loops") >= 10);
+	assert_true(class_number(s, "\"runtime\"", "tick", "threads") == 2);
+	assert_near(number_after(s, "\"simulator\"", "seconds"), 0.04, 1e-9);
+	assert_true(strstr(s, "\"difference\"") != NULL);
+	assert_true(strstr(strstr(s, "\"difference\""), "\"tick\"") != NULL);
+	assert_true(strstr(s, "\"reasons_pp\"") && strstr(s, "\"wakeups_by_relation_pp\""));
+	run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_counts_every_loop),
+		cmocka_unit_test(test_run_stops_at_duration),
+		cmocka_unit_test(test_compare_real_both_hosts),
+	};
+	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
+}

@@ -1,0 +1,98 @@
+/* toposched run and compare-real refuse bad input before anything runs: exit 2, nothing
+ * on stdout, one error line naming the input (file, line, task, key). Also their text
+ * output of a file that runs in both hosts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_support.h"
+
+#define DATA	  TS_SOURCE_DIR "/tests/data/rtapp/"
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void dump(const struct run *r)
+{
+	print_message("exit %d\n--- stdout ---\n%.2000s\n--- stderr ---\n%s", r->status, r->out,
+		      r->err);
+}
+
+/* Exit 2, nothing on stdout, one error line holding every word. */
+static void expect_refused_v(const char *const *args, const char *const *words)
+{
+	struct run r = ts_run_cli(ts_tmpdir, args, 120);
+	bool ok = r.status == 2 && r.out[0] == '\0' && count_substr(r.err, "error:") == 1;
+	const char *line = strstr(r.err, "error:");
+	const char *end = line ? strchr(line, '\n') : NULL;
+	for (int i = 0; ok && words[i]; i++) {
+		const char *hit = strstr(line, words[i]);
+		ok = hit && (!end || hit < end);
+	}
+	if (!ok) {
+		for (int i = 0; words[i]; i++)
+			print_message("want [%s]\n", words[i]);
+		dump(&r);
+		run_free(&r);
+		fail();
+	}
+	run_free(&r);
+}
+#define expect_refused(args, ...) expect_refused_v(args, (const char *const[]){__VA_ARGS__, NULL})
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	expect_refused(ARGS("run", DATA "no-such-file.json"), "no-such-file.json");
+	expect_refused(ARGS("run"), "no workload file");
+	expect_refused(ARGS("run", DATA "run/events.json", "extra"), "unexpected argument");
+	expect_refused(ARGS("run", DATA "run/events.json", "--duration", "soon"), "--duration");
+	expect_refused(ARGS("run", DATA "run/events.json", "--features", "NO_SUCH"), "--features");
+	expect_refused(ARGS("run", DATA "err_policy.json"), "err_policy.json", "'policy'",
+		       "SCHED_OTHER");
+	expect_refused(ARGS("run", DATA "err_shared_timer.json"), "'timer'", "shared");
+	expect_refused(ARGS("run", DATA "run/err_unlock.json"), "err_unlock.json:3", "'unlock'",
+		       "does not hold");
+	expect_refused(ARGS("run", DATA "run/forever.json"), "forever.json", "--duration");
+	expect_refused(ARGS("run", DATA "run/err_cpus.json"), "err_cpus.json:4", "'cpus'", "4000");
+	/* the simulator refuses what it cannot model, before anything runs */
+	expect_refused(ARGS("compare-real", DATA "lock_unlock.json", "--duration", "10ms"),
+		       "the simulator", "'lock'");
+	expect_refused(ARGS("compare-real", DATA "run/periodic.json"), "--duration");
+	expect_refused(ARGS("compare-real", DATA "run/periodic.json", "--format", "xml"),
+		       "--format");
+}
+
+/* The side-by-side text: a row per figure, each host's column and the difference. */
+static void test_compare_real_text(void **state)
+{
+	(void)state;
+	struct run r = ts_run_cli(
+		ts_tmpdir, ARGS("compare-real", DATA "run/periodic.json", "--duration", "20ms"),
+		120);
+	if (r.status != 0) {
+		dump(&r);
+		fail();
+	}
+	assert_true(strstr(r.out, "runtime") && strstr(r.out, "simulator"));
+	assert_true(strstr(r.out, "loops/s tick") && strstr(r.out, "loops/s idle"));
+	assert_true(strstr(r.out, "wake-up latency p50 us") &&
+		    strstr(r.out, "wake-up latency p99 us"));
+	assert_true(strstr(r.out, "migrations/s") && strstr(r.out, "placement reasons"));
+	assert_true(strstr(r.out, "wake-ups by relation") != NULL);
+	run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_compare_real_text),
+	};
+	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
+}
