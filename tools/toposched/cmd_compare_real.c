@@ -106,6 +106,8 @@ static void print_text(FILE *f, const struct run_file *rf, const struct rx_info 
 		text_row(f, what, real->lat_samples ? real->lat_us[i] : -1,
 			 sim->lat_samples ? sim->lat_us[i] : -1, "%");
 	}
+	text_row(f, "CPU busy, % of the machine", run_share_of_machine(real),
+		 run_share_of_machine(sim), "pp");
 	text_row(f, "migrations/s", run_migrations_per_s(real), run_migrations_per_s(sim), "%");
 	text_row(f, "wake-ups/s", real->seconds > 0 ? (double)real->wakeups / real->seconds : 0,
 		 sim->seconds > 0 ? (double)sim->wakeups / sim->seconds : 0, "%");
@@ -185,6 +187,7 @@ static void print_json(FILE *f, const struct run_file *rf, const struct rx_info 
 				     sim->lat_samples ? sim->lat_us[i] : -1));
 	}
 	ts_json_end_object(&w);
+	json_number(&w, "cpu_busy_pp", run_share_of_machine(sim) - run_share_of_machine(real));
 	json_number(&w, "migrations_per_s_pct",
 		    rel_diff(run_migrations_per_s(real), run_migrations_per_s(sim)));
 	json_shares(&w, "reasons_pp", real->reasons, sim->reasons, TS_PLACE_NR, run_reason_name);

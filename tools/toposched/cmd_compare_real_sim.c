@@ -66,6 +66,7 @@ static void take_figures(const struct ts_sim_result *res, const struct ts_worklo
 	bool timed = w->metric == TS_METRIC_TIME_S && res->finished;
 	out->finished = timed;
 	out->seconds = timed ? res->metric : (double)duration_ns / 1e9;
+	out->cpu_s = (double)res->busy_ns / 1e9;
 	out->lat_samples = res->wakeup_lat_us[0] >= 0 ? res->wakeups : 0;
 	for (int i = 0; i < RUN_LAT_NR; i++)
 		out->lat_us[i] = res->wakeup_lat_us[i];

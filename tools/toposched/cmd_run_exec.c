@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -695,6 +696,16 @@ static int ns_per_loop(const struct rx_plan *p, const struct rx_config *cfg, str
 	return 0;
 }
 
+/* CPU time of the whole process (the workers and this thread), s. */
+static double process_cpu_s(void)
+{
+	struct rusage u;
+	if (getrusage(RUSAGE_SELF, &u))
+		return 0;
+	return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+	       (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 /* Starts the threads and waits for the end; the runtime runs. */
 static int drive(struct rx_run *run, uint64_t duration, struct run_result *out,
 		 struct ts_error *err)
@@ -706,9 +717,11 @@ static int drive(struct rx_run *run, uint64_t duration, struct run_result *out,
 	pthread_mutex_lock(&run->lock);
 	wait_until(run, is_released, 0);
 	uint64_t t0 = atomic_load(&run->t0);
+	double cpu0 = process_cpu_s();
 	wait_until(run, is_over, t0 + duration);
 	pthread_mutex_unlock(&run->lock);
 	uint64_t t_end = now_ns();
+	out->cpu_s = process_cpu_s() - cpu0;
 	struct rx_counts end;
 	counts_read(&end);
 	out->finished = atomic_load(&run->live) == 0;

@@ -24,6 +24,10 @@ struct run_class {
 struct run_result {
 	double seconds; /* measured: from the start barrier's release to the end */
 	bool finished;	/* every thread ended before the duration did */
+	/* CPU time the threads got over the measured time, s: the runtime's process (user +
+	 * system, workers' own overhead included), the simulator's busy time of its CPUs.
+	 * Against nr_cpus x seconds it says how much of the machine the run had. */
+	double cpu_s;
 	int nr_cpus;
 	int nr_classes;
 	struct run_class *classes;
@@ -46,6 +50,8 @@ const char *run_relation_name(int i);
 /* loops of class i per second of measured time (0 when no time was measured). */
 double run_loops_per_s(const struct run_result *r, int i);
 double run_migrations_per_s(const struct run_result *r);
+/* 100 x cpu_s / (nr_cpus x seconds), -1 without measured time. */
+double run_share_of_machine(const struct run_result *r);
 /* 100 x part / whole, -1 when whole is 0. */
 double run_share(uint64_t part, uint64_t whole);
 /* Sum of the placement reasons (the wake-ups placed by select_task_rq_fair()). */
