@@ -23,23 +23,22 @@ static void dump(const struct run *r)
 		      r->err);
 }
 
-/* Exit 2, nothing on stdout, one error line holding every word. */
+/* Refused: exit 2, nothing on stdout, and one error line that names every word. */
 static void expect_refused_v(const char *const *args, const char *const *words)
 {
 	struct run r = ts_run_cli(ts_tmpdir, args, 120);
-	bool ok = r.status == 2 && r.out[0] == '\0' && count_substr(r.err, "error:") == 1;
-	const char *line = strstr(r.err, "error:");
-	const char *end = line ? strchr(line, '\n') : NULL;
-	for (int i = 0; ok && words[i]; i++) {
-		const char *hit = strstr(line, words[i]);
-		ok = hit && (!end || hit < end);
-	}
-	if (!ok) {
-		for (int i = 0; words[i]; i++)
-			print_message("want [%s]\n", words[i]);
+	char line[1024] = "";
+	const char *e = strstr(r.err, "error:");
+	if (e)
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(e, "\n"), e);
+	int missing = 0;
+	for (int i = 0; words[i]; i++)
+		missing += !strstr(line, words[i]);
+	if (r.status != 2 || r.out[0] || count_substr(r.err, "error:") != 1 || missing) {
 		dump(&r);
 		run_free(&r);
-		fail();
+		fail_msg("%s %s: not the refusal wanted (%d words missing)", args[0],
+			 args[1] ? args[1] : "", missing);
 	}
 	run_free(&r);
 }

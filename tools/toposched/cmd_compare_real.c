@@ -198,20 +198,25 @@ static void print_json(FILE *f, const struct run_file *rf, const struct rx_info 
 	fputc('\n', f);
 }
 
+static void print_both(FILE *out, bool json, const struct run_file *f, const struct rx_info *info,
+		       const struct run_result *real, const void *sim)
+{
+	if (json)
+		print_json(out, f, info, real, sim);
+	else
+		print_text(out, f, info, real, sim);
+}
+
 int cmd_compare_real(int argc, char **argv)
 {
 	const char *cmd = "compare-real";
 	struct run_args a;
-	bool done;
-	if (run_parse_args(cmd, compare_help, argc, argv, &a, &done))
-		return CLI_EXIT_USAGE;
-	if (done)
-		return 0;
 	struct run_file f;
-	if (run_file_open(cmd, &a, &f))
-		return CLI_EXIT_USAGE;
+	bool done;
+	if (run_setup(cmd, compare_help, argc, argv, &a, &f, &done) || done)
+		return done ? 0 : CLI_EXIT_USAGE;
 	/* the simulator first: a file it refuses costs no real time */
-	struct run_result sim, real;
+	struct run_result sim;
 	struct ts_error err = {0};
 	int rc = crs_run(f.r, a.features, f.duration_ns, &sim, &err);
 	if (rc) {
@@ -221,25 +226,8 @@ int cmd_compare_real(int argc, char **argv)
 		fprintf(stderr, "toposched %s: error: the simulator: %s\n", cmd, err.msg);
 		return CLI_EXIT_FAILURE;
 	}
-	struct cli_output out;
-	if (cli_output_open(&out, cmd, "--output", a.output)) {
-		crs_free(&sim);
-		run_file_close(&f);
-		return CLI_EXIT_USAGE;
-	}
-	struct rx_info info;
-	if ((rc = run_in_runtime(cmd, &a, &f, &real, &info))) {
-		cli_output_discard(&out);
-		crs_free(&sim);
-		run_file_close(&f);
-		return rc;
-	}
-	if (a.format == CLI_FORMAT_JSON)
-		print_json(cli_output_stream(&out), &f, &info, &real, &sim);
-	else
-		print_text(cli_output_stream(&out), &f, &info, &real, &sim);
-	rx_result_free(&real);
+	rc = run_and_report(cmd, &a, &f, print_both, &sim);
 	crs_free(&sim);
 	run_file_close(&f);
-	return cli_output_commit(&out);
+	return rc;
 }

@@ -37,8 +37,8 @@ static const char run_help[] =
 	"\n"
 	"Exit status: 0, 2 for bad input (nothing run), 1 when the run fails.\n";
 
-int run_parse_args(const char *cmd, const char *help, int argc, char **argv, struct run_args *a,
-		   bool *done)
+static int parse_args(const char *cmd, const char *help, int argc, char **argv, struct run_args *a,
+		      bool *done)
 {
 	static const struct option longopts[] = {
 		{"duration", required_argument, NULL, 'd'},
@@ -94,9 +94,8 @@ int run_parse_args(const char *cmd, const char *help, int argc, char **argv, str
 	return 0;
 }
 
-int run_file_open(const char *cmd, const struct run_args *a, struct run_file *f)
+static int file_open(const char *cmd, const struct run_args *a, struct run_file *f)
 {
-	*f = (struct run_file){0};
 	struct ts_error err = {0};
 	if (ts_rtapp_load(a->file, &f->r, &err))
 		return cli_error(cmd, "%s", err.msg);
@@ -117,6 +116,15 @@ int run_file_open(const char *cmd, const struct run_args *a, struct run_file *f)
 	return 0;
 }
 
+int run_setup(const char *cmd, const char *help, int argc, char **argv, struct run_args *a,
+	      struct run_file *f, bool *done)
+{
+	*f = (struct run_file){0};
+	if (parse_args(cmd, help, argc, argv, a, done))
+		return CLI_EXIT_USAGE;
+	return *done ? 0 : file_open(cmd, a, f);
+}
+
 void run_file_close(struct run_file *f)
 {
 	rx_plan_free(f->plan);
@@ -124,21 +132,29 @@ void run_file_close(struct run_file *f)
 	*f = (struct run_file){0};
 }
 
-int run_in_runtime(const char *cmd, const struct run_args *a, const struct run_file *f,
-		   struct run_result *out, struct rx_info *info)
+int run_and_report(const char *cmd, const struct run_args *a, const struct run_file *f,
+		   run_print_fn print, const void *ctx)
 {
+	struct cli_output out;
+	if (cli_output_open(&out, cmd, "--output", a->output))
+		return CLI_EXIT_USAGE;
 	struct rx_config cfg = {.duration_ns = a->duration_ns,
 				.features = a->features,
 				.no_preempt = a->no_preempt};
 	struct ts_error err = {0};
-	int rc = rx_run(f->plan, &cfg, out, info, &err);
-	if (rc == -EINVAL)
-		return cli_error(cmd, "%s", err.msg);
+	struct run_result r;
+	struct rx_info info;
+	int rc = rx_run(f->plan, &cfg, &r, &info, &err);
 	if (rc) {
+		cli_output_discard(&out);
+		if (rc == -EINVAL)
+			return cli_error(cmd, "%s", err.msg);
 		fprintf(stderr, "toposched %s: error: %s\n", cmd, err.msg);
 		return CLI_EXIT_FAILURE;
 	}
-	return 0;
+	print(cli_output_stream(&out), a->format == CLI_FORMAT_JSON, f, &info, &r, ctx);
+	rx_result_free(&r);
+	return cli_output_commit(&out);
 }
 
 static void print_text(FILE *out, const struct run_file *f, const struct rx_info *info,
@@ -170,36 +186,25 @@ static void print_json(FILE *out, const struct run_file *f, const struct rx_info
 	fputc('\n', out);
 }
 
+static void print_run(FILE *out, bool json, const struct run_file *f, const struct rx_info *info,
+		      const struct run_result *r, const void *ctx)
+{
+	(void)ctx;
+	if (json)
+		print_json(out, f, info, r);
+	else
+		print_text(out, f, info, r);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	const char *cmd = "run";
 	struct run_args a;
-	bool done;
-	if (run_parse_args(cmd, run_help, argc, argv, &a, &done))
-		return CLI_EXIT_USAGE;
-	if (done)
-		return 0;
 	struct run_file f;
-	if (run_file_open(cmd, &a, &f))
-		return CLI_EXIT_USAGE;
-	struct cli_output out;
-	if (cli_output_open(&out, cmd, "--output", a.output)) {
-		run_file_close(&f);
-		return CLI_EXIT_USAGE;
-	}
-	struct run_result r;
-	struct rx_info info;
-	int rc = run_in_runtime(cmd, &a, &f, &r, &info);
-	if (rc) {
-		cli_output_discard(&out);
-		run_file_close(&f);
-		return rc;
-	}
-	if (a.format == CLI_FORMAT_JSON)
-		print_json(cli_output_stream(&out), &f, &info, &r);
-	else
-		print_text(cli_output_stream(&out), &f, &info, &r);
-	rx_result_free(&r);
+	bool done;
+	if (run_setup(cmd, run_help, argc, argv, &a, &f, &done) || done)
+		return done ? 0 : CLI_EXIT_USAGE;
+	int rc = run_and_report(cmd, &a, &f, print_run, NULL);
 	run_file_close(&f);
-	return cli_output_commit(&out);
+	return rc;
 }

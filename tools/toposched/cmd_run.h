@@ -30,15 +30,23 @@ struct run_file {
 	bool finite;	      /* every thread ends */
 };
 
-/* Reads and checks a->file for the runtime host (the reader's warnings go to stderr). 0
- * or CLI_EXIT_USAGE after one message naming file, line, task and key. */
-int run_file_open(const char *cmd, const struct run_args *a, struct run_file *f);
+/* Parses argc/argv of `cmd` into *a and reads and checks a->file for the runtime host into
+ * *f (the reader's warnings go to stderr). 0 with *f open; 0 with *done set after --help
+ * (nothing open); or CLI_EXIT_USAGE after one message naming the option, or the file,
+ * line, task and key. */
+int run_setup(const char *cmd, const char *help, int argc, char **argv, struct run_args *a,
+	      struct run_file *f, bool *done);
 void run_file_close(struct run_file *f);
 
-/* The runtime's side: rx_run() with a's options; 0, CLI_EXIT_USAGE (input wrong for this
- * machine) or CLI_EXIT_FAILURE, after one message. */
-int run_in_runtime(const char *cmd, const struct run_args *a, const struct run_file *f,
-		   struct run_result *out, struct rx_info *info);
+/* Prints a run's report (ctx: the caller's, e.g. the simulator's result). */
+typedef void (*run_print_fn)(FILE *out, bool json, const struct run_file *f,
+			     const struct rx_info *info, const struct run_result *real,
+			     const void *ctx);
+/* Opens a->output, runs f in the runtime with a's options (rx_run()) and prints the
+ * report into the output, which is then put in place. 0, CLI_EXIT_USAGE (input wrong for
+ * this machine, nothing written) or CLI_EXIT_FAILURE, after one message. */
+int run_and_report(const char *cmd, const struct run_args *a, const struct run_file *f,
+		   run_print_fn print, const void *ctx);
 
 /* The commands (main.c's table). */
 int cmd_run(int argc, char **argv);
