@@ -1,6 +1,7 @@
 /* toposched run and compare-real refuse bad input before anything runs: exit 2, nothing
  * on stdout, one error line naming the input (file, line, task, key). Also their text
- * output of a file that runs in both hosts. */
+ * output of a file that runs in both hosts, and a run stopped at --duration (text and
+ * JSON, with and without preemption). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,6 +22,31 @@ static void dump(const struct run *r)
 {
 	print_message("exit %d\n--- stdout ---\n%.2000s\n--- stderr ---\n%s", r->status, r->out,
 		      r->err);
+}
+
+static struct run run_ok(const char *const *args)
+{
+	struct run r = ts_run_cli(ts_tmpdir, args, 120);
+	if (r.status != 0) {
+		dump(&r);
+		fail();
+	}
+	return r;
+}
+
+/* The number after "key": in s after the class named cls; fails the test when absent. */
+static double class_member(const char *s, const char *cls, const char *key)
+{
+	char anchor[96], pat[96];
+	snprintf(anchor, sizeof(anchor), "\"name\": \"%s\"", cls);
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	const char *from = strstr(s, anchor);
+	const char *p = from ? strstr(from, pat) : NULL;
+	if (!p) {
+		print_message("no %s of %s in:\n%s\n", pat, cls, s);
+		fail();
+	}
+	return strtod(p + strlen(pat), NULL);
 }
 
 /* Refused: exit 2, nothing on stdout, and one error line that names every word. */
@@ -67,6 +93,31 @@ static void test_refusals(void **state)
 		       "--format");
 }
 
+/* A file that loops for ever, stopped by --duration: the threads stop, and the text
+ * names every class; the timer bounds the loops by the periods in the measured time. */
+static void test_run_stops_at_duration(void **state)
+{
+	(void)state;
+	struct run r = run_ok(
+		ARGS("run", DATA "run/periodic.json", "--duration", "30ms", "--format", "json"));
+	assert_true(strstr(r.out, "\"finished\": false") != NULL);
+	const char *sec = strstr(r.out, "\"seconds\": ");
+	assert_non_null(sec);
+	double seconds = strtod(sec + 11, NULL);
+	double loops = class_member(r.out, "tick", "loops");
+	assert_true(seconds >= 0.030);
+	assert_true(loops <= 2 * (seconds / 0.001 + 1));
+	assert_int_equal((int)class_member(r.out, "idle", "threads"), 1);
+	run_free(&r);
+
+	r = run_ok(ARGS("run", DATA "run/periodic.json", "--duration", "20ms", "--no-preempt"));
+	assert_true(strstr(r.out, "preemption off") != NULL);
+	assert_true(strstr(r.out, "loops tick") != NULL);
+	assert_true(strstr(r.out, "loops idle") != NULL);
+	assert_true(strstr(r.out, "wake-ups by relation") != NULL);
+	run_free(&r);
+}
+
 /* The side-by-side text: a row per figure, each host's column and the difference. */
 static void test_compare_real_text(void **state)
 {
@@ -92,6 +143,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_compare_real_text),
+		cmocka_unit_test(test_run_stops_at_duration),
 	};
 	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
 }
