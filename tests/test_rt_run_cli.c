@@ -79,8 +79,6 @@ static void test_run_counts_every_loop(void **state)
 	assert_int_equal((int)number_after(s, "wakeup_latency_us", "samples"), 30);
 	assert_true(number_after(s, "wakeup_latency_us", "p99") >=
 		    number_after(s, "wakeup_latency_us", "p50"));
-	/* every sleep ended in a wake-up the core placed */
-	assert_true(number_after(s, NULL, "wakeups") >= 30);
 	assert_true(strstr(s, "\"reasons\"") && strstr(s, "\"wakeups_by_relation\""));
 	assert_true(r.err[0] == '\0');
 	run_free(&r);

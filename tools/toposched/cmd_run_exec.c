@@ -303,8 +303,13 @@ static bool run_event(struct rx_thread *th, const struct rx_event *e)
 		while (now_ns() < end);
 		return true;
 	}
-	case TS_RTAPP_SLEEP:
-		wake_at(th, now_ns() + (uint64_t)ev->usec * 1000);
+	case TS_RTAPP_SLEEP: /* always blocks, as rt-app's nanosleep() does */
+		if (ev->usec > 0) {
+			uint64_t ns = (uint64_t)ev->usec * 1000, start = now_ns();
+			ts_sleep_ns(ns);
+			uint64_t late = now_ns() - start;
+			lat_add(th, late > ns ? late - ns : 0);
+		}
 		return true;
 	case TS_RTAPP_TIMER:
 		timer_event(th, e);
@@ -720,6 +725,8 @@ static int drive(struct rx_run *run, uint64_t duration, struct run_result *out,
 	double cpu0 = process_cpu_s();
 	wait_until(run, is_over, t0 + duration);
 	pthread_mutex_unlock(&run->lock);
+	/* the end: what completes from here on is not counted */
+	atomic_store(&run->stopping, true);
 	uint64_t t_end = now_ns();
 	out->cpu_s = process_cpu_s() - cpu0;
 	struct rx_counts end;
