@@ -15,26 +15,7 @@
 
 #include <cmocka.h>
 
-#include "test_support.h"
-
-#define DATA	  TS_SOURCE_DIR "/tests/data/rtapp/"
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
-
-static void dump(const struct run *r)
-{
-	print_message("exit %d\n--- stdout ---\n%.2000s\n--- stderr ---\n%s", r->status, r->out,
-		      r->err);
-}
-
-static struct run run_ok(const char *const *args)
-{
-	struct run r = ts_run_cli(ts_tmpdir, args, 120);
-	if (r.status != 0) {
-		dump(&r);
-		fail();
-	}
-	return r;
-}
+#include "run_cli_support.h"
 
 /* The number after "key": in s, searched from the first occurrence of `after` (NULL: the
  * start); fails the test when absent. */
