@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_run.h"
 #include "git_version.h" /* TS_GIT_DESCRIBE, generated at build time */
 
 static const struct {
@@ -16,6 +17,9 @@ static const struct {
 	{"machines", cmd_machines, "list the built-in machine presets"},
 	{"features", cmd_features, "list the scheduler feature switches (sched/features)"},
 	{"bench", cmd_bench, "benchmark the runtime against the kernel's threads, side by side"},
+	{"run", cmd_run, "run an rt-app workload file's threads as tasks of the runtime"},
+	{"compare-real", cmd_compare_real,
+	 "run an rt-app file in the runtime and the simulator, side by side"},
 	{"validate", cmd_validate, "run the published experiments and show the model against them"},
 };
 
