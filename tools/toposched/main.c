@@ -27,7 +27,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: toposched COMMAND [OPTIONS]\n\ncommands:\n", out);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
 	fputs("\n'toposched COMMAND --help' describes each command's options;\n"
 	      "'toposched --version' names the version.\n"
 	      "The main job: 'toposched sim' with no options runs the default experiment,\n"
