@@ -107,11 +107,18 @@ struct ts_experiment {
 	int trace_config, trace_load, trace_iteration;
 	uint64_t trace_max_bytes;
 	FILE *progress; /* progress line for long sweeps; NULL: silent */
+	/* Sharding (experiment_part.h): with nr_shards > 0, only the runs of shard `shard`
+	 * (0-based, < nr_shards) run: those at positions p of ts_experiment_dispatch_order()
+	 * with p % nr_shards == shard. Their results are kept in `results` and no points are
+	 * computed (schedstat and trace must be NULL). 0: the whole sweep. */
+	int nr_shards, shard;
 
 	/* ---- results of ts_experiment_run() (freed by ts_experiment_free()) ---- */
 	struct ts_exp_point *points; /* [nr_configs * nr_loads], config-major */
 	double *samples;	     /* storage behind points[].samples */
 	int jobs_used;
+	/* sharded: [ts_experiment_nr_runs()] by run index, the shard's runs filled */
+	struct ts_sim_result *results;
 };
 
 /* The seed of the runs (any configuration, load value, iteration):
@@ -145,6 +152,22 @@ double ts_experiment_cpu_seconds(const struct ts_experiment *e);
  * writes a one-line note saying so into buf (no newline) and returns true; else false
  * and buf "". */
 bool ts_experiment_long_note(const struct ts_experiment *e, int jobs, char *buf, size_t size);
+
+/* ---- the runs of a sweep ---- */
+
+/* Runs of the sweep: nr_configs x nr_loads x iterations. A run's index is
+ * (config * nr_loads + load_index) * iterations + iteration. */
+int ts_experiment_nr_runs(const struct ts_experiment *e);
+/* The order in which the runs are started, as run indices (malloc'd, [nr_runs]; NULL when
+ * out of memory): the loads from the largest value down, within a load the
+ * configurations in order, within a configuration the iterations, so that the longest
+ * runs start first. Shard k of N holds the runs at positions k, k + N, k + 2N, ...: each
+ * load's runs are dealt out round-robin, so every shard gets its share of the heavy ones. */
+int *ts_experiment_dispatch_order(const struct ts_experiment *e);
+/* Computes points from every run's result (results[ts_experiment_nr_runs(e)], by run
+ * index), as ts_experiment_run() does after its runs: the merge of shards. */
+int ts_experiment_summarise(struct ts_experiment *e, const struct ts_sim_result *results,
+			    struct ts_error *err);
 
 /* Checks the inputs, runs every (config x load x iteration) on `jobs` threads and fills
  * points. The results depend only on the inputs, never on jobs or execution order. A
