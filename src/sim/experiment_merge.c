@@ -353,9 +353,6 @@ static int read_result(struct reader *r, json_object *obj, const char *where,
 		return bad(r, "%s: expected an object", where);
 	char prefix[96];
 	snprintf(prefix, sizeof(prefix), "%s.", where);
-	if (json_object_object_length(obj) != ts_part_nr_fields)
-		return bad(r, "%s: %d fields, the format has %d", where,
-			   json_object_object_length(obj), ts_part_nr_fields);
 	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < ts_part_nr_fields; i++) {
 		const struct ts_part_field *f = &ts_part_fields[i];
@@ -375,6 +372,18 @@ static int read_result(struct reader *r, json_object *obj, const char *where,
 			if (read_value(r, f, json_object_array_get_idx(v, (size_t)k), prefix,
 				       p + (size_t)k * ts_part_value_size(f->type)))
 				return r->err->code;
+	}
+	/* every field was found: one more is not the format's */
+	if (json_object_object_length(obj) != ts_part_nr_fields) {
+		json_object_object_foreach(obj, key, v)
+		{
+			(void)v;
+			bool known = false;
+			for (int i = 0; i < ts_part_nr_fields && !known; i++)
+				known = strcmp(key, ts_part_fields[i].key) == 0;
+			if (!known)
+				return bad(r, "%s%s: not a field of the format", prefix, key);
+		}
 	}
 	return 0;
 }
@@ -648,6 +657,11 @@ int ts_exp_merge_parts(const char *const *paths, int nr, const char *version,
 const struct ts_experiment *ts_exp_merge_experiment(const struct ts_exp_merge *m)
 {
 	return &m->e;
+}
+
+const struct ts_sim_result *ts_exp_merge_result(const struct ts_exp_merge *m, int run)
+{
+	return &m->results[run];
 }
 
 void ts_exp_merge_free(struct ts_exp_merge *m)

@@ -33,6 +33,8 @@ int ts_exp_merge_parts(const char *const *paths, int nr, const char *version,
  * base.topo holds the machine's name and CPU count only, base.workload the workload's
  * names and metric only, base.groups the spec's text only: what the reports print. */
 const struct ts_experiment *ts_exp_merge_experiment(const struct ts_exp_merge *m);
+/* The result of run index `run` (< ts_experiment_nr_runs()) as its part carried it. */
+const struct ts_sim_result *ts_exp_merge_result(const struct ts_exp_merge *m, int run);
 void ts_exp_merge_free(struct ts_exp_merge *m);
 
 #endif
