@@ -170,6 +170,29 @@ static void test_samples_independent_of_other_configs(void **state)
 	free(alone);
 }
 
+/* What docs/sim-json.md tells a user who wants one run's trace of a sharded sweep: that
+ * point alone, with the iterations up to the one wanted, is the very run. */
+static void test_one_point_alone_is_the_sweeps_run(void **state)
+{
+	(void)state;
+	char trace_sweep[420], trace_alone[420];
+	snprintf(trace_sweep, sizeof(trace_sweep), "%s/sweep.trace", ts_tmpdir);
+	snprintf(trace_alone, sizeof(trace_alone), "%s/alone.trace", ts_tmpdir);
+	free(run_ok(ARGS("sim", TINY, "--trace", trace_sweep, "--trace-point", "cluster/1/2")));
+	free(run_ok(ARGS("sim", "--clients", "1", "--iterations", "2", "--duration", "2ms",
+			 "--warmup", "1ms", "--quiet", "--compare", "cluster=SIS_CLUSTER",
+			 "--trace", trace_alone, "--trace-point", "cluster/1/2")));
+	size_t la, lb;
+	char *a = slurp(trace_sweep, &la), *b = slurp(trace_alone, &lb);
+	assert_true(la > 0);
+	assert_int_equal(la, lb);
+	assert_memory_equal(a, b, la);
+	free(a);
+	free(b);
+	unlink(trace_sweep);
+	unlink(trace_alone);
+}
+
 static void test_bad_shard_options(void **state)
 {
 	(void)state;
@@ -238,6 +261,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merged_is_the_unsharded_report),
 		cmocka_unit_test(test_samples_independent_of_other_configs),
+		cmocka_unit_test(test_one_point_alone_is_the_sweeps_run),
 		cmocka_unit_test(test_bad_shard_options),
 		cmocka_unit_test(test_bad_parts),
 	};
