@@ -52,27 +52,14 @@ static bool exists(const char *path)
 
 static char *run_ok(const char *const *args)
 {
-	struct run r = ts_run_cli(ts_tmpdir, args, 300);
-	if (r.status != 0 || r.err[0]) {
-		print_message("exit %d, stderr: %s", r.status, r.err);
-		run_free(&r);
-		fail();
-	}
-	char *out = r.out;
-	free(r.err);
-	return out;
+	return ts_run_cli_ok(ts_tmpdir, args, 300);
 }
 
 /* Exit 2, nothing on stdout, one error line of cmd holding every word, no out_path. */
 static void expect_error_v(const char *cmd, const char *const *args, const char *const *words)
 {
 	struct run r = ts_run_cli(ts_tmpdir, args, 120);
-	char prefix[64];
-	snprintf(prefix, sizeof(prefix), "toposched %s: error: ", cmd);
-	bool ok = r.status == 2 && r.out[0] == '\0' &&
-		  strncmp(r.err, prefix, strlen(prefix)) == 0 && count_lines(r.err) == 1;
-	for (int i = 0; ok && words[i]; i++)
-		ok = strstr(r.err, words[i]) != NULL;
+	bool ok = ts_cli_refused(&r, cmd, words);
 	if (!ok || exists(out_path)) {
 		print_message("exit %d, stderr: %s", r.status, r.err);
 		run_free(&r);
