@@ -229,6 +229,17 @@ static void test_bad_parts(void **state)
 	fclose(f);
 	MERGE_ERROR(ARGS("merge", part[0], part[1], part[3], "--output", out_path), part[3],
 		    "runs[0].result.metric");
+	/* a value changed that still reads: "events": 9... */
+	metric[11] = '0';
+	char *events = strstr(text, "\"events\": ");
+	assert_non_null(events);
+	events[10] = events[10] == '9' ? '8' : '9';
+	f = fopen(part[3], "w");
+	assert_non_null(f);
+	fwrite(text, 1, len, f);
+	fclose(f);
+	MERGE_ERROR(ARGS("merge", part[0], part[1], part[3], "--output", out_path), part[3],
+		    "checksum");
 	free(text);
 	/* a report is not a part */
 	free(run_ok(ARGS("sim", TINY, "--format", "json", "--output", part[3])));

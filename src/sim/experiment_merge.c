@@ -483,6 +483,10 @@ static int read_runs(struct reader *r, json_object *root, int shard, struct merg
 	json_object *runs;
 	if (member(r, root, "", "runs", json_type_array, false, &runs))
 		return r->err->code;
+	const char *checksum;
+	if (get_string(r, root, "", "checksum", false, &checksum))
+		return r->err->code;
+	uint64_t digest = TS_PART_DIGEST_INIT;
 	int n = (int)json_object_array_length(runs);
 	for (int i = 0; i < n; i++) {
 		json_object *run = json_object_array_get_idx(runs, (size_t)i), *res;
@@ -516,7 +520,13 @@ static int read_runs(struct reader *r, json_object *root, int shard, struct merg
 		if (read_result(r, res, where, &m->results[idx]))
 			return r->err->code;
 		st->have[idx] = true;
+		digest = ts_part_digest(digest, idx, &m->results[idx]);
 	}
+	char want[32];
+	snprintf(want, sizeof(want), "fnv1a64:%016llx", (unsigned long long)digest);
+	if (strcmp(checksum, want))
+		return bad(r, "its runs do not match its checksum (the file was changed or "
+			      "damaged)");
 	if (n != st->runs_of_shard_count[shard])
 		return bad(r, "shard %d/%d holds %d runs of its %d (a part cut short?)", shard + 1,
 			   st->nr_shards, n, st->runs_of_shard_count[shard]);

@@ -138,6 +138,30 @@ size_t ts_part_value_size(enum ts_part_type t)
 	return sizeof(uint64_t);
 }
 
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+uint64_t ts_part_digest(uint64_t h, int run, const struct ts_sim_result *r)
+{
+	h = fnv1a(h, &run, sizeof(run));
+	for (int i = 0; i < ts_part_nr_fields; i++) {
+		const struct ts_part_field *f = &ts_part_fields[i];
+		size_t size = ts_part_value_size(f->type);
+		for (int k = 0; k < (f->count ? f->count : 1); k++) {
+			const char *p = (const char *)r + f->offset + (size_t)k * size;
+			h = fnv1a(h, p, f->type == TS_PART_NAME ? strnlen(p, size) : size);
+		}
+	}
+	return h;
+}
+
 static void write_result(struct ts_json_writer *w, const struct ts_sim_result *r)
 {
 	ts_json_key(w, "result");
@@ -311,9 +335,11 @@ int ts_exp_write_part(const struct ts_experiment *e, const char *version, FILE *
 		mine[order[p]] = p % e->nr_shards == e->shard;
 	ts_json_key(&w, "runs");
 	ts_json_begin_array(&w);
+	uint64_t digest = TS_PART_DIGEST_INIT;
 	for (int idx = 0; idx < total; idx++) {
 		if (!mine[idx])
 			continue;
+		digest = ts_part_digest(digest, idx, &e->results[idx]);
 		int point = idx / iters;
 		ts_json_begin_object(&w);
 		ts_json_member_string(&w, "config", e->configs[point / e->nr_loads].name);
@@ -323,6 +349,9 @@ int ts_exp_write_part(const struct ts_experiment *e, const char *version, FILE *
 		ts_json_end_object(&w);
 	}
 	ts_json_end_array(&w);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "fnv1a64:%016llx", (unsigned long long)digest);
+	ts_json_member_string(&w, "checksum", buf);
 	ts_json_end_object(&w);
 	free(order);
 	free(mine);

@@ -6,6 +6,9 @@
 #define TOPOSCHED_SIM_PART_FIELDS_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "toposched/sim.h"
 
 enum ts_part_type {
 	TS_PART_U64,  /* uint64_t: a JSON number */
@@ -23,6 +26,11 @@ struct ts_part_field {
 };
 
 extern const struct ts_part_field ts_part_fields[];
+/* The part's "checksum": FNV-1a 64 over its runs in file order, each its run index and
+ * then every field's value bytes in table order (a name up to its NUL), so that a value
+ * changed in the file, which still reads, is caught. h starts at TS_PART_DIGEST_INIT. */
+#define TS_PART_DIGEST_INIT 0xcbf29ce484222325ULL
+uint64_t ts_part_digest(uint64_t h, int run, const struct ts_sim_result *r);
 /* Bytes of one value of type t in the struct. */
 size_t ts_part_value_size(enum ts_part_type t);
 extern const int ts_part_nr_fields;
