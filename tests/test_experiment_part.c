@@ -1,5 +1,5 @@
-/* Sharded sweeps in the library: the shards of any N partition the runs and deal every
- * load's runs out evenly; a shard runs exactly its runs; the parts, merged, give the
+/* Sharded sweeps in the library: the shards of any N partition the runs and deal the
+ * heavy loads out evenly; a shard runs exactly its runs; the parts, merged, give the
  * reports of the unsharded sweep byte for byte, whatever the results' doubles hold (NaN,
  * infinities, -0, the last bit); and a part carries every field a run's result has. */
 #include <errno.h>
@@ -135,20 +135,30 @@ static void test_shards_partition_and_balance(void **state)
 	/* heaviest load first */
 	assert_int_equal(order[0], 2 * 3);
 	for (int n = 1; n <= 30; n++) {
-		int seen[27] = {0}, per_shard[30] = {0}, per_load[30][3] = {{0}};
+		int seen[27] = {0}, per_shard[30] = {0}, load_sum[30] = {0};
 		for (int p = 0; p < total; p++) {
+			int k = ts_experiment_shard_of(p, n);
+			assert_in_range(k, 0, n - 1);
 			seen[order[p]]++;
-			per_shard[p % n]++;
-			per_load[p % n][order[p] / 3 % 3]++;
+			per_shard[k]++;
+			load_sum[k] += loads[order[p] / 3 % 3];
 		}
 		for (int i = 0; i < total; i++)
 			assert_int_equal(seen[i], 1);
-		for (int k = 0; k < n; k++) {
-			assert_in_range(per_shard[k], total / n, (total + n - 1) / n);
-			for (int l = 0; l < 3; l++) /* 9 runs per load, dealt out */
-				assert_in_range(per_load[k][l], 9 / n, (9 + n - 1) / n);
-		}
+		/* sizes within one run; the runs' load values, heaviest first, dealt out so
+		 * that two shards' sums differ by the largest load at most */
+		for (int k = 0; k < n; k++)
+			for (int j = 0; j < n; j++) {
+				assert_in_range(per_shard[k], total / n, (total + n - 1) / n);
+				assert_true(abs(load_sum[k] - load_sum[j]) <= 8);
+			}
 	}
+	/* the snake: round 0 forward, round 1 backward */
+	assert_int_equal(ts_experiment_shard_of(0, 4), 0);
+	assert_int_equal(ts_experiment_shard_of(3, 4), 3);
+	assert_int_equal(ts_experiment_shard_of(4, 4), 3);
+	assert_int_equal(ts_experiment_shard_of(7, 4), 0);
+	assert_int_equal(ts_experiment_shard_of(8, 4), 0);
 	free(order);
 	/* a shard runs its runs and only those: every run in exactly one shard */
 	int ran[27] = {0};

@@ -412,8 +412,11 @@ int ts_experiment_run(struct ts_experiment *e, struct ts_error *err)
 	int total = ts_experiment_nr_runs(e);
 	/* the runs this call starts: every one, or a shard's (positions shard + k N) */
 	int dispatched = total;
-	if (e->nr_shards)
-		dispatched = total / e->nr_shards + (e->shard < total % e->nr_shards);
+	if (e->nr_shards) {
+		dispatched = 0;
+		for (int p = 0; p < total; p++)
+			dispatched += ts_experiment_shard_of(p, e->nr_shards) == e->shard;
+	}
 	int jobs = e->jobs;
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	if (jobs <= 0) {
@@ -460,7 +463,7 @@ int ts_experiment_run(struct ts_experiment *e, struct ts_error *err)
 	}
 	if (e->nr_shards) /* keep the shard's positions, in order */
 		for (int p = 0, k = 0; p < total; p++)
-			if (p % e->nr_shards == e->shard)
+			if (ts_experiment_shard_of(p, e->nr_shards) == e->shard)
 				order[k++] = order[p];
 	s.order = order;
 	atomic_init(&s.next, 0);

@@ -556,8 +556,8 @@ static int first_part(struct reader *r, json_object *exp, int nr_shards, struct 
 		return ts_error_set(r->err, -ENOMEM, "out of memory for %lld runs", total);
 	}
 	for (int p = 0; p < st->total; p++) {
-		st->shard_of_run[order[p]] = p % nr_shards;
-		st->runs_of_shard_count[p % nr_shards]++;
+		st->shard_of_run[order[p]] = ts_experiment_shard_of(p, nr_shards);
+		st->runs_of_shard_count[st->shard_of_run[order[p]]]++;
 	}
 	free(order);
 	st->exp = json_object_get(exp);

@@ -332,7 +332,7 @@ int ts_exp_write_part(const struct ts_experiment *e, const char *version, FILE *
 		return -ENOMEM;
 	}
 	for (int p = 0; p < total; p++)
-		mine[order[p]] = p % e->nr_shards == e->shard;
+		mine[order[p]] = ts_experiment_shard_of(p, e->nr_shards) == e->shard;
 	ts_json_key(&w, "runs");
 	ts_json_begin_array(&w);
 	uint64_t digest = TS_PART_DIGEST_INIT;
