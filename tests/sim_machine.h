@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cmocka.h>
 
@@ -64,6 +65,16 @@ static inline struct ts_sim_result sim_run_ok(const struct ts_sim_config *cfg)
 		print_error("ts_sim_run(%s): %s\n", cfg->workload->name, err.msg);
 	assert_int_equal(rc, 0);
 	return r;
+}
+
+/* sim_run_ok() with the run's ftrace text (cfg->trace) in *text, which the caller frees. */
+static inline void sim_run_ok_traced(struct ts_sim_config *cfg, char **text, size_t *len)
+{
+	cfg->trace = open_memstream(text, len);
+	assert_non_null(cfg->trace);
+	sim_run_ok(cfg);
+	fclose(cfg->trace);
+	cfg->trace = NULL;
 }
 
 #endif

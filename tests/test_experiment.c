@@ -609,6 +609,28 @@ static void test_csv_report(void **state)
 	ts_experiment_free(&e);
 }
 
+/* A percentile q of n samples is thin when fewer than 10 samples lie beyond it: p99 needs
+ * 1000, p50 20; an iteration without a sample is the thinnest; a point that never ran has
+ * no percentile. */
+static void test_percentile_thin(void **state)
+{
+	(void)state;
+	struct ts_exp_point p = {0};
+	p.stats.wakeup_lat_samples_min = 999;
+	assert_true(ts_exp_percentile_thin(&p, 0.99));
+	p.stats.wakeup_lat_samples_min = 1000;
+	assert_false(ts_exp_percentile_thin(&p, 0.99));
+	assert_true(ts_exp_percentile_thin(&p, 0.999));
+	p.stats.wakeup_lat_samples_min = 19;
+	assert_true(ts_exp_percentile_thin(&p, 0.50));
+	p.stats.wakeup_lat_samples_min = 20;
+	assert_false(ts_exp_percentile_thin(&p, 0.50));
+	p.stats.wakeup_lat_samples_min = 0;
+	assert_true(ts_exp_percentile_thin(&p, 0.99));
+	p.stats.wakeup_lat_samples_min = UINT64_MAX;
+	assert_false(ts_exp_percentile_thin(&p, 0.99));
+}
+
 static void test_gnuplot_script(void **state)
 {
 	(void)state;
@@ -746,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_json_report),
 		cmocka_unit_test(test_table_report),
 		cmocka_unit_test(test_csv_report),
+		cmocka_unit_test(test_percentile_thin),
 		cmocka_unit_test(test_gnuplot_script),
 		cmocka_unit_test(test_numa_reports),
 	};

@@ -74,11 +74,61 @@ static void test_a_fork_from_an_idle_cpu_stays_local(void **state)
 	env_destroy(&e);
 }
 
+/* On a machine that has been up every CPU went idle through schedule() at some moment, and
+ * sched_balance_find_dst_group_cpu() takes the CPU of the chosen group with the latest
+ * idle_stamp. Parent running on CPU 0; CPUs 4-7 (cluster 1, the first of the tied clusters
+ * in domain order) last went idle at 0.3, 0.9, 0.1 and 0.5 ms: the child goes to CPU 5. */
+static void test_a_fork_takes_the_latest_idled_cpu_of_the_cluster(void **state)
+{
+	(void)state;
+	struct env e;
+	struct ts_cpumask *node0 = kunpeng_node0(&e);
+	struct ts_task *parent = env_task(&e, 0, node0, 0);
+	fake_run_on(e.s, &e.f, parent, 0);
+	static const uint64_t stamp_us[4] = {300, 900, 100, 500};
+	for (int i = 0; i < 4; i++)
+		ts_rq_set_idle_stamp(ts_cpu_rq(e.s, 4 + i), stamp_us[i] * 1000);
+	struct ts_task *child = env_task(&e, 0, node0, 0);
+	struct ts_placement pl = ts_wake_up_new_task(e.s, child, 0, parent);
+	assert_int_equal(pl.reason, TS_PLACE_SLOW_PATH);
+	assert_int_equal(pl.cpu, 5);
+	ts_cpumask_free(node0);
+	env_destroy(&e);
+}
+
+/* wake_up_new_task() enqueues with activate_task(), not ttwu_do_activate(): the CPU's idle
+ * period is not closed (idle_stamp kept, avg_idle and wake_avg_idle untouched), unlike a
+ * wake-up's (tests/test_rq.c). */
+static void test_a_fork_does_not_close_the_idle_period(void **state)
+{
+	(void)state;
+	struct env e;
+	env_preset(&e, "kunpeng920", NULL);
+	struct ts_cpumask *only5 = ts_cpumask_alloc(e.t->nr_cpus);
+	assert_non_null(only5);
+	ts_cpumask_set(only5, 5);
+	struct ts_rq *rq = ts_cpu_rq(e.s, 5);
+	ts_rq_set_idle_stamp(rq, 400000);
+	uint64_t avg_idle = rq->avg_idle;
+	unsigned long long wake_avg = atomic_load(&rq->ro.wake_avg_idle);
+	e.f.now += 3000000;
+	struct ts_task *child = env_task(&e, 0, only5, 5);
+	struct ts_placement pl = ts_wake_up_new_task(e.s, child, 5, NULL);
+	assert_int_equal(pl.cpu, 5);
+	assert_int_equal(rq->idle_stamp, 400000);
+	assert_int_equal(rq->avg_idle, avg_idle);
+	assert_int_equal(atomic_load(&rq->ro.wake_avg_idle), wake_avg);
+	ts_cpumask_free(only5);
+	env_destroy(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_children_of_a_running_parent_spread_over_clusters),
 		cmocka_unit_test(test_a_fork_from_an_idle_cpu_stays_local),
+		cmocka_unit_test(test_a_fork_takes_the_latest_idled_cpu_of_the_cluster),
+		cmocka_unit_test(test_a_fork_does_not_close_the_idle_period),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

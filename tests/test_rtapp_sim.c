@@ -144,11 +144,8 @@ static void test_stated_costs(void **state)
 static void test_refusals(void **state)
 {
 	(void)state;
-	refused(DATA "barrier.json", "barrier.json:3:", "task 'a'", "'barrier'");
-	refused(DATA "lock_unlock.json", "lock_unlock.json:5:", "task 'holder'", "'lock'");
-	refused(DATA "wait_signal.json", ":4:", "'lock'");
-	refused(DATA "suspend_resume.json", ":3:", "task 'sleeper'", "'suspend'");
 	refused(DATA "fork_yield.json", ":3:", "task 'parent'", "'fork'");
+	refused(DATA "err_spin.json", "err_spin.json:3:", "task 'spinner'", "no event takes time");
 	refused(DATA "err_policy.json", "task 'rt'", "'policy'", "SCHED_FIFO", "default_policy");
 	refused(DATA "err_shared_timer.json", "err_shared_timer.json:6:", "'timer'",
 		"shared by 2 threads");
@@ -198,6 +195,139 @@ static void test_timer_semantics(void **state)
 	assert_near(run_time_s(text), 0.090, 0.0005);
 }
 
+/* The synchronisation events become the pthread calls run_event() makes: a suspend is
+ * lock, wait, (relock), unlock on the mutex and condition both named by ref; a resume
+ * lock, broadcast, unlock; a sync signal, wait, relock; yield a system call and the yield;
+ * names are per kind (mutex "m" and condition "m" are two objects); a barrier's parties
+ * are its barrier events in the file's task descriptions, as rt-app counts them. */
+static void test_sync_programs(void **state)
+{
+	(void)state;
+	struct ts_sim_rtapp *x = build_text(
+		"{\"tasks\": {\"a\": {\"instance\": 3, \"loop\": 1, \"suspend\": \"m\", "
+		"\"sync\": {\"ref\": \"c\", \"mutex\": \"m\"}, \"barrier\": \"b\", \"yield\": 0},"
+		"\"z\": {\"resume\": \"m\", \"barrier\": \"b\", \"run\": 10}}}");
+	const struct ts_task_class *c = &x->w.classes[0];
+	assert_int_equal(x->w.syncs_per_instance, 4); /* mutex m, cond m, cond c, barrier b */
+	assert_int_equal(c->nr_phases, 4 + 3 + 1 + 2);
+	static const enum ts_phase_kind want[] = {TS_PH_LOCK,	TS_PH_COND_WAIT,    TS_PH_LOCK,
+						  TS_PH_UNLOCK, TS_PH_COND_SIGNAL,  TS_PH_COND_WAIT,
+						  TS_PH_LOCK,	TS_PH_BARRIER_WAIT, TS_PH_RUN,
+						  TS_PH_YIELD};
+	for (int i = 0; i < c->nr_phases; i++)
+		assert_int_equal(c->phases[i].kind, want[i]);
+	int mutex_m = c->phases[0].obj, cond_m = c->phases[1].obj, cond_c = c->phases[4].obj;
+	assert_int_not_equal(mutex_m, cond_m);
+	assert_int_equal(c->phases[1].mutex, mutex_m);
+	assert_int_equal(c->phases[3].obj, mutex_m);
+	assert_int_not_equal(cond_c, cond_m);
+	assert_int_equal(c->phases[5].mutex, mutex_m); /* sync's "mutex": "m" */
+	assert_int_equal(c->phases[7].parties, 2);     /* two descriptions, not 3 + 1 threads */
+	assert_int_equal(c->phases[8].ns, 200);	       /* sched_yield()'s system call */
+	const struct ts_task_class *z = &x->w.classes[1];
+	assert_int_equal(z->phases[0].kind, TS_PH_LOCK);
+	assert_int_equal(z->phases[0].obj, mutex_m);
+	assert_int_equal(z->phases[1].kind, TS_PH_COND_BROADCAST);
+	assert_int_equal(z->phases[1].obj, cond_m);
+	assert_int_equal(z->phases[2].kind, TS_PH_UNLOCK);
+	assert_int_equal(z->phases[3].obj, c->phases[7].obj);
+	ts_sim_rtapp_free(x);
+}
+
+/* What the objects do, timed (ms; no background noise, so each run's CPU work is exact):
+ * a mutex serialises, a condition wait sleeps until the signal, suspend until the resume,
+ * a barrier until its last party. Each file's time differs from the time it would take
+ * if the objects did nothing. */
+static void test_sync_semantics(void **state)
+{
+	(void)state;
+	/* two threads, 10 x 1 ms under one mutex: 20 ms (10 ms without it) */
+	double t = run_time_s("{\"tasks\": {\"t\": {\"instance\": 2, \"loop\": 10, "
+			      "\"lock\": \"m\", \"run\": 1000, \"unlock\": \"m\"}}}");
+	assert_near(t, 0.020, 0.0003);
+	/* signals at 1, 3, ..., 19 ms; the waiter runs 1.5 ms after each: 20.5 ms (20 ms if
+	 * the wait did not sleep) */
+	t = run_time_s("{\"tasks\": {"
+		       "\"w\": {\"loop\": 10, \"lock\": \"m\", \"wait\": {\"ref\": \"c\", "
+		       "\"mutex\": \"m\"}, \"unlock\": \"m\", \"run\": 1500},"
+		       "\"s\": {\"loop\": 10, \"run\": 1000, \"lock\": \"m\", \"signal\": "
+		       "\"c\", \"unlock\": \"m\", \"sleep\": 1000}}}");
+	assert_near(t, 0.0205, 0.0003);
+	/* resumes at 1, 3, ..., 9 ms; 1.5 ms of work after each: 10.5 ms (10 ms) */
+	t = run_time_s("{\"tasks\": {"
+		       "\"s\": {\"loop\": 5, \"suspend\": \"x\", \"run\": 1500},"
+		       "\"r\": {\"loop\": 5, \"run\": 1000, \"resume\": \"x\", \"sleep\": "
+		       "1000}}}");
+	assert_near(t, 0.0105, 0.0003);
+	/* a: 1 ms, barrier, 2 ms; b: 3 ms, barrier; 5 loops: they meet every 3 ms, a ends
+	 * 2 ms after the last meeting at 15 ms: 17 ms (15 ms without the barrier) */
+	t = run_time_s("{\"tasks\": {"
+		       "\"a\": {\"loop\": 5, \"run\": 1000, \"barrier\": \"b\", \"run1\": 2000},"
+		       "\"b\": {\"loop\": 5, \"run\": 3000, \"barrier\": \"b\"}}}");
+	assert_near(t, 0.017, 0.0003);
+}
+
+/* Our files of the synchronisation events run to their end in the simulator. */
+static void test_sync_files_run(void **state)
+{
+	(void)state;
+	static const char *const files[] = {"barrier.json", "lock_unlock.json", "wait_signal.json",
+					    "suspend_resume.json", "yield.json"};
+	struct machine m;
+	machine_load(&m, "kunpeng920");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s%s", DATA, files[i]);
+		struct ts_sim_rtapp *x = build_file(path);
+		struct ts_sim_config cfg = sim_config(&m, &x->w, 1);
+		/* files that end: a cap they finish well within; the others: 20 ms */
+		cfg.duration_ns = x->w.metric == TS_METRIC_TIME_S ? 1000000000 : 20000000;
+		struct ts_sim_result r = sim_run_ok(&cfg);
+		if (x->w.metric == TS_METRIC_TIME_S)
+			assert_true(r.finished);
+		else
+			assert_true(r.wakeups > 0);
+		ts_sim_rtapp_free(x);
+	}
+	machine_free(&m);
+}
+
+/* sched_yield(): two threads on one CPU take turns at every yield (a switch each 50 us),
+ * where without it each keeps the CPU for its slice. */
+static void test_yield_switches(void **state)
+{
+	(void)state;
+	const char *const files[2] = {
+		"{\"tasks\": {\"t\": {\"instance\": 2, \"cpus\": [3], \"loop\": 200, "
+		"\"run\": 50, \"yield\": 0}}}",
+		"{\"tasks\": {\"t\": {\"instance\": 2, \"cpus\": [3], \"loop\": 200, "
+		"\"run\": 50, \"run1\": 0}}}"};
+	int switches[2];
+	for (int i = 0; i < 2; i++) {
+		struct machine m;
+		machine_load(&m, "kunpeng920");
+		struct ts_sim_rtapp *x = build_text(files[i]);
+		struct ts_sim_config cfg = sim_config(&m, &x->w, 1);
+		cfg.duration_ns = 1000000000;
+		cfg.no_background = true;
+		char *buf = NULL;
+		size_t len = 0;
+		cfg.trace = open_memstream(&buf, &len);
+		struct ts_sim_result r = sim_run_ok(&cfg);
+		fclose(cfg.trace);
+		assert_true(r.finished);
+		switches[i] = 0;
+		for (const char *p = buf; (p = strstr(p, "prev_state=R")); p++)
+			switches[i]++;
+		free(buf);
+		ts_sim_rtapp_free(x);
+		machine_free(&m);
+	}
+	/* 400 runs of 50 us: about one switch per yield with it, a few per slice without */
+	assert_true(switches[0] >= 380);
+	assert_true(switches[1] <= 40);
+}
+
 /* The same file, machine and seed: the same result. */
 static void test_deterministic(void **state)
 {
@@ -238,9 +368,11 @@ static void test_cpus(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_programs),      cmocka_unit_test(test_stated_costs),
-		cmocka_unit_test(test_refusals),      cmocka_unit_test(test_timer_semantics),
-		cmocka_unit_test(test_deterministic), cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_programs),       cmocka_unit_test(test_stated_costs),
+		cmocka_unit_test(test_refusals),       cmocka_unit_test(test_timer_semantics),
+		cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_sync_programs),  cmocka_unit_test(test_sync_semantics),
+		cmocka_unit_test(test_yield_switches), cmocka_unit_test(test_sync_files_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

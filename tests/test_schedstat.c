@@ -103,7 +103,9 @@ static void test_schedstat_parsed_back_matches_report(void **state)
 	struct ts_sim_config base = sim_config(&m, w, 1);
 	struct ts_experiment e = {
 		.base = base,
-		.seed = 7,
+		/* a run with failed newly-idle passes (below); seed 7 had them until the start
+		 * drew the CPUs' idle history */
+		.seed = 9,
 		.configs = &config,
 		.nr_configs = 1,
 		.loads = loads,

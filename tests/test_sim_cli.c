@@ -242,6 +242,13 @@ static void test_error_cost_pin_format_options(void **state)
 		     "CPU 128");
 	EXPECT_ERROR(ARGS("sim", "--pin-cpus", "0,40", "--output", out_json), "--pin-cpus",
 		     "outside the --pin nodes");
+	EXPECT_ERROR(ARGS("sim", "--cpus", "0-3", "--pin", "0", "--output", out_json), "--cpus",
+		     "--pin", "give one");
+	EXPECT_ERROR(ARGS("sim", "--cpus", "200", "--output", out_json), "--cpus", "CPU 200");
+	EXPECT_ERROR(ARGS("sim", "--cpus", "0-x", "--output", out_json), "--cpus", "0-x");
+	EXPECT_ERROR(ARGS("sim", "--cpus", "", "--output", out_json), "--cpus", "no CPU");
+	EXPECT_ERROR(ARGS("sim", "--cpus", "0-3", "--pin-cpus", "0,5", "--output", out_json),
+		     "--pin-cpus", "CPU 5", "outside --cpus '0-3'");
 	EXPECT_ERROR(ARGS("sim", "--format", "xml", "--output", out_json), "--format", "xml");
 	EXPECT_ERROR(ARGS("sim", "--plot", "x.pdf", "--output", out_json), "--plot", "x.pdf",
 		     ".png");
@@ -267,11 +274,11 @@ static void test_help_and_list(void **state)
 	struct run r = run_cli(ARGS("sim", "--help"));
 	expect_ok(&r, ARGS("sim", "--help"));
 	const char *const words[] = {
-		"--machine",	"--workload", "--clients",	  "--compare",	    "--features",
-		"--iterations", "--duration", "--warmup",	  "--seed",	    "--pin-cpus",
-		"--cost",	"--hz",	      "--jobs",		  "--format",	    "--output",
-		"--plot",	"--quiet",    "--list-workloads", "NO_SIS_CLUSTER", "kunpeng920",
-		"100ms",	"--bind",     "inverse"};
+		"--machine",	"--workload", "--clients", "--compare",	       "--features",
+		"--iterations", "--duration", "--warmup",  "--seed",	       "--pin-cpus",
+		"--cpus",	"--cost",     "--hz",	   "--jobs",	       "--format",
+		"--output",	"--plot",     "--quiet",   "--list-workloads", "NO_SIS_CLUSTER",
+		"kunpeng920",	"100ms",      "--bind",	   "inverse"};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (!strstr(r.out, words[i]))
 			fail_msg("help lacks %s", words[i]);
@@ -501,6 +508,66 @@ static void test_one_iteration_warns(void **state)
 	run_free(&r);
 }
 
+/* --cpus: every task runs on the listed CPUs only (the schedstat run time of every other
+ * CPU is 0 without the background kernel work, which runs everywhere), and the reports say
+ * so. */
+static void test_cpus_restricts_the_run(void **state)
+{
+	(void)state;
+	clear_outdir();
+	char ss[420];
+	snprintf(ss, sizeof(ss), "%s/ss.txt", outdir);
+	const char *const *args = ARGS("sim", TINY, "--cpus", "4-7,12", "--no-background",
+				       "--schedstat", ss, "--output", out_json);
+	struct run r = run_cli(args);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	char *json = slurp(out_json, NULL);
+	assert_non_null(strstr(json, "\"nodes\": null,\n    \"cpus\": \"4-7,12\""));
+	free(json);
+	char *text = slurp(ss, NULL);
+	int busy = 0;
+	for (char *line = strstr(text, "\ncpu"); line; line = strstr(line + 1, "\ncpu")) {
+		int cpu;
+		unsigned long long f[7];
+		assert_int_equal(sscanf(line + 1, "cpu%d %llu %llu %llu %llu %llu %llu %llu", &cpu,
+					&f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6]),
+				 8);
+		if (f[6] == 0) /* rq_cpu_time */
+			continue;
+		busy++;
+		if (!((cpu >= 4 && cpu <= 7) || cpu == 12))
+			fail_msg("CPU %d ran outside --cpus 4-7,12", cpu);
+	}
+	assert_true(busy >= 2); /* 2 clients: 4 tasks */
+	free(text);
+	clear_outdir();
+	args = ARGS("sim", TINY, "--cpus", "4-7,12");
+	r = run_cli(args);
+	expect_ok(&r, args);
+	assert_non_null(strstr(r.out, "pinned to CPUs 4-7,12, seed"));
+	run_free(&r);
+}
+
+/* schbench's p99 of a short run rests on a handful of wake-ups: stderr says so and names
+ * a window long enough; a long enough run and a workload without a percentile metric do
+ * not warn. */
+static void test_thin_percentile_warns(void **state)
+{
+	(void)state;
+	struct run r = run_cli(ARGS("sim", TINY, "--workload", "schbench"));
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "warning: schbench's p99 wake-up latency rests on fewer "
+				      "than 1000 wake-ups"));
+	assert_non_null(strstr(r.err, "baseline at 1 ("));
+	assert_non_null(strstr(r.err, "gives every point a stable p99"));
+	run_free(&r);
+	r = run_cli(ARGS("sim", TINY));
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.err, "p99"));
+	run_free(&r);
+}
+
 static void test_table_end_to_end(void **state)
 {
 	(void)state;
@@ -546,6 +613,8 @@ int main(void)
 		cmocka_unit_test(test_plot_failure_leaves_no_file),
 		cmocka_unit_test(test_plot_svg),
 		cmocka_unit_test(test_plot_keeps_foreign_script),
+		cmocka_unit_test(test_cpus_restricts_the_run),
+		cmocka_unit_test(test_thin_percentile_warns),
 		cmocka_unit_test(test_table_end_to_end),
 		cmocka_unit_test(test_one_iteration_warns),
 	};

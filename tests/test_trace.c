@@ -336,10 +336,7 @@ static void test_hackbench_forks_exits_migrations(void **state)
 	cfg.duration_ns = 0;
 	char *text = NULL;
 	size_t len = 0;
-	cfg.trace = open_memstream(&text, &len);
-	assert_non_null(cfg.trace);
-	sim_run_ok(&cfg);
-	fclose(cfg.trace);
+	sim_run_ok_traced(&cfg, &text, &len);
 	struct reader *r = calloc(1, sizeof(*r));
 	assert_non_null(r);
 	assert_non_null(strstr(text, "sched_process_exit: comm=sender"));

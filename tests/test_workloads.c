@@ -589,6 +589,11 @@ static void test_hackbench_matches_reference(void **state)
 		assert_string_equal(w->unit, "s");
 		assert_string_equal(w->load_name, "groups");
 		assert_int_equal(w->default_iterations, 100); /* -l 100 */
+		/* mmtests' group counts on the 80-CPU Broadwell (SIS_OVERLOAD mail, Mar 2020) */
+		assert_string_equal(w->default_loads,
+				    "1,4,7,12,21,30,48,79,110,141,172,203,234,265,296");
+		/* runs to completion: the engine's own minute, not the 100 ms of --duration */
+		assert_true(w->default_duration_ns == 60ULL * 1000000000ULL);
 		assert_int_equal(w->nr_classes, 2);
 		assert_int_equal(w->classes[0].count, 20);
 		assert_int_equal(w->classes[1].count, 20);

@@ -98,8 +98,9 @@ struct sim_task {
 	enum sim_role role;
 	int child0, nr_children, next_child; /* it forks m->children[child0 ..] in order */
 	int forking;			     /* the child whose fork it is paying for, or -1 */
-	int server;   /* TS_PH_CONNECT: the task the listener forks for it, or -1 */
-	bool arrived; /* at the start barrier */
+	int server;    /* TS_PH_CONNECT: the task the listener forks for it, or -1 */
+	bool arrived;  /* at the start barrier */
+	bool released; /* TS_PH_COND_WAIT / BARRIER_WAIT: woken by the condition or barrier */
 	/* TS_PH_TIMER: when it began its program (after the prologue), and each slot's next
 	 * expiry once the slot is armed */
 	bool loop_started;
@@ -241,7 +242,9 @@ struct sim {
 	int *children;			      /* the forks of every parent, parent by parent */
 	int *conns;			      /* the listener's accept queue (task ids) */
 	int nr_conns, conn_head;
-	struct sim_task **barrier;	     /* tasks blocked at the start barrier */
+	struct sim_task **barrier; /* tasks blocked at the start barrier */
+	struct sim_sync *sync;	   /* [inst * syncs_per_instance + i] (engine_sync.c) */
+	int nr_sync;
 	int barrier_tasks, at_barrier;	     /* tasks with a BARRIER / arrived there */
 	int nr_waiting;			     /* in barrier[] */
 	bool launcher_waits, listener_waits; /* blocked until the last arrival / a connect */
@@ -469,7 +472,8 @@ int sim_pipe_read(struct sim *m, int cpu, struct sim_task *t, const struct ts_ph
 		  struct sim_channel *ch);
 
 /* engine_program.c: the task programs */
-enum sim_step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT };
+/* STEP_YIELD: the task stays runnable and the CPU schedules (sched_yield()) */
+enum sim_step { STEP_SEGMENT, STEP_BLOCK, STEP_EXIT, STEP_YIELD };
 enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t);
 
 /* engine_background.c: the kernel's own CPU time (ticks, softirqs, idle CPUs' kernel work,
@@ -493,6 +497,17 @@ enum sim_step sim_step_listener(struct sim *m, int cpu, struct sim_task *t);
 double sim_connect(struct sim *m, int cpu, struct sim_task *t);
 double sim_at_barrier(struct sim *m, int cpu, struct sim_task *t);
 void sim_window_due(struct sim *m);
+
+/* engine_sync.c: the synchronisation phases (mutexes, conditions, barriers, yield) */
+struct sim_sync {
+	bool locked; /* a mutex: held */
+	int waiting; /* a barrier: others still to come (rt-app's res.barrier.waiting) */
+	bool armed;  /* a barrier: waiting set from its parties */
+	struct sim_waitq waiters;
+};
+int sim_sync_setup(struct sim *m);
+/* A synchronisation phase of t on cpu: -1 to go on with the program, else the step. */
+int sim_sync_step(struct sim *m, int cpu, struct sim_task *t, const struct ts_phase *ph);
 
 /* engine_dispatch.c: what a CPU runs after an event */
 void sim_cpu_run(struct sim *m, int cpu);

@@ -16,6 +16,14 @@ void sim_cpu_run(struct sim *m, int cpu)
 		enum sim_step st = sim_step_task(m, cpu, t);
 		if (st == STEP_SEGMENT || m->error)
 			return;
+		if (st == STEP_YIELD) { /* still runnable: schedule() picks again */
+			sim_lock(m, cpu);
+			struct ts_task *next = ts_schedule(m->s, cpu);
+			sim_unlock(m, cpu);
+			c->need_resched = false;
+			sim_set_curr(m, cpu, next ? sim_task_of(next) : NULL);
+			continue;
+		}
 		enum ts_task_state ns = st == STEP_EXIT ? TS_TASK_DEAD : TS_TASK_SLEEPING;
 		if (sim_tracing(m) && st == STEP_EXIT)
 			sim_trace_exit(m, cpu, t);

@@ -1,6 +1,7 @@
-/* The task programs: a class's phases (RUN, SEND, RECV, SLEEP, TIMER, MARK, TOUCH, and the
- * start-up's CONNECT and BARRIER) executed while the task is its CPU's current task, until
- * it needs CPU time, blocks or exits; a parent's forks come first (engine_start.c). */
+/* The task programs: a class's phases (RUN, SEND, RECV, SLEEP, TIMER, MARK, TOUCH, the
+ * synchronisation phases of engine_sync.c, and the start-up's CONNECT and BARRIER) executed while
+ * the task is its CPU's current task, until it needs CPU time, blocks or exits; a parent's forks
+ * come first (engine_start.c). */
 #include <stddef.h>
 
 #include "engine.h"
@@ -168,6 +169,18 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			}
 			m->barrier[m->nr_waiting++] = t;
 			return STEP_BLOCK;
+		case TS_PH_LOCK:
+		case TS_PH_UNLOCK:
+		case TS_PH_COND_WAIT:
+		case TS_PH_COND_SIGNAL:
+		case TS_PH_COND_BROADCAST:
+		case TS_PH_BARRIER_WAIT:
+		case TS_PH_YIELD: {
+			int st = sim_sync_step(m, cpu, t, ph);
+			if (st >= 0)
+				return (enum sim_step)st;
+			break;
+		}
 		case TS_PH_RECV: {
 			struct sim_channel *ch = chan_of(m, t, &ph->ch);
 			if (ph->pipe) {

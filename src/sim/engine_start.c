@@ -10,6 +10,7 @@
 
 static bool has_listener(const struct ts_workload *w);
 static int setup_start(struct sim *m, struct ts_error *err);
+static void seed_idle_history(struct sim *m);
 
 void sim_free(struct sim *m)
 {
@@ -27,6 +28,7 @@ void sim_free(struct sim *m)
 	free(m->children);
 	free(m->conns);
 	free(m->barrier);
+	free(m->sync);
 	free(m->scan_updates0);
 	free(m->llc_seen);
 	for (int i = 0; i < m->nr_chan; i++)
@@ -159,7 +161,8 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	m->accept_ns = m->costs->accept.value;
 	m->nr_chan = w->channels_per_instance * m->nr_instances;
 	m->chan = m->nr_chan ? calloc((size_t)m->nr_chan, sizeof(*m->chan)) : NULL;
-	if (!m->cpu || !m->lat || !m->tasks || (m->nr_chan && !m->chan) || sim_mx_setup(m))
+	if (!m->cpu || !m->lat || !m->tasks || (m->nr_chan && !m->chan) || sim_mx_setup(m) ||
+	    sim_sync_setup(m))
 		return ts_error_set(err, -ENOMEM, "sim: out of memory for %d tasks", m->nr_tasks);
 	if (w->nr_regions > 0 && (rc = sim_setup_memory(m, cfg, err)))
 		return rc;
@@ -174,6 +177,7 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	rc = ts_sched_create(m->topo, cfg->features, &ops, m, &scfg, &m->s, err);
 	if (rc)
 		return rc;
+	seed_idle_history(m);
 	sim_numa_mm_start(m);
 	if (cfg->groups && (rc = tg_setup(m, err))) /* before the tasks join them */
 		return rc;
@@ -340,6 +344,27 @@ static int sys_task(struct sim *m, int id, const struct ts_task_class *cls, enum
 	t->server = -1;
 	t->inst = -1;
 	return 0;
+}
+
+/* ts_rng_derive() index of the stream that orders the CPUs' last idle entries before the
+ * run (its own, so that no other draw of the run moves with it). */
+#define SIM_IDLE_HISTORY_STREAM 0x69646c6568ULL
+
+/* The machine has been up (calibration of the start, docs/engine.md "Start"): every CPU has
+ * run something before the run (kworkers, timers, daemons) and went idle through
+ * schedule() afterwards, so sched_balance_newidle() left rq->idle_stamp at the moment it
+ * last did. sched_balance_find_dst_group_cpu() (kernel/sched/fair.c) sends a fork to the
+ * idle CPU of its group with the latest idle_stamp; which CPU of a cluster that is, before
+ * the benchmark has used it, follows that history, not the CPU numbers. We do not know the
+ * history, so its order is drawn: each CPU's last idle entry uniform in [1, T0), before
+ * the run's first instant, from a stream of its own. Without it every CPU would read 0
+ * (never idle), and every first fork into a cluster would take its first CPU. */
+static void seed_idle_history(struct sim *m)
+{
+	struct ts_rng r;
+	ts_rng_seed(&r, ts_rng_derive(m->cfg->seed, SIM_IDLE_HISTORY_STREAM));
+	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
+		ts_rq_set_idle_stamp(ts_cpu_rq(m->s, cpu), 1 + ts_rng_below(&r, m->t0 - 1));
 }
 
 /* The forks of every parent (the launcher's first), the server each connecting task gets,

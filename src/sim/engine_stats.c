@@ -118,6 +118,7 @@ void sim_fill_result(struct sim *m, struct ts_sim_result *out)
 		double v = sim_hist_percentile(m->lat, q[i]);
 		out->wakeup_lat_us[i] = v < 0 ? -1 : v / 1000.0;
 	}
+	out->wakeup_lat_samples = m->lat->count;
 	bool time_s = m->w->metric == TS_METRIC_TIME_S;
 	out->finished = time_s ? m->exited_limited == m->limited_tasks : m->window_done;
 	switch (m->w->metric) {

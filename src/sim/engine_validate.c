@@ -143,9 +143,31 @@ static int validate_phase(const struct ts_sim_config *cfg, int ci, int tasks,
 					   ph->timer, TS_SIM_TASK_TIMERS - 1);
 		*takes_time = true;
 		break;
+	case TS_PH_LOCK:
+	case TS_PH_UNLOCK:
+	case TS_PH_COND_WAIT:
+	case TS_PH_COND_SIGNAL:
+	case TS_PH_COND_BROADCAST:
+	case TS_PH_BARRIER_WAIT:
+		if (ph->obj < 0 || ph->obj >= w->syncs_per_instance ||
+		    (ph->kind == TS_PH_COND_WAIT &&
+		     (ph->mutex < 0 || ph->mutex >= w->syncs_per_instance)))
+			return sim_invalid(err,
+					   "workload '%s' %s: synchronisation object out of range "
+					   "(the instance has %d)",
+					   wn, where, w->syncs_per_instance);
+		if (ph->kind == TS_PH_BARRIER_WAIT && ph->parties < 1)
+			return sim_invalid(err, "workload '%s' %s: a barrier of %d parties", wn,
+					   where, ph->parties);
+		/* a condition always sleeps; a barrier of others sleeps until they come */
+		if (ph->kind == TS_PH_COND_WAIT ||
+		    (ph->kind == TS_PH_BARRIER_WAIT && ph->parties > 1))
+			*takes_time = true;
+		break;
 	case TS_PH_MARK:
 	case TS_PH_CONNECT: /* (prologue only: checked by the caller) */
 	case TS_PH_BARRIER:
+	case TS_PH_YIELD:
 		break;
 	default:
 		return sim_invalid(err, "workload '%s' %s: unknown kind %d", wn, where,
@@ -272,6 +294,8 @@ int sim_validate(const struct ts_sim_config *cfg, struct ts_error *err)
 		return sim_invalid(err, "workload '%s' has no task classes", wn);
 	if (w->channels_per_instance < 0)
 		return sim_invalid(err, "workload '%s': negative channels_per_instance", wn);
+	if (w->syncs_per_instance < 0)
+		return sim_invalid(err, "workload '%s': negative syncs_per_instance", wn);
 	if (cfg->pin) {
 		if (cfg->pin->nr_cpus <= 0)
 			return sim_invalid(err, "the pin mask is empty");

@@ -57,6 +57,12 @@ double ts_exp_stddev(const double *x, int n)
 	return sqrt(ss / (n - 1));
 }
 
+bool ts_exp_percentile_thin(const struct ts_exp_point *p, double q)
+{
+	uint64_t n = p->stats.wakeup_lat_samples_min;
+	return n != UINT64_MAX && (double)n * (1.0 - q) < TS_EXP_PERCENTILE_MIN_TAIL;
+}
+
 double ts_exp_pct_change(double value, double base)
 {
 	if (!isfinite(value) || !isfinite(base) || base == 0)
@@ -371,7 +377,10 @@ static void summarise(struct ts_experiment *e, const struct ts_sim_result *resul
 			double lat_sum[4] = {0};
 			int lat_n[4] = {0};
 			double util = 0;
+			pt->stats.wakeup_lat_samples_min = UINT64_MAX;
 			for (int i = 0; i < n; i++) {
+				if (r[i].wakeup_lat_samples < pt->stats.wakeup_lat_samples_min)
+					pt->stats.wakeup_lat_samples_min = r[i].wakeup_lat_samples;
 				samples[i] = r[i].metric;
 				add_result(&pt->stats, &r[i]);
 				util += r[i].cpu_util;

@@ -26,6 +26,7 @@ const struct ts_part_field ts_part_fields[] = {
 	{"events", TS_PART_U64, R(events), 0},
 	{"cpu_util", TS_PART_F64, R(cpu_util), 0},
 	{"wakeup_lat_us", TS_PART_F64, R(wakeup_lat_us), 4},
+	{"wakeup_lat_samples", TS_PART_U64, R(wakeup_lat_samples), 0},
 	{"sis_search", TS_PART_U64, R(sis.search), 0},
 	{"sis_domain_search", TS_PART_U64, R(sis.domain_search), 0},
 	{"sis_scanned", TS_PART_U64, R(sis.scanned), 0},
@@ -88,7 +89,7 @@ const int ts_part_nr_fields = (int)(sizeof(ts_part_fields) / sizeof(ts_part_fiel
 #if defined(__x86_64__) || defined(__aarch64__)
 /* A field added to struct ts_sim_result must be carried by the parts (a report may read
  * it): add it to ts_part_fields, then update this size. */
-_Static_assert(sizeof(struct ts_sim_result) == 1536,
+_Static_assert(sizeof(struct ts_sim_result) == 1544,
 	       "struct ts_sim_result changed: update ts_part_fields");
 #endif
 

@@ -222,7 +222,10 @@ int ts_exp_write_json(const struct ts_experiment *e, FILE *out)
 	if (e->base.pin) {
 		ts_report_pin_cpus(e, buf, sizeof(buf));
 		jw_open(&w, "pin", '{');
-		ts_json_member_string(&w, "nodes", e->pin_text ? e->pin_text : "");
+		if (e->pin_text)
+			ts_json_member_string(&w, "nodes", e->pin_text);
+		else /* --cpus: pinned to a CPU list, not to nodes */
+			ts_json_member_null(&w, "nodes");
 		ts_json_member_string(&w, "cpus", buf);
 		jw_close(&w, '}');
 	} else {

@@ -81,8 +81,16 @@ int ts_exp_write_gnuplot(const struct ts_experiment *e, enum ts_plot_format form
 		fputc('\n', out);
 	}
 	fputs("set datafile missing '?'\nset title ", out);
+	char cpus[256] = "";
+	if (e->base.pin && !e->pin_text)
+		ts_report_pin_cpus(e, cpus, sizeof(cpus));
 	snprintf(buf, sizeof(buf), "%s on %s%s%s, seed %llu", wl->name, ts_report_machine(e),
-		 e->base.pin ? ", nodes " : "", e->base.pin && e->pin_text ? e->pin_text : "",
+		 !e->base.pin  ? ""
+		 : e->pin_text ? ", nodes "
+			       : ", CPUs ",
+		 !e->base.pin  ? ""
+		 : e->pin_text ? e->pin_text
+			       : cpus,
 		 (unsigned long long)e->seed);
 	gp_string(out, buf);
 	fputs("\nset xlabel ", out);

@@ -597,10 +597,11 @@ int ts_exp_write_table(const struct ts_experiment *e, FILE *out)
 	if (e->base.topo)
 		fprintf(out, " (%d CPUs)", e->base.topo->nr_cpus);
 	ts_report_pin_cpus(e, pin, sizeof(pin));
-	if (e->base.pin)
+	if (e->base.pin && e->pin_text)
 		fprintf(out, ", pinned to node%s %s (CPUs %s)",
-			e->pin_text && strpbrk(e->pin_text, ",-") ? "s" : "",
-			e->pin_text ? e->pin_text : "?", pin);
+			strpbrk(e->pin_text, ",-") ? "s" : "", e->pin_text, pin);
+	else if (e->base.pin)
+		fprintf(out, ", pinned to CPUs %s", pin);
 	if (e->base.bind != TS_BIND_NONE)
 		fprintf(out, ", --bind %s", ts_report_bind_name(e->base.bind));
 	fprintf(out, ", seed %" PRIu64 "\n", e->seed);

@@ -19,8 +19,8 @@
  * (drivers/char/mem.c, write_null() returns the count), so each piece costs one system
  * call: 0.2 us, the entry/exit cost the built-ins use (docs/workloads.md, "Shared
  * per-operation costs": 0.1-0.2 us with current mitigations). */
-#define RTAPP_IORUN_SYSCALL_NS 200
-#define RTAPP_DEV_NULL	       "/dev/null"
+#define RTAPP_SYSCALL_NS 200
+#define RTAPP_DEV_NULL	 "/dev/null"
 /* The cache footprint of an rt-app thread: its busy loop (waste_cpu_cycles()) touches a
  * few lines of stack and code; with the kernel's per-task state the 16 KiB the built-ins
  * give a syscall-loop task (docs/workloads.md). The mem buffer is charged by mem itself. */
@@ -67,6 +67,11 @@ static char *pool_printf(struct pool *pl, const char *fmt, ...)
 	return s;
 }
 
+/* rt-app's resources that the synchronisation events name: a name is a mutex, a
+ * condition and a barrier at once (get_resource_index() looks a name up with its type). */
+enum sync_kind { SYNC_MUTEX, SYNC_COND, SYNC_BARRIER };
+#define RTAPP_MAX_SYNCS 4096
+
 struct build {
 	const struct ts_rtapp *r;
 	struct ts_sim_rtapp *x;
@@ -74,6 +79,10 @@ struct build {
 	struct ts_error *err;
 	int cap_notes;
 	uint64_t program_total; /* phases of every class so far */
+	/* the instance's synchronisation objects, in order of first use */
+	const char **sync_name;
+	enum sync_kind *sync_kind;
+	int nr_sync;
 };
 
 static int refuse(struct build *b, const struct ts_rtapp_task *t, int line, const char *key,
@@ -166,7 +175,128 @@ static int timer_slot(struct build *b, const struct ts_rtapp_task *t,
 	return (*nr)++;
 }
 
-/* One event as phases (0, 1 written to out), or a refusal. */
+/* The phases one event becomes (see translate_event()). */
+static int event_phases(const struct ts_rtapp_event *ev)
+{
+	switch (ev->kind) {
+	case TS_RTAPP_WAIT:  /* COND_WAIT, LOCK */
+	case TS_RTAPP_YIELD: /* the system call, YIELD */
+		return 2;
+	case TS_RTAPP_SYNC:   /* COND_SIGNAL, COND_WAIT, LOCK */
+	case TS_RTAPP_RESUME: /* LOCK, COND_BROADCAST, UNLOCK */
+		return 3;
+	case TS_RTAPP_SUSPEND: /* LOCK, COND_WAIT, LOCK, UNLOCK */
+		return 4;
+	default:
+		return 1;
+	}
+}
+
+/* The index of resource (kind, name) among the instance's objects, added on first use. */
+static int sync_index(struct build *b, const struct ts_rtapp_task *t,
+		      const struct ts_rtapp_event *ev, enum sync_kind kind, const char *name)
+{
+	for (int i = 0; i < b->nr_sync; i++)
+		if (b->sync_kind[i] == kind && strcmp(b->sync_name[i], name) == 0)
+			return i;
+	if (b->nr_sync == RTAPP_MAX_SYNCS)
+		return refuse(b, t, ev->line, ev->key,
+			      "more than %d mutexes, conditions and barriers in the file",
+			      RTAPP_MAX_SYNCS);
+	if (!b->sync_name) {
+		b->sync_name = pool_alloc(b->pl, RTAPP_MAX_SYNCS * sizeof(*b->sync_name));
+		b->sync_kind = pool_alloc(b->pl, RTAPP_MAX_SYNCS * sizeof(*b->sync_kind));
+		if (!b->sync_name || !b->sync_kind)
+			return oom(b);
+	}
+	b->sync_name[b->nr_sync] = name;
+	b->sync_kind[b->nr_sync] = kind;
+	return b->nr_sync++;
+}
+
+/* rt-app's barrier users: pted_barrier() adds one per barrier event naming it, at parse,
+ * once per task description (its instances share the count, and a phase's loop does not
+ * multiply it). */
+static int barrier_users(const struct ts_rtapp *r, const char *ref)
+{
+	int users = 0;
+	for (int t = 0; t < r->nr_tasks; t++)
+		for (int p = 0; p < r->tasks[t].nr_phases; p++)
+			for (int e = 0; e < r->tasks[t].phases[p].nr_events; e++) {
+				const struct ts_rtapp_event *ev = &r->tasks[t].phases[p].events[e];
+				users += ev->kind == TS_RTAPP_BARRIER && strcmp(ev->ref, ref) == 0;
+			}
+	return users;
+}
+
+/* The synchronisation events as run_event() runs them: pthread calls on the resources
+ * named (out: event_phases(ev) phases). */
+static int translate_sync(struct build *b, const struct ts_rtapp_task *t,
+			  const struct ts_rtapp_event *ev, struct ts_phase *out)
+{
+	int cond = -1, mutex = -1, n = 0;
+	switch (ev->kind) {
+	case TS_RTAPP_LOCK:
+	case TS_RTAPP_UNLOCK:
+		if ((mutex = sync_index(b, t, ev, SYNC_MUTEX, ev->ref)) < 0)
+			return mutex;
+		out[n++] = (struct ts_phase){.kind = ev->kind == TS_RTAPP_LOCK ? TS_PH_LOCK
+									       : TS_PH_UNLOCK,
+					     .obj = mutex};
+		return n;
+	case TS_RTAPP_WAIT:
+	case TS_RTAPP_SYNC:
+	case TS_RTAPP_SUSPEND:
+		/* suspend: the condition and the mutex both named ref */
+		if ((cond = sync_index(b, t, ev, SYNC_COND, ev->ref)) < 0 ||
+		    (mutex = sync_index(b, t, ev, SYNC_MUTEX,
+					ev->kind == TS_RTAPP_SUSPEND ? ev->ref : ev->mutex)) < 0)
+			return cond < 0 ? cond : mutex;
+		if (ev->kind == TS_RTAPP_SYNC)
+			out[n++] = (struct ts_phase){.kind = TS_PH_COND_SIGNAL, .obj = cond};
+		if (ev->kind == TS_RTAPP_SUSPEND)
+			out[n++] = (struct ts_phase){.kind = TS_PH_LOCK, .obj = mutex};
+		out[n++] = (struct ts_phase){.kind = TS_PH_COND_WAIT, .obj = cond, .mutex = mutex};
+		out[n++] = (struct ts_phase){.kind = TS_PH_LOCK, .obj = mutex};
+		if (ev->kind == TS_RTAPP_SUSPEND)
+			out[n++] = (struct ts_phase){.kind = TS_PH_UNLOCK, .obj = mutex};
+		return n;
+	case TS_RTAPP_SIGNAL:
+	case TS_RTAPP_BROADCAST:
+		if ((cond = sync_index(b, t, ev, SYNC_COND, ev->ref)) < 0)
+			return cond;
+		out[n++] = (struct ts_phase){.kind = ev->kind == TS_RTAPP_SIGNAL
+							     ? TS_PH_COND_SIGNAL
+							     : TS_PH_COND_BROADCAST,
+					     .obj = cond};
+		return n;
+	case TS_RTAPP_RESUME:
+		if ((cond = sync_index(b, t, ev, SYNC_COND, ev->ref)) < 0 ||
+		    (mutex = sync_index(b, t, ev, SYNC_MUTEX, ev->ref)) < 0)
+			return cond < 0 ? cond : mutex;
+		out[n++] = (struct ts_phase){.kind = TS_PH_LOCK, .obj = mutex};
+		out[n++] = (struct ts_phase){.kind = TS_PH_COND_BROADCAST, .obj = cond};
+		out[n++] = (struct ts_phase){.kind = TS_PH_UNLOCK, .obj = mutex};
+		return n;
+	case TS_RTAPP_BARRIER: {
+		int bar = sync_index(b, t, ev, SYNC_BARRIER, ev->ref);
+		if (bar < 0)
+			return bar;
+		out[n++] = (struct ts_phase){.kind = TS_PH_BARRIER_WAIT,
+					     .obj = bar,
+					     .parties = barrier_users(b->r, ev->ref)};
+		return n;
+	}
+	case TS_RTAPP_YIELD: /* sched_yield(): a system call, then the yield */
+		out[n++] = (struct ts_phase){.kind = TS_PH_RUN, .ns = RTAPP_SYSCALL_NS};
+		out[n++] = (struct ts_phase){.kind = TS_PH_YIELD};
+		return n;
+	default:
+		return 0;
+	}
+}
+
+/* One event as phases (0 to event_phases(ev) written to out), or a refusal. */
 static int translate_event(struct build *b, const struct ts_rtapp_task *t,
 			   const struct ts_rtapp_event *ev, struct ts_phase *out,
 			   const char **timers, int *nr_timers)
@@ -213,15 +343,15 @@ static int translate_event(struct build *b, const struct ts_rtapp_task *t,
 				      g->io_device, RTAPP_DEV_NULL);
 		uint64_t writes = ((uint64_t)ev->bytes + (uint64_t)g->mem_buffer_size - 1) /
 				  (uint64_t)g->mem_buffer_size;
-		*out = (struct ts_phase){.kind = TS_PH_RUN, .ns = writes * RTAPP_IORUN_SYSCALL_NS};
+		*out = (struct ts_phase){.kind = TS_PH_RUN, .ns = writes * RTAPP_SYSCALL_NS};
 		return 1;
 	}
-	default:
+	case TS_RTAPP_FORK:
 		return refuse(b, t, ev->line, ev->key,
-			      "the simulator has no '%s' event yet (its task programs have no "
-			      "mutex, condition, barrier, fork or yield): the file cannot run "
-			      "there",
-			      ts_rtapp_event_name(ev->kind));
+			      "the simulator has no 'fork' event yet (its tasks exist from the "
+			      "start): the file cannot run there");
+	default:
+		return translate_sync(b, t, ev, out);
 	}
 }
 
@@ -271,6 +401,23 @@ static bool spec_name(const char *s)
 	return true;
 }
 
+/* Does the phase use CPU time or sleep for sure? (A lock sleeps only when contended.) */
+static bool phase_takes_time(const struct ts_phase *ph)
+{
+	switch (ph->kind) {
+	case TS_PH_RUN:
+	case TS_PH_SLEEP:
+		return ph->ns > 0 || ph->kind == TS_PH_SLEEP;
+	case TS_PH_TIMER:
+	case TS_PH_COND_WAIT:
+		return true;
+	case TS_PH_BARRIER_WAIT:
+		return ph->parties > 1;
+	default:
+		return false;
+	}
+}
+
 /* The class of task t. */
 static int translate_task(struct build *b, const struct ts_rtapp_task *t, struct ts_task_class *c)
 {
@@ -286,17 +433,23 @@ static int translate_task(struct build *b, const struct ts_rtapp_task *t, struct
 		if ((rc = check_phase(b, t, &t->phases[p])))
 			return rc;
 	/* program length: each phase's events, `loop` times */
-	uint64_t len = 0;
-	for (int p = 0; p < t->nr_phases; p++)
-		len += (uint64_t)t->phases[p].nr_events * (uint64_t)t->phases[p].loop;
+	uint64_t len = 0, first_len = 0;
+	for (int p = 0; p < t->nr_phases; p++) {
+		uint64_t per_loop = 0;
+		for (int e = 0; e < t->phases[p].nr_events; e++)
+			per_loop += (uint64_t)event_phases(&t->phases[p].events[e]);
+		len += per_loop * (uint64_t)t->phases[p].loop;
+		if (p == 0)
+			first_len = per_loop;
+	}
 	/* one phase: its loop multiplies the iterations instead of the program */
 	bool fold = t->nr_phases == 1;
 	if (fold)
-		len = (uint64_t)t->phases[0].nr_events;
+		len = first_len;
 	b->program_total += len;
 	if (len > TS_SIM_RTAPP_MAX_PROGRAM || b->program_total > TS_SIM_RTAPP_MAX_PROGRAM)
 		return refuse(b, t, t->line, "loop",
-			      "the phases with their loops make %llu events per iteration (%llu "
+			      "the phases with their loops make %llu steps per iteration (%llu "
 			      "in the file so far), more than the simulator's %d",
 			      (unsigned long long)len, (unsigned long long)b->program_total,
 			      TS_SIM_RTAPP_MAX_PROGRAM);
@@ -327,6 +480,14 @@ static int translate_task(struct build *b, const struct ts_rtapp_task *t, struct
 	}
 	if (n == 0)
 		return refuse(b, t, t->line, t->name, "no event to run");
+	bool takes_time = false;
+	for (int i = 0; i < n && !takes_time; i++)
+		takes_time = phase_takes_time(&prog[i]);
+	if (!takes_time)
+		return refuse(b, t, t->line, t->name,
+			      "no event takes time or sleeps (a run, sleep, timer, mem, iorun, "
+			      "yield, wait or barrier of others): rt-app would spin in it for "
+			      "ever, the simulator cannot advance its clock");
 	/* the start: rt-app's threads wait at its start barrier, then sleep their delay */
 	int nr_pro = 0;
 	pro[nr_pro++] = (struct ts_phase){.kind = TS_PH_BARRIER};
@@ -444,6 +605,7 @@ int ts_sim_rtapp_build(const struct ts_rtapp *r, const char *name, struct ts_sim
 				       : finite ? RTAPP_FINITE_CAP_NS
 						: 0,
 		.instances = TS_INSTANCES_LOAD,
+		.syncs_per_instance = b.nr_sync, /* each copy of the file has its own */
 	};
 	if (!x->w.name || !x->w.description)
 		rc = oom(&b);

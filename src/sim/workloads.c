@@ -315,6 +315,14 @@ static const struct ts_task_class netperf_classes[] = {
  *   data area, less skb_shared_info, plus the sk_buff and shared info overhead), and
  *   sock_alloc_send_pskb blocks once the charge reaches sk_sndbuf: ceil(212992 / 768) = 278
  *   messages queued per receiver socket, expressed in payload bytes as 278 x 100 = 27,800. */
+/* Run to completion: the metric is the time to finish, so the run ends when the last task
+ * has done its loops, as hackbench's does; `toposched sim`'s --duration caps a time-to-finish
+ * run and its 100 ms default would cut it short from 79 groups on. The cap is the engine's
+ * own minute (TS_SIM_TIME_CAP_NS), as for the autonuma programs. */
+#define HB_CAP_NS (60ULL * 1000000000ULL)
+/* The group counts mmtests' hackbench-process-pipes ran on the 80-CPU Broadwell of Mel
+ * Gorman's SIS_OVERLOAD RFC mail (Mar 2020), which reports each of them: the default loads. */
+#define HB_MMTESTS_GROUPS	 "1,4,7,12,21,30,48,79,110,141,172,203,234,265,296"
 #define HB_FDS			 20
 #define HB_MSG_BYTES		 100
 #define HB_LOOPS		 100
@@ -753,6 +761,8 @@ static const struct ts_workload workloads[] = {
 		.unit = "s",
 		.load_name = "groups",
 		.default_iterations = HB_LOOPS,
+		.default_loads = HB_MMTESTS_GROUPS,
+		.default_duration_ns = HB_CAP_NS,
 	},
 	{
 		.name = "hackbench-socket",
@@ -768,6 +778,8 @@ static const struct ts_workload workloads[] = {
 		.unit = "s",
 		.load_name = "groups",
 		.default_iterations = HB_LOOPS,
+		.default_loads = HB_MMTESTS_GROUPS,
+		.default_duration_ns = HB_CAP_NS,
 	},
 	{
 		.name = "schbench",

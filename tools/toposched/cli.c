@@ -44,12 +44,16 @@ int cli_load_topology(const char *cmd, const char *spec, const char *distance,
 		      struct ts_topology **out)
 {
 	struct ts_error err = {0};
-	if (ts_topology_load(spec, out, &err))
-		return cli_error(cmd, "%s", err.msg);
+	if (ts_topology_load(spec, out, &err)) {
+		cli_error(cmd, "%s", err.msg);
+		/* out of memory is a failure while running, not bad input */
+		return err.code == -ENOMEM ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
+	}
 	if (distance && ts_topology_parse_distance(*out, distance, &err)) {
 		ts_topology_free(*out);
 		*out = NULL;
-		return cli_error(cmd, "--distance: %s", err.msg);
+		cli_error(cmd, "--distance: %s", err.msg);
+		return err.code == -ENOMEM ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
 	}
 	return 0;
 }

@@ -28,7 +28,9 @@ int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(print
 int cli_flush_stdout(const char *cmd);
 /* The message for a getopt_long() failure ('?' or ':'). */
 int cli_getopt_error(const char *cmd, int opt, char *const argv[]);
-/* Loads SPEC (and replaces the distance matrix when distance != NULL). */
+/* Loads SPEC (and replaces the distance matrix when distance != NULL). 0, or prints the
+ * loader's message and returns the exit status: CLI_EXIT_USAGE for bad input,
+ * CLI_EXIT_FAILURE when out of memory. */
 int cli_load_topology(const char *cmd, const char *spec, const char *distance,
 		      struct ts_topology **out);
 

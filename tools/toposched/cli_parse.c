@@ -15,9 +15,11 @@ int cli_parse_int(const char *cmd, const char *option, const char *text, long mi
 	char *end;
 	errno = 0;
 	long v = strtol(text, &end, 10);
-	if (errno || end == text || *end != '\0')
+	if (end == text || *end != '\0' || (errno && errno != ERANGE))
 		return cli_error(cmd, "%s '%s': not an integer", option, text);
-	if (v < min || v > max) /* the text as written: "+05" is not turned into 5 */
+	/* out of long's range is out of [min, max] too; the text as written: "+05" is not
+	 * turned into 5 */
+	if (errno == ERANGE || v < min || v > max)
 		return cli_error(cmd, "%s %s: must be between %ld and %ld", option, text, min, max);
 	*out = v;
 	return 0;

@@ -193,8 +193,9 @@ static int check_runtime(const struct rtb_config *c, bool want_wake)
 {
 	if (c->topology && strcmp(c->topology, "host") != 0) {
 		struct ts_topology *t = NULL;
-		if (cli_load_topology("bench", c->topology, NULL, &t))
-			return CLI_EXIT_USAGE; /* the loader's whole message */
+		int load_rc = cli_load_topology("bench", c->topology, NULL, &t);
+		if (load_rc)
+			return load_rc; /* the loader's whole message */
 		ts_topology_free(t);
 	}
 	struct ts_rt_config rc = {
@@ -408,8 +409,9 @@ static int cmd_bench_groups(int argc, char **argv)
 		return cli_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (cfg.topology && strcmp(cfg.topology, "host") != 0) {
 		struct ts_topology *t = NULL;
-		if (cli_load_topology(cmd, cfg.topology, NULL, &t))
-			return CLI_EXIT_USAGE; /* the loader's whole message */
+		int load_rc = cli_load_topology(cmd, cfg.topology, NULL, &t);
+		if (load_rc)
+			return load_rc; /* the loader's whole message */
 		ts_topology_free(t);
 	}
 	static struct rtbg_result res; /* large: 12 rows of up to 99 runs */

@@ -183,8 +183,9 @@ int cmd_machines(int argc, char **argv)
 	struct ts_cost_model m;
 	if (costs) {
 		struct ts_topology *t;
-		if (cli_load_topology("machines", costs, NULL, &t))
-			return CLI_EXIT_USAGE;
+		int load_rc = cli_load_topology("machines", costs, NULL, &t);
+		if (load_rc)
+			return load_rc; /* the loader's whole message */
 		struct ts_error err = {0};
 		int rc = ts_cost_model_for(t, costs, &m, &err);
 		ts_topology_free(t);

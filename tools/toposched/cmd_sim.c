@@ -99,10 +99,13 @@ static const char sim_help[] =
 	"                      (node list, e.g. 0 or 0-1; 'all' for none). Default: node " SIM_DEFAULT_PIN "\n"
 	"                      without --machine (the default experiment), else none;\n"
 	"                      none for the NUMA workloads\n"
+	"  --cpus LIST         run every task on these CPUs only, like taskset -c (a\n"
+	"                      cpulist, e.g. 0-3,8-11); instead of --pin\n"
 	"  --pin-cpus LIST     pin the run's k-th task (instance by instance, class by\n"
 	"                      class) to CPU k of this comma list, repeated CPUs\n"
 	"                      allowed, like lat_pipe's pinned processes: --workload\n"
-	"                      pipe --pairs 1 --pin-cpus 0,4 (within --pin's CPUs)\n"
+	"                      pipe --pairs 1 --pin-cpus 0,4 (within --pin's or\n"
+	"                      --cpus' CPUs)\n"
 	"  --cost NAME=VALUE   override a cost-model term (toposched machines --costs);\n"
 	"                      repeatable\n"
 	"  --groups-spec SPEC  put the tasks in task groups: ENTRY[,ENTRY...], ENTRY =\n"
@@ -199,7 +202,7 @@ struct sim_opts {
 	uint64_t duration_ns, warmup_ns, seed;
 	bool duration_given, warmup_given;
 	enum ts_sim_bind bind;
-	const char *pin, *pin_cpus;
+	const char *pin, *pin_cpus, *cpus;
 	const char *costs[SIM_MAX_COSTS];
 	int nr_costs;
 	enum sim_format format;
@@ -270,6 +273,7 @@ enum {
 	OPT_SEED,
 	OPT_PIN,
 	OPT_PIN_CPUS,
+	OPT_CPUS,
 	OPT_COST,
 	OPT_HZ,
 	OPT_JOBS,
@@ -323,6 +327,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"pin", required_argument, NULL, OPT_PIN},
 		{"pin-cpus", required_argument, NULL, OPT_PIN_CPUS},
+		{"cpus", required_argument, NULL, OPT_CPUS},
 		{"cost", required_argument, NULL, OPT_COST},
 		{"hz", required_argument, NULL, OPT_HZ},
 		{"no-background", no_argument, NULL, OPT_NO_BACKGROUND},
@@ -418,6 +423,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 			break;
 		case OPT_PIN_CPUS:
 			o->pin_cpus = optarg;
+			break;
+		case OPT_CPUS:
+			o->cpus = optarg;
 			break;
 		case OPT_COST:
 			if (o->nr_costs >= SIM_MAX_COSTS)
@@ -516,8 +524,67 @@ struct sim_setup {
 	struct ts_sim_rtapp *rtapp; /* --workload FILE.json */
 };
 
+/* --cpus: the run's CPUs as a cpulist, the cpuset a taskset -c or cgroup gives. */
+/* A p99 metric (schbench, rt-app files) of a run too short for it: say which points, and how few
+ * wake-ups they had, before the report that shows them. */
+static void warn_thin_percentile(const struct ts_experiment *e)
+{
+	const struct ts_workload *wl = e->base.workload;
+	if (wl->metric != TS_METRIC_WAKEUP_P99_US)
+		return;
+	char list[512] = "";
+	size_t len = 0;
+	int thin = 0;
+	uint64_t fewest = UINT64_MAX;
+	int want = (int)(TS_EXP_PERCENTILE_MIN_TAIL / (1 - 0.99) + 0.5);
+	for (int c = 0; c < e->nr_configs; c++)
+		for (int l = 0; l < e->nr_loads; l++) {
+			const struct ts_exp_point *p = ts_experiment_point(e, c, l);
+			if (!ts_exp_percentile_thin(p, 0.99))
+				continue;
+			if (p->stats.wakeup_lat_samples_min < fewest)
+				fewest = p->stats.wakeup_lat_samples_min;
+			if (thin++ < 4 && len < sizeof(list))
+				len += (size_t)snprintf(
+					list + len, sizeof(list) - len, "%s%s at %d (%llu)",
+					len ? ", " : "", e->configs[c].name, e->loads[l],
+					(unsigned long long)p->stats.wakeup_lat_samples_min);
+		}
+	if (!thin)
+		return;
+	/* the wake-ups grow with the measured window: the window that gives every point
+	 * enough of them, rounded up to 10 ms (none measured: no estimate) */
+	char hint[64] = "a longer --duration";
+	if (fewest > 0)
+		snprintf(hint, sizeof(hint), "--duration %.0fms or longer",
+			 ceil((double)e->base.duration_ns / 1e6 * want / (double)fewest / 10) * 10);
+	fprintf(stderr,
+		"toposched sim: warning: %s's p99 wake-up latency rests on fewer than %d "
+		"wake-ups (%d beyond the percentile) at %d point%s: %s%s; %s gives every point "
+		"a stable p99\n",
+		wl->name, want, TS_EXP_PERCENTILE_MIN_TAIL, thin, thin == 1 ? "" : "s", list,
+		thin > 4 ? ", ..." : "", hint);
+}
+
+static int build_pin_from_cpus(const struct sim_opts *o, struct sim_setup *s)
+{
+	if (o->pin)
+		return sim_error("--cpus '%s' and --pin '%s' both choose the run's CPUs; give one",
+				 o->cpus, o->pin);
+	struct ts_error err = {0};
+	if (!(s->pin = ts_cpumask_alloc(s->topo->nr_cpus)))
+		return sim_error("out of memory");
+	if (ts_cpumask_parse(s->pin, o->cpus, &err))
+		return sim_error("--cpus: %s", err.msg);
+	if (ts_cpumask_empty(s->pin))
+		return sim_error("--cpus '%s': selects no CPU", o->cpus);
+	return 0;
+}
+
 static int build_pin(const struct sim_opts *o, struct sim_setup *s)
 {
+	if (o->cpus)
+		return build_pin_from_cpus(o, s);
 	/* the default pin is the default experiment's; a NUMA workload wants every node */
 	bool numa = s->workload && s->workload->nr_regions > 0;
 	const char *text =
@@ -560,8 +627,12 @@ static int build_pin_cpus(const struct sim_opts *o, struct sim_setup *s)
 		return CLI_EXIT_USAGE;
 	for (int i = 0; i < s->nr_pin_cpus; i++)
 		if (s->pin && !ts_cpumask_test(s->pin, s->pin_cpus[i]))
-			return sim_error("--pin-cpus '%s': CPU %d is outside the --pin nodes (%s)",
-					 text, s->pin_cpus[i], o->pin ? o->pin : SIM_DEFAULT_PIN);
+			return o->cpus ? sim_error("--pin-cpus '%s': CPU %d is outside --cpus '%s'",
+						   text, s->pin_cpus[i], o->cpus)
+				       : sim_error("--pin-cpus '%s': CPU %d is outside the --pin "
+						   "nodes (%s)",
+						   text, s->pin_cpus[i],
+						   o->pin ? o->pin : SIM_DEFAULT_PIN);
 	return 0;
 }
 
@@ -696,8 +767,9 @@ static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 		return sim_error("%d configurations x %d loads x %ld iterations: more than %d runs",
 				 s->nr_configs, s->nr_loads, o->iterations, TS_EXP_MAX_RUNS);
 
-	if (cli_load_topology(SIM_CMD, o->machine, NULL, &s->topo))
-		return CLI_EXIT_USAGE;
+	int load_rc = cli_load_topology(SIM_CMD, o->machine, NULL, &s->topo);
+	if (load_rc)
+		return load_rc; /* the loader's whole message */
 	if (ts_cost_model_for(s->topo, o->machine, &s->costs, &err))
 		return sim_error("--machine '%s': %s", o->machine, err.msg);
 	for (int i = 0; i < o->nr_costs; i++) {
@@ -893,7 +965,7 @@ int cmd_sim(int argc, char **argv)
 
 	struct ts_experiment e = {
 		.machine = s.topo->name,
-		.pin_text = s.pin ? (o.pin ? o.pin : SIM_DEFAULT_PIN) : NULL,
+		.pin_text = s.pin && !o.cpus ? (o.pin ? o.pin : SIM_DEFAULT_PIN) : NULL,
 		.base =
 			{
 				.topo = s.topo,
@@ -939,6 +1011,8 @@ int cmd_sim(int argc, char **argv)
 		rc = 1;
 		goto done;
 	}
+	if (!nr_shards) /* a shard has no points: its runs are summarised at merge */
+		warn_thin_percentile(&e);
 	if (nr_shards ? ts_exp_write_part(&e, cli_shard_version(), cli_output_stream(&out))
 		      : write_report(&e, o.format, cli_output_stream(&out))) {
 		fprintf(stderr, "toposched sim: error: writing the report to %s failed: %s\n",

@@ -81,8 +81,9 @@ int cmd_spread(int argc, char **argv)
 	if (!node_arg)
 		return cli_error("spread", "--node is required (a node number, or 'none')");
 	struct ts_topology *t;
-	if (cli_load_topology("spread", spec, distance, &t))
-		return CLI_EXIT_USAGE;
+	int load_rc = cli_load_topology("spread", spec, distance, &t);
+	if (load_rc)
+		return load_rc; /* the loader's whole message */
 	long node = TS_NUMA_NO_NODE, count = t->nr_cpus;
 	int rc = 0;
 	if (strcmp(node_arg, "none") != 0 &&

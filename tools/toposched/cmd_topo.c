@@ -302,8 +302,9 @@ int cmd_topo(int argc, char **argv)
 		return cli_error("topo", "--export writes the whole machine: no %s with it",
 				 output ? "--output" : "--cpus");
 	struct ts_topology *t;
-	if (cli_load_topology("topo", spec, distance, &t))
-		return CLI_EXIT_USAGE;
+	int load_rc = cli_load_topology("topo", spec, distance, &t);
+	if (load_rc)
+		return load_rc; /* the loader's whole message */
 	if (export)
 		return export_xml(t, export);
 	struct ts_error err = {0};

@@ -59,6 +59,7 @@ struct ts_exp_stats {
 	uint64_t scan_hist[TS_SCAN_HIST_BUCKETS];
 	double cpu_util;
 	double wakeup_lat_us[4];
+	uint64_t wakeup_lat_samples_min; /* the fewest measured wake-ups of any iteration */
 	double wall_s;		 /* host time of the runs, summed (never in deterministic output) */
 	bool all_finished;	 /* every run's `finished` */
 	struct ts_sim_numa numa; /* every field summed (tasks_* too: their ratio is the share) */
@@ -82,8 +83,10 @@ struct ts_exp_point {
 
 struct ts_experiment {
 	/* ---- inputs (the caller's; never freed here) ---- */
-	const char *machine;  /* name for reports (NULL: base.topo->name) */
-	const char *pin_text; /* the --pin nodes as written, reports only (NULL: none) */
+	const char *machine; /* name for reports (NULL: base.topo->name) */
+	/* the --pin nodes as written, reports only; NULL with base.pin set: pinned to a CPU
+	 * list (--cpus), which the reports print from base.pin */
+	const char *pin_text;
 	/* Everything a run needs except features, load and seed, which each run sets:
 	 * topo, costs, workload, iterations (per-task, e.g. hackbench loops), pin,
 	 * duration_ns, warmup_ns, hz, max_events, groups (the tg_layout of each run is its
@@ -206,6 +209,14 @@ double ts_exp_amean(const double *x, int n);
 double ts_exp_stddev(const double *x, int n);
 /* 100 * (value - base) / base; NaN when base is 0 or either is not finite. */
 double ts_exp_pct_change(double value, double base);
+/* A nearest-rank percentile q of n samples is decided by the n·(1 − q) samples beyond it;
+ * with fewer than this many it is one or two outliers, not a tail (schbench's p99 of a
+ * short run). */
+#define TS_EXP_PERCENTILE_MIN_TAIL 10
+/* Does the wake-up latency percentile q of point p, of a workload that measures wake-up
+ * latency, rest on too few samples in one of its iterations (fewer than
+ * TS_EXP_PERCENTILE_MIN_TAIL beyond it; none at all included)? */
+bool ts_exp_percentile_thin(const struct ts_exp_point *p, double q);
 /* Welch's two-sample t-test (unequal variances), two-sided: the p-value of the difference
  * of two arithmetic means from their sample standard deviations and sizes, with the
  * Welch-Satterthwaite degrees of freedom and GSL's Student t distribution. Both stddevs

@@ -42,6 +42,22 @@ enum ts_phase_kind {
 			  (dbench's semaphore, hackbench's wake fd) */
 	TS_PH_TIMER,   /* a periodic timer (rt-app's "timer" event): block until the task's
 			  timer `timer` next expires; see struct ts_phase */
+	/* Synchronisation objects of the instance, `obj` indexing them (rt-app's mutexes,
+	 * conditions and barriers; src/sim/engine_sync.c): */
+	TS_PH_LOCK,	      /* pthread_mutex_lock(): takes mutex `obj`, or blocks while another
+				 task holds it; woken by the unlock it tries again (a futex mutex:
+				 no hand-off, a running task may take it first) */
+	TS_PH_UNLOCK,	      /* releases mutex `obj`, waking one waiter (FUTEX_WAKE: not sync) */
+	TS_PH_COND_WAIT,      /* pthread_cond_wait(cond `obj`, mutex `mutex`): releases the mutex
+				 (as UNLOCK) and blocks until a COND_SIGNAL or COND_BROADCAST of
+				 the condition picks it; the program takes the mutex again with a
+				 LOCK phase after it */
+	TS_PH_COND_SIGNAL,    /* wakes the longest waiter of condition `obj`, if any */
+	TS_PH_COND_BROADCAST, /* wakes every waiter of condition `obj` */
+	TS_PH_BARRIER_WAIT,   /* rt-app's barrier `obj`: its count of others still to come
+				 (`parties` - 1 at the start) is 0: wake every waiter and go on;
+				 else count down and block until then, counting back up when woken */
+	TS_PH_YIELD,	      /* sched_yield(): the core's yield_task_fair(), then schedule() */
 };
 
 /* Which pages of its region a TOUCH phase covers. */
@@ -100,6 +116,9 @@ struct ts_phase {
 	 * timer_absolute, the next period counts from now (rt-app's "relative" mode). */
 	int timer;
 	bool timer_absolute;
+	int obj;     /* LOCK, UNLOCK, COND_*, BARRIER_WAIT: the object, < syncs_per_instance */
+	int mutex;   /* COND_WAIT: the mutex it releases */
+	int parties; /* BARRIER_WAIT: the barrier's users (every phase naming it says the same) */
 };
 
 #define TS_SIM_TASK_TIMERS 4 /* timer slots per task */
@@ -221,7 +240,8 @@ struct ts_workload {
 	const struct ts_task_class *classes;
 	int nr_classes;
 	int channels_per_instance;
-	uint32_t channel_capacity;		   /* bytes a channel buffers before SEND blocks */
+	int syncs_per_instance;	   /* mutexes, conditions and barriers of TS_PH_LOCK etc. */
+	uint32_t channel_capacity; /* bytes a channel buffers before SEND blocks */
 	struct ts_size_mix request_mix, reply_mix; /* for SEND phases with bytes == 0 */
 	enum ts_metric_kind metric;
 	const char *metric_name;	 /* "throughput", "tps", "time", "p99_wakeup", ... */
@@ -360,19 +380,20 @@ void ts_sim_lb_add_delta(struct ts_sim_lb *out, const struct ts_sim_lb *a,
 			 const struct ts_sim_lb *b);
 
 struct ts_sim_result {
-	double metric;		  /* the workload's metric for this run */
-	uint64_t marks, bytes;	  /* raw counts behind the metric (measured window) */
-	uint64_t sim_ns;	  /* virtual time simulated (incl. warm-up) */
-	uint64_t start_ns;	  /* of which before the benchmark started: the idle machine
-				     and the start-up (forks, connections, barrier) */
-	uint64_t settle_ns;	  /* warm-up added past warmup_ns until every LLC's SIS_UTIL
-				     budget was recomputed under the load (0: none needed) */
-	uint64_t events;	  /* events processed */
-	double wall_s;		  /* host time the run took (reports only) */
-	double cpu_util;	  /* busy CPU time / (CPUs x measured time), 0..1 */
-	double wakeup_lat_us[4];  /* p50, p90, p99, p99.9 of measured classes (-1 if none) */
-	struct ts_sis_counts sis; /* summed over CPUs, measured window */
-	struct ts_sim_lb lb;	  /* summed over CPUs' domains, measured window */
+	double metric;		     /* the workload's metric for this run */
+	uint64_t marks, bytes;	     /* raw counts behind the metric (measured window) */
+	uint64_t sim_ns;	     /* virtual time simulated (incl. warm-up) */
+	uint64_t start_ns;	     /* of which before the benchmark started: the idle machine
+					and the start-up (forks, connections, barrier) */
+	uint64_t settle_ns;	     /* warm-up added past warmup_ns until every LLC's SIS_UTIL
+					budget was recomputed under the load (0: none needed) */
+	uint64_t events;	     /* events processed */
+	double wall_s;		     /* host time the run took (reports only) */
+	double cpu_util;	     /* busy CPU time / (CPUs x measured time), 0..1 */
+	double wakeup_lat_us[4];     /* p50, p90, p99, p99.9 of measured classes (-1 if none) */
+	uint64_t wakeup_lat_samples; /* the measured wake-ups those percentiles rest on */
+	struct ts_sis_counts sis;    /* summed over CPUs, measured window */
+	struct ts_sim_lb lb;	     /* summed over CPUs' domains, measured window */
 	uint64_t reasons[TS_PLACE_NR];
 	uint64_t wakeups_by_relation[TS_REL_NR];
 	uint64_t wakeups;
