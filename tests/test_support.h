@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -191,6 +192,34 @@ static inline int count_lines(const char *s)
 	for (; *s; s++)
 		n += *s == '\n';
 	return n;
+}
+
+/* Runs the CLI as ts_run_cli() does and fails the test unless it exits 0 with nothing on
+ * standard error; returns its standard output (malloc'd). */
+static inline char *ts_run_cli_ok(const char *dir, const char *const *args, unsigned limit)
+{
+	struct run r = ts_run_cli(dir, args, limit);
+	if (r.status != 0 || r.err[0]) {
+		print_message("exit %d, stderr: %s", r.status, r.err);
+		run_free(&r);
+		fail();
+	}
+	free(r.err);
+	return r.out;
+}
+
+/* The CLI refused bad input as every command must: exit 2, nothing on standard output, one
+ * line on standard error, "toposched CMD: error: ...", holding every word of words
+ * (NULL-terminated). */
+static inline bool ts_cli_refused(const struct run *r, const char *cmd, const char *const *words)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "toposched %s: error: ", cmd);
+	bool ok = r->status == 2 && r->out[0] == '\0' &&
+		  strncmp(r->err, prefix, strlen(prefix)) == 0 && count_lines(r->err) == 1;
+	for (int i = 0; ok && words[i]; i++)
+		ok = strstr(r->err, words[i]) != NULL;
+	return ok;
 }
 
 #endif

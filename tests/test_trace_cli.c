@@ -53,11 +53,7 @@ static bool exists(const char *path)
 static void expect_error_v(const char *const *args, const char *const *words)
 {
 	struct run r = ts_run_cli(ts_tmpdir, args, 120);
-	bool ok = r.status == 2 && r.out[0] == '\0' &&
-		  strncmp(r.err, "toposched sim: error: ", 22) == 0 && count_lines(r.err) == 1;
-	for (int i = 0; ok && words[i]; i++)
-		ok = strstr(r.err, words[i]) != NULL;
-	if (!ok || exists(trace_a)) {
+	if (!ts_cli_refused(&r, "sim", words) || exists(trace_a)) {
 		print_message("exit %d, stderr: %s", r.status, r.err);
 		run_free(&r);
 		fail();
@@ -90,15 +86,7 @@ static void test_bad_trace_options(void **state)
 
 static char *run_ok(const char *const *args)
 {
-	struct run r = ts_run_cli(ts_tmpdir, args, 300);
-	if (r.status != 0 || r.err[0]) {
-		print_message("exit %d, stderr: %s", r.status, r.err);
-		run_free(&r);
-		fail();
-	}
-	char *out = strdup(r.out);
-	run_free(&r);
-	return out;
+	return ts_run_cli_ok(ts_tmpdir, args, 300);
 }
 
 static void test_report_untouched_trace_same_any_jobs(void **state)

@@ -261,6 +261,14 @@ static int validate(const struct ts_experiment *e, struct ts_error *err)
 				return ts_error_set(err, -EINVAL, "experiment: load %d twice",
 						    e->loads[l]);
 	}
+	if (e->nr_shards < 0 || e->nr_shards > TS_EXP_MAX_RUNS ||
+	    (e->nr_shards && (e->shard < 0 || e->shard >= e->nr_shards)))
+		return ts_error_set(err, -EINVAL, "experiment: shard %d of %d", e->shard + 1,
+				    e->nr_shards);
+	/* one run's counters and trace: the run belongs to one shard only */
+	if (e->nr_shards && (e->schedstat || e->trace))
+		return ts_error_set(err, -EINVAL,
+				    "experiment: a sharded sweep writes no schedstat or trace");
 	if (e->trace && (e->trace_config < 0 || e->trace_config >= e->nr_configs ||
 			 e->trace_load < 0 || e->trace_load >= e->nr_loads ||
 			 e->trace_iteration < 0 || e->trace_iteration >= e->iterations))
@@ -281,10 +289,16 @@ static int validate(const struct ts_experiment *e, struct ts_error *err)
 	return 0;
 }
 
+int ts_experiment_nr_runs(const struct ts_experiment *e)
+{
+	return e->nr_configs * e->nr_loads * e->iterations;
+}
+
 /* Heaviest loads first, so that the longest runs do not start last and leave the other
  * workers idle at the end of the sweep. Affects only timing, never results. */
-static int *dispatch_order(const struct ts_experiment *e, int total)
+int *ts_experiment_dispatch_order(const struct ts_experiment *e)
 {
+	int total = ts_experiment_nr_runs(e);
 	int *order = malloc((size_t)total * sizeof(*order));
 	int *by_load = malloc((size_t)e->nr_loads * sizeof(*by_load));
 	if (!order || !by_load) {
@@ -400,10 +414,18 @@ int ts_experiment_run(struct ts_experiment *e, struct ts_error *err)
 {
 	e->points = NULL;
 	e->samples = NULL;
+	e->results = NULL;
 	int rc = validate(e, err);
 	if (rc)
 		return rc;
-	int total = e->nr_configs * e->nr_loads * e->iterations;
+	int total = ts_experiment_nr_runs(e);
+	/* the runs this call starts: every one, or a shard's (positions shard + k N) */
+	int dispatched = total;
+	if (e->nr_shards) {
+		dispatched = 0;
+		for (int p = 0; p < total; p++)
+			dispatched += ts_experiment_shard_of(p, e->nr_shards) == e->shard;
+	}
 	int jobs = e->jobs;
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	if (jobs <= 0) {
@@ -411,7 +433,7 @@ int ts_experiment_run(struct ts_experiment *e, struct ts_error *err)
 		uint64_t per_run = ts_experiment_run_bytes(nr_cpus, ts_experiment_max_tasks(e));
 		jobs = ts_experiment_default_jobs(online, ts_meminfo_available("/proc/meminfo"),
 						  per_run);
-		if (e->progress && jobs < online && jobs < total)
+		if (e->progress && jobs < online && jobs < dispatched)
 			fprintf(e->progress,
 				"sim: note: %d worker%s, not one per CPU (%ld): a run on %d CPUs "
 				"takes about %.0f MiB and MemAvailable holds %d (--jobs sets it)\n",
@@ -420,8 +442,10 @@ int ts_experiment_run(struct ts_experiment *e, struct ts_error *err)
 	}
 	if (jobs > TS_EXP_MAX_JOBS)
 		jobs = TS_EXP_MAX_JOBS;
-	if (jobs > total)
-		jobs = total;
+	if (jobs > dispatched)
+		jobs = dispatched;
+	if (jobs < 1) /* an empty shard: one worker that finds nothing to do */
+		jobs = 1;
 	e->jobs_used = jobs;
 	char note[320];
 	if (e->progress &&
@@ -432,18 +456,24 @@ int ts_experiment_run(struct ts_experiment *e, struct ts_error *err)
 	struct sweep s = {
 		.e = e,
 		.run = e->run ? e->run : ts_sim_run,
-		.total = total,
+		.total = dispatched,
 		.failed_index = -1,
 	};
 	s.results = calloc((size_t)total, sizeof(*s.results));
-	int *order = dispatch_order(e, total);
-	e->points = calloc((size_t)e->nr_configs * (size_t)e->nr_loads, sizeof(*e->points));
-	e->samples = calloc((size_t)total, sizeof(*e->samples));
+	int *order = ts_experiment_dispatch_order(e);
+	if (!e->nr_shards) {
+		e->points = calloc((size_t)e->nr_configs * (size_t)e->nr_loads, sizeof(*e->points));
+		e->samples = calloc((size_t)total, sizeof(*e->samples));
+	}
 	pthread_t *threads = calloc((size_t)jobs, sizeof(*threads));
-	if (!s.results || !order || !e->points || !e->samples || !threads) {
+	if (!s.results || !order || (!e->nr_shards && (!e->points || !e->samples)) || !threads) {
 		rc = ts_error_set(err, -ENOMEM, "experiment: out of memory for %d runs", total);
 		goto out;
 	}
+	if (e->nr_shards) /* keep the shard's positions, in order */
+		for (int p = 0, k = 0; p < total; p++)
+			if (ts_experiment_shard_of(p, e->nr_shards) == e->shard)
+				order[k++] = order[p];
 	s.order = order;
 	atomic_init(&s.next, 0);
 	atomic_init(&s.abort, false);
@@ -479,8 +509,12 @@ int ts_experiment_run(struct ts_experiment *e, struct ts_error *err)
 							      : "load",
 				  e->loads[l], it + 1, s.failed_err.msg);
 	}
-	if (!rc)
+	if (!rc && e->nr_shards) {
+		e->results = s.results; /* the shard's part of the sweep, summarised at merge */
+		s.results = NULL;
+	} else if (!rc) {
 		summarise(e, s.results);
+	}
 out:
 	free(threads);
 	free(order);
@@ -494,6 +528,25 @@ void ts_experiment_free(struct ts_experiment *e)
 {
 	free(e->points);
 	free(e->samples);
+	free(e->results);
 	e->points = NULL;
 	e->samples = NULL;
+	e->results = NULL;
+}
+
+int ts_experiment_summarise(struct ts_experiment *e, const struct ts_sim_result *results,
+			    struct ts_error *err)
+{
+	int rc = validate(e, err);
+	if (rc)
+		return rc;
+	int total = ts_experiment_nr_runs(e);
+	e->points = calloc((size_t)e->nr_configs * (size_t)e->nr_loads, sizeof(*e->points));
+	e->samples = calloc((size_t)total, sizeof(*e->samples));
+	if (!e->points || !e->samples) {
+		ts_experiment_free(e);
+		return ts_error_set(err, -ENOMEM, "experiment: out of memory for %d runs", total);
+	}
+	summarise(e, results);
+	return 0;
 }

@@ -41,5 +41,6 @@ int cmd_features(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

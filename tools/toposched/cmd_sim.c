@@ -23,11 +23,13 @@
 
 #include "cli.h"
 #include "cli_plot.h"
+#include "cli_shard.h"
 #include "cli_trace.h"
 #include "cli_workload_file.h"
 #include "toposched/cost_model.h"
 #include "toposched/domain.h"
 #include "toposched/experiment.h"
+#include "toposched/experiment_part.h"
 #include "toposched/features.h"
 #include "toposched/sim.h"
 #include "toposched/sim_groups.h"
@@ -160,6 +162,9 @@ static const char sim_help[] =
 	"                      smallest load, iteration 1)\n"
 	"  --trace-max-mb N    the largest trace in MiB (default " SIM_XSTR(CLI_TRACE_DEFAULT_MAX_MB) "): a run whose\n"
 	"                      trace would pass it fails\n"
+	"  --shard K/N         run only the K-th of N slices of the sweep and write its\n"
+	"                      partial result (JSON) to --output; 'toposched merge' makes\n"
+	"                      the report of the N parts (docs/sim-json.md, \"Shards\")\n"
 	"  --quiet             no progress line on stderr\n"
 	"  --list-workloads    list the built-in workloads and the shipped rt-app files\n"
 	"                      (share/toposched/workloads/) and exit\n"
@@ -204,6 +209,7 @@ struct sim_opts {
 	bool format_given;
 	const char *output, *plot, *schedstat;
 	const char *trace, *trace_point; /* --trace */
+	const char *shard;		 /* --shard K/N */
 	long trace_max_mb;
 	bool quiet, list_workloads, no_background;
 	/* task groups */
@@ -287,6 +293,7 @@ enum {
 	OPT_TRACE,
 	OPT_TRACE_POINT,
 	OPT_TRACE_MAX_MB,
+	OPT_SHARD,
 };
 
 static int parse_bind(const char *text, enum ts_sim_bind *out)
@@ -340,6 +347,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 		{"trace", required_argument, NULL, OPT_TRACE},
 		{"trace-point", required_argument, NULL, OPT_TRACE_POINT},
 		{"trace-max-mb", required_argument, NULL, OPT_TRACE_MAX_MB},
+		{"shard", required_argument, NULL, OPT_SHARD},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -480,6 +488,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, bool *help)
 			if (cli_parse_int(SIM_CMD, "--trace-max-mb", optarg, 1, CLI_TRACE_MAX_MB,
 					  &o->trace_max_mb))
 				return CLI_EXIT_USAGE;
+			break;
+		case OPT_SHARD:
+			o->shard = optarg;
 			break;
 		case 'h':
 			*help = true;
@@ -826,6 +837,25 @@ static void warn_no_clusters(const struct sim_opts *o, const struct sim_setup *s
 	ts_domains_free(d);
 }
 
+/* --shard: the part holds the runs; the report, its format, the plot are merge's. One
+ * run's counters and trace belong to one shard: run that point alone for them (its seed
+ * depends only on --seed, the load and the iteration). */
+static int check_shard(const struct sim_opts *o, int *shard, int *nr_shards)
+{
+	if (cli_parse_shard(SIM_CMD, o->shard, shard, nr_shards))
+		return CLI_EXIT_USAGE;
+	if (o->format_given)
+		return sim_error("--shard writes a partial result: give --format to 'toposched "
+				 "merge'");
+	if (o->plot)
+		return sim_error("--shard: draw the plot with 'toposched merge --plot'");
+	if (o->schedstat || o->trace)
+		return sim_error("--shard with %s: one run's file, run that point alone "
+				 "(docs/sim-json.md, \"Shards\")",
+				 o->schedstat ? "--schedstat" : "--trace");
+	return 0;
+}
+
 static int write_report(const struct ts_experiment *e, enum sim_format f, FILE *out)
 {
 	switch (f) {
@@ -895,6 +925,9 @@ int cmd_sim(int argc, char **argv)
 					 o.schedstat);
 	}
 
+	int shard = 0, nr_shards = 0;
+	if (o.shard && check_shard(&o, &shard, &nr_shards))
+		return CLI_EXIT_USAGE;
 	if ((o.trace_point || o.trace_max_mb != CLI_TRACE_DEFAULT_MAX_MB) && !o.trace)
 		return sim_error("--trace-point and --trace-max-mb need --trace FILE");
 	const char *const files[] = {o.output ? o.output : "-", o.plot, o.schedstat,
@@ -960,6 +993,8 @@ int cmd_sim(int argc, char **argv)
 		.schedstat = o.schedstat ? cli_output_stream(&schedstat) : NULL,
 		.trace = o.trace ? cli_output_stream(&trace) : NULL,
 		.trace_max_bytes = (uint64_t)o.trace_max_mb << 20,
+		.nr_shards = nr_shards,
+		.shard = shard,
 	};
 	if (o.trace && cli_trace_point(SIM_CMD, o.trace_point, &e)) {
 		rc = CLI_EXIT_USAGE;
@@ -976,8 +1011,10 @@ int cmd_sim(int argc, char **argv)
 		rc = 1;
 		goto done;
 	}
-	warn_thin_percentile(&e);
-	if (write_report(&e, o.format, cli_output_stream(&out))) {
+	if (!nr_shards) /* a shard has no points: its runs are summarised at merge */
+		warn_thin_percentile(&e);
+	if (nr_shards ? ts_exp_write_part(&e, cli_shard_version(), cli_output_stream(&out))
+		      : write_report(&e, o.format, cli_output_stream(&out))) {
 		fprintf(stderr, "toposched sim: error: writing the report to %s failed: %s\n",
 			o.output ? o.output : "stdout", strerror(errno));
 		rc = 1;

@@ -13,6 +13,7 @@ static const struct {
 } commands[] = {
 	{"topo", cmd_topo, "show a machine's topology and its scheduling domains"},
 	{"sim", cmd_sim, "simulate a workload under scheduler configurations and compare them"},
+	{"merge", cmd_merge, "merge the parts of a sweep run in shards (sim --shard K/N)"},
 	{"spread", cmd_spread, "list CPUs in cpumask_local_spread() order from a node"},
 	{"machines", cmd_machines, "list the built-in machine presets"},
 	{"features", cmd_features, "list the scheduler feature switches (sched/features)"},

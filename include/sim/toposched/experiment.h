@@ -110,11 +110,19 @@ struct ts_experiment {
 	int trace_config, trace_load, trace_iteration;
 	uint64_t trace_max_bytes;
 	FILE *progress; /* progress line for long sweeps; NULL: silent */
+	/* Sharding (experiment_part.h): with nr_shards > 0, only the runs of shard `shard`
+	 * (0-based, < nr_shards) run: those at the positions p of
+	 * ts_experiment_dispatch_order() with ts_experiment_shard_of(p, nr_shards) == shard.
+	 * Their results are kept in `results` and no points are
+	 * computed (schedstat and trace must be NULL). 0: the whole sweep. */
+	int nr_shards, shard;
 
 	/* ---- results of ts_experiment_run() (freed by ts_experiment_free()) ---- */
 	struct ts_exp_point *points; /* [nr_configs * nr_loads], config-major */
 	double *samples;	     /* storage behind points[].samples */
 	int jobs_used;
+	/* sharded: [ts_experiment_nr_runs()] by run index, the shard's runs filled */
+	struct ts_sim_result *results;
 };
 
 /* The seed of the runs (any configuration, load value, iteration):
@@ -148,6 +156,31 @@ double ts_experiment_cpu_seconds(const struct ts_experiment *e);
  * writes a one-line note saying so into buf (no newline) and returns true; else false
  * and buf "". */
 bool ts_experiment_long_note(const struct ts_experiment *e, int jobs, char *buf, size_t size);
+
+/* ---- the runs of a sweep ---- */
+
+/* Runs of the sweep: nr_configs x nr_loads x iterations. A run's index is
+ * (config * nr_loads + load_index) * iterations + iteration. */
+int ts_experiment_nr_runs(const struct ts_experiment *e);
+/* The order in which the runs are started, as run indices (malloc'd, [nr_runs]; NULL when
+ * out of memory): the loads from the largest value down, within a load the
+ * configurations in order, within a configuration the iterations, so that the longest
+ * runs start first. */
+int *ts_experiment_dispatch_order(const struct ts_experiment *e);
+/* The shard (0-based) of the run at `position` of that order, in a sweep cut into
+ * nr_shards: the runs are dealt out in rounds of nr_shards, a snake draft (round r
+ * gives position r N + i to shard i when r is even, to N - 1 - i when odd), so that every
+ * shard gets its share of the heavy runs and no shard always gets the heaviest of each
+ * round; shard sizes differ by one run at most. */
+static inline int ts_experiment_shard_of(int position, int nr_shards)
+{
+	int i = position % nr_shards;
+	return (position / nr_shards) % 2 ? nr_shards - 1 - i : i;
+}
+/* Computes points from every run's result (results[ts_experiment_nr_runs(e)], by run
+ * index), as ts_experiment_run() does after its runs: the merge of shards. */
+int ts_experiment_summarise(struct ts_experiment *e, const struct ts_sim_result *results,
+			    struct ts_error *err);
 
 /* Checks the inputs, runs every (config x load x iteration) on `jobs` threads and fills
  * points. The results depend only on the inputs, never on jobs or execution order. A
