@@ -176,8 +176,9 @@ static const struct ts_val_experiment pipe_icx = {
 	"100 loops, not mmtests' 10,000: wake-ups per message grow with the loops"
 #define NEEDS_RT_GROUP                                                                             \
 	"runs the v6.4 layout with RT_GROUP_SCHED against the re-layout, but the simulated "       \
-	"pairs barely migrate (well under 1 per CPU-second against the tens of thousands the "     \
-	"c2c profile implies), so set_task_cpu()'s reads of rt_se/rt_rq are almost never made"
+	"pairs stop migrating once each shares one CPU (a few hundred migrations per "             \
+	"CPU-second against the tens of thousands the c2c profile implies; docs/workloads.md), "   \
+	"so set_task_cpu()'s reads of rt_se/rt_rq are rarely made"
 #define TBENCH_BYTES                                                                               \
 	"the model's MB/s counts request and reply bytes: 3.4 % above tbench's own figure "        \
 	"for the same op rate (docs/workloads.md)"
