@@ -177,6 +177,13 @@ struct rt_task_cache {
 
 /* ---- workers (worker.c) ---- */
 
+/* The state of the cpuidle haltpoll governor of one worker (park.c). */
+struct rt_haltpoll {
+	uint64_t poll_limit_ns; /* dev->poll_limit_ns */
+	bool last_polled;	/* dev->last_state_idx == 0 */
+	bool poll_time_limit;	/* dev->poll_time_limit: the last poll saw no event */
+};
+
 struct rt_timer_heap {
 	struct rt_task **v;
 	size_t n, cap;
@@ -202,6 +209,7 @@ struct rt_worker {
 	struct rt_task *inbox;
 	atomic_int inbox_n;
 	struct rt_task_cache tcache; /* only this worker's thread (its loop and its tasks) */
+	struct rt_haltpoll haltpoll; /* only this worker's thread (park.c) */
 	/* NUMA: stop work posted by other workers (numa.c), run at this worker's safe points */
 	pthread_mutex_t stop_lock;
 	struct rt_stop_work *stop_head;
@@ -227,7 +235,8 @@ struct rt {
 	pthread_mutex_t *rq_lock; /* [topo->nr_cpus] */
 	size_t stack_size;
 	int idle_spin;
-	bool preempt; /* ts_rt_config.preempt */
+	bool haltpoll; /* idle workers poll before they park (park.c): each has its own CPU */
+	bool preempt;  /* ts_rt_config.preempt */
 	uint64_t t0;
 	atomic_int stopping;
 	atomic_long live; /* tasks spawned and not yet exited */

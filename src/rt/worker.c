@@ -561,6 +561,9 @@ static int start(const struct ts_rt_config *cfg)
 		rt_g.worker_cpus[k++] = v;
 	}
 	rt_g.nr_workers = k;
+	/* Polling before a park only where each worker has a CPU of its own: workers that
+	 * share one would poll in each other's time. */
+	rt_g.haltpoll = cfg->idle_spin >= 0 && !cfg->no_pin && (host || k <= nr_real);
 	ts_cpumask_free(real);
 	ts_cpumask_free(map);
 	if ((rc = rt_numa_start(cfg, host)))
