@@ -79,7 +79,10 @@ enum rt_wstate {
 	RT_WAKE_DEFERRED, /* a waker came while PARKING: the worker wakes it when done */
 };
 
-enum rt_switch_reason { RT_SW_YIELD, RT_SW_BLOCK, RT_SW_EXIT, RT_SW_PREEMPT };
+/* Why a task switched back to its worker's loop. RT_SW_SCHEDULED: a direct block
+ * (worker.c) did the round's bookkeeping and ts_schedule() itself, then found nothing to
+ * switch to directly; the loop runs the CPU's current task, if any. */
+enum rt_switch_reason { RT_SW_YIELD, RT_SW_BLOCK, RT_SW_EXIT, RT_SW_PREEMPT, RT_SW_SCHEDULED };
 
 /* ---- NUMA (numa.c) ---- */
 
@@ -297,6 +300,9 @@ void rt_do_ttwu(struct rt_task *t, int cpu, struct rt_task *waker, int wake_flag
  * held, before the waker can see it), then rt_block() after dropping that lock. */
 void rt_prepare_block(struct rt_task *t);
 void rt_block(struct rt_task *t);
+/* rt_block() of the current task t: the round's bookkeeping on t's own stack and a direct
+ * switch to the task the core picks, the loop only when it has work of its own (worker.c). */
+void rt_block_direct(struct rt_task *t);
 /* Switches the current task to its worker for `reason`. */
 void rt_switch_out(struct rt_task *t, int reason);
 /* First thing a task does whenever it is resumed (or first entered): finishes a direct

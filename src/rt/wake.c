@@ -49,7 +49,7 @@ void rt_prepare_block(struct rt_task *t)
 
 void rt_block(struct rt_task *t)
 {
-	rt_switch_out(t, RT_SW_BLOCK);
+	rt_block_direct(t);
 }
 
 /* The core's try_to_wake_up() also says whether the kernel would queue the activation on

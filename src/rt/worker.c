@@ -322,9 +322,11 @@ static void *worker_main(void *arg)
 			}
 		}
 		/* A preempted task whose slice the core's tick did not end (no resched_curr)
-		 * keeps the CPU, as in the kernel, where only need_resched leads to schedule(). */
-		struct ts_task *n = reason == RT_SW_PREEMPT && !s->rq[cpu].cfs.resched
-					    ? &prev->ts
+		 * keeps the CPU, as in the kernel, where only need_resched leads to schedule().
+		 * After a direct block the core has picked already: its pick is rq->curr. */
+		struct ts_task *n = reason == RT_SW_PREEMPT && !s->rq[cpu].cfs.resched ? &prev->ts
+				    : reason == RT_SW_SCHEDULED && s->rq[cpu].curr
+					    ? s->rq[cpu].curr
 					    : ts_schedule(s, cpu);
 		if (n && rt_task_of(n)->numa.nr_pages)
 			numa = rt_numa_due(w, rt_task_of(n));
@@ -729,6 +731,78 @@ static void yield_direct(struct rt_task *t)
 	return;
 loop:
 	rt_switch_out(t, RT_SW_YIELD);
+}
+
+/* A task's block (wake.c) without the loop where it has nothing to do: the loop's round
+ * for a blocking prev (BLOCKING -> PARKING, ts_deactivate_curr(), ts_schedule(), PARKING ->
+ * SLEEPING, all under the rq lock) done by the task itself, on its own stack, then a direct
+ * switch to the task picked, as a direct yield does. The stack stays the blocker's until
+ * the task switched to has left it (on_cpu, rt_after_switch()), so a waker that claims
+ * the task meanwhile waits as it would for the loop. A task woken before it left keeps
+ * running when the core picks it again (the kernel's ttwu_runnable()), without a switch.
+ * The loop is used when it has work of its own (as for a yield), when nothing is left to
+ * run (it parks), and when the task picked is due for a NUMA scan (it runs the scan). */
+void rt_block_direct(struct rt_task *t)
+{
+	struct rt_worker *w = t->worker;
+	struct ts_sched *s = rt_g.s;
+	int cpu = w->cpu;
+	if (atomic_load_explicit(&w->inbox_n, memory_order_relaxed) ||
+	    atomic_load_explicit(&w->stop_n, memory_order_relaxed))
+		goto loop;
+	host_lock(NULL, cpu);
+	uint64_t now = round_clock_start(w);
+	if (now - w->last_tick >= s->tick_nsec || (w->timers.n && w->timers.v[0]->wake_at <= now)) {
+		host_unlock(NULL, cpu);
+		goto loop;
+	}
+	bool parking = false;
+	int st = RT_BLOCKING;
+	if (atomic_compare_exchange_strong(&t->wstate, &st, RT_PARKING)) {
+		ts_deactivate_curr(s, cpu, TS_TASK_SLEEPING);
+		parking = true;
+	}
+	struct ts_task *n = ts_schedule(s, cpu);
+	bool numa = n && rt_task_of(n)->numa.nr_pages && rt_numa_due(w, rt_task_of(n));
+	bool deferred = false;
+	if (parking) {
+		st = RT_PARKING;
+		if (!atomic_compare_exchange_strong_explicit(&t->wstate, &st, RT_SLEEPING,
+							     memory_order_release,
+							     memory_order_acquire)) {
+			/* WAKE_DEFERRED: the waker left the wake-up to us. */
+			atomic_store_explicit(&t->wstate, RT_RUNNING, memory_order_relaxed);
+			deferred = true;
+		}
+	}
+	host_unlock(NULL, cpu);
+	if (deferred) {
+		rt_do_ttwu(t, cpu, NULL, 0);
+		rt_stat_bump(&w->wakeups);
+	}
+	if (n == &t->ts)
+		return;
+	if (!n || numa)
+		goto scheduled;
+	struct rt_task *next = rt_task_of(n);
+	rt_claim_cpu(next);
+	if (!rt_still_curr(next, cpu)) {
+		/* A NUMA swap took next away: the loop runs what is current now. */
+		atomic_store_explicit(&next->on_cpu, 0, memory_order_release);
+		goto scheduled;
+	}
+	w->switch_from = t;
+	next->worker = w;
+	rt_set_current(next);
+	rt_stat_bump(&w->switches);
+	rt_ctx_switch(&t->ctx, &next->ctx);
+	rt_after_switch();
+	return;
+scheduled:
+	rt_switch_out(t, RT_SW_SCHEDULED);
+	return;
+loop:
+	rt_switch_out(t, RT_SW_BLOCK);
 }
 
 void ts_cond_resched(void)
