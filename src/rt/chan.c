@@ -30,7 +30,7 @@ struct ts_chan *ts_chan_create(size_t capacity, size_t elem_size)
 		free(c);
 		return NULL;
 	}
-	pthread_mutex_init(&c->lock, NULL);
+	rt_lock_init(&c->lock);
 	return c;
 }
 

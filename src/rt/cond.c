@@ -15,7 +15,7 @@ struct ts_cond *ts_cond_create(void)
 {
 	struct ts_cond *c = calloc(1, sizeof(*c));
 	if (c)
-		pthread_mutex_init(&c->lock, NULL);
+		rt_lock_init(&c->lock);
 	return c;
 }
 

@@ -23,7 +23,7 @@ struct ts_mutex *ts_mutex_create(void)
 {
 	struct ts_mutex *m = calloc(1, sizeof(*m));
 	if (m)
-		pthread_mutex_init(&m->lock, NULL);
+		rt_lock_init(&m->lock);
 	return m;
 }
 

@@ -117,7 +117,7 @@ enum rt_inbox_kind { RT_INBOX_NEW, RT_INBOX_WAKE };
 struct rt_worker;
 
 struct rt_task {
-	struct ts_task ts; /* the core's task (host_data = this) */
+	struct ts_task ts; /* the core's task (host_data = this); first (task.c clears the rest) */
 	struct rt_ctx ctx;
 	struct rt_stack stack;
 	_Atomic int wstate;	  /* enum rt_wstate */
@@ -147,7 +147,7 @@ struct rt_task {
 	 * task as the partner and are not done yet (it is not freed while there are any). */
 	struct rt_numa_task numa;
 	atomic_int numa_pins;
-	char err[TS_ERR_MSG_MAX]; /* ts_rt_last_error() for this task */
+	char err[TS_ERR_MSG_MAX]; /* ts_rt_last_error() for this task; last (task.c) */
 };
 
 static inline struct rt_task *rt_task_of(struct ts_task *p)
@@ -345,6 +345,15 @@ void rt_timer_add(struct rt_worker *w, struct rt_task *t);
 /* Wakes the sleepers of w whose time has come; returns the next deadline (0 = none). */
 uint64_t rt_timer_fire(struct rt_worker *w, uint64_t now);
 void rt_timer_heap_free(struct rt_timer_heap *h);
+
+/* The lock of a run queue, of a task's pi_lock and join lock, of a channel and the other
+ * wait queues: held for a few hundred nanoseconds at most, and often wanted by the two
+ * workers at once (a wake-up or a fork onto a CPU while its worker schedules). A normal
+ * glibc mutex sleeps in FUTEX_WAIT at the first contention, and its unlocker pays a
+ * FUTEX_WAKE: microseconds for a wait of nanoseconds. The adaptive kind spins on the
+ * lock first (glibc.pthread.mutex_spin_count tries) and sleeps only if it stays held
+ * (worker.c). */
+void rt_lock_init(pthread_mutex_t *m);
 
 /* ---- futex (park.c), mutex (mutex.c), stop (worker.c) ---- */
 

@@ -26,7 +26,7 @@ struct slot {
 	bool join_claimed;
 };
 
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t reg_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 static struct slot *slots;
 static uint32_t nr_slots, cap_slots;
 static uint32_t *free_slots;
@@ -178,6 +178,11 @@ static void task_release(struct rt_task *t)
 	free(t);
 }
 
+/* task_alloc() clears a cached struct from ctx to err: ts first, err last. */
+_Static_assert(offsetof(struct rt_task, ts) == 0, "the core's task first in rt_task");
+_Static_assert(sizeof(struct rt_task) - offsetof(struct rt_task, err) < TS_ERR_MSG_MAX + 64,
+	       "the error message last in rt_task");
+
 /* A zeroed task struct with a mapped stack of `size` bytes (0 = the default). NULL with
  * *rc = 0 if the struct could not be allocated, or the mapping's error. */
 static struct rt_task *task_alloc(size_t size, int *rc)
@@ -194,8 +199,14 @@ static struct rt_task *task_alloc(size_t size, int *rc)
 			pthread_mutex_unlock(&shared_cache_lock);
 		}
 		if (t) {
+			/* Zeroed as calloc's: all but the core's task, which ts_task_init()
+			 * clears, and the error message, of which only "" counts (its 512
+			 * bytes were a third of the clearing). */
 			struct rt_stack st = t->stack;
-			memset(t, 0, sizeof(*t));
+			char *from = (char *)t + offsetof(struct rt_task, ctx);
+			memset(from, 0,
+			       offsetof(struct rt_task, err) - offsetof(struct rt_task, ctx));
+			t->err[0] = '\0';
 			t->stack = st;
 			return t;
 		}
@@ -394,8 +405,8 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	/* strncpy + NUL, not snprintf: the format machinery was 1.5 % of a spawn */
 	strncpy(t->name, a->name ? a->name : "task", sizeof(t->name) - 1);
 	t->name[sizeof(t->name) - 1] = '\0';
-	pthread_mutex_init(&t->pi_lock, NULL);
-	pthread_mutex_init(&t->join_lock, NULL);
+	rt_lock_init(&t->pi_lock);
+	rt_lock_init(&t->join_lock);
 	atomic_init(&t->wstate, RT_RUNNING);
 	rt_ctx_init_task(&t->ctx, t->stack.lo, t->stack.size, task_entry, t);
 	h.id = reg_add(t);

@@ -14,7 +14,7 @@ struct ts_waitgroup *ts_wg_create(void)
 {
 	struct ts_waitgroup *wg = calloc(1, sizeof(*wg));
 	if (wg)
-		pthread_mutex_init(&wg->lock, NULL);
+		rt_lock_init(&wg->lock);
 	return wg;
 }
 

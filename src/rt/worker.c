@@ -83,6 +83,21 @@ __attribute__((noinline)) void rt_set_this_worker(struct rt_worker *w)
 	tls_worker = w;
 }
 
+static pthread_mutexattr_t lock_attr;
+static pthread_once_t lock_attr_once = PTHREAD_ONCE_INIT;
+
+static void lock_attr_init(void)
+{
+	pthread_mutexattr_init(&lock_attr);
+	pthread_mutexattr_settype(&lock_attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+}
+
+void rt_lock_init(pthread_mutex_t *m)
+{
+	pthread_once(&lock_attr_once, lock_attr_init);
+	pthread_mutex_init(m, &lock_attr);
+}
+
 void rt_stat_bump(ts_counter *c)
 {
 	ts_stat_inc(c);
@@ -545,7 +560,7 @@ static int start(const struct ts_rt_config *cfg)
 		return rt_error(-ENOMEM, "ts_rt_start: out of memory");
 	}
 	for (int i = 0; i < nr; i++)
-		pthread_mutex_init(&rt_g.rq_lock[i], NULL);
+		rt_lock_init(&rt_g.rq_lock[i]);
 	int v, k = 0;
 	ts_for_each_cpu(v, map)
 	{
