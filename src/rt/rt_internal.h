@@ -29,6 +29,35 @@
 #endif
 #endif
 
+/* ---- locks (worker.c) ---- */
+
+/* The lock of a run queue, of a task's pi_lock and join lock, of a channel and the other
+ * wait queues: a spinlock, as the kernel's raw_spinlock_t of rq->lock and p->pi_lock.
+ * Each is held for a few hundred nanoseconds at most, and no task blocks holding one.
+ * The unlock is a plain release store: a glibc mutex's unlock is a locked exchange (it
+ * must learn whether to FUTEX_WAKE a sleeper), one of the ~18 locked instructions of a
+ * channel hand-over, each of which waits for the core's stores of the switch to drain.
+ * A waiter spins with pause and yields its CPU every 1024 polls, so that a holder whose
+ * thread the kernel preempted gets to run (as rt_claim_cpu() waits for on_cpu). */
+typedef struct {
+	atomic_int locked;
+} rt_spinlock_t;
+
+void rt_spin_lock_slow(rt_spinlock_t *l);
+static inline void rt_spin_lock_init(rt_spinlock_t *l)
+{
+	atomic_init(&l->locked, 0);
+}
+static inline void rt_spin_lock(rt_spinlock_t *l)
+{
+	if (__builtin_expect(atomic_exchange_explicit(&l->locked, 1, memory_order_acquire), 0))
+		rt_spin_lock_slow(l);
+}
+static inline void rt_spin_unlock(rt_spinlock_t *l)
+{
+	atomic_store_explicit(&l->locked, 0, memory_order_release);
+}
+
 /* ---- context switch (context.c, context_switch.S) ---- */
 
 /* An execution context: a task's stack, or a worker thread's own stack. */
@@ -122,7 +151,7 @@ struct rt_task {
 	struct rt_stack stack;
 	_Atomic int wstate;	  /* enum rt_wstate */
 	atomic_int on_cpu;	  /* 1 while a worker runs it (a task never runs twice) */
-	pthread_mutex_t pi_lock;  /* held around ts_try_to_wake_up(), as p->pi_lock */
+	rt_spinlock_t pi_lock;	  /* held around ts_try_to_wake_up(), as p->pi_lock */
 	struct rt_worker *worker; /* the worker running it (valid while it runs) */
 	int reason;		  /* enum rt_switch_reason, set before switching out */
 	ts_task_fn fn;
@@ -130,7 +159,7 @@ struct rt_task {
 	uint64_t id;
 	char name[32];
 	/* join */
-	pthread_mutex_t join_lock;
+	rt_spinlock_t join_lock;
 	atomic_int finished; /* futex word for plain-thread joiners */
 	int ext_waiters;
 	struct rt_task *joiner;
@@ -235,7 +264,7 @@ struct rt {
 	struct rt_worker **worker; /* [topo->nr_cpus]; NULL for unscheduled CPUs */
 	int *worker_cpus;	   /* scheduled CPUs, in order */
 	int nr_workers;
-	pthread_mutex_t *rq_lock; /* [topo->nr_cpus] */
+	rt_spinlock_t *rq_lock; /* [topo->nr_cpus] */
 	size_t stack_size;
 	int idle_spin;
 	bool haltpoll; /* idle workers poll before they park (park.c): each has its own CPU */
@@ -330,7 +359,7 @@ static inline bool rt_waitq_empty(const struct rt_waitq *q)
 	return !q->head;
 }
 /* Blocks the current task until w->done, with *lock held on entry and on return. */
-void rt_wait_done(pthread_mutex_t *lock, struct rt_waiter *w);
+void rt_wait_done(rt_spinlock_t *lock, struct rt_waiter *w);
 /* Wake chain: collect under the lock, wake after unlocking. */
 static inline void rt_chain_add(struct rt_task **chain, struct rt_task *t)
 {
@@ -345,15 +374,6 @@ void rt_timer_add(struct rt_worker *w, struct rt_task *t);
 /* Wakes the sleepers of w whose time has come; returns the next deadline (0 = none). */
 uint64_t rt_timer_fire(struct rt_worker *w, uint64_t now);
 void rt_timer_heap_free(struct rt_timer_heap *h);
-
-/* The lock of a run queue, of a task's pi_lock and join lock, of a channel and the other
- * wait queues: held for a few hundred nanoseconds at most, and often wanted by the two
- * workers at once (a wake-up or a fork onto a CPU while its worker schedules). A normal
- * glibc mutex sleeps in FUTEX_WAIT at the first contention, and its unlocker pays a
- * FUTEX_WAKE: microseconds for a wait of nanoseconds. The adaptive kind spins on the
- * lock first (glibc.pthread.mutex_spin_count tries) and sleeps only if it stays held
- * (worker.c). */
-void rt_lock_init(pthread_mutex_t *m);
 
 /* ---- futex (park.c), mutex (mutex.c), stop (worker.c) ---- */
 

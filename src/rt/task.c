@@ -86,8 +86,6 @@ static void task_free(struct rt_task *t)
 	rt_ctx_destroy(&t->ctx);
 	rt_stack_free(&t->stack);
 	ts_task_destroy(&t->ts);
-	pthread_mutex_destroy(&t->pi_lock);
-	pthread_mutex_destroy(&t->join_lock);
 	free(t);
 }
 
@@ -161,8 +159,6 @@ static void task_release(struct rt_task *t)
 	rt_numa_task_release(t);
 	rt_ctx_destroy(&t->ctx);
 	ts_task_destroy(&t->ts);
-	pthread_mutex_destroy(&t->pi_lock);
-	pthread_mutex_destroy(&t->join_lock);
 	struct rt_worker *w = rt_this_worker();
 	if (w) {
 		if (cache_put(&w->tcache, t))
@@ -258,14 +254,14 @@ void rt_task_finish(struct rt_task *t, int cpu)
 {
 	(void)cpu;
 	/* A waker may still be in the tail of the core's wake-up of t (wake.c). */
-	pthread_mutex_lock(&t->pi_lock);
-	pthread_mutex_unlock(&t->pi_lock);
-	pthread_mutex_lock(&t->join_lock);
+	rt_spin_lock(&t->pi_lock);
+	rt_spin_unlock(&t->pi_lock);
+	rt_spin_lock(&t->join_lock);
 	atomic_store(&t->finished, 1);
 	struct rt_task *j = t->joiner;
 	if (t->ext_waiters)
 		rt_futex_wake(&t->finished, 1 << 30);
-	pthread_mutex_unlock(&t->join_lock);
+	rt_spin_unlock(&t->join_lock);
 	/* t may be freed from here on */
 	if (j)
 		rt_wake(j, 0);
@@ -405,8 +401,8 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	/* strncpy + NUL, not snprintf: the format machinery was 1.5 % of a spawn */
 	strncpy(t->name, a->name ? a->name : "task", sizeof(t->name) - 1);
 	t->name[sizeof(t->name) - 1] = '\0';
-	rt_lock_init(&t->pi_lock);
-	rt_lock_init(&t->join_lock);
+	rt_spin_lock_init(&t->pi_lock);
+	rt_spin_lock_init(&t->join_lock);
 	atomic_init(&t->wstate, RT_RUNNING);
 	rt_ctx_init_task(&t->ctx, t->stack.lo, t->stack.size, task_entry, t);
 	h.id = reg_add(t);
@@ -460,26 +456,26 @@ int ts_join(ts_task_handle h, void **ret)
 	atomic_fetch_add(&rt_g.joins_in_flight, 1);
 	pthread_mutex_unlock(&reg_lock);
 
-	pthread_mutex_lock(&t->join_lock);
+	rt_spin_lock(&t->join_lock);
 	if (self) {
 		struct rt_waiter wt = {.task = self};
 		while (!atomic_load(&t->finished)) {
 			t->joiner = self;
 			rt_prepare_block(self);
-			pthread_mutex_unlock(&t->join_lock);
+			rt_spin_unlock(&t->join_lock);
 			rt_block(self);
-			pthread_mutex_lock(&t->join_lock);
+			rt_spin_lock(&t->join_lock);
 		}
 		(void)wt;
 	} else {
 		while (!atomic_load(&t->finished)) {
 			t->ext_waiters = 1;
-			pthread_mutex_unlock(&t->join_lock);
+			rt_spin_unlock(&t->join_lock);
 			rt_futex_wait(&t->finished, 0, 0);
-			pthread_mutex_lock(&t->join_lock);
+			rt_spin_lock(&t->join_lock);
 		}
 	}
-	pthread_mutex_unlock(&t->join_lock);
+	rt_spin_unlock(&t->join_lock);
 	if (ret)
 		*ret = t->ret;
 	pthread_mutex_lock(&reg_lock);

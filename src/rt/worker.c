@@ -83,21 +83,6 @@ __attribute__((noinline)) void rt_set_this_worker(struct rt_worker *w)
 	tls_worker = w;
 }
 
-static pthread_mutexattr_t lock_attr;
-static pthread_once_t lock_attr_once = PTHREAD_ONCE_INIT;
-
-static void lock_attr_init(void)
-{
-	pthread_mutexattr_init(&lock_attr);
-	pthread_mutexattr_settype(&lock_attr, PTHREAD_MUTEX_ADAPTIVE_NP);
-}
-
-void rt_lock_init(pthread_mutex_t *m)
-{
-	pthread_once(&lock_attr_once, lock_attr_init);
-	pthread_mutex_init(m, &lock_attr);
-}
-
 void rt_stat_bump(ts_counter *c)
 {
 	ts_stat_inc(c);
@@ -156,7 +141,7 @@ static void host_lock(void *h, int cpu)
 	(void)h;
 	if (held_in_set(cpu))
 		return;
-	pthread_mutex_lock(&rt_g.rq_lock[cpu]);
+	rt_spin_lock(&rt_g.rq_lock[cpu]);
 }
 static void host_unlock(void *h, int cpu)
 {
@@ -166,7 +151,7 @@ static void host_unlock(void *h, int cpu)
 	struct rt_worker *w = tls_worker;
 	if (w && w->cpu == cpu)
 		w->round_clock = false; /* the round's reading is only good while locked */
-	pthread_mutex_unlock(&rt_g.rq_lock[cpu]);
+	rt_spin_unlock(&rt_g.rq_lock[cpu]);
 }
 static uint64_t host_scan_time(void *h, int cpu, int nr_scanned, uint64_t t0)
 {
@@ -178,7 +163,7 @@ static uint64_t host_scan_time(void *h, int cpu, int nr_scanned, uint64_t t0)
 void rt_rq_lock_set(const struct ts_cpumask *set)
 {
 	int cpu;
-	ts_for_each_cpu(cpu, set) pthread_mutex_lock(&rt_g.rq_lock[cpu]);
+	ts_for_each_cpu(cpu, set) rt_spin_lock(&rt_g.rq_lock[cpu]);
 	tls_held = set;
 }
 
@@ -186,7 +171,7 @@ void rt_rq_unlock_set(const struct ts_cpumask *set)
 {
 	int cpu;
 	tls_held = NULL;
-	ts_for_each_cpu(cpu, set) pthread_mutex_unlock(&rt_g.rq_lock[cpu]);
+	ts_for_each_cpu(cpu, set) rt_spin_unlock(&rt_g.rq_lock[cpu]);
 }
 
 static const struct ts_host_ops rt_ops = {
@@ -242,6 +227,19 @@ static inline void cpu_relax(void)
 #elif defined(__aarch64__)
 	__asm__ volatile("yield");
 #endif
+}
+
+void rt_spin_lock_slow(rt_spinlock_t *l)
+{
+	unsigned spins = 0;
+	do {
+		while (atomic_load_explicit(&l->locked, memory_order_relaxed)) {
+			if (++spins % 1024 == 0)
+				sched_yield();
+			else
+				cpu_relax();
+		}
+	} while (atomic_exchange_explicit(&l->locked, 1, memory_order_acquire));
 }
 
 void rt_claim_cpu(struct rt_task *t)
@@ -432,9 +430,6 @@ static void rt_free_all(void)
 			free(w);
 		}
 	}
-	if (rt_g.rq_lock)
-		for (int i = 0; i < rt_g.topo->nr_cpus; i++)
-			pthread_mutex_destroy(&rt_g.rq_lock[i]);
 	free(rt_g.rq_lock);
 	free(rt_g.worker);
 	free(rt_g.worker_cpus);
@@ -560,7 +555,7 @@ static int start(const struct ts_rt_config *cfg)
 		return rt_error(-ENOMEM, "ts_rt_start: out of memory");
 	}
 	for (int i = 0; i < nr; i++)
-		rt_lock_init(&rt_g.rq_lock[i]);
+		rt_spin_lock_init(&rt_g.rq_lock[i]);
 	int v, k = 0;
 	ts_for_each_cpu(v, map)
 	{
