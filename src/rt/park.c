@@ -74,7 +74,7 @@ static inline void cpu_relax(void)
 #define RT_HALT_POLL_SHRINK	2u	/* guest_halt_poll_shrink */
 
 /* adjust_poll_limit() */
-static void haltpoll_adjust(struct rt_haltpoll *hp, uint64_t block_ns)
+void rt_haltpoll_adjust(struct rt_haltpoll *hp, uint64_t block_ns)
 {
 	if (block_ns > hp->poll_limit_ns && block_ns <= RT_HALT_POLL_NS) {
 		uint64_t val = hp->poll_limit_ns * RT_HALT_POLL_GROW;
@@ -89,7 +89,7 @@ static void haltpoll_adjust(struct rt_haltpoll *hp, uint64_t block_ns)
 }
 
 /* haltpoll_select(): poll unless the limit is 0 or the last poll ended without an event. */
-static bool haltpoll_select(const struct rt_haltpoll *hp)
+bool rt_haltpoll_select(const struct rt_haltpoll *hp)
 {
 	if (!hp->poll_limit_ns)
 		return false;
@@ -133,7 +133,7 @@ void rt_worker_park(struct rt_worker *w, uint64_t timeout_ns)
 		cpu_relax();
 	}
 	struct rt_haltpoll *hp = &w->haltpoll;
-	if (rt_g.haltpoll && haltpoll_select(hp) &&
+	if (rt_g.haltpoll && rt_haltpoll_select(hp) &&
 	    haltpoll_poll(w, timeout_ns ? rt_clock_ns() + timeout_ns : 0))
 		return;
 	atomic_store(&w->parked, 1);
@@ -147,6 +147,6 @@ void rt_worker_park(struct rt_worker *w, uint64_t timeout_ns)
 	atomic_store(&w->parked, 0);
 	if (rt_g.haltpoll) { /* haltpoll_reflect() of the halt state */
 		hp->last_polled = false;
-		haltpoll_adjust(hp, rt_clock_ns() - t0);
+		rt_haltpoll_adjust(hp, rt_clock_ns() - t0);
 	}
 }

@@ -209,12 +209,21 @@ struct rt_task_cache {
 
 /* ---- workers (worker.c) ---- */
 
-/* The state of the cpuidle haltpoll governor of one worker (park.c). */
+/* The state of the cpuidle haltpoll governor of one worker (park.c), and the governor's
+ * parameters (its module parameters' defaults). */
 struct rt_haltpoll {
 	uint64_t poll_limit_ns; /* dev->poll_limit_ns */
 	bool last_polled;	/* dev->last_state_idx == 0 */
 	bool poll_time_limit;	/* dev->poll_time_limit: the last poll saw no event */
 };
+#define RT_HALT_POLL_NS		200000u /* guest_halt_poll_ns */
+#define RT_HALT_POLL_GROW	2u	/* guest_halt_poll_grow */
+#define RT_HALT_POLL_GROW_START 50000u	/* guest_halt_poll_grow_start */
+#define RT_HALT_POLL_SHRINK	2u	/* guest_halt_poll_shrink */
+/* haltpoll_select(): whether an idle worker polls before it parks. */
+bool rt_haltpoll_select(const struct rt_haltpoll *hp);
+/* adjust_poll_limit() after a park (a halt) that lasted block_ns. */
+void rt_haltpoll_adjust(struct rt_haltpoll *hp, uint64_t block_ns);
 
 struct rt_timer_heap {
 	struct rt_task **v;
