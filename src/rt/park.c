@@ -49,15 +49,6 @@ static bool has_work(struct rt_worker *w)
 	       atomic_load(&w->inbox_n) || atomic_load(&rt_g.stopping);
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
-
 /* The cpuidle haltpoll governor (drivers/cpuidle/governors/haltpoll.c, with its module
  * parameters' defaults): a guest CPU going idle polls for up to poll_limit_ns before it
  * halts, because a halt and the wake-up IPI that ends it each cost a VM exit. A futex

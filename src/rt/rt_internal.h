@@ -31,6 +31,16 @@
 
 /* ---- locks (worker.c) ---- */
 
+/* The pause of a polling loop. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
 /* The lock of a run queue, of a task's pi_lock and join lock, of a channel and the other
  * wait queues: a spinlock, as the kernel's raw_spinlock_t of rq->lock and p->pi_lock.
  * Each is held for a few hundred nanoseconds at most, and no task blocks holding one.

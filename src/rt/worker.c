@@ -220,15 +220,6 @@ static bool inbox_drain(struct rt_worker *w)
 
 /* ---- the scheduler loop ---- */
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
-
 void rt_spin_lock_slow(rt_spinlock_t *l)
 {
 	unsigned spins = 0;
@@ -700,21 +691,51 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 	out->spawned += atomic_load_explicit(&rt_g.spawned_near, memory_order_relaxed);
 }
 
+/* The start of a direct round (a yield or a block without the loop): false when the loop
+ * has work of its own (stop work, the inbox, the tick, an expired sleep); else true, with
+ * w's rq locked and the round's clock started. */
+static bool direct_round_begin(struct rt_worker *w)
+{
+	struct ts_sched *s = rt_g.s;
+	if (atomic_load_explicit(&w->inbox_n, memory_order_relaxed) ||
+	    atomic_load_explicit(&w->stop_n, memory_order_relaxed))
+		return false;
+	host_lock(NULL, w->cpu);
+	uint64_t now = round_clock_start(w);
+	if (now - w->last_tick >= s->tick_nsec || (w->timers.n && w->timers.v[0]->wake_at <= now)) {
+		host_unlock(NULL, w->cpu);
+		return false;
+	}
+	return true;
+}
+
+/* Switches from t straight to next, the core's pick on w's CPU, and returns true once t
+ * runs again (anywhere); false, with nothing done, when a NUMA swap took next away since
+ * the pick. */
+static bool switch_direct(struct rt_worker *w, struct rt_task *t, struct rt_task *next)
+{
+	rt_claim_cpu(next);
+	if (!rt_still_curr(next, w->cpu)) {
+		atomic_store_explicit(&next->on_cpu, 0, memory_order_release);
+		return false;
+	}
+	w->switch_from = t;
+	next->worker = w;
+	rt_set_current(next);
+	rt_stat_bump(&w->switches);
+	rt_ctx_switch(&t->ctx, &next->ctx);
+	rt_after_switch();
+	return true;
+}
+
 /* ts_yield() of task t, without the loop where it has nothing to do (see above). */
 static void yield_direct(struct rt_task *t)
 {
 	struct rt_worker *w = t->worker;
 	struct ts_sched *s = rt_g.s;
 	int cpu = w->cpu;
-	if (atomic_load_explicit(&w->inbox_n, memory_order_relaxed) ||
-	    atomic_load_explicit(&w->stop_n, memory_order_relaxed))
+	if (!direct_round_begin(w))
 		goto loop;
-	host_lock(NULL, cpu);
-	uint64_t now = round_clock_start(w);
-	if (now - w->last_tick >= s->tick_nsec || (w->timers.n && w->timers.v[0]->wake_at <= now)) {
-		host_unlock(NULL, cpu);
-		goto loop;
-	}
 	ts_yield_task(s, cpu);
 	struct ts_task *n = ts_schedule(s, cpu);
 	host_unlock(NULL, cpu);
@@ -726,19 +747,9 @@ static void yield_direct(struct rt_task *t)
 	struct rt_task *next = rt_task_of(n);
 	if (next == t)
 		return;
-	rt_claim_cpu(next);
-	if (!rt_still_curr(next, cpu)) {
-		/* A NUMA swap took next away: t is queued again, the loop picks anew. */
-		atomic_store_explicit(&next->on_cpu, 0, memory_order_release);
-		goto loop;
-	}
-	w->switch_from = t;
-	next->worker = w;
-	rt_set_current(next);
-	rt_stat_bump(&w->switches);
-	rt_ctx_switch(&t->ctx, &next->ctx);
-	rt_after_switch();
-	return;
+	/* Not switched: a NUMA swap took next away; t is queued again, the loop picks anew. */
+	if (switch_direct(w, t, next))
+		return;
 loop:
 	rt_switch_out(t, RT_SW_YIELD);
 }
@@ -757,15 +768,8 @@ void rt_block_direct(struct rt_task *t)
 	struct rt_worker *w = t->worker;
 	struct ts_sched *s = rt_g.s;
 	int cpu = w->cpu;
-	if (atomic_load_explicit(&w->inbox_n, memory_order_relaxed) ||
-	    atomic_load_explicit(&w->stop_n, memory_order_relaxed))
+	if (!direct_round_begin(w))
 		goto loop;
-	host_lock(NULL, cpu);
-	uint64_t now = round_clock_start(w);
-	if (now - w->last_tick >= s->tick_nsec || (w->timers.n && w->timers.v[0]->wake_at <= now)) {
-		host_unlock(NULL, cpu);
-		goto loop;
-	}
 	bool parking = false;
 	int st = RT_BLOCKING;
 	if (atomic_compare_exchange_strong(&t->wstate, &st, RT_PARKING)) {
@@ -794,20 +798,9 @@ void rt_block_direct(struct rt_task *t)
 		return;
 	if (!n || numa)
 		goto scheduled;
-	struct rt_task *next = rt_task_of(n);
-	rt_claim_cpu(next);
-	if (!rt_still_curr(next, cpu)) {
-		/* A NUMA swap took next away: the loop runs what is current now. */
-		atomic_store_explicit(&next->on_cpu, 0, memory_order_release);
-		goto scheduled;
-	}
-	w->switch_from = t;
-	next->worker = w;
-	rt_set_current(next);
-	rt_stat_bump(&w->switches);
-	rt_ctx_switch(&t->ctx, &next->ctx);
-	rt_after_switch();
-	return;
+	/* Not switched: a NUMA swap took next away; the loop runs what is current now. */
+	if (switch_direct(w, t, rt_task_of(n)))
+		return;
 scheduled:
 	rt_switch_out(t, RT_SW_SCHEDULED);
 	return;
