@@ -8,7 +8,7 @@
 #include <string.h>
 
 struct ts_chan {
-	pthread_mutex_t lock;
+	rt_spinlock_t lock;
 	size_t cap, elem, head, count;
 	bool closed;
 	struct rt_waitq senders, receivers;
@@ -30,7 +30,7 @@ struct ts_chan *ts_chan_create(size_t capacity, size_t elem_size)
 		free(c);
 		return NULL;
 	}
-	pthread_mutex_init(&c->lock, NULL);
+	rt_spin_lock_init(&c->lock);
 	return c;
 }
 
@@ -38,7 +38,6 @@ void ts_chan_destroy(struct ts_chan *c)
 {
 	if (!c)
 		return;
-	pthread_mutex_destroy(&c->lock);
 	free(c->buf);
 	free(c);
 }
@@ -106,10 +105,10 @@ static int chan_op(struct ts_chan *c, void *e, bool send, bool block, int wake_f
 				"ts_chan_%s: blocking call outside a task (use ts_chan_try_%s)",
 				send ? "send" : "recv", send ? "send" : "recv");
 	struct rt_task *wake = NULL;
-	pthread_mutex_lock(&c->lock);
+	rt_spin_lock(&c->lock);
 	int rc = send ? send_locked(c, e, &wake) : recv_locked(c, e, &wake);
 	if (rc == 0 && !block) {
-		pthread_mutex_unlock(&c->lock);
+		rt_spin_unlock(&c->lock);
 		return rt_error(-EAGAIN, "ts_chan_try_%s: the channel is %s",
 				send ? "send" : "recv", send ? "full" : "empty");
 	}
@@ -118,12 +117,12 @@ static int chan_op(struct ts_chan *c, void *e, bool send, bool block, int wake_f
 		rt_waitq_push(send ? &c->senders : &c->receivers, &w);
 		rt_wait_done(&c->lock, &w);
 		rc = w.status;
-		pthread_mutex_unlock(&c->lock);
+		rt_spin_unlock(&c->lock);
 		return rc < 0 ? rt_error(rc, "ts_chan_%s: the channel was closed",
 					 send ? "send" : "recv")
 			      : 0;
 	}
-	pthread_mutex_unlock(&c->lock);
+	rt_spin_unlock(&c->lock);
 	if (wake)
 		rt_wake(wake, wake_flags);
 	if (self && rt_g.preempt) /* a safe point: no lock held */
@@ -157,9 +156,9 @@ int ts_chan_close(struct ts_chan *c)
 	if (!c)
 		return rt_error(-EINVAL, "ts_chan_close: NULL channel");
 	struct rt_task *chain = NULL;
-	pthread_mutex_lock(&c->lock);
+	rt_spin_lock(&c->lock);
 	if (c->closed) {
-		pthread_mutex_unlock(&c->lock);
+		rt_spin_unlock(&c->lock);
 		return rt_error(-EPIPE, "ts_chan_close: the channel is already closed");
 	}
 	c->closed = true;
@@ -174,7 +173,7 @@ int ts_chan_close(struct ts_chan *c)
 		w->done = 1;
 		rt_chain_add(&chain, w->task);
 	}
-	pthread_mutex_unlock(&c->lock);
+	rt_spin_unlock(&c->lock);
 	rt_chain_wake(chain, 0);
 	return 0;
 }

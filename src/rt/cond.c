@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 struct ts_cond {
-	pthread_mutex_t lock;
+	rt_spinlock_t lock;
 	struct rt_waitq waiters;
 };
 
@@ -15,7 +15,7 @@ struct ts_cond *ts_cond_create(void)
 {
 	struct ts_cond *c = calloc(1, sizeof(*c));
 	if (c)
-		pthread_mutex_init(&c->lock, NULL);
+		rt_spin_lock_init(&c->lock);
 	return c;
 }
 
@@ -23,7 +23,6 @@ void ts_cond_destroy(struct ts_cond *c)
 {
 	if (!c)
 		return;
-	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
@@ -35,22 +34,22 @@ int ts_cond_wait(struct ts_cond *c, struct ts_mutex *m)
 	if (!rt_mutex_owned_by(m, self)) /* only the owner can change that */
 		return rt_error(-EPERM, "ts_cond_wait: the caller does not hold the mutex");
 	struct rt_waiter w = {.task = self};
-	pthread_mutex_lock(&c->lock);
+	rt_spin_lock(&c->lock);
 	rt_waitq_push(&c->waiters, &w);
 	rt_prepare_block(self);
-	pthread_mutex_unlock(&c->lock);
+	rt_spin_unlock(&c->lock);
 	ts_mutex_unlock(m);
 	rt_block(self);
-	pthread_mutex_lock(&c->lock);
+	rt_spin_lock(&c->lock);
 	rt_wait_done(&c->lock, &w); /* re-blocks only after a wake-up that was not ours */
-	pthread_mutex_unlock(&c->lock);
+	rt_spin_unlock(&c->lock);
 	return ts_mutex_lock(m);
 }
 
 static int wake_n(struct ts_cond *c, bool all)
 {
 	struct rt_task *chain = NULL;
-	pthread_mutex_lock(&c->lock);
+	rt_spin_lock(&c->lock);
 	struct rt_waiter *w;
 	while ((w = rt_waitq_pop(&c->waiters))) {
 		w->done = 1;
@@ -58,7 +57,7 @@ static int wake_n(struct ts_cond *c, bool all)
 		if (!all)
 			break;
 	}
-	pthread_mutex_unlock(&c->lock);
+	rt_spin_unlock(&c->lock);
 	rt_chain_wake(chain, 0);
 	return 0;
 }

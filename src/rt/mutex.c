@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 struct ts_mutex {
-	pthread_mutex_t lock;
+	rt_spinlock_t lock;
 	const void *owner; /* the task, or a plain thread's token */
 	struct rt_waitq waiters;
 };
@@ -23,7 +23,7 @@ struct ts_mutex *ts_mutex_create(void)
 {
 	struct ts_mutex *m = calloc(1, sizeof(*m));
 	if (m)
-		pthread_mutex_init(&m->lock, NULL);
+		rt_spin_lock_init(&m->lock);
 	return m;
 }
 
@@ -31,7 +31,6 @@ void ts_mutex_destroy(struct ts_mutex *m)
 {
 	if (!m)
 		return;
-	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
 
@@ -42,9 +41,9 @@ int ts_mutex_lock(struct ts_mutex *m)
 		return rt_error(
 			-EPERM,
 			"ts_mutex_lock: blocking call outside a task (use ts_mutex_trylock)");
-	pthread_mutex_lock(&m->lock);
+	rt_spin_lock(&m->lock);
 	if (m->owner == self) {
-		pthread_mutex_unlock(&m->lock);
+		rt_spin_unlock(&m->lock);
 		return rt_error(-EDEADLK, "ts_mutex_lock: task '%s' already holds it", self->name);
 	}
 	if (!m->owner) {
@@ -54,35 +53,35 @@ int ts_mutex_lock(struct ts_mutex *m)
 		rt_waitq_push(&m->waiters, &w);
 		rt_wait_done(&m->lock, &w); /* the unlocker made us the owner */
 	}
-	pthread_mutex_unlock(&m->lock);
+	rt_spin_unlock(&m->lock);
 	return 0;
 }
 
 bool rt_mutex_owned_by(struct ts_mutex *m, const struct rt_task *t)
 {
-	pthread_mutex_lock(&m->lock);
+	rt_spin_lock(&m->lock);
 	bool own = m->owner == t;
-	pthread_mutex_unlock(&m->lock);
+	rt_spin_unlock(&m->lock);
 	return own;
 }
 
 int ts_mutex_trylock(struct ts_mutex *m)
 {
-	pthread_mutex_lock(&m->lock);
+	rt_spin_lock(&m->lock);
 	int rc = 0;
 	if (m->owner)
 		rc = rt_error(-EBUSY, "ts_mutex_trylock: the mutex is held");
 	else
 		m->owner = me();
-	pthread_mutex_unlock(&m->lock);
+	rt_spin_unlock(&m->lock);
 	return rc;
 }
 
 int ts_mutex_unlock(struct ts_mutex *m)
 {
-	pthread_mutex_lock(&m->lock);
+	rt_spin_lock(&m->lock);
 	if (m->owner != me()) {
-		pthread_mutex_unlock(&m->lock);
+		rt_spin_unlock(&m->lock);
 		return rt_error(-EPERM, "ts_mutex_unlock: the caller does not hold the mutex");
 	}
 	struct rt_waiter *w = rt_waitq_pop(&m->waiters);
@@ -92,7 +91,7 @@ int ts_mutex_unlock(struct ts_mutex *m)
 		w->done = 1;
 		wake = w->task;
 	}
-	pthread_mutex_unlock(&m->lock);
+	rt_spin_unlock(&m->lock);
 	if (wake)
 		rt_wake(wake, 0);
 	return 0;

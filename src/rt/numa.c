@@ -716,20 +716,20 @@ static bool swap_on_partner_worker(struct rt_worker *w, struct rt_task *t,
  * the two rq locks, the re-check would read them while they are written. */
 static int migrate_apply_locked(struct ts_numa_result *res)
 {
-	pthread_mutex_t *a = &rt_task_of(res->p)->pi_lock;
-	pthread_mutex_t *b = res->swap ? &rt_task_of(res->swap)->pi_lock : NULL;
+	rt_spinlock_t *a = &rt_task_of(res->p)->pi_lock;
+	rt_spinlock_t *b = res->swap ? &rt_task_of(res->swap)->pi_lock : NULL;
 	if (b && b < a) {
-		pthread_mutex_t *x = a;
+		rt_spinlock_t *x = a;
 		a = b;
 		b = x;
 	}
-	pthread_mutex_lock(a);
+	rt_spin_lock(a);
 	if (b)
-		pthread_mutex_lock(b);
+		rt_spin_lock(b);
 	int rc = ts_numa_migrate_apply(rt_g.s, res);
 	if (b)
-		pthread_mutex_unlock(b);
-	pthread_mutex_unlock(a);
+		rt_spin_unlock(b);
+	rt_spin_unlock(a);
 	return rc;
 }
 

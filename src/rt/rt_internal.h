@@ -29,6 +29,45 @@
 #endif
 #endif
 
+/* ---- locks (worker.c) ---- */
+
+/* The pause of a polling loop. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+/* The lock of a run queue, of a task's pi_lock and join lock, of a channel and the other
+ * wait queues: a spinlock, as the kernel's raw_spinlock_t of rq->lock and p->pi_lock.
+ * Each is held for a few hundred nanoseconds at most, and no task blocks holding one.
+ * The unlock is a plain release store: a glibc mutex's unlock is a locked exchange (it
+ * must learn whether to FUTEX_WAKE a sleeper), one of the ~18 locked instructions of a
+ * channel hand-over, each of which waits for the core's stores of the switch to drain.
+ * A waiter spins with pause and yields its CPU every 1024 polls, so that a holder whose
+ * thread the kernel preempted gets to run (as rt_claim_cpu() waits for on_cpu). */
+typedef struct {
+	atomic_int locked;
+} rt_spinlock_t;
+
+void rt_spin_lock_slow(rt_spinlock_t *l);
+static inline void rt_spin_lock_init(rt_spinlock_t *l)
+{
+	atomic_init(&l->locked, 0);
+}
+static inline void rt_spin_lock(rt_spinlock_t *l)
+{
+	if (__builtin_expect(atomic_exchange_explicit(&l->locked, 1, memory_order_acquire), 0))
+		rt_spin_lock_slow(l);
+}
+static inline void rt_spin_unlock(rt_spinlock_t *l)
+{
+	atomic_store_explicit(&l->locked, 0, memory_order_release);
+}
+
 /* ---- context switch (context.c, context_switch.S) ---- */
 
 /* An execution context: a task's stack, or a worker thread's own stack. */
@@ -79,7 +118,10 @@ enum rt_wstate {
 	RT_WAKE_DEFERRED, /* a waker came while PARKING: the worker wakes it when done */
 };
 
-enum rt_switch_reason { RT_SW_YIELD, RT_SW_BLOCK, RT_SW_EXIT, RT_SW_PREEMPT };
+/* Why a task switched back to its worker's loop. RT_SW_SCHEDULED: a direct block
+ * (worker.c) did the round's bookkeeping and ts_schedule() itself, then found nothing to
+ * switch to directly; the loop runs the CPU's current task, if any. */
+enum rt_switch_reason { RT_SW_YIELD, RT_SW_BLOCK, RT_SW_EXIT, RT_SW_PREEMPT, RT_SW_SCHEDULED };
 
 /* ---- NUMA (numa.c) ---- */
 
@@ -114,12 +156,12 @@ enum rt_inbox_kind { RT_INBOX_NEW, RT_INBOX_WAKE };
 struct rt_worker;
 
 struct rt_task {
-	struct ts_task ts; /* the core's task (host_data = this) */
+	struct ts_task ts; /* the core's task (host_data = this); first (task.c clears the rest) */
 	struct rt_ctx ctx;
 	struct rt_stack stack;
 	_Atomic int wstate;	  /* enum rt_wstate */
 	atomic_int on_cpu;	  /* 1 while a worker runs it (a task never runs twice) */
-	pthread_mutex_t pi_lock;  /* held around ts_try_to_wake_up(), as p->pi_lock */
+	rt_spinlock_t pi_lock;	  /* held around ts_try_to_wake_up(), as p->pi_lock */
 	struct rt_worker *worker; /* the worker running it (valid while it runs) */
 	int reason;		  /* enum rt_switch_reason, set before switching out */
 	ts_task_fn fn;
@@ -127,7 +169,7 @@ struct rt_task {
 	uint64_t id;
 	char name[32];
 	/* join */
-	pthread_mutex_t join_lock;
+	rt_spinlock_t join_lock;
 	atomic_int finished; /* futex word for plain-thread joiners */
 	int ext_waiters;
 	struct rt_task *joiner;
@@ -144,7 +186,7 @@ struct rt_task {
 	 * task as the partner and are not done yet (it is not freed while there are any). */
 	struct rt_numa_task numa;
 	atomic_int numa_pins;
-	char err[TS_ERR_MSG_MAX]; /* ts_rt_last_error() for this task */
+	char err[TS_ERR_MSG_MAX]; /* ts_rt_last_error() for this task; last (task.c) */
 };
 
 static inline struct rt_task *rt_task_of(struct ts_task *p)
@@ -177,6 +219,22 @@ struct rt_task_cache {
 
 /* ---- workers (worker.c) ---- */
 
+/* The state of the cpuidle haltpoll governor of one worker (park.c), and the governor's
+ * parameters (its module parameters' defaults). */
+struct rt_haltpoll {
+	uint64_t poll_limit_ns; /* dev->poll_limit_ns */
+	bool last_polled;	/* dev->last_state_idx == 0 */
+	bool poll_time_limit;	/* dev->poll_time_limit: the last poll saw no event */
+};
+#define RT_HALT_POLL_NS		200000u /* guest_halt_poll_ns */
+#define RT_HALT_POLL_GROW	2u	/* guest_halt_poll_grow */
+#define RT_HALT_POLL_GROW_START 50000u	/* guest_halt_poll_grow_start */
+#define RT_HALT_POLL_SHRINK	2u	/* guest_halt_poll_shrink */
+/* haltpoll_select(): whether an idle worker polls before it parks. */
+bool rt_haltpoll_select(const struct rt_haltpoll *hp);
+/* adjust_poll_limit() after a park (a halt) that lasted block_ns. */
+void rt_haltpoll_adjust(struct rt_haltpoll *hp, uint64_t block_ns);
+
 struct rt_timer_heap {
 	struct rt_task **v;
 	size_t n, cap;
@@ -202,6 +260,7 @@ struct rt_worker {
 	struct rt_task *inbox;
 	atomic_int inbox_n;
 	struct rt_task_cache tcache; /* only this worker's thread (its loop and its tasks) */
+	struct rt_haltpoll haltpoll; /* only this worker's thread (park.c) */
 	/* NUMA: stop work posted by other workers (numa.c), run at this worker's safe points */
 	pthread_mutex_t stop_lock;
 	struct rt_stop_work *stop_head;
@@ -224,10 +283,11 @@ struct rt {
 	struct rt_worker **worker; /* [topo->nr_cpus]; NULL for unscheduled CPUs */
 	int *worker_cpus;	   /* scheduled CPUs, in order */
 	int nr_workers;
-	pthread_mutex_t *rq_lock; /* [topo->nr_cpus] */
+	rt_spinlock_t *rq_lock; /* [topo->nr_cpus] */
 	size_t stack_size;
 	int idle_spin;
-	bool preempt; /* ts_rt_config.preempt */
+	bool haltpoll; /* idle workers poll before they park (park.c): each has its own CPU */
+	bool preempt;  /* ts_rt_config.preempt */
 	uint64_t t0;
 	atomic_int stopping;
 	atomic_long live; /* tasks spawned and not yet exited */
@@ -288,6 +348,9 @@ void rt_do_ttwu(struct rt_task *t, int cpu, struct rt_task *waker, int wake_flag
  * held, before the waker can see it), then rt_block() after dropping that lock. */
 void rt_prepare_block(struct rt_task *t);
 void rt_block(struct rt_task *t);
+/* rt_block() of the current task t: the round's bookkeeping on t's own stack and a direct
+ * switch to the task the core picks, the loop only when it has work of its own (worker.c). */
+void rt_block_direct(struct rt_task *t);
 /* Switches the current task to its worker for `reason`. */
 void rt_switch_out(struct rt_task *t, int reason);
 /* First thing a task does whenever it is resumed (or first entered): finishes a direct
@@ -315,7 +378,7 @@ static inline bool rt_waitq_empty(const struct rt_waitq *q)
 	return !q->head;
 }
 /* Blocks the current task until w->done, with *lock held on entry and on return. */
-void rt_wait_done(pthread_mutex_t *lock, struct rt_waiter *w);
+void rt_wait_done(rt_spinlock_t *lock, struct rt_waiter *w);
 /* Wake chain: collect under the lock, wake after unlocking. */
 static inline void rt_chain_add(struct rt_task **chain, struct rt_task *t)
 {

@@ -26,7 +26,7 @@ struct slot {
 	bool join_claimed;
 };
 
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t reg_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 static struct slot *slots;
 static uint32_t nr_slots, cap_slots;
 static uint32_t *free_slots;
@@ -86,8 +86,6 @@ static void task_free(struct rt_task *t)
 	rt_ctx_destroy(&t->ctx);
 	rt_stack_free(&t->stack);
 	ts_task_destroy(&t->ts);
-	pthread_mutex_destroy(&t->pi_lock);
-	pthread_mutex_destroy(&t->join_lock);
 	free(t);
 }
 
@@ -161,8 +159,6 @@ static void task_release(struct rt_task *t)
 	rt_numa_task_release(t);
 	rt_ctx_destroy(&t->ctx);
 	ts_task_destroy(&t->ts);
-	pthread_mutex_destroy(&t->pi_lock);
-	pthread_mutex_destroy(&t->join_lock);
 	struct rt_worker *w = rt_this_worker();
 	if (w) {
 		if (cache_put(&w->tcache, t))
@@ -177,6 +173,11 @@ static void task_release(struct rt_task *t)
 	rt_stack_free(&t->stack);
 	free(t);
 }
+
+/* task_alloc() clears a cached struct from ctx to err: ts first, err last. */
+_Static_assert(offsetof(struct rt_task, ts) == 0, "the core's task first in rt_task");
+_Static_assert(sizeof(struct rt_task) - offsetof(struct rt_task, err) < TS_ERR_MSG_MAX + 64,
+	       "the error message last in rt_task");
 
 /* A zeroed task struct with a mapped stack of `size` bytes (0 = the default). NULL with
  * *rc = 0 if the struct could not be allocated, or the mapping's error. */
@@ -194,8 +195,14 @@ static struct rt_task *task_alloc(size_t size, int *rc)
 			pthread_mutex_unlock(&shared_cache_lock);
 		}
 		if (t) {
+			/* Zeroed as calloc's: all but the core's task, which ts_task_init()
+			 * clears, and the error message, of which only "" counts (its 512
+			 * bytes were a third of the clearing). */
 			struct rt_stack st = t->stack;
-			memset(t, 0, sizeof(*t));
+			char *from = (char *)t + offsetof(struct rt_task, ctx);
+			memset(from, 0,
+			       offsetof(struct rt_task, err) - offsetof(struct rt_task, ctx));
+			t->err[0] = '\0';
 			t->stack = st;
 			return t;
 		}
@@ -247,14 +254,14 @@ void rt_task_finish(struct rt_task *t, int cpu)
 {
 	(void)cpu;
 	/* A waker may still be in the tail of the core's wake-up of t (wake.c). */
-	pthread_mutex_lock(&t->pi_lock);
-	pthread_mutex_unlock(&t->pi_lock);
-	pthread_mutex_lock(&t->join_lock);
+	rt_spin_lock(&t->pi_lock);
+	rt_spin_unlock(&t->pi_lock);
+	rt_spin_lock(&t->join_lock);
 	atomic_store(&t->finished, 1);
 	struct rt_task *j = t->joiner;
 	if (t->ext_waiters)
 		rt_futex_wake(&t->finished, 1 << 30);
-	pthread_mutex_unlock(&t->join_lock);
+	rt_spin_unlock(&t->join_lock);
 	/* t may be freed from here on */
 	if (j)
 		rt_wake(j, 0);
@@ -394,8 +401,8 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	/* strncpy + NUL, not snprintf: the format machinery was 1.5 % of a spawn */
 	strncpy(t->name, a->name ? a->name : "task", sizeof(t->name) - 1);
 	t->name[sizeof(t->name) - 1] = '\0';
-	pthread_mutex_init(&t->pi_lock, NULL);
-	pthread_mutex_init(&t->join_lock, NULL);
+	rt_spin_lock_init(&t->pi_lock);
+	rt_spin_lock_init(&t->join_lock);
 	atomic_init(&t->wstate, RT_RUNNING);
 	rt_ctx_init_task(&t->ctx, t->stack.lo, t->stack.size, task_entry, t);
 	h.id = reg_add(t);
@@ -449,26 +456,26 @@ int ts_join(ts_task_handle h, void **ret)
 	atomic_fetch_add(&rt_g.joins_in_flight, 1);
 	pthread_mutex_unlock(&reg_lock);
 
-	pthread_mutex_lock(&t->join_lock);
+	rt_spin_lock(&t->join_lock);
 	if (self) {
 		struct rt_waiter wt = {.task = self};
 		while (!atomic_load(&t->finished)) {
 			t->joiner = self;
 			rt_prepare_block(self);
-			pthread_mutex_unlock(&t->join_lock);
+			rt_spin_unlock(&t->join_lock);
 			rt_block(self);
-			pthread_mutex_lock(&t->join_lock);
+			rt_spin_lock(&t->join_lock);
 		}
 		(void)wt;
 	} else {
 		while (!atomic_load(&t->finished)) {
 			t->ext_waiters = 1;
-			pthread_mutex_unlock(&t->join_lock);
+			rt_spin_unlock(&t->join_lock);
 			rt_futex_wait(&t->finished, 0, 0);
-			pthread_mutex_lock(&t->join_lock);
+			rt_spin_lock(&t->join_lock);
 		}
 	}
-	pthread_mutex_unlock(&t->join_lock);
+	rt_spin_unlock(&t->join_lock);
 	if (ret)
 		*ret = t->ret;
 	pthread_mutex_lock(&reg_lock);

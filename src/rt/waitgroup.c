@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 struct ts_waitgroup {
-	pthread_mutex_t lock;
+	rt_spinlock_t lock;
 	long count;
 	struct rt_waitq waiters;
 };
@@ -14,7 +14,7 @@ struct ts_waitgroup *ts_wg_create(void)
 {
 	struct ts_waitgroup *wg = calloc(1, sizeof(*wg));
 	if (wg)
-		pthread_mutex_init(&wg->lock, NULL);
+		rt_spin_lock_init(&wg->lock);
 	return wg;
 }
 
@@ -22,16 +22,15 @@ void ts_wg_destroy(struct ts_waitgroup *wg)
 {
 	if (!wg)
 		return;
-	pthread_mutex_destroy(&wg->lock);
 	free(wg);
 }
 
 int ts_wg_add(struct ts_waitgroup *wg, int delta)
 {
 	struct rt_task *chain = NULL;
-	pthread_mutex_lock(&wg->lock);
+	rt_spin_lock(&wg->lock);
 	if (wg->count + delta < 0) {
-		pthread_mutex_unlock(&wg->lock);
+		rt_spin_unlock(&wg->lock);
 		return rt_error(-EINVAL, "ts_wg_add: the count would become negative (%ld%+d)",
 				wg->count, delta);
 	}
@@ -43,7 +42,7 @@ int ts_wg_add(struct ts_waitgroup *wg, int delta)
 			rt_chain_add(&chain, w->task);
 		}
 	}
-	pthread_mutex_unlock(&wg->lock);
+	rt_spin_unlock(&wg->lock);
 	rt_chain_wake(chain, 0);
 	return 0;
 }
@@ -58,12 +57,12 @@ int ts_wg_wait(struct ts_waitgroup *wg)
 	struct rt_task *self = rt_current();
 	if (!self)
 		return rt_error(-EPERM, "ts_wg_wait: blocking call outside a task");
-	pthread_mutex_lock(&wg->lock);
+	rt_spin_lock(&wg->lock);
 	if (wg->count > 0) {
 		struct rt_waiter w = {.task = self};
 		rt_waitq_push(&wg->waiters, &w);
 		rt_wait_done(&wg->lock, &w);
 	}
-	pthread_mutex_unlock(&wg->lock);
+	rt_spin_unlock(&wg->lock);
 	return 0;
 }

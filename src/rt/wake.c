@@ -49,7 +49,7 @@ void rt_prepare_block(struct rt_task *t)
 
 void rt_block(struct rt_task *t)
 {
-	rt_switch_out(t, RT_SW_BLOCK);
+	rt_block_direct(t);
 }
 
 /* The core's try_to_wake_up() also says whether the kernel would queue the activation on
@@ -59,10 +59,10 @@ void rt_block(struct rt_task *t)
  * waker pays cross-LLC lock and cache-line traffic the kernel avoids. */
 void rt_do_ttwu(struct rt_task *t, int cpu, struct rt_task *waker, int wake_flags)
 {
-	pthread_mutex_lock(&t->pi_lock);
+	rt_spin_lock(&t->pi_lock);
 	struct ts_placement pl =
 		ts_try_to_wake_up(rt_g.s, &t->ts, cpu, waker ? &waker->ts : NULL, wake_flags);
-	pthread_mutex_unlock(&t->pi_lock);
+	rt_spin_unlock(&t->pi_lock);
 	if (pl.ttwu_queued)
 		rt_stat_bump(&rt_g.worker[cpu]->ttwu_queued);
 }
@@ -137,13 +137,13 @@ struct rt_waiter *rt_waitq_pop(struct rt_waitq *q)
 	return w;
 }
 
-void rt_wait_done(pthread_mutex_t *lock, struct rt_waiter *w)
+void rt_wait_done(rt_spinlock_t *lock, struct rt_waiter *w)
 {
 	while (!w->done) {
 		rt_prepare_block(w->task);
-		pthread_mutex_unlock(lock);
+		rt_spin_unlock(lock);
 		rt_block(w->task);
-		pthread_mutex_lock(lock);
+		rt_spin_lock(lock);
 	}
 }
 

@@ -141,7 +141,7 @@ static void host_lock(void *h, int cpu)
 	(void)h;
 	if (held_in_set(cpu))
 		return;
-	pthread_mutex_lock(&rt_g.rq_lock[cpu]);
+	rt_spin_lock(&rt_g.rq_lock[cpu]);
 }
 static void host_unlock(void *h, int cpu)
 {
@@ -151,7 +151,7 @@ static void host_unlock(void *h, int cpu)
 	struct rt_worker *w = tls_worker;
 	if (w && w->cpu == cpu)
 		w->round_clock = false; /* the round's reading is only good while locked */
-	pthread_mutex_unlock(&rt_g.rq_lock[cpu]);
+	rt_spin_unlock(&rt_g.rq_lock[cpu]);
 }
 static uint64_t host_scan_time(void *h, int cpu, int nr_scanned, uint64_t t0)
 {
@@ -163,7 +163,7 @@ static uint64_t host_scan_time(void *h, int cpu, int nr_scanned, uint64_t t0)
 void rt_rq_lock_set(const struct ts_cpumask *set)
 {
 	int cpu;
-	ts_for_each_cpu(cpu, set) pthread_mutex_lock(&rt_g.rq_lock[cpu]);
+	ts_for_each_cpu(cpu, set) rt_spin_lock(&rt_g.rq_lock[cpu]);
 	tls_held = set;
 }
 
@@ -171,7 +171,7 @@ void rt_rq_unlock_set(const struct ts_cpumask *set)
 {
 	int cpu;
 	tls_held = NULL;
-	ts_for_each_cpu(cpu, set) pthread_mutex_unlock(&rt_g.rq_lock[cpu]);
+	ts_for_each_cpu(cpu, set) rt_spin_unlock(&rt_g.rq_lock[cpu]);
 }
 
 static const struct ts_host_ops rt_ops = {
@@ -220,13 +220,17 @@ static bool inbox_drain(struct rt_worker *w)
 
 /* ---- the scheduler loop ---- */
 
-static inline void cpu_relax(void)
+void rt_spin_lock_slow(rt_spinlock_t *l)
 {
-#if defined(__x86_64__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
+	unsigned spins = 0;
+	do {
+		while (atomic_load_explicit(&l->locked, memory_order_relaxed)) {
+			if (++spins % 1024 == 0)
+				sched_yield();
+			else
+				cpu_relax();
+		}
+	} while (atomic_exchange_explicit(&l->locked, 1, memory_order_acquire));
 }
 
 void rt_claim_cpu(struct rt_task *t)
@@ -322,9 +326,11 @@ static void *worker_main(void *arg)
 			}
 		}
 		/* A preempted task whose slice the core's tick did not end (no resched_curr)
-		 * keeps the CPU, as in the kernel, where only need_resched leads to schedule(). */
-		struct ts_task *n = reason == RT_SW_PREEMPT && !s->rq[cpu].cfs.resched
-					    ? &prev->ts
+		 * keeps the CPU, as in the kernel, where only need_resched leads to schedule().
+		 * After a direct block the core has picked already: its pick is rq->curr. */
+		struct ts_task *n = reason == RT_SW_PREEMPT && !s->rq[cpu].cfs.resched ? &prev->ts
+				    : reason == RT_SW_SCHEDULED && s->rq[cpu].curr
+					    ? s->rq[cpu].curr
 					    : ts_schedule(s, cpu);
 		if (n && rt_task_of(n)->numa.nr_pages)
 			numa = rt_numa_due(w, rt_task_of(n));
@@ -415,9 +421,6 @@ static void rt_free_all(void)
 			free(w);
 		}
 	}
-	if (rt_g.rq_lock)
-		for (int i = 0; i < rt_g.topo->nr_cpus; i++)
-			pthread_mutex_destroy(&rt_g.rq_lock[i]);
 	free(rt_g.rq_lock);
 	free(rt_g.worker);
 	free(rt_g.worker_cpus);
@@ -543,7 +546,7 @@ static int start(const struct ts_rt_config *cfg)
 		return rt_error(-ENOMEM, "ts_rt_start: out of memory");
 	}
 	for (int i = 0; i < nr; i++)
-		pthread_mutex_init(&rt_g.rq_lock[i], NULL);
+		rt_spin_lock_init(&rt_g.rq_lock[i]);
 	int v, k = 0;
 	ts_for_each_cpu(v, map)
 	{
@@ -561,6 +564,9 @@ static int start(const struct ts_rt_config *cfg)
 		rt_g.worker_cpus[k++] = v;
 	}
 	rt_g.nr_workers = k;
+	/* Polling before a park only where each worker has a CPU of its own: workers that
+	 * share one would poll in each other's time. */
+	rt_g.haltpoll = cfg->idle_spin >= 0 && !cfg->no_pin && (host || k <= nr_real);
 	ts_cpumask_free(real);
 	ts_cpumask_free(map);
 	if ((rc = rt_numa_start(cfg, host)))
@@ -685,21 +691,51 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 	out->spawned += atomic_load_explicit(&rt_g.spawned_near, memory_order_relaxed);
 }
 
+/* The start of a direct round (a yield or a block without the loop): false when the loop
+ * has work of its own (stop work, the inbox, the tick, an expired sleep); else true, with
+ * w's rq locked and the round's clock started. */
+static bool direct_round_begin(struct rt_worker *w)
+{
+	struct ts_sched *s = rt_g.s;
+	if (atomic_load_explicit(&w->inbox_n, memory_order_relaxed) ||
+	    atomic_load_explicit(&w->stop_n, memory_order_relaxed))
+		return false;
+	host_lock(NULL, w->cpu);
+	uint64_t now = round_clock_start(w);
+	if (now - w->last_tick >= s->tick_nsec || (w->timers.n && w->timers.v[0]->wake_at <= now)) {
+		host_unlock(NULL, w->cpu);
+		return false;
+	}
+	return true;
+}
+
+/* Switches from t straight to next, the core's pick on w's CPU, and returns true once t
+ * runs again (anywhere); false, with nothing done, when a NUMA swap took next away since
+ * the pick. */
+static bool switch_direct(struct rt_worker *w, struct rt_task *t, struct rt_task *next)
+{
+	rt_claim_cpu(next);
+	if (!rt_still_curr(next, w->cpu)) {
+		atomic_store_explicit(&next->on_cpu, 0, memory_order_release);
+		return false;
+	}
+	w->switch_from = t;
+	next->worker = w;
+	rt_set_current(next);
+	rt_stat_bump(&w->switches);
+	rt_ctx_switch(&t->ctx, &next->ctx);
+	rt_after_switch();
+	return true;
+}
+
 /* ts_yield() of task t, without the loop where it has nothing to do (see above). */
 static void yield_direct(struct rt_task *t)
 {
 	struct rt_worker *w = t->worker;
 	struct ts_sched *s = rt_g.s;
 	int cpu = w->cpu;
-	if (atomic_load_explicit(&w->inbox_n, memory_order_relaxed) ||
-	    atomic_load_explicit(&w->stop_n, memory_order_relaxed))
+	if (!direct_round_begin(w))
 		goto loop;
-	host_lock(NULL, cpu);
-	uint64_t now = round_clock_start(w);
-	if (now - w->last_tick >= s->tick_nsec || (w->timers.n && w->timers.v[0]->wake_at <= now)) {
-		host_unlock(NULL, cpu);
-		goto loop;
-	}
 	ts_yield_task(s, cpu);
 	struct ts_task *n = ts_schedule(s, cpu);
 	host_unlock(NULL, cpu);
@@ -711,21 +747,65 @@ static void yield_direct(struct rt_task *t)
 	struct rt_task *next = rt_task_of(n);
 	if (next == t)
 		return;
-	rt_claim_cpu(next);
-	if (!rt_still_curr(next, cpu)) {
-		/* A NUMA swap took next away: t is queued again, the loop picks anew. */
-		atomic_store_explicit(&next->on_cpu, 0, memory_order_release);
-		goto loop;
-	}
-	w->switch_from = t;
-	next->worker = w;
-	rt_set_current(next);
-	rt_stat_bump(&w->switches);
-	rt_ctx_switch(&t->ctx, &next->ctx);
-	rt_after_switch();
-	return;
+	/* Not switched: a NUMA swap took next away; t is queued again, the loop picks anew. */
+	if (switch_direct(w, t, next))
+		return;
 loop:
 	rt_switch_out(t, RT_SW_YIELD);
+}
+
+/* A task's block (wake.c) without the loop where it has nothing to do: the loop's round
+ * for a blocking prev (BLOCKING -> PARKING, ts_deactivate_curr(), ts_schedule(), PARKING ->
+ * SLEEPING, all under the rq lock) done by the task itself, on its own stack, then a direct
+ * switch to the task picked, as a direct yield does. The stack stays the blocker's until
+ * the task switched to has left it (on_cpu, rt_after_switch()), so a waker that claims
+ * the task meanwhile waits as it would for the loop. A task woken before it left keeps
+ * running when the core picks it again (the kernel's ttwu_runnable()), without a switch.
+ * The loop is used when it has work of its own (as for a yield), when nothing is left to
+ * run (it parks), and when the task picked is due for a NUMA scan (it runs the scan). */
+void rt_block_direct(struct rt_task *t)
+{
+	struct rt_worker *w = t->worker;
+	struct ts_sched *s = rt_g.s;
+	int cpu = w->cpu;
+	if (!direct_round_begin(w))
+		goto loop;
+	bool parking = false;
+	int st = RT_BLOCKING;
+	if (atomic_compare_exchange_strong(&t->wstate, &st, RT_PARKING)) {
+		ts_deactivate_curr(s, cpu, TS_TASK_SLEEPING);
+		parking = true;
+	}
+	struct ts_task *n = ts_schedule(s, cpu);
+	bool numa = n && rt_task_of(n)->numa.nr_pages && rt_numa_due(w, rt_task_of(n));
+	bool deferred = false;
+	if (parking) {
+		st = RT_PARKING;
+		if (!atomic_compare_exchange_strong_explicit(&t->wstate, &st, RT_SLEEPING,
+							     memory_order_release,
+							     memory_order_acquire)) {
+			/* WAKE_DEFERRED: the waker left the wake-up to us. */
+			atomic_store_explicit(&t->wstate, RT_RUNNING, memory_order_relaxed);
+			deferred = true;
+		}
+	}
+	host_unlock(NULL, cpu);
+	if (deferred) {
+		rt_do_ttwu(t, cpu, NULL, 0);
+		rt_stat_bump(&w->wakeups);
+	}
+	if (n == &t->ts)
+		return;
+	if (!n || numa)
+		goto scheduled;
+	/* Not switched: a NUMA swap took next away; the loop runs what is current now. */
+	if (switch_direct(w, t, rt_task_of(n)))
+		return;
+scheduled:
+	rt_switch_out(t, RT_SW_SCHEDULED);
+	return;
+loop:
+	rt_switch_out(t, RT_SW_BLOCK);
 }
 
 void ts_cond_resched(void)

@@ -63,8 +63,11 @@ struct ts_rt_config {
 	enum ts_tg_layout tg_layout; /* of every task group's load_avg (tg_layout.h); 0 = aligned */
 	unsigned int hz;	     /* tick frequency; 0 = the core's TS_HZ_DEFAULT (1000) */
 	size_t stack_size;	     /* default task stack; 0 = 256 KiB */
-	int idle_spin;		     /* polls of the run queue before parking; 0 = 200, <0 = none */
-	bool no_pin;		     /* leave workers unpinned (testing) */
+	/* Polls of the run queue before parking; 0 = 200, <0 = none. Then, where each worker
+	 * has a CPU of its own and idle_spin >= 0, the adaptive polling of the kernel's
+	 * haltpoll governor (docs/runtime.md); <0 turns that off too. */
+	int idle_spin;
+	bool no_pin; /* leave workers unpinned (testing) */
 	/* Opt-in preemption at slice expiry, at the runtime's safe points (ts_cond_resched()
 	 * and every channel operation that does not block): once a tick period has passed
 	 * since the worker's last tick, the task goes back to its worker, which runs the
