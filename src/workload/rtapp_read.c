@@ -359,7 +359,7 @@ static int sched_key(struct rd *rd, const struct where *w, const char *key, stru
 		if ((rc = get_policy(rd, w, key, v, &s->policy)))
 			return rc;
 	} else if (strcmp(key, "priority") == 0) {
-		int64_t p;
+		int64_t p = 0;
 		if ((rc = get_int(rd, w, key, v, -20, 99, NULL, &p)))
 			return rc;
 		s->priority = (int)p;
@@ -442,7 +442,7 @@ static int parse_phase(struct rd *rd, const struct where *w, struct json_object 
 		} else if (task_level) {
 			continue; /* the task's own keys: parse_task() reads them */
 		} else if (strcmp(k, "loop") == 0) {
-			int64_t loop;
+			int64_t loop = 1;
 			if (!(rc = get_int(rd, w, k, v, 1, INT_MAX, NULL, &loop)))
 				ph->loop = (int)loop;
 		} else if (strcmp(k, "cpus") == 0) {
@@ -478,7 +478,7 @@ static int parse_task(struct rd *rd, const struct where *tasks, const char *name
 	int rc = 0;
 	json_object_object_foreach(obj, k, v)
 	{
-		int64_t x;
+		int64_t x = 0;
 		if (strcmp(k, "instance") == 0) {
 			if (!(rc = get_int(rd, &w, k, v, 0, TS_RTAPP_MAX_INSTANCES, NULL, &x)))
 				t->instances = (int)x;
@@ -571,7 +571,7 @@ static int parse_global(struct rd *rd, const struct where *root, struct json_obj
 	int rc = 0;
 	json_object_object_foreach(obj, k, v)
 	{
-		int64_t x;
+		int64_t x = 0;
 		if (strcmp(k, "duration") == 0) {
 			if (!(rc = get_int(rd, &w, k, v, -1, INT_MAX, "(seconds)", &x)))
 				g->duration_s = (int)x;

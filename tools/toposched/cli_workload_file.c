@@ -80,8 +80,12 @@ static void free_names(char **names, int n)
 /* The name a file's workload takes: its base name without ".json". */
 static void base_name(const char *path, char *out, size_t size)
 {
-	const char *slash = strrchr(path, '/');
-	snprintf(out, size, "%s", slash ? slash + 1 : path);
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	size_t n = strlen(name); /* a longer name is cut: it only labels the reports */
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, name, n);
+	out[n] = '\0';
 	if (is_json(out))
 		out[strlen(out) - 5] = '\0';
 }
