@@ -661,7 +661,8 @@ static int collect(struct rx_run *run, const struct rx_counts *end, struct run_r
 		for (int i = 0; i < out->nr_classes; i++)
 			if (out->classes[i].name == p->task[th->task].t->name)
 				out->classes[i].loops += th->loops;
-		memcpy(all + n, th->lat, th->nr_lat * sizeof(*all));
+		if (th->nr_lat) /* a thread without samples may have no array at all */
+			memcpy(all + n, th->lat, th->nr_lat * sizeof(*all));
 		n += th->nr_lat;
 	}
 	if (n)
