@@ -134,23 +134,6 @@ static int note(struct build *b, const char *fmt, ...)
 	return 0;
 }
 
-/* Threads of the file that use timer `ref` (a shared, not "unique", timer). */
-static int timer_users(const struct ts_rtapp *r, const char *ref)
-{
-	int users = 0;
-	for (int t = 0; t < r->nr_tasks; t++) {
-		bool uses = false;
-		for (int p = 0; p < r->tasks[t].nr_phases && !uses; p++)
-			for (int e = 0; e < r->tasks[t].phases[p].nr_events && !uses; e++) {
-				const struct ts_rtapp_event *ev = &r->tasks[t].phases[p].events[e];
-				uses = ev->kind == TS_RTAPP_TIMER && !ev->unique &&
-				       strcmp(ev->ref, ref) == 0;
-			}
-		users += uses ? r->tasks[t].instances : 0;
-	}
-	return users;
-}
-
 /* The timer slot of ref within task t (slots in order of first use). */
 static int timer_slot(struct build *b, const struct ts_rtapp_task *t,
 		      const struct ts_rtapp_event *ev, const char **names, int *nr)
@@ -163,7 +146,7 @@ static int timer_slot(struct build *b, const struct ts_rtapp_task *t,
 			      "more than %d timers in one task: the simulator keeps %d per thread",
 			      TS_SIM_TASK_TIMERS, TS_SIM_TASK_TIMERS);
 	if (!ev->unique) {
-		int users = timer_users(b->r, ev->ref);
+		int users = ts_rtapp_shared_timer_users(b->r, ev->ref);
 		if (users > 1)
 			return refuse(b, t, ev->line, ev->key,
 				      "timer '%s' is shared by %d threads, whose uses all advance "
@@ -212,21 +195,6 @@ static int sync_index(struct build *b, const struct ts_rtapp_task *t,
 	b->sync_name[b->nr_sync] = name;
 	b->sync_kind[b->nr_sync] = kind;
 	return b->nr_sync++;
-}
-
-/* rt-app's barrier users: pted_barrier() adds one per barrier event naming it, at parse,
- * once per task description (its instances share the count, and a phase's loop does not
- * multiply it). */
-static int barrier_users(const struct ts_rtapp *r, const char *ref)
-{
-	int users = 0;
-	for (int t = 0; t < r->nr_tasks; t++)
-		for (int p = 0; p < r->tasks[t].nr_phases; p++)
-			for (int e = 0; e < r->tasks[t].phases[p].nr_events; e++) {
-				const struct ts_rtapp_event *ev = &r->tasks[t].phases[p].events[e];
-				users += ev->kind == TS_RTAPP_BARRIER && strcmp(ev->ref, ref) == 0;
-			}
-	return users;
 }
 
 /* The synchronisation events as run_event() runs them: pthread calls on the resources
@@ -284,7 +252,7 @@ static int translate_sync(struct build *b, const struct ts_rtapp_task *t,
 			return bar;
 		out[n++] = (struct ts_phase){.kind = TS_PH_BARRIER_WAIT,
 					     .obj = bar,
-					     .parties = barrier_users(b->r, ev->ref)};
+					     .parties = ts_rtapp_barrier_users(b->r, ev->ref)};
 		return n;
 	}
 	case TS_RTAPP_YIELD: /* sched_yield(): a system call, then the yield */

@@ -57,23 +57,6 @@ static int oom(struct build *b)
 	return ts_error_set(b->err, -ENOMEM, "%s: out of memory", b->r->file);
 }
 
-/* Threads that use the shared (not "unique") timer ref, as the simulator counts them. */
-static int shared_timer_users(const struct ts_rtapp *r, const char *ref)
-{
-	int users = 0;
-	for (int t = 0; t < r->nr_tasks; t++) {
-		bool uses = false;
-		for (int p = 0; p < r->tasks[t].nr_phases; p++)
-			for (int e = 0; e < r->tasks[t].phases[p].nr_events; e++) {
-				const struct ts_rtapp_event *ev = &r->tasks[t].phases[p].events[e];
-				uses |= ev->kind == TS_RTAPP_TIMER && !ev->unique &&
-					strcmp(ev->ref, ref) == 0;
-			}
-		users += uses ? r->tasks[t].instances : 0;
-	}
-	return users;
-}
-
 static bool same_cpus(const int *a, int na, const int *b, int nb)
 {
 	return na == nb && (na == 0 || memcmp(a, b, (size_t)na * sizeof(*a)) == 0);
@@ -183,7 +166,7 @@ static int timer_slot(struct build *b, const struct ts_rtapp_task *t,
 		      const struct ts_rtapp_event *ev, struct rx_names *timers)
 {
 	if (!ev->unique) {
-		int users = shared_timer_users(b->r, ev->ref);
+		int users = ts_rtapp_shared_timer_users(b->r, ev->ref);
 		if (users > 1)
 			return refuse(b, t, ev->line, ev->key,
 				      "timer '%s' is shared by %d threads, whose uses all advance "
@@ -346,23 +329,15 @@ static int build_task(struct build *b, int i)
 	return rc;
 }
 
-/* Threads naming each barrier: rt-app's barrier releases when all of them arrived. */
+/* Each barrier's users, as rt-app counts them (ts_rtapp_barrier_users(): the simulator
+ * uses the same count). */
 static int count_barrier_users(struct build *b)
 {
 	struct rx_plan *p = b->p;
 	if (p->barriers.n && !(p->barrier_users = calloc((size_t)p->barriers.n, sizeof(int))))
 		return oom(b);
-	for (int i = 0; i < p->nr_tasks; i++) {
-		const struct rx_task *x = &p->task[i];
-		for (int bar = 0; bar < p->barriers.n; bar++) {
-			bool uses = false;
-			for (int ph = 0; ph < x->nr_phases; ph++)
-				for (int e = 0; e < x->ph[ph].nr; e++)
-					uses |= x->ph[ph].ev[e].ev->kind == TS_RTAPP_BARRIER &&
-						x->ph[ph].ev[e].res == bar;
-			p->barrier_users[bar] += uses ? x->t->instances : 0;
-		}
-	}
+	for (int bar = 0; bar < p->barriers.n; bar++)
+		p->barrier_users[bar] = ts_rtapp_barrier_users(b->r, p->barriers.v[bar]);
 	return 0;
 }
 

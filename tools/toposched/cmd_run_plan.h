@@ -48,7 +48,7 @@ struct rx_plan {
 	int threads; /* started at the start barrier */
 	bool finite; /* every thread ends (no "loop": -1) */
 	struct rx_names mutexes, conds, barriers;
-	int *barrier_users; /* threads naming each barrier */
+	int *barrier_users; /* each barrier's users, rt-app's count */
 	struct rx_group *groups;
 	int nr_groups;
 };

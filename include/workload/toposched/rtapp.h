@@ -143,6 +143,14 @@ int ts_rtapp_load(const char *path, struct ts_rtapp **out, struct ts_error *err)
 void ts_rtapp_free(struct ts_rtapp *r);
 
 const char *ts_rtapp_event_name(enum ts_rtapp_event_kind kind);
+
+/* rt-app's users of barrier `ref`: pted_barrier() adds one per barrier event naming it,
+ * at parse, once per task description (a task's instances share the count, a phase's
+ * loop does not multiply it); the last of them to arrive releases the others. */
+int ts_rtapp_barrier_users(const struct ts_rtapp *r, const char *ref);
+/* Threads (instances) whose events use timer `ref` not named "unique...": rt-app has one
+ * such timer for all of them, and each use advances it. */
+int ts_rtapp_shared_timer_users(const struct ts_rtapp *r, const char *ref);
 const char *ts_rtapp_policy_name(enum ts_rtapp_policy policy);
 
 #endif
