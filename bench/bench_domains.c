@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 		for (int b = 0; b < 16; b++)
 			dist[a * 16 + b] = a == b ? 10 : a / 8 == b / 8 ? 12 : 32;
 	struct ts_regular_machine big = {
-		"synthetic-4096", "4096 CPUs, 16 nodes", 2, 8, 4, 4, 8, 2, TS_SMT_SPLIT, dist};
+		"synthetic-4096", "4096 CPUs, 16 nodes", 2, 8, 4, 4, 8, 2, TS_SMT_SPLIT, dist, 0};
 	struct ts_error err = {0};
 	struct ts_topology *t_big = ts_topology_build_regular(&big, &err);
 	const struct ts_preset *p = ts_preset_find("kunpeng920");

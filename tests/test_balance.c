@@ -321,8 +321,8 @@ static void test_interval_grows_and_resets(void **state)
 static struct ts_topology *llc16(void)
 {
 	struct ts_error err = {0};
-	struct ts_regular_machine m = {"llc16", "one 16-CPU LLC", 1,   1, 1, 1, 16,
-				       1,	TS_SMT_ADJACENT,  NULL};
+	struct ts_regular_machine m = {"llc16", "one 16-CPU LLC", 1,	1, 1, 1, 16,
+				       1,	TS_SMT_ADJACENT,  NULL, 0};
 	struct ts_topology *t = ts_topology_build_regular(&m, &err);
 	assert_non_null(t);
 	return t;

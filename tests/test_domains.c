@@ -365,8 +365,8 @@ static void test_single_cpu_and_smt_only(void **state)
 	ts_domains_free(d);
 	ts_topology_free(t);
 
-	struct ts_regular_machine m = {"smt2", "one core, two threads", 1,   1, 1, 1, 1,
-				       2,      TS_SMT_ADJACENT,		NULL};
+	struct ts_regular_machine m = {"smt2", "one core, two threads", 1,    1, 1, 1, 1,
+				       2,      TS_SMT_ADJACENT,		NULL, 0};
 	struct ts_error err = {0};
 	t = ts_topology_build_regular(&m, &err);
 	assert_non_null(t);

@@ -341,6 +341,9 @@ static void test_xml_roundtrip_presets(void **state)
 		if (!t)
 			print_message("preset %s: %s\n", p[i].name, err.msg);
 		assert_non_null(t);
+		/* every preset but jacobsville states its L3 (cache_size survives the export) */
+		if (strcmp(p[i].name, "jacobsville") != 0)
+			assert_true(t->llc_bytes >= 8u << 20);
 		check_roundtrip(t);
 	}
 }
@@ -619,6 +622,7 @@ static void test_fsroot_clusters(void **state)
 	assert_int_equal(t->nr_cores, 8);
 	assert_int_equal(t->nr_clusters, 4);
 	assert_int_equal(t->nr_llcs, 2);
+	assert_int_equal(t->llc_bytes, 16384u << 10); /* cache/index3/size "16384K" */
 	assert_int_equal(t->nr_nodes, 2);
 	assert_int_equal(t->nr_packages, 2);
 	assert_true(t->has_clusters);

@@ -66,6 +66,7 @@ static inline void assert_same_topology(const struct ts_topology *a, const struc
 	assert_int_equal(a->nr_packages, b->nr_packages);
 	assert_int_equal(a->has_smt, b->has_smt);
 	assert_int_equal(a->has_clusters, b->has_clusters);
+	assert_int_equal(a->llc_bytes, b->llc_bytes);
 	for (int i = 0; i < a->nr_cpus; i++) {
 		const struct ts_cpu_topo *x = &a->cpu[i], *y = &b->cpu[i];
 		if (memcmp(x, y, sizeof(*x)) != 0)

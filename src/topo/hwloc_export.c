@@ -232,10 +232,13 @@ static void emit_llc(struct xml_out *x, int depth, int l)
 		return;
 	}
 	hwloc_bitmap_only(ns, (unsigned)(x->llc_node[l]));
-	open_object(x, depth, "L3Cache", l, x->llc[l], ns,
-		    " cache_size=\"0\" depth=\"3\" cache_linesize=\"64\" cache_associativity=\"0\" "
-		    "cache_type=\"0\"",
-		    false);
+	/* cache_size 0 is hwloc's "unknown"; linesize and associativity are not modelled */
+	char attrs[128];
+	snprintf(attrs, sizeof(attrs),
+		 " cache_size=\"%llu\" depth=\"3\" cache_linesize=\"64\" "
+		 "cache_associativity=\"0\" cache_type=\"0\"",
+		 (unsigned long long)x->t->llc_bytes);
+	open_object(x, depth, "L3Cache", l, x->llc[l], ns, attrs, false);
 	emit_held_numa(x, depth + 1, HOLD_LLC, l, x->llc[l]);
 	for (int j = x->cls_by_llc.start[l]; j < x->cls_by_llc.start[l + 1]; j++) {
 		int c = x->cls_by_llc.list[j];

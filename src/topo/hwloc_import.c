@@ -170,6 +170,38 @@ static int llc_level(const struct import_ctx *c)
 	return level;
 }
 
+/* The deepest data-cache level above any PU (0 when hwloc knows of no cache). */
+static int deepest_dcache(const struct import_ctx *c)
+{
+	int level = 0;
+
+	for (int i = 0; i < c->nr_pus; i++)
+		for (hwloc_obj_t o = c->pus[i]->parent; o; o = o->parent)
+			if (hwloc_obj_type_is_dcache(o->type) && (int)o->attr->cache.depth > level)
+				level = (int)o->attr->cache.depth;
+	return level;
+}
+
+/* The size of the LLCs at level llc_lvl in bytes, or 0 when hwloc does not know it or the
+ * LLCs differ (the topology keeps one size for all). */
+static uint64_t llc_size(const struct import_ctx *c, int llc_lvl)
+{
+	uint64_t size = 0;
+
+	for (int i = 0; i < c->nr_pus; i++) {
+		for (hwloc_obj_t o = c->pus[i]->parent; o; o = o->parent) {
+			if (!hwloc_obj_type_is_dcache(o->type) ||
+			    (int)o->attr->cache.depth != llc_lvl)
+				continue;
+			if (i > 0 && o->attr->cache.size != size)
+				return 0;
+			size = o->attr->cache.size;
+			break;
+		}
+	}
+	return size;
+}
+
 static void fill_cpu(const struct import_ctx *c, int i, int llc_lvl, struct ts_cpu_topo *ct)
 {
 	hwloc_obj_t pu = c->pus[i];
@@ -391,6 +423,8 @@ static int convert(struct import_ctx *c, const char *kind, const char *arg,
 	int lvl = llc_level(c);
 	for (int i = 0; i < nr_pus; i++)
 		fill_cpu(c, i, lvl, &t->cpu[i]);
+	/* with no shared cache each core is its own LLC: its deepest private cache */
+	t->llc_bytes = llc_size(c, lvl > 0 ? lvl : deepest_dcache(c));
 	if (nr_nodes > 0)
 		fill_distance(c, t);
 	if (fill_capacity(c, t) < 0) {

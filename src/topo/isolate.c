@@ -21,6 +21,7 @@ enum { ISOLATED_LOAD_SECONDS = 60 };
 struct wire_header {
 	int32_t code; /* 0, or the load's negative error code (msg follows) */
 	int32_t nr_cpus, nr_nodes;
+	uint64_t llc_bytes;
 	char name[64], description[160];
 };
 
@@ -58,6 +59,7 @@ static _Noreturn void run_child(int fd, ts_topology_loader load, void *arg)
 	} else {
 		h.nr_cpus = t->nr_cpus;
 		h.nr_nodes = t->nr_nodes;
+		h.llc_bytes = t->llc_bytes;
 		memcpy(h.name, t->name, sizeof(h.name));
 		memcpy(h.description, t->description, sizeof(h.description));
 		ok = write_all(fd, &h, sizeof(h)) &&
@@ -133,6 +135,7 @@ static int decode(const char *label, const char *buf, size_t len, struct ts_topo
 	memcpy(t->distance, buf + sizeof(h) + cpu_bytes, dist_bytes);
 	memcpy(t->name, h.name, sizeof(t->name));
 	t->name[sizeof(t->name) - 1] = '\0';
+	t->llc_bytes = h.llc_bytes;
 	memcpy(t->description, h.description, sizeof(t->description));
 	t->description[sizeof(t->description) - 1] = '\0';
 	int rc = ts_topology_finish(t, err);

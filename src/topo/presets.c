@@ -34,6 +34,7 @@ static const struct ts_regular_machine kunpeng920 = {
 	.threads_per_core = 1,
 	.smt_numbering = TS_SMT_ADJACENT,
 	.distance = kunpeng920_slit,
+	.llc_bytes = 32ull << 20,
 };
 
 /* Huawei Kunpeng 920-4826 2P (48 cores per socket): 24 cores per die = 6 clusters x 4,
@@ -58,6 +59,7 @@ static const struct ts_regular_machine kunpeng920_48 = {
 	.threads_per_core = 1,
 	.smt_numbering = TS_SMT_ADJACENT,
 	.distance = kunpeng920_48_slit,
+	.llc_bytes = 24ull << 20,
 };
 
 /* AMD EPYC 7601 2P (Naples, Zen 1): 4 Zeppelin dies per socket, each die a NUMA node;
@@ -86,6 +88,7 @@ static const struct ts_regular_machine epyc_7601 = {
 	.threads_per_core = 2,
 	.smt_numbering = TS_SMT_SPLIT,
 	.distance = epyc_7601_slit,
+	.llc_bytes = 8ull << 20,
 };
 
 /* AMD EPYC 7742 2P (Rome, Zen 2), NPS1 (the default): 8 CCDs x 2 CCX of 4 cores per
@@ -112,6 +115,7 @@ static const struct ts_regular_machine epyc_7742 = {
 	.threads_per_core = 2,
 	.smt_numbering = TS_SMT_SPLIT,
 	.distance = epyc_7742_slit,
+	.llc_bytes = 16ull << 20,
 };
 
 /* The same machine in NPS4: 4 nodes per socket of 16 cores (4 CCX) each.
@@ -136,6 +140,7 @@ static const struct ts_regular_machine epyc_7742_nps4 = {
 	.threads_per_core = 2,
 	.smt_numbering = TS_SMT_SPLIT,
 	.distance = epyc_7742_nps4_slit,
+	.llc_bytes = 16ull << 20,
 };
 
 /* Intel Xeon E5-2698 v4 2P (Broadwell-EP): 20 cores per socket, SMT2, L2 per core, one
@@ -164,6 +169,7 @@ static const struct ts_regular_machine broadwell_2s = {
 	.threads_per_core = 2,
 	.smt_numbering = TS_SMT_SPLIT,
 	.distance = broadwell_2s_slit,
+	.llc_bytes = 50ull << 20,
 };
 
 /* Intel Xeon Platinum 8380 2P (Ice Lake-SP): 40 cores per socket on a monolithic XCC
@@ -193,6 +199,7 @@ static const struct ts_regular_machine icelake_2s = {
 	.threads_per_core = 2,
 	.smt_numbering = TS_SMT_SPLIT,
 	.distance = icelake_2s_slit,
+	.llc_bytes = 60ull << 20,
 };
 
 /* Intel Xeon Platinum 8480+ 2P (Sapphire Rapids), SNC off: 56 cores per socket as 4 tiles
@@ -220,6 +227,7 @@ static const struct ts_regular_machine spr_2s = {
 	.threads_per_core = 2,
 	.smt_numbering = TS_SMT_SPLIT,
 	.distance = spr_2s_slit,
+	.llc_bytes = 105ull << 20,
 };
 
 /* The same machine with SNC4: 8 nodes of 14 cores, SLIT 10 own, 12 same socket, 21 other
@@ -247,6 +255,7 @@ static const struct ts_regular_machine spr_2s_snc4 = {
 	.threads_per_core = 2,
 	.smt_numbering = TS_SMT_SPLIT,
 	.distance = spr_2s_snc4_slit,
+	.llc_bytes = 105ull << 20, /* the socket's L3 as sysfs reports it for each CPU */
 };
 
 /* Intel Jacobsville (Atom P5900 family, Tremont), P5962B-class: 24 cores in 6 clusters of
@@ -269,6 +278,7 @@ static const struct ts_regular_machine jacobsville = {
 	.threads_per_core = 1,
 	.smt_numbering = TS_SMT_ADJACENT,
 	.distance = NULL,
+	.llc_bytes = 0, /* unknown: the sources give no L3 size for this class */
 };
 
 #define PRESET_BUILDER(fn, machine)                                                                \

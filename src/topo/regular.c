@@ -89,6 +89,7 @@ struct ts_topology *ts_topology_build_regular(const struct ts_regular_machine *m
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	snprintf(t->description, sizeof(t->description), "%s",
 		 m->description ? m->description : "");
+	t->llc_bytes = m->llc_bytes;
 
 	for (int c = 0; c < nr_cores; c++) {
 		for (int th = 0; th < threads; th++) {

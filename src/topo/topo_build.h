@@ -26,6 +26,7 @@ struct ts_regular_machine {
 	int threads_per_core;
 	enum ts_smt_numbering smt_numbering;
 	const int *distance; /* [nodes*nodes] row-major, or NULL for Linux's 10/20 default */
+	uint64_t llc_bytes;  /* size of each LLC, 0 = unknown */
 };
 
 struct ts_topology *ts_topology_build_regular(const struct ts_regular_machine *m,

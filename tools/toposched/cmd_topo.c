@@ -42,6 +42,10 @@ static void text_domains(FILE *out, const struct ts_domains *d, const struct ts_
 	fprintf(out, "machine: %s  (%s)\n", t->name, t->description);
 	fprintf(out, "cpus %d  cores %d  clusters %d  llcs %d  nodes %d  packages %d\n", t->nr_cpus,
 		t->nr_cores, t->nr_clusters, t->nr_llcs, t->nr_nodes, t->nr_packages);
+	if (t->llc_bytes)
+		fprintf(out, "llc size %llu KiB\n", (unsigned long long)(t->llc_bytes >> 10));
+	else
+		fprintf(out, "llc size unknown\n");
 	fprintf(out, "smt_active %s  cluster_active %s  numa_topology_type %s\n",
 		d->smt_active ? "yes" : "no", d->cluster_active ? "yes" : "no",
 		ts_numa_topology_type_name(d->numa.type));
@@ -142,6 +146,8 @@ static void json_domains(FILE *out, const struct ts_domains *d, const struct ts_
 	ts_json_int(&w, t->nr_nodes);
 	ts_json_key(&w, "nr_packages");
 	ts_json_int(&w, t->nr_packages);
+	ts_json_key(&w, "llc_bytes"); /* 0: the source gives no size */
+	ts_json_int(&w, (long long)t->llc_bytes);
 	ts_json_key(&w, "smt_active");
 	ts_json_bool(&w, d->smt_active);
 	ts_json_key(&w, "cluster_active");

@@ -6,6 +6,7 @@
 #define TOPOSCHED_TOPOLOGY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "toposched/cpumask.h"
@@ -39,6 +40,9 @@ struct ts_topology {
 	int *distance;		 /* [nr_nodes * nr_nodes], row-major: distance[a*nr_nodes+b] */
 	bool has_clusters;	 /* some cluster is bigger than its core and smaller than its LLC */
 	bool has_smt;		 /* some core has more than one CPU */
+	/* Size of each LLC in bytes, 0 when the source does not say (hwloc's cache_size;
+	 * used by exports and reports only: the scheduler's domains do not depend on it). */
+	uint64_t llc_bytes;
 };
 
 static inline int ts_topo_distance(const struct ts_topology *t, int a, int b)
