@@ -3,7 +3,8 @@
  * every write's time in the lock one after the other, where the same writes without the mutex
  * overlap; nothing is lost on the way (every message read, every task finished); a slow reader of a
  * full one-page pipe wakes the blocked writer with every read, although only the page's last read
- * frees its slot (v5.6's was_full rule); hackbench's pipes run deterministically. */
+ * frees its slot (v5.6's was_full rule); a reader that preempts its writer on the writer's CPU
+ * does so as the write returns, before the next one; hackbench's pipes run deterministically. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -113,6 +114,46 @@ static void test_full_pipe_wakes_writer_every_read(void **state)
 	machine_free(&m);
 }
 
+/* v5.6's CFS (wakeup_gran 4 ms, sleeper credit 12 ms) on one CPU: a writer whose writes
+ * take 100 us and a reader whose reads take 100 ns. The reader sleeps far behind the
+ * writer in vruntime, so every write into the empty pipe wakes it (WF_SYNC, on the writer's
+ * CPU, at no scan cost: one allowed CPU) and check_preempt_wakeup() preempts the writer;
+ * the preemption takes effect as the write returns to user space, so the reader reads
+ * that one message and sleeps again: one wake-up per message. (Held until the next write's
+ * unlock, as the engine did, it was held again at every write: the reader ran only once
+ * the writer was done, 1 wake-up for the 400 messages.) */
+#define SLOW_WRITES 400
+static struct ts_phase slow_writer[] = {
+	{.kind = TS_PH_SEND, .ch = {.chan = 0}, .bytes = 100, .ns = 100000, .pipe = true}};
+static struct ts_phase quick_reader[] = {
+	{.kind = TS_PH_RECV, .ch = {.chan = 0}, .ns = 100, .pipe = true}};
+static struct ts_task_class preempt_classes[] = {CLASS("writer", 1, slow_writer, SLOW_WRITES),
+						 CLASS("reader", 1, quick_reader, SLOW_WRITES)};
+static const struct ts_workload preempting_reader =
+	ONE_PIPE("preempting-reader", preempt_classes, 65536);
+
+static void test_preempting_reader_reads_each_message(void **state)
+{
+	(void)state;
+	struct machine m;
+	machine_load(&m, "broadwell-2s");
+	struct ts_error err = {0};
+	static const int cpus[] = {0, 0};
+	struct ts_sim_config cfg = sim_config(&m, &preempting_reader, 1);
+	assert_int_equal(ts_kernel_profile_parse("5.6", &cfg.kernel, &err), 0);
+	cfg.features = ts_kernel_features_default(&cfg.kernel);
+	cfg.pin_cpus = cpus;
+	cfg.nr_pin_cpus = 2;
+	cfg.warmup_ns = 0;
+	cfg.duration_ns = 1000 * 1000000ULL;
+	struct ts_sim_result r = sim_run_ok(&cfg);
+	print_message("preempting reader: %llu wake-ups for %d messages\n",
+		      (unsigned long long)r.wakeups, SLOW_WRITES);
+	assert_true(r.wakeups >= SLOW_WRITES * 9 / 10);
+	assert_true(r.wakeups <= SLOW_WRITES + 2);
+	machine_free(&m);
+}
+
 static void test_hackbench_pipes_deterministic(void **state)
 {
 	(void)state;
@@ -137,6 +178,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mutex_serialises_writers),
 		cmocka_unit_test(test_full_pipe_wakes_writer_every_read),
+		cmocka_unit_test(test_preempting_reader_reads_each_message),
 		cmocka_unit_test(test_hackbench_pipes_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

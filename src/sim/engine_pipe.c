@@ -58,6 +58,18 @@ static void pipe_unlock(struct sim *m, int cpu, struct sim_task *t)
 	t->mx_stage = 0;
 }
 
+/* The call returns to user space: a wake-up that preempts t on its own CPU (a WF_SYNC
+ * wakee on the waker's CPU) takes effect here (exit_to_usermode_loop()), before t's next
+ * system call. With CPU time of the wake-ups still to run, the engine's resched at the
+ * end of the handler does it; with none, t would otherwise enter its next call (and, at
+ * pipe->mutex, hold the preemption until that call's unlock). */
+static int syscall_exit(struct sim *m, int cpu, const struct sim_task *t)
+{
+	if (m->cpu[cpu].need_resched && t->work == 0)
+		return STEP_YIELD;
+	return -1;
+}
+
 int sim_pipe_write(struct sim *m, int cpu, struct sim_task *t, const struct ts_phase *ph,
 		   struct sim_channel *ch)
 {
@@ -108,7 +120,7 @@ int sim_pipe_write(struct sim *m, int cpu, struct sim_task *t, const struct ts_p
 		sim_add_work(t, wake_one(m, cpu, t, &ch->receivers));
 	if (wake_next_writer)
 		sim_add_work(t, wake_one(m, cpu, t, &ch->senders));
-	return -1;
+	return syscall_exit(m, cpu, t);
 }
 
 int sim_pipe_read(struct sim *m, int cpu, struct sim_task *t, const struct ts_phase *ph,
@@ -143,5 +155,5 @@ int sim_pipe_read(struct sim *m, int cpu, struct sim_task *t, const struct ts_ph
 	pipe_unlock(m, cpu, t);
 	if (t->pipe_was) /* even if the pipe is still full */
 		sim_add_work(t, wake_one(m, cpu, t, &ch->senders));
-	return -1;
+	return syscall_exit(m, cpu, t);
 }
