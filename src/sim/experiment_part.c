@@ -1,6 +1,6 @@
 /* The partial result of a shard (toposched sim --shard K/N): the experiment's identity and
- * the shard's runs, written with the project's JSON writer in a fixed key order, so that
- * the same shard gives the same bytes. docs/sim-json.md ("Shards") documents the format. */
+ * the shard's runs, written with the project's JSON writer (json-c) in a fixed key order,
+ * so that the same shard gives the same bytes. docs/sim-json.md ("Shards") documents the format. */
 #include "toposched/experiment_part.h"
 
 #include <errno.h>
@@ -314,17 +314,7 @@ static void write_identity(struct ts_json_writer *w, const struct ts_experiment 
 
 int ts_exp_write_part(const struct ts_experiment *e, const char *version, FILE *out)
 {
-	struct ts_json_writer w;
-	ts_json_init(&w, out, 17);
 	int total = ts_experiment_nr_runs(e), iters = e->iterations;
-	ts_json_begin_object(&w);
-	ts_json_member_string(&w, "format", TS_EXP_PART_FORMAT);
-	ts_json_member_int(&w, "format_version", TS_EXP_PART_VERSION);
-	ts_json_member_string(&w, "toposched", version);
-	ts_json_member_int(&w, "shard", e->shard + 1);
-	ts_json_member_int(&w, "shards", e->nr_shards);
-	write_identity(&w, e);
-	/* the runs in run-index order (config, load, iteration) */
 	int *order = ts_experiment_dispatch_order(e);
 	bool *mine = calloc((size_t)total + 1, sizeof(*mine));
 	if (!order || !mine) {
@@ -334,6 +324,17 @@ int ts_exp_write_part(const struct ts_experiment *e, const char *version, FILE *
 	}
 	for (int p = 0; p < total; p++)
 		mine[order[p]] = ts_experiment_shard_of(p, e->nr_shards) == e->shard;
+	free(order);
+	struct ts_json_writer w;
+	ts_json_init(&w, out, 17);
+	ts_json_begin_object(&w);
+	ts_json_member_string(&w, "format", TS_EXP_PART_FORMAT);
+	ts_json_member_int(&w, "format_version", TS_EXP_PART_VERSION);
+	ts_json_member_string(&w, "toposched", version);
+	ts_json_member_int(&w, "shard", e->shard + 1);
+	ts_json_member_int(&w, "shards", e->nr_shards);
+	write_identity(&w, e);
+	/* the runs in run-index order (config, load, iteration) */
 	ts_json_key(&w, "runs");
 	ts_json_begin_array(&w);
 	uint64_t digest = TS_PART_DIGEST_INIT;
@@ -350,11 +351,10 @@ int ts_exp_write_part(const struct ts_experiment *e, const char *version, FILE *
 		ts_json_end_object(&w);
 	}
 	ts_json_end_array(&w);
+	free(mine);
 	char buf[32];
 	snprintf(buf, sizeof(buf), "fnv1a64:%016llx", (unsigned long long)digest);
 	ts_json_member_string(&w, "checksum", buf);
-	ts_json_end_object(&w);
-	free(order);
-	free(mine);
-	return ts_report_finish(out);
+	int rc = ts_json_end_object(&w);
+	return rc ? rc : ts_report_finish(out);
 }

@@ -17,7 +17,7 @@
 #define TS_EXP_PART_VERSION 1			 /* its "format_version" */
 
 /* Writes the partial result of e, run with nr_shards > 0 (e->results filled), by the
- * toposched called version. Returns 0 or -EIO. */
+ * toposched called version. Returns 0, -ENOMEM or -EIO. */
 int ts_exp_write_part(const struct ts_experiment *e, const char *version, FILE *out);
 
 /* The experiment rebuilt from its parts; owns everything it points at. */
