@@ -3,8 +3,9 @@
  * NUL bytes, each written to its own scratch file, merged as if written by toposched
  * "fuzz" (the seeds carry that version). Never crashes or hangs; a refusal has its code
  * in the error and a message; a merged experiment is well formed (configurations, loads,
- * iterations within the format's limits, a point for each (configuration, load)) and its
- * JSON report is written (the writer on whatever names and numbers the parts held). */
+ * iterations within the format's limits, a point for each (configuration, load), its
+ * warnings single lines) and its JSON report is written (the writer on whatever names
+ * and numbers the parts held). */
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -25,6 +26,15 @@ static void check_merged(const struct ts_exp_merge *m)
 	for (int c = 0; c < e->nr_configs; c++)
 		for (int l = 0; l < e->nr_loads; l++)
 			CHECK(ts_experiment_point(e, c, l)->n == e->iterations);
+	const char *const *warnings;
+	int nr = ts_exp_merge_warnings(m, &warnings);
+	CHECK(nr >= 0 && nr <= TS_EXP_PART_MAX_WARNINGS);
+	for (int i = 0; i < nr; i++) { /* one line each: merge prints them */
+		size_t n = strlen(warnings[i]);
+		CHECK(n >= 1 && n < TS_EXP_PART_WARNING_MAX);
+		for (size_t k = 0; k < n; k++)
+			CHECK((unsigned char)warnings[i][k] >= 0x20 && warnings[i][k] != 0x7f);
+	}
 	FILE *out = fopen("/dev/null", "w");
 	if (!out)
 		return;

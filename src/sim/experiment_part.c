@@ -224,7 +224,8 @@ static int write_cost(const struct ts_cost_term_info *info, const struct ts_cost
 	return 0;
 }
 
-static void write_identity(struct ts_json_writer *w, const struct ts_experiment *e)
+static void write_identity(struct ts_json_writer *w, const struct ts_experiment *e,
+			   const char *const *warnings, int nr_warnings)
 {
 	const struct ts_workload *wl = e->base.workload;
 	char buf[TS_FEATURES_STR_MAX];
@@ -309,11 +310,31 @@ static void write_identity(struct ts_json_writer *w, const struct ts_experiment 
 	} else {
 		ts_json_null(w);
 	}
+	ts_json_key(w, "warnings");
+	ts_json_begin_array(w);
+	for (int i = 0; i < nr_warnings; i++)
+		ts_json_string(w, warnings[i]);
+	ts_json_end_array(w);
 	ts_json_end_object(w);
 }
 
-int ts_exp_write_part(const struct ts_experiment *e, const char *version, FILE *out)
+bool ts_part_warning_ok(const char *text)
 {
+	size_t n = strnlen(text, TS_EXP_PART_WARNING_MAX);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			return false;
+	return n > 0 && n < TS_EXP_PART_WARNING_MAX;
+}
+
+int ts_exp_write_part(const struct ts_experiment *e, const char *version,
+		      const char *const *warnings, int nr_warnings, FILE *out)
+{
+	if (nr_warnings < 0 || nr_warnings > TS_EXP_PART_MAX_WARNINGS)
+		return -EINVAL;
+	for (int i = 0; i < nr_warnings; i++)
+		if (!ts_part_warning_ok(warnings[i]))
+			return -EINVAL;
 	int total = ts_experiment_nr_runs(e), iters = e->iterations;
 	int *order = ts_experiment_dispatch_order(e);
 	bool *mine = calloc((size_t)total + 1, sizeof(*mine));
@@ -333,7 +354,7 @@ int ts_exp_write_part(const struct ts_experiment *e, const char *version, FILE *
 	ts_json_member_string(&w, "toposched", version);
 	ts_json_member_int(&w, "shard", e->shard + 1);
 	ts_json_member_int(&w, "shards", e->nr_shards);
-	write_identity(&w, e);
+	write_identity(&w, e, warnings, nr_warnings);
 	/* the runs in run-index order (config, load, iteration) */
 	ts_json_key(&w, "runs");
 	ts_json_begin_array(&w);
