@@ -187,6 +187,10 @@ static void test_shards_partition_and_balance(void **state)
 	assert_non_null(strstr(err.msg, "sharded"));
 }
 
+/* What the parts carry for merge to print (one with a '/', which JSON may escape). */
+static const char *const part_warnings[] = {"a warning about the experiment",
+					    "another, with a / in it"};
+
 /* The parts of a sweep cut into n shards, written into the scratch directory. */
 static void write_parts(int iterations, int n, char (*paths)[512])
 {
@@ -198,7 +202,7 @@ static void write_parts(int iterations, int n, char (*paths)[512])
 		snprintf(paths[k], 512, "%s/part%d.json", ts_tmpdir, k + 1);
 		FILE *f = fopen(paths[k], "w");
 		assert_non_null(f);
-		assert_int_equal(ts_exp_write_part(&e, VERSION, f), 0);
+		assert_int_equal(ts_exp_write_part(&e, VERSION, part_warnings, 2, f), 0);
 		fclose(f);
 		ts_experiment_free(&e);
 	}
@@ -227,6 +231,10 @@ static void test_merged_reports_are_the_unsharded_ones(void **state)
 		struct ts_exp_merge *m = NULL;
 		struct ts_error err = {0};
 		assert_int_equal(ts_exp_merge_parts(given, n, VERSION, &m, &err), 0);
+		const char *const *warnings;
+		assert_int_equal(ts_exp_merge_warnings(m, &warnings), 2);
+		assert_string_equal(warnings[0], part_warnings[0]);
+		assert_string_equal(warnings[1], part_warnings[1]);
 		for (int w = 0; w < 3; w++) {
 			char *got = exp_report(ts_exp_merge_experiment(m), writers[w]);
 			assert_string_equal(got, want[w]);
@@ -316,10 +324,56 @@ static void test_part_carries_every_field(void **state)
 	unlink(paths[0]);
 }
 
+/* A warning that is not one line of text is not written, and not read back either. */
+static void test_part_warnings_are_lines(void **state)
+{
+	(void)state;
+	struct ts_experiment e = experiment(1);
+	e.nr_shards = 1;
+	assert_int_equal(ts_experiment_run(&e, NULL), 0);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/part.json", ts_tmpdir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	static char long_line[TS_EXP_PART_WARNING_MAX + 1];
+	memset(long_line, 'w', TS_EXP_PART_WARNING_MAX);
+	const char *const bad[] = {"two\nlines", "", "a \x1b[31mcolour", long_line};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(ts_exp_write_part(&e, VERSION, &bad[i], 1, f), -EINVAL);
+	const char *many[TS_EXP_PART_MAX_WARNINGS + 1];
+	for (int i = 0; i <= TS_EXP_PART_MAX_WARNINGS; i++)
+		many[i] = "w";
+	assert_int_equal(ts_exp_write_part(&e, VERSION, many, TS_EXP_PART_MAX_WARNINGS + 1, f),
+			 -EINVAL);
+	assert_int_equal(ftell(f), 0); /* nothing written */
+	assert_int_equal(ts_exp_write_part(&e, VERSION, part_warnings, 1, f), 0);
+	fclose(f);
+	ts_experiment_free(&e);
+	/* the same part with its warning made two lines: refused, naming it */
+	size_t len;
+	char *text = slurp(path, &len);
+	char *w = strstr(text, "\"a warning about");
+	assert_non_null(w);
+	memcpy(w + 2, "\\n", 2);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(text, 1, len, f);
+	fclose(f);
+	free(text);
+	struct ts_exp_merge *m = NULL;
+	struct ts_error err = {0};
+	const char *given[] = {path};
+	assert_int_equal(ts_exp_merge_parts(given, 1, VERSION, &m, &err), -EINVAL);
+	assert_null(m);
+	assert_non_null(strstr(err.msg, "experiment.warnings[0]: expected one line of text"));
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shards_partition_and_balance),
+		cmocka_unit_test(test_part_warnings_are_lines),
 		cmocka_unit_test(test_merged_reports_are_the_unsharded_ones),
 		cmocka_unit_test(test_part_carries_every_field),
 	};

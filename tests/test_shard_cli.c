@@ -1,8 +1,9 @@
 /* toposched sim --shard K/N and toposched merge as a user runs them: the merged report is
  * the unsharded one byte for byte, as table, JSON and CSV, for N = 1, 2, 3 and N larger
- * than the sweep's runs (empty shards); a configuration's samples do not depend on which
- * other configurations run (common random numbers, what sharding relies on); bad --shard
- * values and bad sets of parts are refused with one message, exit 2, nothing written. */
+ * than the sweep's runs (empty shards), and merge prints the unsharded run's warnings; a
+ * configuration's samples do not depend on which other configurations run (common random
+ * numbers, what sharding relies on); bad --shard values and bad sets of parts are refused
+ * with one message, exit 2, nothing written. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -180,6 +181,57 @@ static void test_one_point_alone_is_the_sweeps_run(void **state)
 	unlink(trace_alone);
 }
 
+/* s with every "toposched sim: " made "toposched merge: " (malloc'd). */
+static char *as_merge(const char *s)
+{
+	static const char from[] = "toposched sim: ", to[] = "toposched merge: ";
+	char *out = malloc(strlen(s) * 2 + 1), *o = out;
+	assert_non_null(out);
+	for (const char *p = s; *p;)
+		if (strncmp(p, from, strlen(from)) == 0) {
+			o = stpcpy(o, to);
+			p += strlen(from);
+		} else {
+			*o++ = *p++;
+		}
+	*o = '\0';
+	return out;
+}
+
+/* The warnings of the unsharded run, from merge: those known before the runs (a machine
+ * without clusters under the default comparison, one iteration) that the parts carry, and
+ * the one of the merged points (schbench's p99 on too few wake-ups). */
+static void test_merge_warns_as_the_unsharded_run(void **state)
+{
+	(void)state;
+#define WARNED                                                                                     \
+	"--machine", "icelake-2s", "--workload", "schbench", "--clients", "2,4", "--iterations",   \
+		"1", "--duration", "2ms", "--warmup", "1ms", "--quiet"
+	struct run whole = ts_run_cli(ts_tmpdir, ARGS("sim", WARNED), 300);
+	assert_int_equal(whole.status, 0);
+	assert_int_equal(count_substr(whole.err, "toposched sim: warning: "), 3);
+	assert_non_null(strstr(whole.err, "no cluster level"));
+	assert_non_null(strstr(whole.err, "1 iteration: too few samples"));
+	assert_non_null(strstr(whole.err, "p99 wake-up latency rests on fewer"));
+	for (int k = 0; k < 2; k++) {
+		struct run r = ts_run_cli(
+			ts_tmpdir,
+			ARGS("sim", WARNED, "--shard", k ? "2/2" : "1/2", "--output", part[k]),
+			300);
+		assert_int_equal(r.status, 0);
+		run_free(&r);
+	}
+	struct run merged = ts_run_cli(ts_tmpdir, ARGS("merge", part[1], part[0]), 300);
+	assert_int_equal(merged.status, 0);
+	assert_string_equal(merged.out, whole.out);
+	char *want = as_merge(whole.err);
+	assert_string_equal(merged.err, want);
+	free(want);
+	run_free(&merged);
+	run_free(&whole);
+#undef WARNED
+}
+
 static void test_bad_shard_options(void **state)
 {
 	(void)state;
@@ -260,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_merged_is_the_unsharded_report),
 		cmocka_unit_test(test_samples_independent_of_other_configs),
 		cmocka_unit_test(test_one_point_alone_is_the_sweeps_run),
+		cmocka_unit_test(test_merge_warns_as_the_unsharded_run),
 		cmocka_unit_test(test_bad_shard_options),
 		cmocka_unit_test(test_bad_parts),
 	};

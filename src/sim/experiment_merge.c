@@ -32,6 +32,8 @@ struct ts_exp_merge {
 	struct ts_exp_config *configs;
 	int *loads;
 	struct ts_sim_result *results;
+	char **warnings; /* [nr_warnings] */
+	int nr_warnings;
 };
 
 /* Reading one file: its path for messages, the error to fill. */
@@ -252,6 +254,36 @@ static int read_bind(struct reader *r, json_object *exp, enum ts_sim_bind *out)
 	return bad(r, "experiment.bind: '%s' is none, hard or inverse", text);
 }
 
+/* The warnings the run printed before its runs, for merge to print again. */
+static int read_warnings(struct reader *r, json_object *exp, struct ts_exp_merge *m)
+{
+	json_object *arr;
+	if (member(r, exp, "experiment.", "warnings", json_type_array, false, &arr))
+		return r->err->code;
+	int n = (int)json_object_array_length(arr);
+	if (n > TS_EXP_PART_MAX_WARNINGS)
+		return bad(r, "experiment.warnings: %d warnings (%d at most)", n,
+			   TS_EXP_PART_MAX_WARNINGS);
+	if (n && !(m->warnings = calloc((size_t)n, sizeof(*m->warnings))))
+		return ts_error_set(r->err, -ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++) {
+		json_object *v = json_object_array_get_idx(arr, (size_t)i);
+		const char *text =
+			json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+		/* a NUL inside the string would cut it short of what the checks saw */
+		if (!ts_part_warning_ok(text) ||
+		    strlen(text) != (size_t)json_object_get_string_len(v))
+			return bad(r,
+				   "experiment.warnings[%d]: expected one line of text (1 to %d "
+				   "bytes, no control characters)",
+				   i, TS_EXP_PART_WARNING_MAX - 1);
+		if (!(m->warnings[i] = strdup(text)))
+			return ts_error_set(r->err, -ENOMEM, "out of memory");
+		m->nr_warnings = i + 1;
+	}
+	return 0;
+}
+
 static int read_identity(struct reader *r, json_object *exp, struct ts_exp_merge *m)
 {
 	bool oom = false;
@@ -277,7 +309,7 @@ static int read_identity(struct reader *r, json_object *exp, struct ts_exp_merge
 	    member_u64(r, exp, "experiment.", "max_events", &m->e.base.max_events) ||
 	    read_pin(r, exp, m, &oom) || read_bind(r, exp, &m->e.base.bind) ||
 	    get_string(r, exp, "experiment.", "groups_spec", true, &groups) ||
-	    read_configs(r, exp, m))
+	    read_configs(r, exp, m) || read_warnings(r, exp, m))
 		return r->err->code;
 	if (hz > UINT_MAX)
 		return bad(r, "experiment.hz: %" PRIu64 " is too large", hz);
@@ -669,6 +701,12 @@ const struct ts_experiment *ts_exp_merge_experiment(const struct ts_exp_merge *m
 	return &m->e;
 }
 
+int ts_exp_merge_warnings(const struct ts_exp_merge *m, const char *const **out)
+{
+	*out = (const char *const *)m->warnings;
+	return m->nr_warnings;
+}
+
 const struct ts_sim_result *ts_exp_merge_result(const struct ts_exp_merge *m, int run)
 {
 	return &m->results[run];
@@ -690,5 +728,8 @@ void ts_exp_merge_free(struct ts_exp_merge *m)
 	free(m->configs);
 	free(m->loads);
 	free(m->results);
+	for (int i = 0; i < m->nr_warnings; i++)
+		free(m->warnings[i]);
+	free(m->warnings);
 	free(m);
 }

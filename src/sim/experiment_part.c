@@ -1,6 +1,6 @@
 /* The partial result of a shard (toposched sim --shard K/N): the experiment's identity and
- * the shard's runs, written with the project's JSON writer in a fixed key order, so that
- * the same shard gives the same bytes. docs/sim-json.md ("Shards") documents the format. */
+ * the shard's runs, written with the project's JSON writer (json-c) in a fixed key order,
+ * so that the same shard gives the same bytes. docs/sim-json.md ("Shards") documents the format. */
 #include "toposched/experiment_part.h"
 
 #include <errno.h>
@@ -224,7 +224,8 @@ static int write_cost(const struct ts_cost_term_info *info, const struct ts_cost
 	return 0;
 }
 
-static void write_identity(struct ts_json_writer *w, const struct ts_experiment *e)
+static void write_identity(struct ts_json_writer *w, const struct ts_experiment *e,
+			   const char *const *warnings, int nr_warnings)
 {
 	const struct ts_workload *wl = e->base.workload;
 	char buf[TS_FEATURES_STR_MAX];
@@ -309,22 +310,32 @@ static void write_identity(struct ts_json_writer *w, const struct ts_experiment 
 	} else {
 		ts_json_null(w);
 	}
+	ts_json_key(w, "warnings");
+	ts_json_begin_array(w);
+	for (int i = 0; i < nr_warnings; i++)
+		ts_json_string(w, warnings[i]);
+	ts_json_end_array(w);
 	ts_json_end_object(w);
 }
 
-int ts_exp_write_part(const struct ts_experiment *e, const char *version, FILE *out)
+bool ts_part_warning_ok(const char *text)
 {
-	struct ts_json_writer w;
-	ts_json_init(&w, out, 17);
+	size_t n = strnlen(text, TS_EXP_PART_WARNING_MAX);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			return false;
+	return n > 0 && n < TS_EXP_PART_WARNING_MAX;
+}
+
+int ts_exp_write_part(const struct ts_experiment *e, const char *version,
+		      const char *const *warnings, int nr_warnings, FILE *out)
+{
+	if (nr_warnings < 0 || nr_warnings > TS_EXP_PART_MAX_WARNINGS)
+		return -EINVAL;
+	for (int i = 0; i < nr_warnings; i++)
+		if (!ts_part_warning_ok(warnings[i]))
+			return -EINVAL;
 	int total = ts_experiment_nr_runs(e), iters = e->iterations;
-	ts_json_begin_object(&w);
-	ts_json_member_string(&w, "format", TS_EXP_PART_FORMAT);
-	ts_json_member_int(&w, "format_version", TS_EXP_PART_VERSION);
-	ts_json_member_string(&w, "toposched", version);
-	ts_json_member_int(&w, "shard", e->shard + 1);
-	ts_json_member_int(&w, "shards", e->nr_shards);
-	write_identity(&w, e);
-	/* the runs in run-index order (config, load, iteration) */
 	int *order = ts_experiment_dispatch_order(e);
 	bool *mine = calloc((size_t)total + 1, sizeof(*mine));
 	if (!order || !mine) {
@@ -334,6 +345,17 @@ int ts_exp_write_part(const struct ts_experiment *e, const char *version, FILE *
 	}
 	for (int p = 0; p < total; p++)
 		mine[order[p]] = ts_experiment_shard_of(p, e->nr_shards) == e->shard;
+	free(order);
+	struct ts_json_writer w;
+	ts_json_init(&w, out, 17);
+	ts_json_begin_object(&w);
+	ts_json_member_string(&w, "format", TS_EXP_PART_FORMAT);
+	ts_json_member_int(&w, "format_version", TS_EXP_PART_VERSION);
+	ts_json_member_string(&w, "toposched", version);
+	ts_json_member_int(&w, "shard", e->shard + 1);
+	ts_json_member_int(&w, "shards", e->nr_shards);
+	write_identity(&w, e, warnings, nr_warnings);
+	/* the runs in run-index order (config, load, iteration) */
 	ts_json_key(&w, "runs");
 	ts_json_begin_array(&w);
 	uint64_t digest = TS_PART_DIGEST_INIT;
@@ -350,11 +372,10 @@ int ts_exp_write_part(const struct ts_experiment *e, const char *version, FILE *
 		ts_json_end_object(&w);
 	}
 	ts_json_end_array(&w);
+	free(mine);
 	char buf[32];
 	snprintf(buf, sizeof(buf), "fnv1a64:%016llx", (unsigned long long)digest);
 	ts_json_member_string(&w, "checksum", buf);
-	ts_json_end_object(&w);
-	free(order);
-	free(mine);
-	return ts_report_finish(out);
+	int rc = ts_json_end_object(&w);
+	return rc ? rc : ts_report_finish(out);
 }

@@ -5,6 +5,7 @@
 #ifndef TOPOSCHED_SIM_PART_FIELDS_H
 #define TOPOSCHED_SIM_PART_FIELDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,5 +35,8 @@ uint64_t ts_part_digest(uint64_t h, int run, const struct ts_sim_result *r);
 /* Bytes of one value of type t in the struct. */
 size_t ts_part_value_size(enum ts_part_type t);
 extern const int ts_part_nr_fields;
+/* A warning a part may carry: one line of text, 1 to TS_EXP_PART_WARNING_MAX - 1 bytes,
+ * no control characters (merge prints it on a terminal). */
+bool ts_part_warning_ok(const char *text);
 
 #endif

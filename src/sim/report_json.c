@@ -273,6 +273,6 @@ int ts_exp_write_json(const struct ts_experiment *e, FILE *out)
 		jw_close(&w, '}');
 	}
 	jw_close(&w, ']');
-	jw_close(&w, '}'); /* ends the line */
-	return ts_report_finish(out);
+	int rc = ts_json_end_object(&w); /* writes the document */
+	return rc ? rc : ts_report_finish(out);
 }

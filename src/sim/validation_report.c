@@ -340,8 +340,8 @@ int ts_validation_write_json(const struct ts_validation *v, FILE *out)
 	ts_json_member_int(&w, "calibration_with_band", cal.judged);
 	ts_json_member_int(&w, "calibration_inside", cal.inside);
 	ts_json_end_object(&w);
-	ts_json_end_object(&w);
-	return ts_report_finish(out);
+	int rc = ts_json_end_object(&w); /* writes the document */
+	return rc ? rc : ts_report_finish(out);
 }
 
 /* ---- markdown (docs/validation.md) ---- */

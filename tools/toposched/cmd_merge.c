@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cli_plot.h"
 #include "cli_shard.h"
+#include "cli_warn.h"
 #include "toposched/experiment_part.h"
 
 #define MERGE_CMD "merge"
@@ -21,7 +22,8 @@ static const char merge_help[] =
 	"K/N --output PART.json', one run per K of 1..N) and writes the report that the\n"
 	"sweep run at once writes, byte for byte. The parts are given in any order; each\n"
 	"shard exactly once, all of one experiment, written by this toposched\n"
-	"(docs/sim-json.md, \"Shards\").\n"
+	"(docs/sim-json.md, \"Shards\"). It prints the warnings the sweep run at once\n"
+	"prints.\n"
 	"\n"
 	"  --format FMT        table (or text; default), csv or json; without --format,\n"
 	"                      an --output ending in .csv or .json selects that format\n"
@@ -135,6 +137,12 @@ int cmd_merge(int argc, char **argv)
 		return err.code == -ENOMEM ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
 	}
 	const struct ts_experiment *e = ts_exp_merge_experiment(m);
+	/* the unsharded run's warnings: those of the parts, then those of the points */
+	const char *const *warnings;
+	int nr_warnings = ts_exp_merge_warnings(m, &warnings);
+	for (int i = 0; i < nr_warnings; i++)
+		fprintf(stderr, "toposched %s: warning: %s\n", MERGE_CMD, warnings[i]);
+	cli_warn_thin_percentile(MERGE_CMD, e);
 	struct cli_output out = {0}, plot = {0}, plot_gp = {0};
 	int rc = 0;
 	if (cli_output_open(&out, MERGE_CMD, "--output", output) ||

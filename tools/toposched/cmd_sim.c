@@ -25,6 +25,7 @@
 #include "cli_plot.h"
 #include "cli_shard.h"
 #include "cli_trace.h"
+#include "cli_warn.h"
 #include "cli_workload_file.h"
 #include "toposched/cost_model.h"
 #include "toposched/domain.h"
@@ -525,47 +526,6 @@ struct sim_setup {
 };
 
 /* --cpus: the run's CPUs as a cpulist, the cpuset a taskset -c or cgroup gives. */
-/* A p99 metric (schbench, rt-app files) of a run too short for it: say which points, and how few
- * wake-ups they had, before the report that shows them. */
-static void warn_thin_percentile(const struct ts_experiment *e)
-{
-	const struct ts_workload *wl = e->base.workload;
-	if (wl->metric != TS_METRIC_WAKEUP_P99_US)
-		return;
-	char list[512] = "";
-	size_t len = 0;
-	int thin = 0;
-	uint64_t fewest = UINT64_MAX;
-	int want = (int)(TS_EXP_PERCENTILE_MIN_TAIL / (1 - 0.99) + 0.5);
-	for (int c = 0; c < e->nr_configs; c++)
-		for (int l = 0; l < e->nr_loads; l++) {
-			const struct ts_exp_point *p = ts_experiment_point(e, c, l);
-			if (!ts_exp_percentile_thin(p, 0.99))
-				continue;
-			if (p->stats.wakeup_lat_samples_min < fewest)
-				fewest = p->stats.wakeup_lat_samples_min;
-			if (thin++ < 4 && len < sizeof(list))
-				len += (size_t)snprintf(
-					list + len, sizeof(list) - len, "%s%s at %d (%llu)",
-					len ? ", " : "", e->configs[c].name, e->loads[l],
-					(unsigned long long)p->stats.wakeup_lat_samples_min);
-		}
-	if (!thin)
-		return;
-	/* the wake-ups grow with the measured window: the window that gives every point
-	 * enough of them, rounded up to 10 ms (none measured: no estimate) */
-	char hint[64] = "a longer --duration";
-	if (fewest > 0)
-		snprintf(hint, sizeof(hint), "--duration %.0fms or longer",
-			 ceil((double)e->base.duration_ns / 1e6 * want / (double)fewest / 10) * 10);
-	fprintf(stderr,
-		"toposched sim: warning: %s's p99 wake-up latency rests on fewer than %d "
-		"wake-ups (%d beyond the percentile) at %d point%s: %s%s; %s gives every point "
-		"a stable p99\n",
-		wl->name, want, TS_EXP_PERCENTILE_MIN_TAIL, thin, thin == 1 ? "" : "s", list,
-		thin > 4 ? ", ..." : "", hint);
-}
-
 static int build_pin_from_cpus(const struct sim_opts *o, struct sim_setup *s)
 {
 	if (o->pin)
@@ -822,18 +782,19 @@ static int dump_groups(const struct sim_setup *s)
 
 /* The default comparison is NO_SIS_CLUSTER against SIS_CLUSTER: on a machine whose domains
  * have no CLS level (sched_cluster_active false) both run the same scheduler. */
-static void warn_no_clusters(const struct sim_opts *o, const struct sim_setup *s)
+static void warn_no_clusters(const struct sim_opts *o, const struct sim_setup *s,
+			     struct cli_warnings *w)
 {
 	struct ts_domains *d = NULL;
 	struct ts_error err = {0};
 	if (o->nr_compare || o->features || ts_domains_build(s->topo, NULL, &d, &err))
 		return;
 	if (!d->cluster_active)
-		fprintf(stderr,
-			"toposched sim: warning: %s has no cluster level (no CLS domain), so the "
-			"default comparison, NO_SIS_CLUSTER vs SIS_CLUSTER, runs the same "
-			"scheduler twice; give --compare\n",
-			s->topo->name);
+		cli_warn(w, SIM_CMD,
+			 "%s has no cluster level (no CLS domain), so the default comparison, "
+			 "NO_SIS_CLUSTER vs SIS_CLUSTER, runs the same scheduler twice; give "
+			 "--compare",
+			 s->topo->name);
 	ts_domains_free(d);
 }
 
@@ -953,7 +914,8 @@ int cmd_sim(int argc, char **argv)
 		rc = dump_groups(&s);
 		goto done;
 	}
-	warn_no_clusters(&o, &s);
+	struct cli_warnings warnings = {0}; /* a part carries them to merge */
+	warn_no_clusters(&o, &s, &warnings);
 	if (cli_output_open(&out, SIM_CMD, "--output", o.output) ||
 	    (o.plot && (cli_output_open(&plot, SIM_CMD, "--plot", o.plot) ||
 			cli_output_open(&plot_gp, SIM_CMD, "--plot", plot_script))) ||
@@ -1001,10 +963,10 @@ int cmd_sim(int argc, char **argv)
 		goto done;
 	}
 	if (e.nr_configs > 1 && e.iterations < TS_EXP_TTEST_MIN_SAMPLES)
-		fprintf(stderr,
-			"toposched sim: warning: %d iteration: too few samples for the "
-			"significance test (Welch's t-test needs %d or more)\n",
-			e.iterations, TS_EXP_TTEST_MIN_SAMPLES);
+		cli_warn(&warnings, SIM_CMD,
+			 "%d iteration: too few samples for the significance test (Welch's "
+			 "t-test needs %d or more)",
+			 e.iterations, TS_EXP_TTEST_MIN_SAMPLES);
 	struct ts_error err = {0};
 	if (ts_experiment_run(&e, &err)) {
 		fprintf(stderr, "toposched sim: error: %s\n", err.msg);
@@ -1012,8 +974,9 @@ int cmd_sim(int argc, char **argv)
 		goto done;
 	}
 	if (!nr_shards) /* a shard has no points: its runs are summarised at merge */
-		warn_thin_percentile(&e);
-	if (nr_shards ? ts_exp_write_part(&e, cli_shard_version(), cli_output_stream(&out))
+		cli_warn_thin_percentile(SIM_CMD, &e);
+	if (nr_shards ? ts_exp_write_part(&e, cli_shard_version(), warnings.text, warnings.nr,
+					  cli_output_stream(&out))
 		      : write_report(&e, o.format, cli_output_stream(&out))) {
 		fprintf(stderr, "toposched sim: error: writing the report to %s failed: %s\n",
 			o.output ? o.output : "stdout", strerror(errno));

@@ -237,7 +237,7 @@ bool ts_exp_significant(double amean, double stddev, int n, double base_amean, d
 int ts_exp_write_table(const struct ts_experiment *e, FILE *out);
 /* One header line, then one row per (configuration, load). */
 int ts_exp_write_csv(const struct ts_experiment *e, FILE *out);
-/* The documented JSON (docs/sim-json.md). */
+/* The documented JSON (docs/sim-json.md); 0, -ENOMEM or -EIO. */
 int ts_exp_write_json(const struct ts_experiment *e, FILE *out);
 
 enum ts_plot_format { TS_PLOT_PNG, TS_PLOT_SVG };

@@ -154,9 +154,9 @@ int ts_validation_run(const struct ts_val_row *const *rows, int nr, const struct
 		      struct ts_validation *out, struct ts_error *err);
 void ts_validation_free(struct ts_validation *v);
 
-/* Reports (validation_report.c); 0 or -EIO. The table and the markdown show the
- * calibration rows apart from the validation rows, then the sources and a summary; the
- * markdown is docs/validation.md. The list describes rows without running them. */
+/* Reports (validation_report.c); 0 or -EIO (the JSON also -ENOMEM). The table and the markdown show
+ * the calibration rows apart from the validation rows, then the sources and a summary; the markdown
+ * is docs/validation.md. The list describes rows without running them. */
 int ts_validation_write_table(const struct ts_validation *v, FILE *out);
 int ts_validation_write_json(const struct ts_validation *v, FILE *out);
 int ts_validation_write_markdown(const struct ts_validation *v, FILE *out);
