@@ -51,7 +51,8 @@ struct rec {
 	struct ts_ftrace_task ctx, a, b; /* the context; the task(s) of the event */
 };
 
-/* A worker's buffer and what its trace says runs there. */
+/* A worker's buffer and what its trace says runs there: a line of its own (only its
+ * worker writes it). */
 struct trace_cpu {
 	struct rec *v;
 	size_t n, cap, max;
@@ -259,9 +260,10 @@ int rt_trace_start(const struct ts_rt_config *cfg)
 		goto oom;
 	size_t max = ((size_t)mb << 20) / (size_t)rt_g.nr_workers / sizeof(struct rec);
 	for (int i = 0; i < rt_g.nr_workers; i++) {
-		struct trace_cpu *c = calloc(1, sizeof(*c));
+		struct trace_cpu *c = aligned_alloc(64, (sizeof(*c) + 63) & ~(size_t)63);
 		if (!c)
 			goto oom;
+		memset(c, 0, sizeof(*c));
 		c->max = max > 1 ? max : 1;
 		c->idle = true;
 		trace_cpus[rt_g.worker_cpus[i]] = c;
