@@ -65,6 +65,27 @@ static void test_run_counts_every_loop(void **state)
 	run_free(&r);
 }
 
+/* --trace: the runtime's trace of the run, in the ftrace text lines of sim --trace, with
+ * the spawner's fork of its child and the threads' switches (tests/test_rt_trace.c reads a
+ * runtime trace back line by line). */
+static void test_run_trace(void **state)
+{
+	(void)state;
+	char path[320];
+	snprintf(path, sizeof(path), "%s/rt.trace", ts_tmpdir);
+	struct run r = run_ok(ARGS("run", DATA "run/events.json", "--trace", path));
+	run_free(&r);
+	size_t len = 0;
+	char *t = slurp(path, &len);
+	assert_non_null(t);
+	assert_true(strncmp(t, "# tracer: nop\n", 14) == 0);
+	assert_non_null(strstr(t, "sched_process_fork: comm=spawner-0 "));
+	assert_non_null(strstr(t, "child_comm=child-0 "));
+	assert_non_null(strstr(t, "sched_switch: prev_comm=worker-"));
+	assert_non_null(strstr(t, "sched_wakeup: comm=worker-"));
+	free(t);
+}
+
 /* Both hosts on one file: both results, with the loops the timer allows in the
  * simulator's 40 ms, and the differences. */
 static void test_compare_real_both_hosts(void **state)
@@ -90,6 +111,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_counts_every_loop),
 		cmocka_unit_test(test_compare_real_both_hosts),
+		cmocka_unit_test(test_run_trace),
 	};
 	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
 }

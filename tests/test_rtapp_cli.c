@@ -110,8 +110,8 @@ static void test_refusals(void **state)
 		       "err_type.json:6:", "phase 'p'", "'run'");
 	expect_refused(ARGS("sim", "--workload", DATA "err_syntax.json"),
 		       "err_syntax.json:4:", "not valid JSON");
-	expect_refused(ARGS("sim", "--workload", DATA "fork_yield.json"),
-		       "fork_yield.json:3:", "task 'parent'", "'fork'");
+	expect_refused(ARGS("sim", "--workload", DATA "err_fork_forever.json"),
+		       "err_fork_forever.json:3:", "task 'spawner'", "'fork'");
 	expect_refused(ARGS("sim", "--workload", DATA "err_policy.json"), "task 'rt'", "'policy'",
 		       "SCHED_FIFO");
 	expect_refused(ARGS("sim", "--workload", DATA "no-such-file.json"), "no-such-file.json",

@@ -17,6 +17,7 @@
 
 #include "sim_machine.h"
 #include "test_support.h"
+#include "trace_reader.h"
 
 #define DATA TS_SOURCE_DIR "/tests/data/rtapp/"
 
@@ -144,7 +145,10 @@ static void test_stated_costs(void **state)
 static void test_refusals(void **state)
 {
 	(void)state;
-	refused(DATA "fork_yield.json", ":3:", "task 'parent'", "'fork'");
+	refused(DATA "err_fork_forever.json", "err_fork_forever.json:3:", "task 'spawner'",
+		"'fork'", "loops for ever", "FORKS_LIMIT");
+	refused(DATA "err_fork_bomb.json", "err_fork_bomb.json:3:", "task 'bomb'", "'fork'",
+		"more than 65536 threads of 'bomb'");
 	refused(DATA "err_spin.json", "err_spin.json:3:", "task 'spinner'", "no event takes time");
 	refused(DATA "err_policy.json", "task 'rt'", "'policy'", "SCHED_FIFO", "default_policy");
 	refused(DATA "err_shared_timer.json", "err_shared_timer.json:6:", "'timer'",
@@ -365,6 +369,84 @@ static void test_cpus(void **state)
 	machine_free(&m);
 }
 
+/* fork: one class per task for its own threads, one for those its forks create (named
+ * NAME-forked when it has both), counted through forks of forked threads; the forked
+ * class starts without the start barrier, from t_zero + delay. */
+static void test_fork_classes(void **state)
+{
+	(void)state;
+	struct ts_sim_rtapp *x =
+		build_text("{\"tasks\": {"
+			   "\"a\": {\"instance\": 2, \"loop\": 2, \"fork\": \"b\", \"run\": 10},"
+			   "\"b\": {\"instance\": 1, \"loop\": 1, \"delay\": 300, \"fork\": \"c\", "
+			   "\"fork1\": \"c\", \"run\": 10},"
+			   "\"c\": {\"instance\": 0, \"loop\": 1, \"run\": 10}}}");
+	const struct ts_workload *w = &x->w;
+	assert_int_equal(w->nr_classes, 4);
+	/* a x2, b x1 from the start; b forked 2 x 2 = 4 times; c by 1 + 4 b threads x 2 */
+	const char *names[] = {"a", "b", "b-forked", "c"};
+	int counts[] = {2, 1, 4, 10};
+	enum ts_spawn_kind spawn[] = {TS_SPAWN_LAUNCHER, TS_SPAWN_LAUNCHER, TS_SPAWN_FORK,
+				      TS_SPAWN_FORK};
+	for (int i = 0; i < 4; i++) {
+		assert_string_equal(w->classes[i].name, names[i]);
+		assert_int_equal(w->classes[i].count, counts[i]);
+		assert_int_equal(w->classes[i].spawn, spawn[i]);
+	}
+	assert_int_equal(w->classes[0].phases[0].kind, TS_PH_FORK);
+	assert_int_equal(w->classes[0].phases[0].obj, 2);
+	assert_int_equal(w->classes[1].phases[0].obj, 3);
+	assert_int_equal(w->classes[2].phases[1].obj, 3);
+	assert_int_equal(w->classes[2].nr_prologue, 1);
+	assert_int_equal(w->classes[2].prologue[0].kind, TS_PH_START_DELAY);
+	assert_int_equal(w->classes[2].prologue[0].ns, 300000);
+	assert_int_equal(w->classes[1].prologue[0].kind, TS_PH_BARRIER);
+	ts_sim_rtapp_free(x);
+}
+
+/* fork.json in the simulator: the spawner forks its 3 workers through the core's fork path
+ * (sched_process_fork, sched_wakeup_new), each runs its 2 x 2 ms; the run ends with the
+ * last worker. */
+static void test_fork_runs(void **state)
+{
+	(void)state;
+	struct machine m;
+	machine_load(&m, "kunpeng920");
+	struct ts_sim_rtapp *x = build_file(DATA "fork.json");
+	struct ts_sim_config cfg = sim_config(&m, &x->w, 1);
+	cfg.duration_ns = 10ULL * 1000000000;
+	cfg.no_background = true;
+	char *text = NULL;
+	size_t len = 0;
+	sim_run_ok_traced(&cfg, &text, &len);
+	struct reader *r = calloc(1, sizeof(*r));
+	assert_non_null(r);
+	read_trace(text, r, m.topo->nr_cpus);
+	int workers = 0;
+	uint64_t worker_us = 0;
+	for (int pid = 1; pid < MAX_PIDS; pid++)
+		if (strcmp(r->comm[pid], "worker") == 0) {
+			workers++;
+			worker_us += r->run_us[pid];
+		}
+	assert_int_equal(workers, 3);
+	/* the launcher forks the spawner, the spawner the workers; the launcher's own start
+	 * is a new task too */
+	assert_int_equal(r->forks, 4);
+	assert_int_equal(r->new_tasks, 5);
+	/* 12 ms of work, plus what the machine adds (switches, cache refills) */
+	assert_true(worker_us >= 12000 && worker_us < 12300);
+	free(r);
+	free(text);
+	/* the last worker is forked after 2 spawner loops (2 x 1 ms sleep and forks) and
+	 * runs 2 + 0.5 + 2 ms: the time to finish is about 6.6 ms */
+	struct ts_sim_result res = sim_run_ok(&cfg);
+	assert_true(res.finished);
+	assert_near(res.metric, 0.0066, 0.0006);
+	ts_sim_rtapp_free(x);
+	machine_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_sync_programs),  cmocka_unit_test(test_sync_semantics),
 		cmocka_unit_test(test_yield_switches), cmocka_unit_test(test_sync_files_run),
+		cmocka_unit_test(test_fork_classes),   cmocka_unit_test(test_fork_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

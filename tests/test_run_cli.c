@@ -67,8 +67,8 @@ static void test_refusals(void **state)
 	expect_refused(ARGS("run", DATA "run/forever.json"), "forever.json", "--duration");
 	expect_refused(ARGS("run", DATA "run/err_cpus.json"), "err_cpus.json:4", "'cpus'", "4000");
 	/* the simulator refuses what it cannot model, before anything runs */
-	expect_refused(ARGS("compare-real", DATA "fork_yield.json", "--duration", "10ms"),
-		       "the simulator", "'fork'");
+	expect_refused(ARGS("compare-real", DATA "err_fork_forever.json", "--duration", "10ms"),
+		       "the simulator", "'fork'", "loops for ever");
 	expect_refused(ARGS("compare-real", DATA "run/periodic.json"), "--duration");
 	expect_refused(ARGS("compare-real", DATA "run/periodic.json", "--format", "xml"),
 		       "--format");

@@ -438,6 +438,63 @@ void rt_groups_free(void); /* the registry; the core's groups go with the sched 
 /* The core's group of g (NULL for g NULL: the root); -EINVAL if g is not of this run. */
 int rt_group_resolve(const struct ts_rt_group *g, struct ts_task_group **out);
 
+/* ---- the trace (trace.c): ts_rt_config.trace, TOPOSCHED_TRACE ---- */
+
+/* Set before the workers start, cleared after they stop: each hook below is one
+ * predictable branch while tracing is off. */
+extern bool rt_trace_on;
+int rt_trace_start(const struct ts_rt_config *cfg); /* after the workers exist */
+int rt_trace_stop(void);			    /* after they stopped: writes the file */
+void rt_trace_abandon(void);			    /* a failed start */
+void rt_trace_do_switch(struct rt_worker *w, const struct rt_task *prev,
+			const struct rt_task *next);
+void rt_trace_do_left(struct rt_worker *w, const struct rt_task *prev, int reason);
+void rt_trace_do_idle(struct rt_worker *w);
+void rt_trace_do_waking(const struct rt_task *t);
+void rt_trace_do_wakeup(const struct rt_task *t, const struct rt_task *parent,
+			const struct ts_placement *pl, bool new_task);
+/* ts_host_ops.migrate_task: sched_migrate_task (returns at once while tracing is off). */
+void rt_trace_migrate(void *host, const struct ts_task *p, int dest_cpu);
+
+/* w runs next: switched to from prev directly (prev still on w's stack), or from the loop
+ * (prev NULL: the task the loop last saw left as rt_trace_left() said). */
+static inline void rt_trace_switch(struct rt_worker *w, const struct rt_task *prev,
+				   const struct rt_task *next)
+{
+	if (__builtin_expect(rt_trace_on, 0))
+		rt_trace_do_switch(w, prev, next);
+}
+/* The loop got prev back for `reason` (enum rt_switch_reason; -1: none). */
+static inline void rt_trace_left(struct rt_worker *w, const struct rt_task *prev, int reason)
+{
+	if (__builtin_expect(rt_trace_on, 0) && prev)
+		rt_trace_do_left(w, prev, reason);
+}
+/* w goes idle (parks, after polling). */
+static inline void rt_trace_idle(struct rt_worker *w)
+{
+	if (__builtin_expect(rt_trace_on, 0))
+		rt_trace_do_idle(w);
+}
+/* try_to_wake_up() of t begins (t->ts.cpu: where it last ran), and placed it. */
+static inline void rt_trace_waking(const struct rt_task *t)
+{
+	if (__builtin_expect(rt_trace_on, 0))
+		rt_trace_do_waking(t);
+}
+static inline void rt_trace_wakeup(const struct rt_task *t, const struct ts_placement *pl)
+{
+	if (__builtin_expect(rt_trace_on, 0))
+		rt_trace_do_wakeup(t, NULL, pl, false);
+}
+/* wake_up_new_task() of t, spawned by parent (NULL: from a plain thread). */
+static inline void rt_trace_new(const struct rt_task *t, const struct rt_task *parent,
+				const struct ts_placement *pl)
+{
+	if (__builtin_expect(rt_trace_on, 0))
+		rt_trace_do_wakeup(t, parent, pl, true);
+}
+
 /* ---- errors (error.c) ---- */
 
 int rt_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

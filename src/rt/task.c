@@ -419,7 +419,9 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 		atomic_fetch_add_explicit(&rt_g.spawned_near, 1, memory_order_relaxed);
 	} else if (w) {
 		/* A task, or a worker's loop: this thread is the CPU's only actor. */
-		ts_wake_up_new_task(rt_g.s, &t->ts, w->cpu, self ? &self->ts : NULL);
+		struct ts_placement pl =
+			ts_wake_up_new_task(rt_g.s, &t->ts, w->cpu, self ? &self->ts : NULL);
+		rt_trace_new(t, self, &pl);
 		rt_stat_bump(&w->spawned);
 	} else {
 		rt_inbox_push(home, t, RT_INBOX_NEW);

@@ -60,9 +60,11 @@ void rt_block(struct rt_task *t)
 void rt_do_ttwu(struct rt_task *t, int cpu, struct rt_task *waker, int wake_flags)
 {
 	rt_spin_lock(&t->pi_lock);
+	rt_trace_waking(t);
 	struct ts_placement pl =
 		ts_try_to_wake_up(rt_g.s, &t->ts, cpu, waker ? &waker->ts : NULL, wake_flags);
 	rt_spin_unlock(&t->pi_lock);
+	rt_trace_wakeup(t, &pl);
 	if (pl.ttwu_queued)
 		rt_stat_bump(&rt_g.worker[cpu]->ttwu_queued);
 }

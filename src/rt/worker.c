@@ -180,6 +180,7 @@ static const struct ts_host_ops rt_ops = {
 	.rq_lock = host_lock,
 	.rq_unlock = host_unlock,
 	.scan_time = host_scan_time,
+	.migrate_task = rt_trace_migrate,
 };
 
 /* ---- inbox ---- */
@@ -207,7 +208,8 @@ static bool inbox_drain(struct rt_worker *w)
 	while (t) {
 		struct rt_task *next = t->inbox_next;
 		if (t->inbox_kind == RT_INBOX_NEW) {
-			ts_wake_up_new_task(rt_g.s, &t->ts, w->cpu, NULL);
+			struct ts_placement pl = ts_wake_up_new_task(rt_g.s, &t->ts, w->cpu, NULL);
+			rt_trace_new(t, NULL, &pl);
 			rt_stat_bump(&w->spawned);
 		} else {
 			rt_do_ttwu(t, w->cpu, NULL, 0);
@@ -267,6 +269,7 @@ static struct rt_task *run_task(struct rt_worker *w, struct rt_task *t)
 	t->worker = w;
 	rt_set_current(t);
 	rt_stat_bump(&w->switches);
+	rt_trace_switch(w, NULL, t);
 	rt_ctx_switch(&w->ctx, &t->ctx);
 	struct rt_task *back = rt_current();
 	rt_set_current(NULL);
@@ -289,6 +292,7 @@ static void *worker_main(void *arg)
 		/* Read now: once unlocked, a yielded or woken prev may run (and switch out
 		 * again) on another worker. */
 		int reason = prev ? prev->reason : -1;
+		rt_trace_left(w, prev, reason);
 		atomic_store(&w->need_resched, 0);
 		/* A safe point: stop work of other workers' NUMA swaps. A yielded prev may be
 		 * their partner; then it is no longer ours to account. */
@@ -385,6 +389,7 @@ static void *worker_main(void *arg)
 			now = rt_clock_ns();
 			timeout = next_timer > now ? next_timer - now : 1;
 		}
+		rt_trace_idle(w);
 		rt_worker_park(w, timeout);
 	}
 	return NULL;
@@ -411,6 +416,7 @@ static int parse_affinity(struct ts_cpumask **out)
 static void rt_free_all(void)
 {
 	rt_numa_stop();
+	rt_trace_abandon();
 	if (rt_g.worker) {
 		for (int i = 0; i < rt_g.topo->nr_cpus; i++) {
 			struct rt_worker *w = rt_g.worker[i];
@@ -569,7 +575,7 @@ static int start(const struct ts_rt_config *cfg)
 	rt_g.haltpoll = cfg->idle_spin >= 0 && !cfg->no_pin && (host || k <= nr_real);
 	ts_cpumask_free(real);
 	ts_cpumask_free(map);
-	if ((rc = rt_numa_start(cfg, host)))
+	if ((rc = rt_numa_start(cfg, host)) || (rc = rt_trace_start(cfg)))
 		return rc;
 
 	for (int i = 0; i < rt_g.nr_workers; i++) {
@@ -637,10 +643,11 @@ int ts_rt_stop(void)
 		rt_worker_kick(rt_g.worker[rt_g.worker_cpus[i]]);
 	for (int i = 0; i < rt_g.nr_workers; i++)
 		pthread_join(rt_g.worker[rt_g.worker_cpus[i]]->thread, NULL);
+	int rc = rt_trace_stop();
 	rt_tasks_free_all();
 	rt_free_all();
 	atomic_store(&rt_state, 0);
-	return 0;
+	return rc;
 }
 
 void rt_stop_notify(void)
@@ -723,6 +730,7 @@ static bool switch_direct(struct rt_worker *w, struct rt_task *t, struct rt_task
 	next->worker = w;
 	rt_set_current(next);
 	rt_stat_bump(&w->switches);
+	rt_trace_switch(w, t, next);
 	rt_ctx_switch(&t->ctx, &next->ctx);
 	rt_after_switch();
 	return true;

@@ -241,6 +241,8 @@ struct sim {
 	int nr_sys;			      /* 1 or 2: the launcher and the listener */
 	int *children;			      /* the forks of every parent, parent by parent */
 	int *conns;			      /* the listener's accept queue (task ids) */
+	int *fork_next; /* [inst * nr_classes + class]: the task the next TS_PH_FORK of a
+			   TS_SPAWN_FORK class forks (NULL: the workload has none) */
 	int nr_conns, conn_head;
 	struct sim_task **barrier; /* tasks blocked at the start barrier */
 	struct sim_sync *sync;	   /* [inst * syncs_per_instance + i] (engine_sync.c) */
@@ -497,8 +499,32 @@ enum sim_step sim_step_listener(struct sim *m, int cpu, struct sim_task *t);
 double sim_connect(struct sim *m, int cpu, struct sim_task *t);
 double sim_at_barrier(struct sim *m, int cpu, struct sim_task *t);
 void sim_window_due(struct sim *m);
+/* TS_PH_FORK: t pays the fork and forks its child when that is done (sim_step_fork()). */
+void sim_fork_phase(struct sim *m, struct sim_task *t, const struct ts_phase *ph);
+/* TS_PH_START_DELAY: false when t sleeps until its start. */
+bool sim_start_delay(struct sim *m, int cpu, struct sim_task *t, const struct ts_phase *ph);
 
 /* engine_sync.c: the synchronisation phases (mutexes, conditions, barriers, yield) */
+/* The phases that name one of the instance's synchronisation objects (`obj`). */
+static inline bool sim_sync_object_phase(enum ts_phase_kind kind)
+{
+	switch (kind) {
+	case TS_PH_LOCK:
+	case TS_PH_UNLOCK:
+	case TS_PH_COND_WAIT:
+	case TS_PH_COND_SIGNAL:
+	case TS_PH_COND_BROADCAST:
+	case TS_PH_BARRIER_WAIT:
+		return true;
+	default:
+		return false;
+	}
+}
+/* The phases sim_sync_step() runs: those, and sched_yield(). */
+static inline bool sim_sync_phase(enum ts_phase_kind kind)
+{
+	return kind == TS_PH_YIELD || sim_sync_object_phase(kind);
+}
 struct sim_sync {
 	bool locked; /* a mutex: held */
 	int waiting; /* a barrier: others still to come (rt-app's res.barrier.waiting) */

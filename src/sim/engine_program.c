@@ -1,7 +1,7 @@
 /* The task programs: a class's phases (RUN, SEND, RECV, SLEEP, TIMER, MARK, TOUCH, the
- * synchronisation phases of engine_sync.c, and the start-up's CONNECT and BARRIER) executed while
- * the task is its CPU's current task, until it needs CPU time, blocks or exits; a parent's forks
- * come first (engine_start.c). */
+ * synchronisation phases of engine_sync.c, the start-up's CONNECT and BARRIER, rt-app's FORK
+ * and START_DELAY) executed while the task is its CPU's current task, until it needs CPU time,
+ * blocks or exits; a parent's forks come first (engine_start.c). */
 #include <stddef.h>
 
 #include "engine.h"
@@ -54,12 +54,13 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			sim_start_segment(m, cpu);
 			return STEP_SEGMENT;
 		}
-		if (t->exiting)
-			return STEP_EXIT;
-		/* A parent forks its children before its own program. */
+		/* A parent forks its children before its own program; a fork phase's child
+		 * (its cost paid) comes before the exit its last phase may have set. */
 		if (__builtin_expect(t->next_child < t->nr_children || t->forking >= 0, 0) &&
 		    sim_step_fork(m, cpu, t))
 			continue;
+		if (t->exiting)
+			return STEP_EXIT;
 		if (n > TS_SIM_MAX_INSTANT_PHASES) {
 			sim_fail(
 				m, -ELOOP,
@@ -169,13 +170,15 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			}
 			m->barrier[m->nr_waiting++] = t;
 			return STEP_BLOCK;
-		case TS_PH_LOCK:
-		case TS_PH_UNLOCK:
-		case TS_PH_COND_WAIT:
-		case TS_PH_COND_SIGNAL:
-		case TS_PH_COND_BROADCAST:
-		case TS_PH_BARRIER_WAIT:
-		case TS_PH_YIELD: {
+		case TS_PH_FORK:
+			sim_fork_phase(m, t, ph);
+			break;
+		case TS_PH_START_DELAY:
+			if (!sim_start_delay(m, cpu, t, ph))
+				return STEP_BLOCK;
+			break;
+		default: {
+			SIM_CHECK(sim_sync_phase(ph->kind), "phase kind %d", (int)ph->kind);
 			int st = sim_sync_step(m, cpu, t, ph);
 			if (st >= 0)
 				return (enum sim_step)st;

@@ -27,6 +27,7 @@ void sim_free(struct sim *m)
 	free(m->mutexes);
 	free(m->children);
 	free(m->conns);
+	free(m->fork_next);
 	free(m->barrier);
 	free(m->sync);
 	free(m->scan_updates0);
@@ -367,6 +368,25 @@ static void seed_idle_history(struct sim *m)
 		ts_rq_set_idle_stamp(ts_cpu_rq(m->s, cpu), 1 + ts_rng_below(&r, m->t0 - 1));
 }
 
+/* rt-app's fork events: the first task of each TS_SPAWN_FORK class in each instance is the
+ * first one its TS_PH_FORK phases fork (tasks are created instance by instance, class by
+ * class). */
+static int setup_fork_phases(struct sim *m, struct ts_error *err)
+{
+	int nr_classes = m->w->nr_classes;
+	bool any = false;
+	for (int ci = 0; ci < nr_classes; ci++)
+		any |= m->w->classes[ci].spawn == TS_SPAWN_FORK;
+	if (!any)
+		return 0;
+	m->fork_next = calloc((size_t)m->nr_instances * (size_t)nr_classes, sizeof(*m->fork_next));
+	if (!m->fork_next)
+		return ts_error_set(err, -ENOMEM, "sim: out of memory");
+	for (int i = m->nr_tasks - 1; i >= 0; i--)
+		m->fork_next[m->tasks[i].inst * nr_classes + m->tasks[i].cls_index] = i;
+	return 0;
+}
+
 /* The forks of every parent (the launcher's first), the server each connecting task gets,
  * the barrier's size; the listener's START at T0, the launcher's after the idle
  * pre-phase plus a jitter in [0, 1/hz) (the first tick arrives at an arbitrary phase of
@@ -409,6 +429,8 @@ static int setup_start(struct sim *m, struct ts_error *err)
 					q->server = i;
 			}
 	}
+	if ((rc = setup_fork_phases(m, err)))
+		return rc;
 	m->idle_ns = idle_prephase_ns(m);
 	uint64_t launch = m->t0 + m->idle_ns + ts_rng_below(&m->rng, m->tick_ns);
 	if (m->listener)
@@ -473,6 +495,41 @@ bool sim_step_fork(struct sim *m, int cpu, struct sim_task *t)
 		sim_add_work(t, m->fork_ns * (0.5 + ts_rng_unit(&m->rng)));
 		return true;
 	}
+	return false;
+}
+
+/* TS_PH_FORK: the next task of class ph->obj in t's instance, forked once t has paid the
+ * fork (drawn as sim_step_fork() draws it). Forking more than the class has is an error of
+ * the workload (validation keeps --loops from changing the number of forks). */
+void sim_fork_phase(struct sim *m, struct sim_task *t, const struct ts_phase *ph)
+{
+	int *next = &m->fork_next[t->inst * m->w->nr_classes + ph->obj];
+	struct sim_task *child = *next < m->nr_tasks ? &m->tasks[*next] : NULL;
+	sim_advance(t);
+	if (!child || child->inst != t->inst || child->cls_index != ph->obj) {
+		sim_fail(m, -EINVAL,
+			 "sim: workload '%s' class '%s' forks more '%s' tasks than the "
+			 "workload has",
+			 m->w->name, t->cls->name ? t->cls->name : "?",
+			 m->w->classes[ph->obj].name ? m->w->classes[ph->obj].name : "?");
+		return;
+	}
+	(*next)++;
+	t->forking = child->t.id;
+	sim_add_work(t, m->fork_ns * (0.5 + ts_rng_unit(&m->rng)));
+}
+
+/* TS_PH_START_DELAY: rt-app's forked thread takes t_zero + delay as its t_first (the
+ * reference of its timers) and sleeps until then if that is still to come. */
+bool sim_start_delay(struct sim *m, int cpu, struct sim_task *t, const struct ts_phase *ph)
+{
+	uint64_t at = m->start_ns + ph->ns;
+	t->loop_started = true;
+	t->loop_start = at;
+	sim_advance(t);
+	if (m->now >= at)
+		return true;
+	sim_post(m, at, EV_TIMER, cpu, t, 0);
 	return false;
 }
 

@@ -143,12 +143,25 @@ static int validate_phase(const struct ts_sim_config *cfg, int ci, int tasks,
 					   ph->timer, TS_SIM_TASK_TIMERS - 1);
 		*takes_time = true;
 		break;
-	case TS_PH_LOCK:
-	case TS_PH_UNLOCK:
-	case TS_PH_COND_WAIT:
-	case TS_PH_COND_SIGNAL:
-	case TS_PH_COND_BROADCAST:
-	case TS_PH_BARRIER_WAIT:
+	case TS_PH_FORK:
+		if (ph->obj < 0 || ph->obj >= w->nr_classes ||
+		    w->classes[ph->obj].spawn != TS_SPAWN_FORK)
+			return sim_invalid(err,
+					   "workload '%s' %s: FORK of class %d, which is not a "
+					   "class forked by FORK phases",
+					   wn, where, ph->obj);
+		*takes_time = true; /* the fork's cost */
+		break;
+	case TS_PH_MARK:
+	case TS_PH_CONNECT: /* (prologue only: checked by the caller) */
+	case TS_PH_BARRIER:
+	case TS_PH_START_DELAY:
+	case TS_PH_YIELD:
+		break;
+	default:
+		if (!sim_sync_object_phase(ph->kind))
+			return sim_invalid(err, "workload '%s' %s: unknown kind %d", wn, where,
+					   (int)ph->kind);
 		if (ph->obj < 0 || ph->obj >= w->syncs_per_instance ||
 		    (ph->kind == TS_PH_COND_WAIT &&
 		     (ph->mutex < 0 || ph->mutex >= w->syncs_per_instance)))
@@ -164,14 +177,6 @@ static int validate_phase(const struct ts_sim_config *cfg, int ci, int tasks,
 		    (ph->kind == TS_PH_BARRIER_WAIT && ph->parties > 1))
 			*takes_time = true;
 		break;
-	case TS_PH_MARK:
-	case TS_PH_CONNECT: /* (prologue only: checked by the caller) */
-	case TS_PH_BARRIER:
-	case TS_PH_YIELD:
-		break;
-	default:
-		return sim_invalid(err, "workload '%s' %s: unknown kind %d", wn, where,
-				   (int)ph->kind);
 	}
 	return 0;
 }
@@ -182,6 +187,36 @@ static int connects(const struct ts_task_class *c)
 	for (int i = 0; i < c->nr_prologue; i++)
 		n += c->prologue[i].kind == TS_PH_CONNECT;
 	return n;
+}
+
+static bool forks_class(const struct ts_task_class *c, int ci)
+{
+	for (int i = 0; i < c->nr_phases; i++)
+		if (c->phases[i].kind == TS_PH_FORK && c->phases[i].obj == ci)
+			return true;
+	return false;
+}
+
+/* A class forked by FORK phases: some class's program forks it, and it starts after the
+ * start-up (no start barrier, no connection). */
+static int validate_forked(const struct ts_workload *w, int ci, struct ts_error *err)
+{
+	const char *wn = w->name ? w->name : "?";
+	const struct ts_task_class *c = &w->classes[ci];
+	const char *cn = c->name ? c->name : "?";
+	bool forked = false;
+	for (int o = 0; o < w->nr_classes && !forked; o++)
+		forked = forks_class(&w->classes[o], ci);
+	if (!forked)
+		return sim_invalid(err, "workload '%s' class '%s': no FORK phase forks it", wn, cn);
+	for (int i = 0; i < c->nr_prologue; i++)
+		if (c->prologue[i].kind == TS_PH_BARRIER || c->prologue[i].kind == TS_PH_CONNECT)
+			return sim_invalid(err,
+					   "workload '%s' class '%s': a class forked by FORK "
+					   "phases starts after the start-up (no BARRIER or "
+					   "CONNECT)",
+					   wn, cn);
+	return 0;
 }
 
 /* Class ci's start-up (sim.h, enum ts_spawn_kind): who forks it, who accepts its
@@ -203,6 +238,8 @@ static int validate_spawn(const struct ts_workload *w, int ci, int nr_cpus, int 
 				   wn, cn, connects(c), acceptors);
 	if (c->spawn == TS_SPAWN_LAUNCHER)
 		return 0;
+	if (c->spawn == TS_SPAWN_FORK)
+		return validate_forked(w, ci, err);
 	if (c->spawn != TS_SPAWN_PARENT && c->spawn != TS_SPAWN_ACCEPT)
 		return sim_invalid(err, "workload '%s' class '%s': unknown spawn rule %d", wn, cn,
 				   (int)c->spawn);
@@ -400,10 +437,18 @@ int sim_validate(const struct ts_sim_config *cfg, struct ts_error *err)
 				 pro ? "prologue " : "", pro ? pi : pi - c->nr_prologue);
 			const struct ts_phase *ph =
 				pro ? &c->prologue[pi] : &c->phases[pi - c->nr_prologue];
-			if (!pro && (ph->kind == TS_PH_CONNECT || ph->kind == TS_PH_BARRIER))
+			if (!pro && (ph->kind == TS_PH_CONNECT || ph->kind == TS_PH_BARRIER ||
+				     ph->kind == TS_PH_START_DELAY))
 				return sim_invalid(err,
-						   "workload '%s' %s: CONNECT and BARRIER belong "
-						   "in the prologue (the start-up)",
+						   "workload '%s' %s: CONNECT, BARRIER and "
+						   "START_DELAY belong in the prologue (the "
+						   "start-up)",
+						   wn, where);
+			if (ph->kind == TS_PH_FORK && cfg->iterations > 0)
+				return sim_invalid(err,
+						   "workload '%s' %s forks tasks: its tasks are as "
+						   "many as its loops fork, --loops cannot change "
+						   "them",
 						   wn, where);
 			int rc = validate_phase(cfg, ci, count, ph, where,
 						pro ? &prologue_time : &takes_time, err);

@@ -72,6 +72,19 @@ static char *pool_printf(struct pool *pl, const char *fmt, ...)
 enum sync_kind { SYNC_MUTEX, SYNC_COND, SYNC_BARRIER };
 #define RTAPP_MAX_SYNCS 4096
 
+/* rt-app's FORKS_LIMIT (src/rt-app.c): a thread that forks more often exits with an error. */
+#define RTAPP_FORKS_LIMIT 1024
+
+/* The fork events of one task naming one other: how often a thread of `parent` forks
+ * `child` (its fork events x their phases' loops x the task's loop), and the first such
+ * event's line. */
+struct fork_pair {
+	int parent, child;
+	int64_t per_thread;
+	int line;
+	const char *key;
+};
+
 struct build {
 	const struct ts_rtapp *r;
 	struct ts_sim_rtapp *x;
@@ -79,6 +92,9 @@ struct build {
 	struct ts_error *err;
 	int cap_notes;
 	uint64_t program_total; /* phases of every class so far */
+	/* per task of the file: its threads forked per copy, and its classes (-1: none) */
+	int64_t *forked;
+	int *launch_class, *fork_class;
 	/* the instance's synchronisation objects, in order of first use */
 	const char **sync_name;
 	enum sync_kind *sync_kind;
@@ -132,6 +148,14 @@ static int note(struct build *b, const char *fmt, ...)
 		return oom(b);
 	x->nr_notes++;
 	return 0;
+}
+
+static int task_index(const struct ts_rtapp *r, const char *name)
+{
+	for (int i = 0; i < r->nr_tasks; i++)
+		if (strcmp(r->tasks[i].name, name) == 0)
+			return i;
+	return -1;
 }
 
 /* The timer slot of ref within task t (slots in order of first use). */
@@ -314,10 +338,14 @@ static int translate_event(struct build *b, const struct ts_rtapp_task *t,
 		*out = (struct ts_phase){.kind = TS_PH_RUN, .ns = writes * RTAPP_SYSCALL_NS};
 		return 1;
 	}
-	case TS_RTAPP_FORK:
-		return refuse(b, t, ev->line, ev->key,
-			      "the simulator has no 'fork' event yet (its tasks exist from the "
-			      "start): the file cannot run there");
+	case TS_RTAPP_FORK: {
+		int child = task_index(b->r, ev->ref);
+		if (child < 0 || b->fork_class[child] < 0) /* the reader checked the name */
+			return refuse(b, t, ev->line, ev->key, "forks '%s', which has no thread",
+				      ev->ref);
+		*out = (struct ts_phase){.kind = TS_PH_FORK, .obj = b->fork_class[child]};
+		return 1;
+	}
 	default:
 		return translate_sync(b, t, ev, out);
 	}
@@ -378,6 +406,7 @@ static bool phase_takes_time(const struct ts_phase *ph)
 		return ph->ns > 0 || ph->kind == TS_PH_SLEEP;
 	case TS_PH_TIMER:
 	case TS_PH_COND_WAIT:
+	case TS_PH_FORK: /* the fork's cost */
 		return true;
 	case TS_PH_BARRIER_WAIT:
 		return ph->parties > 1;
@@ -386,8 +415,10 @@ static bool phase_takes_time(const struct ts_phase *ph)
 	}
 }
 
-/* The class of task t. */
-static int translate_task(struct build *b, const struct ts_rtapp_task *t, struct ts_task_class *c)
+/* The class of task t: its "instance" threads, or (forked) the threads its fork events
+ * create. */
+static int translate_task(struct build *b, const struct ts_rtapp_task *t, bool forked,
+			  struct ts_task_class *c)
 {
 	const struct ts_rtapp_sched *s = &t->sched;
 	if (s->policy != TS_RTAPP_POLICY_OTHER)
@@ -424,7 +455,8 @@ static int translate_task(struct build *b, const struct ts_rtapp_task *t, struct
 	struct ts_phase *prog = pool_alloc(b->pl, (size_t)len * sizeof(*prog));
 	struct ts_phase *pro = pool_alloc(b->pl, 2 * sizeof(*pro));
 	/* the description is freed once the workload is built: keep copies */
-	char *name = pool_printf(b->pl, "%s", t->name);
+	char *name = forked && t->instances > 0 ? pool_printf(b->pl, "%s-forked", t->name)
+						: pool_printf(b->pl, "%s", t->name);
 	int *cpus = t->nr_cpus ? pool_alloc(b->pl, (size_t)t->nr_cpus * sizeof(int)) : NULL;
 	if (!prog || !pro || !name || (t->nr_cpus && !cpus))
 		return oom(b);
@@ -456,12 +488,16 @@ static int translate_task(struct build *b, const struct ts_rtapp_task *t, struct
 			      "no event takes time or sleeps (a run, sleep, timer, mem, iorun, "
 			      "yield, wait or barrier of others): rt-app would spin in it for "
 			      "ever, the simulator cannot advance its clock");
-	/* the start: rt-app's threads wait at its start barrier, then sleep their delay */
+	/* the start: rt-app's threads wait at its start barrier, then sleep their delay; a
+	 * forked thread does not wait, and counts its delay and timers from t_zero */
 	int nr_pro = 0;
-	pro[nr_pro++] = (struct ts_phase){.kind = TS_PH_BARRIER};
-	if (t->delay_usec > 0)
-		pro[nr_pro++] = (struct ts_phase){.kind = TS_PH_SLEEP,
-						  .ns = (uint64_t)t->delay_usec * 1000};
+	uint64_t delay_ns = (uint64_t)t->delay_usec * 1000;
+	if (forked)
+		pro[nr_pro++] = (struct ts_phase){.kind = TS_PH_START_DELAY, .ns = delay_ns};
+	else
+		pro[nr_pro++] = (struct ts_phase){.kind = TS_PH_BARRIER};
+	if (!forked && t->delay_usec > 0)
+		pro[nr_pro++] = (struct ts_phase){.kind = TS_PH_SLEEP, .ns = delay_ns};
 	uint64_t iterations = 0;
 	if (t->loop > 0)
 		iterations = (uint64_t)t->loop * (fold ? (uint64_t)t->phases[0].loop : 1);
@@ -470,7 +506,8 @@ static int translate_task(struct build *b, const struct ts_rtapp_task *t, struct
 			      (unsigned long long)iterations, INT32_MAX);
 	*c = (struct ts_task_class){
 		.name = name,
-		.count = t->instances,
+		.count = forked ? (int)b->forked[t - b->r->tasks] : t->instances,
+		.spawn = forked ? TS_SPAWN_FORK : TS_SPAWN_LAUNCHER,
 		.nice = s->has_priority ? s->priority : 0,
 		.footprint_kib = RTAPP_FOOTPRINT_KIB,
 		.phases = prog,
@@ -489,14 +526,127 @@ static int translate_task(struct build *b, const struct ts_rtapp_task *t, struct
 	return 0;
 }
 
+/* The pairs (parent, child) of the file's fork events, with how often one thread of the
+ * parent forks the child (-1: for ever). */
+static int fork_pairs(struct build *b, struct fork_pair **out, int *nr)
+{
+	const struct ts_rtapp *r = b->r;
+	int cap = 0;
+	for (int t = 0; t < r->nr_tasks; t++)
+		for (int p = 0; p < r->tasks[t].nr_phases; p++)
+			for (int e = 0; e < r->tasks[t].phases[p].nr_events; e++)
+				cap += r->tasks[t].phases[p].events[e].kind == TS_RTAPP_FORK;
+	*nr = 0;
+	if (!cap)
+		return 0;
+	struct fork_pair *v = pool_alloc(b->pl, (size_t)cap * sizeof(*v));
+	if (!v)
+		return oom(b);
+	*out = v;
+	for (int t = 0; t < r->nr_tasks; t++) {
+		const struct ts_rtapp_task *pt = &r->tasks[t];
+		int first = *nr;
+		for (int p = 0; p < pt->nr_phases; p++)
+			for (int e = 0; e < pt->phases[p].nr_events; e++) {
+				const struct ts_rtapp_event *ev = &pt->phases[p].events[e];
+				int child = ev->kind == TS_RTAPP_FORK ? task_index(r, ev->ref) : -1;
+				if (child < 0) /* (the reader checked the name) */
+					continue;
+				int i = first;
+				while (i < *nr && v[i].child != child)
+					i++;
+				if (i == *nr)
+					v[(*nr)++] = (struct fork_pair){.parent = t,
+									.child = child,
+									.line = ev->line,
+									.key = ev->key};
+				v[i].per_thread += pt->phases[p].loop;
+			}
+		for (int i = first; i < *nr; i++)
+			v[i].per_thread = pt->loop < 0 ? -1 : v[i].per_thread * pt->loop;
+	}
+	return 0;
+}
+
+/* A parent with threads that forks for ever, or more often than rt-app allows. */
+static int check_forker(struct build *b, const struct fork_pair *v, int nr, int parent)
+{
+	const struct ts_rtapp *r = b->r;
+	const struct ts_rtapp_task *pt = &r->tasks[parent];
+	const struct fork_pair *first = NULL;
+	int64_t total = 0;
+	for (int i = 0; i < nr; i++) {
+		if (v[i].parent != parent)
+			continue;
+		if (v[i].per_thread < 0)
+			return refuse(b, pt, v[i].line, v[i].key,
+				      "forks '%s' in every loop of a task that loops for ever "
+				      "(loop -1): rt-app stops it with an error after %d forks "
+				      "(FORKS_LIMIT), and the simulator creates every thread "
+				      "before the run; give the task a finite loop",
+				      r->tasks[v[i].child].name, RTAPP_FORKS_LIMIT);
+		total += v[i].per_thread;
+		first = first ? first : &v[i];
+	}
+	if (total > RTAPP_FORKS_LIMIT)
+		return refuse(b, pt, first->line, first->key,
+			      "one thread forks %lld times: rt-app stops a thread with an error "
+			      "after %d forks (FORKS_LIMIT)",
+			      (long long)total, RTAPP_FORKS_LIMIT);
+	return 0;
+}
+
+/* b->forked: the threads each task's fork events create in one copy of the file, forks of
+ * forked threads included: a fixed point, the counts growing until nothing changes or the
+ * threads exceed the simulator's bound on tasks (a task that forks itself does). */
+static int count_forks(struct build *b)
+{
+	const struct ts_rtapp *r = b->r;
+	struct fork_pair *v = NULL;
+	int nr = 0, rc = fork_pairs(b, &v, &nr);
+	if (rc || !nr)
+		return rc;
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (int u = 0; u < r->nr_tasks; u++) {
+			int64_t n = 0;
+			for (int i = 0; i < nr; i++) {
+				if (v[i].child != u)
+					continue;
+				int64_t parents =
+					r->tasks[v[i].parent].instances + b->forked[v[i].parent];
+				if (parents == 0)
+					continue;
+				if ((rc = check_forker(b, v, nr, v[i].parent)))
+					return rc;
+				n += parents * v[i].per_thread;
+				if (n > TS_SIM_MAX_TASKS)
+					return refuse(
+						b, &r->tasks[v[i].parent], v[i].line, v[i].key,
+						"the file's forks create more than %d threads "
+						"of '%s' (forks of forked threads included), "
+						"the simulator's bound on tasks",
+						TS_SIM_MAX_TASKS, r->tasks[u].name);
+			}
+			if (n != b->forked[u]) {
+				b->forked[u] = n;
+				changed = true;
+			}
+		}
+	}
+	return 0;
+}
+
 /* "a/b=class:T,..." from the tasks' "taskgroup" paths ("/a/b"). */
 static int build_groups_spec(struct build *b)
 {
 	char spec[TS_GROUPS_SPEC_MAX];
 	size_t len = 0;
-	for (int i = 0; i < b->r->nr_tasks; i++) {
+	for (int k = 0; k < 2 * b->r->nr_tasks; k++) {
+		int i = k / 2;
 		const struct ts_rtapp_task *t = &b->r->tasks[i];
-		if (!t->taskgroup || t->instances == 0)
+		int ci = k % 2 ? b->fork_class[i] : b->launch_class[i];
+		if (!t->taskgroup || ci < 0)
 			continue;
 		const char *path = t->taskgroup;
 		while (*path == '/')
@@ -504,7 +654,7 @@ static int build_groups_spec(struct build *b)
 		if (!*path) /* "/": the root group */
 			continue;
 		int n = snprintf(spec + len, sizeof(spec) - len, "%s%s=class:%s", len ? "," : "",
-				 path, t->name);
+				 path, b->x->w.classes[ci].name);
 		if (n < 0 || (size_t)n >= sizeof(spec) - len)
 			return refuse(b, t, t->taskgroup_line, "taskgroup",
 				      "the file's groups do not fit the simulator's group spec "
@@ -530,26 +680,40 @@ int ts_sim_rtapp_build(const struct ts_rtapp *r, const char *name, struct ts_sim
 	x->mem = pl;
 	struct build b = {.r = r, .x = x, .pl = pl, .err = err};
 	int rc = 0, nr_classes = 0, threads = 0;
-	struct ts_task_class *classes = pool_alloc(pl, (size_t)r->nr_tasks * sizeof(*classes));
+	/* at most two classes per task: its threads, and its forked threads */
+	struct ts_task_class *classes = pool_alloc(pl, 2 * (size_t)r->nr_tasks * sizeof(*classes));
 	if (!classes) {
 		rc = oom(&b);
 		goto out;
 	}
+	b.forked = pool_alloc(pl, (size_t)r->nr_tasks * sizeof(*b.forked));
+	b.launch_class = pool_alloc(pl, (size_t)r->nr_tasks * sizeof(*b.launch_class));
+	b.fork_class = pool_alloc(pl, (size_t)r->nr_tasks * sizeof(*b.fork_class));
+	if (!b.forked || !b.launch_class || !b.fork_class) {
+		rc = oom(&b);
+		goto out;
+	}
+	if ((rc = count_forks(&b)))
+		goto out;
+	/* the classes: each task's threads from the start, then those its forks create */
+	for (int i = 0; i < r->nr_tasks; i++)
+		b.launch_class[i] = r->tasks[i].instances > 0 ? nr_classes++ : -1;
+	for (int i = 0; i < r->nr_tasks; i++)
+		b.fork_class[i] = b.forked[i] > 0 ? nr_classes++ : -1;
 	bool finite = true;
-	for (int i = 0; i < r->nr_tasks && !rc; i++) {
-		const struct ts_rtapp_task *t = &r->tasks[i];
-		if (t->instances == 0) /* a fork target only; forks are refused */
+	for (int k = 0; k < 2 * r->nr_tasks && !rc; k++) {
+		int i = k % r->nr_tasks;
+		bool forked = k >= r->nr_tasks;
+		int ci = forked ? b.fork_class[i] : b.launch_class[i];
+		if (ci < 0) /* no thread: a fork target no fork names */
 			continue;
-		rc = translate_task(&b, t, &classes[nr_classes]);
-		finite &= classes[nr_classes].iterations > 0;
-		threads += t->instances;
-		nr_classes++;
+		rc = translate_task(&b, &r->tasks[i], forked, &classes[ci]);
+		finite &= classes[ci].iterations > 0;
+		threads += classes[ci].count;
 	}
 	if (!rc && nr_classes == 0)
 		rc = ts_error_set(err, -EINVAL,
 				  "%s: no task has a thread (every \"instance\" is 0)", r->file);
-	if (!rc)
-		rc = build_groups_spec(&b);
 	if (rc)
 		goto out;
 	x->w = (struct ts_workload){
@@ -577,6 +741,8 @@ int ts_sim_rtapp_build(const struct ts_rtapp *r, const char *name, struct ts_sim
 	};
 	if (!x->w.name || !x->w.description)
 		rc = oom(&b);
+	if (!rc)
+		rc = build_groups_spec(&b);
 out:
 	if (rc) {
 		ts_sim_rtapp_free(x);

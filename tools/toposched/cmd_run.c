@@ -10,7 +10,7 @@
 
 static const char run_help[] =
 	"usage: toposched run FILE.json [--duration T] [--features STR] [--no-preempt]\n"
-	"                     [--format text|json] [--output FILE]\n"
+	"                     [--format text|json] [--output FILE] [--trace FILE]\n"
 	"\n"
 	"Runs the threads of an rt-app workload file (docs/workloads.md, \"rt-app files\") as\n"
 	"tasks of libtoposched, one worker per CPU of this machine, and prints what the\n"
@@ -34,6 +34,10 @@ static const char run_help[] =
 	"  --format F      text (default) or json: one object with the file, the runtime's\n"
 	"                  settings and the figures (docs/runtime.md)\n"
 	"  --output FILE   write to FILE instead of standard output\n"
+	"  --trace FILE    write the run's scheduling events to FILE in the ftrace text\n"
+	"                  format of 'toposched sim --trace' (docs/trace.md), which the\n"
+	"                  Perfetto UI opens; the environment's TOPOSCHED_TRACE does the\n"
+	"                  same for any program of the runtime\n"
 	"\n"
 	"Exit status: 0, 2 for bad input (nothing run), 1 when the run fails.\n";
 
@@ -46,6 +50,7 @@ static int parse_args(const char *cmd, const char *help, int argc, char **argv, 
 		{"no-preempt", no_argument, NULL, 'P'},
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
+		{"trace", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -54,7 +59,7 @@ static int parse_args(const char *cmd, const char *help, int argc, char **argv, 
 	opterr = 0;
 	optind = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, ":d:F:Pf:o:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":d:F:Pf:o:t:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			if (cli_parse_duration(cmd, "--duration", optarg, 0, &a->duration_ns))
@@ -77,6 +82,9 @@ static int parse_args(const char *cmd, const char *help, int argc, char **argv, 
 			break;
 		case 'o':
 			a->output = optarg;
+			break;
+		case 't':
+			a->trace = optarg;
 			break;
 		case 'h':
 			fputs(help, stdout);
@@ -140,7 +148,8 @@ int run_and_report(const char *cmd, const struct run_args *a, const struct run_f
 		return CLI_EXIT_USAGE;
 	struct rx_config cfg = {.duration_ns = a->duration_ns,
 				.features = a->features,
-				.no_preempt = a->no_preempt};
+				.no_preempt = a->no_preempt,
+				.trace = a->trace};
 	struct ts_error err = {0};
 	struct run_result r;
 	struct rx_info info;

@@ -16,6 +16,7 @@ struct run_args {
 	bool no_preempt;
 	enum cli_format format;
 	const char *output;
+	const char *trace; /* --trace: the runtime's trace file (NULL: none) */
 };
 
 /* Parses argc/argv of `cmd` (help printed and *done set on --help). 0 or CLI_EXIT_USAGE

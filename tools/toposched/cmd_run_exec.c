@@ -754,7 +754,8 @@ int rx_run(const struct rx_plan *p, const struct rx_config *cfg, struct run_resu
 	int rc = ns_per_loop(p, cfg, info, err);
 	if (rc)
 		return rc;
-	struct ts_rt_config rcfg = {.features = cfg->features, .preempt = info->preempt};
+	struct ts_rt_config rcfg = {
+		.features = cfg->features, .preempt = info->preempt, .trace = cfg->trace};
 	if (ts_rt_start(&rcfg))
 		return ts_error_set(err, -EINVAL, "runtime: %s", ts_rt_last_error());
 	info->workers = ts_rt_nr_workers();
@@ -767,7 +768,8 @@ int rx_run(const struct rx_plan *p, const struct rx_config *cfg, struct run_resu
 		rc = create_objects(&run, err);
 	if (!rc)
 		rc = drive(&run, info->duration_ns, out, err);
-	ts_rt_stop();
+	if (ts_rt_stop() && !rc) /* the trace could not be written */
+		rc = ts_error_set(err, -EIO, "runtime: %s", ts_rt_last_error());
 	destroy_objects(&run);
 	if (rc)
 		rx_result_free(out);

@@ -54,6 +54,7 @@ struct rx_config {
 	const char *features; /* the runtime's feature string; NULL = defaults */
 	bool no_preempt;      /* run cooperatively (no preemption at slice expiry) */
 	double ns_per_loop;   /* > 0: instead of the file's calibration */
+	const char *trace;    /* the runtime's trace file (ts_rt_config.trace); NULL: none */
 };
 
 struct rx_info {

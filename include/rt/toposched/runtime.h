@@ -91,6 +91,16 @@ struct ts_rt_config {
 	unsigned int numa_test_stop_delay_us;
 	/* Capacity of the NUMA migration trace (ts_rt_numa_trace()); 0 = no trace. */
 	size_t numa_trace;
+	/* The run's scheduling events (sched_switch, sched_waking/sched_wakeup,
+	 * sched_wakeup_new, sched_migrate_task, sched_process_fork/exit, with the core's
+	 * placement reason) in the ftrace text format of `toposched sim --trace`
+	 * (docs/trace.md), written to this file by ts_rt_stop(). NULL: the environment's
+	 * TOPOSCHED_TRACE, else no trace. Each worker records into a buffer of its own;
+	 * together they hold at most trace_max_mb MiB of events (0: TOPOSCHED_TRACE_MAX_MB,
+	 * else 256), and the events past a worker's share are dropped and counted in the
+	 * header's entries-written. */
+	const char *trace;
+	unsigned int trace_max_mb;
 };
 
 /* Starts the runtime; the calling thread stays a plain thread (it may spawn, join and use

@@ -58,6 +58,12 @@ enum ts_phase_kind {
 				 (`parties` - 1 at the start) is 0: wake every waiter and go on;
 				 else count down and block until then, counting back up when woken */
 	TS_PH_YIELD,	      /* sched_yield(): the core's yield_task_fair(), then schedule() */
+	/* rt-app's fork event and the start of a thread it forks (src/sim/engine_start.c): */
+	TS_PH_FORK,	   /* pays the cost model's `fork`, then forks the next task of class `obj`
+			      (a TS_SPAWN_FORK class) of its instance not forked yet */
+	TS_PH_START_DELAY, /* (prologue) the task's timers count from `ns` after the benchmark
+			      started (rt-app's t_first: t_zero + delay); it sleeps until then
+			      when that is still to come */
 };
 
 /* Which pages of its region a TOUCH phase covers. */
@@ -116,7 +122,8 @@ struct ts_phase {
 	 * timer_absolute, the next period counts from now (rt-app's "relative" mode). */
 	int timer;
 	bool timer_absolute;
-	int obj;     /* LOCK, UNLOCK, COND_*, BARRIER_WAIT: the object, < syncs_per_instance */
+	int obj;     /* LOCK, UNLOCK, COND_*, BARRIER_WAIT: the object, < syncs_per_instance;
+			FORK: the class it forks */
 	int mutex;   /* COND_WAIT: the mutex it releases */
 	int parties; /* BARRIER_WAIT: the barrier's users (every phase naming it says the same) */
 };
@@ -159,6 +166,9 @@ enum ts_spawn_kind {
 			      `spawn_from` with the same index in the instance has connected
 			      (TS_PH_CONNECT); accept and fork cost the listener `accept` and
 			      `fork` */
+	TS_SPAWN_FORK,	   /* forked by the TS_PH_FORK phases naming the class, run by tasks of
+			      its instance (rt-app's fork event): `count` is how many such forks
+			      the instance runs, each taking the next task of the class */
 };
 
 struct ts_task_class {

@@ -7,11 +7,12 @@
  * threads_barrier), then sleeping its "delay". Its program is its phases in order, each
  * repeated its "loop" times; the task's "loop" is the iteration count (-1: until the run
  * ends). Events: run -> RUN (the calibrated work, at the machine's nominal speed), sleep ->
- * SLEEP, timer -> TIMER, mem and iorun -> RUN at a stated cost (docs/workloads.md, "rt-app
- * files"). Events the engine has no equivalent of (barrier, lock, unlock, wait, signal,
- * broad, sync, suspend, resume, fork, yield), scheduling policies other than SCHED_OTHER
- * and affinity, priority or group changes between phases are refused with a message
- * naming the key, the task and the line. */
+ * SLEEP, timer -> TIMER, mem and iorun -> RUN at a stated cost, the synchronisation events
+ * -> the engine's LOCK, COND_* and BARRIER_WAIT phases, yield -> YIELD, fork -> FORK of a
+ * second class holding the task's forked threads (docs/workloads.md, "rt-app files").
+ * Scheduling policies other than SCHED_OTHER, affinity, priority or group changes between
+ * phases, and forks without bound are refused with a message naming the key, the task and
+ * the line. */
 #ifndef TOPOSCHED_SIM_RTAPP_H
 #define TOPOSCHED_SIM_RTAPP_H
 
