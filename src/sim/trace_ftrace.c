@@ -198,11 +198,11 @@ void sim_trace_wakeup(struct sim *m, int cpu, const struct sim_task *t,
 	struct who w;
 	who_of(t, cpu, &w);
 	/* a wake-up sent to the target's wake list is activated there */
-	int at = pl->ttwu_queued ? t->t.cpu : cpu;
+	int at = pl->ttwu_queued ? pl->cpu : cpu;
 	emit(m, at, from_timer ? FLAGS_WAKEUP_TIMER : FLAGS_WAKEUP,
 	     new_task ? "sched_wakeup_new" : "sched_wakeup",
 	     "comm=%s pid=%d prio=%d target_cpu=%03d reason=%s nr_scanned=%d", w.comm, w.pid,
-	     w.prio, t->t.cpu, ts_place_reason_name(pl->reason), pl->nr_scanned);
+	     w.prio, pl->cpu, ts_place_reason_name(pl->reason), pl->nr_scanned);
 }
 
 void sim_trace_migrate(void *host, const struct ts_task *p, int dest_cpu)
