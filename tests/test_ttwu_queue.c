@@ -112,11 +112,66 @@ static void test_try_to_wake_up_reports_it(void **state)
 	env_destroy(&e);
 }
 
+/* With a host that models the wakelist (ops->wakelist_ipi, the simulator), a wake-up that
+ * ttwu_queue_cond() sends to an idle CPU of the waker's LLC stays off that CPU's run queue
+ * until the CPU takes the IPI (kernel/sched/core.c: __ttwu_queue_wakelist() queues it,
+ * sched_ttwu_pending() on the target activates it): no balancer can pull it meanwhile. By
+ * hand: CPU 0 runs the waker, p blocked on CPU 1, both LLC 0; p's wake-up targets its idle
+ * prev CPU 1, queued. Until ts_sched_ttwu_pending(1): CPU 1 has nr_running 0 and
+ * ttwu_pending 1 (not idle for the wake-up paths), p sleeps on CPU 1's wake list, one IPI
+ * went to CPU 1. After: p is runnable on CPU 1, the list empty. A host without the op (the
+ * runtime, the old engine) gets p activated at once. */
+static int ipis[4];
+
+static void count_ipi(void *host, int cpu)
+{
+	(void)host;
+	ipis[cpu]++;
+}
+
+static void test_wakelist_defers_activation(void **state)
+{
+	(void)state;
+	for (int with_ipi = 0; with_ipi < 2; with_ipi++) {
+		struct env e;
+		open_env(&e);
+		memset(ipis, 0, sizeof(ipis));
+		if (with_ipi)
+			e.s->ops.wakelist_ipi = count_ipi;
+		env_spawn(&e, 0, NULL, NULL);
+		struct ts_task *p = env_spawn(&e, 1, NULL, NULL);
+		block(&e, p);
+		struct ts_placement pl = ts_try_to_wake_up(e.s, p, 0, NULL, TS_WF_SYNC);
+		assert_int_equal(pl.cpu, 1);
+		assert_true(pl.ttwu_queued);
+		const struct ts_rq *rq = ts_cpu_rq(e.s, 1);
+		if (with_ipi) {
+			assert_int_equal(ipis[1], 1);
+			assert_int_equal(ts_rq_nr_running(e.s, 1), 0);
+			assert_int_equal(atomic_load(&rq->ro.ttwu_pending), 1);
+			assert_false(ts_idle_cpu(e.s, 1));
+			assert_ptr_equal(rq->wake_list, p);
+			assert_int_equal(p->state, TS_TASK_SLEEPING);
+			fake_lock(&e.f, 1);
+			ts_sched_ttwu_pending(e.s, 1);
+			fake_unlock(&e.f, 1);
+		}
+		assert_int_equal(ipis[1], with_ipi);
+		assert_int_equal(ts_rq_nr_running(e.s, 1), 1);
+		assert_int_equal(atomic_load(&rq->ro.ttwu_pending), 0);
+		assert_null(rq->wake_list);
+		assert_int_equal(p->state, TS_TASK_RUNNABLE);
+		assert_int_equal(p->cpu, 1);
+		env_destroy(&e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cond_cases),
 		cmocka_unit_test(test_try_to_wake_up_reports_it),
+		cmocka_unit_test(test_wakelist_defers_activation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

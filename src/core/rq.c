@@ -462,6 +462,19 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 	struct ts_rq *rq = &s->rq[pl.cpu];
 	atomic_fetch_add_explicit(&rq->ro.ttwu_pending, 1, memory_order_relaxed);
 	s->ops.rq_lock(s->host, pl.cpu);
+	if (pl.ttwu_queued && s->ops.wakelist_ipi) {
+		/* __ttwu_queue_wakelist(): p joins the target's wake list, off its run queue
+		 * (ttwu_pending keeps the CPU from looking idle), until the target takes the
+		 * IPI: no balancer can see it, nothing counts it in nr_running or load. */
+		p->wake_flags = wake_flags;
+		p->wake_next = NULL;
+		*rq->wake_tail = p;
+		rq->wake_tail = &p->wake_next;
+		count_wakeup(s, p, waker_cpu, pl.cpu, &pl, wake_flags);
+		s->ops.rq_unlock(s->host, pl.cpu);
+		s->ops.wakelist_ipi(s->host, pl.cpu);
+		return pl;
+	}
 	atomic_fetch_sub_explicit(&rq->ro.ttwu_pending, 1, memory_order_relaxed);
 	ts_activate_task(s, pl.cpu, p, wake_flags);
 	/* Under the target's lock: once it is dropped p may run, block and be woken again,
@@ -469,6 +482,21 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 	count_wakeup(s, p, waker_cpu, pl.cpu, &pl, wake_flags);
 	s->ops.rq_unlock(s->host, pl.cpu);
 	return pl;
+}
+
+void ts_sched_ttwu_pending(struct ts_sched *s, int cpu)
+{
+	struct ts_rq *rq = &s->rq[cpu];
+	struct ts_task *p = rq->wake_list;
+	rq->wake_list = NULL;
+	rq->wake_tail = &rq->wake_list;
+	while (p) {
+		struct ts_task *next = p->wake_next;
+		p->wake_next = NULL;
+		atomic_fetch_sub_explicit(&rq->ro.ttwu_pending, 1, memory_order_relaxed);
+		ts_activate_task(s, cpu, p, p->wake_flags);
+		p = next;
+	}
 }
 
 /* task_fork_fair() of the CFS pick on the forking CPU (sched_cgroup_fork(): p's entity on

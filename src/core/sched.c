@@ -107,6 +107,8 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 		ts_cfs_rq_init(&rq->cfs, s->base_slice, s->tick_nsec);
 		ts_cfs_rq_set_pick(&rq->cfs, s->fair_pick, &s->cfs_params);
 		ts_list_init(&rq->cfs_tasks);
+		rq->wake_list = NULL;
+		rq->wake_tail = &rq->wake_list;
 		rq->cpu_capacity = (unsigned long)topo->cpu[cpu].capacity;
 		/* sched_init(): avg_idle = 2 * sysctl_sched_migration_cost */
 		rq->avg_idle = 2 * TS_SCHED_MIGRATION_COST_NS;

@@ -133,6 +133,7 @@ struct sim_cpu {
 	bool seg_touch;	     /* the segment is a TOUCH sweep (its task's touch.seg) */
 	bool need_resched;   /* set by resched_cpu() while this CPU's event is handled */
 	bool resched_posted; /* a RESCHED event is on its way */
+	bool resched_wanted; /* ... for a resched request, not only the wakelist IPI */
 	bool locked;
 	double cache_kib; /* KiB that entered its private cache so far (sim_set_curr) */
 	/* load balancing's CPU time (sim_charge_balance): per pass and per task moved at

@@ -87,10 +87,9 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 	/* the waker enqueues on a busy CPU of its LLC itself (ttwu_queue_cond(): an idle
 	 * one, or one of another LLC, takes its wake list and pays in its own time, which
 	 * is not charged) */
-	if (t->t.cpu != cpu && m->cpu[t->t.cpu].curr &&
-	    ts_topology_relation(m->topo, cpu, t->t.cpu) <= TS_REL_LLC)
-		cost += sim_cost_of(m, m->wake_enqueue, ts_cost_wake_enqueue_between, cpu,
-				    t->t.cpu);
+	if (pl.cpu != cpu && m->cpu[pl.cpu].curr &&
+	    ts_topology_relation(m->topo, cpu, pl.cpu) <= TS_REL_LLC)
+		cost += sim_cost_of(m, m->wake_enqueue, ts_cost_wake_enqueue_between, cpu, pl.cpu);
 	int n = 0;
 	for (int r = 0; r < TS_REL_NR; r++) {
 		if (pl.scanned_by_relation[r]) {

@@ -6,6 +6,27 @@
 
 #include "engine.h"
 
+/* sched_ttwu_pending(): cpu activates the wake-ups queued on its wake list (the wakelist
+ * IPI has arrived, or cpu is about to go idle and do_idle() flushes its call queue). Called
+ * with cpu's lock held. */
+static void take_wakelist_locked(struct sim *m, int cpu)
+{
+	if (ts_cpu_rq(m->s, cpu)->wake_list)
+		ts_sched_ttwu_pending(m->s, cpu);
+}
+
+/* __schedule() on cpu (locked): with nothing to run but wake-ups queued on cpu, the idle
+ * loop's flush activates them and cpu schedules again. */
+static struct ts_task *schedule_locked(struct sim *m, int cpu)
+{
+	struct ts_task *next = ts_schedule(m->s, cpu);
+	if (!next && ts_cpu_rq(m->s, cpu)->wake_list) {
+		take_wakelist_locked(m, cpu);
+		next = ts_schedule(m->s, cpu);
+	}
+	return next;
+}
+
 /* Runs cpu's current task (and whatever the core picks after it blocks or exits) until a
  * task is executing a segment or the CPU is idle. */
 void sim_cpu_run(struct sim *m, int cpu)
@@ -30,7 +51,7 @@ void sim_cpu_run(struct sim *m, int cpu)
 		sim_lock(m, cpu);
 		ts_deactivate_curr(m->s, cpu, ns);
 		m->nr_runnable--;
-		struct ts_task *next = ts_schedule(m->s, cpu);
+		struct ts_task *next = schedule_locked(m, cpu);
 		sim_unlock(m, cpu);
 		c->need_resched = false; /* __schedule() just ran */
 		if (st == STEP_EXIT) {
@@ -53,7 +74,7 @@ void sim_do_resched(struct sim *m, int cpu)
 	c->need_resched = false;
 	sim_stop_segment(m, cpu);
 	sim_lock(m, cpu);
-	struct ts_task *next = ts_schedule(m->s, cpu);
+	struct ts_task *next = schedule_locked(m, cpu);
 	sim_unlock(m, cpu);
 	c->need_resched = false;
 	sim_set_curr(m, cpu, next ? sim_task_of(next) : NULL);
@@ -79,12 +100,20 @@ void sim_finish_cpu(struct sim *m, int cpu)
 }
 
 #ifndef NDEBUG
+static int64_t wakelist_len(const struct ts_rq *rq)
+{
+	int64_t n = 0;
+	for (const struct ts_task *p = rq->wake_list; p; p = p->wake_next)
+		n++;
+	return n;
+}
+
 static void check_invariants(struct sim *m)
 {
 	int64_t queued = 0;
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
 		const struct ts_rq *rq = ts_cpu_rq(m->s, cpu);
-		queued += rq->nr_running;
+		queued += rq->nr_running + wakelist_len(rq);
 		const struct sim_task *t = m->cpu[cpu].curr;
 		SIM_CHECK((rq->curr ? sim_task_of(rq->curr) : NULL) == t,
 			  "CPU %d: engine and core disagree on the running task", cpu);
@@ -125,6 +154,7 @@ static void check_tasks(struct sim *m)
 	for (int i = 0; i < m->nr_tasks_inited; i++) {
 		const struct sim_task *t = &m->tasks[i];
 		runnable += t->t.state == TS_TASK_RUNNABLE;
+		runnable += t->t.state == TS_TASK_SLEEPING && t->woken; /* on a wake list */
 		SIM_CHECK(t->on_cpu < 0 || m->cpu[t->on_cpu].curr == t,
 			  "task %d thinks it runs on CPU %d", i, t->on_cpu);
 	}
@@ -232,10 +262,20 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 			sim_cpu_run(m, ev.cpu);
 			break;
 		}
-		case EV_RESCHED:
-			m->cpu[ev.cpu].resched_posted = false;
-			resched_request(m, ev.cpu);
+		case EV_RESCHED: {
+			/* the IPI: the wake list first (its activations may ask for a
+			 * resched, honoured below), then a resched request if one came */
+			struct sim_cpu *c = &m->cpu[ev.cpu];
+			c->resched_posted = false;
+			sim_lock(m, ev.cpu);
+			take_wakelist_locked(m, ev.cpu);
+			sim_unlock(m, ev.cpu);
+			if (c->resched_wanted) {
+				c->resched_wanted = false;
+				resched_request(m, ev.cpu);
+			}
 			break;
+		}
 		case EV_TIMER:
 			if (!ev.gen &&
 			    __builtin_expect(((struct sim_task *)ev.obj)->role == SIM_ROLE_KWORKER,

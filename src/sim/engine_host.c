@@ -42,14 +42,10 @@ static uint64_t host_clock(void *h)
 	return ((struct sim *)h)->now;
 }
 
-static void host_resched(void *h, int cpu)
+/* An IPI from the CPU whose event is being handled reaches cpu (a RESCHED event). */
+static void post_ipi(struct sim *m, int cpu)
 {
-	struct sim *m = h;
 	struct sim_cpu *c = &m->cpu[cpu];
-	if (cpu == m->cur_cpu) {
-		c->need_resched = true;
-		return;
-	}
 	if (c->resched_posted)
 		return;
 	c->resched_posted = true;
@@ -60,6 +56,25 @@ static void host_resched(void *h, int cpu)
 	if (!c->curr && c->kernel_until < m->now + delay)
 		delay += m->idle_exit_ns;
 	sim_post(m, m->now + delay, EV_RESCHED, cpu, NULL, 0);
+}
+
+static void host_resched(void *h, int cpu)
+{
+	struct sim *m = h;
+	struct sim_cpu *c = &m->cpu[cpu];
+	if (cpu == m->cur_cpu) {
+		c->need_resched = true;
+		return;
+	}
+	c->resched_wanted = true;
+	post_ipi(m, cpu);
+}
+
+/* The wakelist IPI (TTWU_QUEUE): the woken task waits on cpu's wake list, off its run
+ * queue, until the RESCHED event activates it there (sim_take_wakelist()). */
+static void host_wakelist_ipi(void *h, int cpu)
+{
+	post_ipi(h, cpu);
 }
 
 static void host_lock(void *h, int cpu)
@@ -88,6 +103,7 @@ const struct ts_host_ops sim_host_ops = {
 	.scan_time = host_scan_time,
 	.stop_one_cpu = sim_host_stop_one_cpu,
 	.newidle_time = sim_newidle_time,
+	.wakelist_ipi = host_wakelist_ipi,
 };
 
 /* ---- task groups: the stalls of the core's accesses to group cache lines ----
@@ -150,6 +166,7 @@ const struct ts_host_ops sim_host_ops_groups = {
 	.rq_unlock = host_unlock,
 	.scan_time = host_scan_time,
 	.newidle_time = sim_newidle_time,
+	.wakelist_ipi = host_wakelist_ipi,
 	.tg_line_access = host_tg_line_access,
 	.stop_one_cpu = sim_host_stop_one_cpu,
 };

@@ -154,11 +154,11 @@ void sim_trace_wakeup(struct sim *m, int cpu, const struct sim_task *t,
 	struct ts_ftrace_task cur, w;
 	/* a wake-up sent to the target's wake list is activated there */
 	struct ts_ftrace_at at =
-		at_of(m, pl->ttwu_queued ? t->t.cpu : cpu,
+		at_of(m, pl->ttwu_queued ? pl->cpu : cpu,
 		      from_timer ? TS_FTRACE_FLAGS_WAKEUP_TIMER : TS_FTRACE_FLAGS_WAKEUP, &cur);
 	who_of(t, cpu, &w);
 	emit(m, line,
-	     ts_ftrace_wakeup(line, &at, &w, new_task, t->t.cpu, ts_place_reason_name(pl->reason),
+	     ts_ftrace_wakeup(line, &at, &w, new_task, pl->cpu, ts_place_reason_name(pl->reason),
 			      pl->nr_scanned));
 }
 

@@ -71,6 +71,12 @@ struct ts_host_ops {
 	 * task_cpu(p), moves to dest_cpu (a wake-up or a balancing move; not a new task's
 	 * first placement, __set_task_cpu() in wake_up_new_task()). For traces. */
 	void (*migrate_task)(void *host, const struct ts_task *p, int dest_cpu);
+	/* Optional (NULL = the waker activates every wake-up itself): the host models
+	 * TTWU_QUEUE's wakelist. A wake-up that ttwu_queue_cond() sends to cpu's wakelist then
+	 * stays off cpu's run queue (counted in its ttwu_pending only) and this op sends the
+	 * IPI (send_call_function_single_ipi()); when cpu takes it, the host calls
+	 * ts_sched_ttwu_pending(). Called with no rq lock held. */
+	void (*wakelist_ipi)(void *host, int cpu);
 };
 
 struct ts_list_head {
@@ -106,6 +112,8 @@ struct ts_task {
 	struct ts_numa_task *numa; /* NUMA balancing state (numa.h), NULL = none */
 	struct ts_task_group *tg;  /* task group; NULL (or s->root_tg) = the root; stored
 				    * atomically (read by ts_task_h_load_of()) */
+	struct ts_task *wake_next; /* next on the target's wakelist (ops->wakelist_ipi) */
+	int wake_flags;		   /* its wake-up's flags, until the target activates it */
 };
 
 /* The part of a run queue other CPUs read without its lock. */
@@ -135,9 +143,10 @@ struct ts_rq {
 	struct ts_task *curr;	 /* NULL = the idle task runs */
 	struct ts_cfs_rq cfs;
 	struct ts_list_head cfs_tasks;
-	uint64_t clock;	     /* last clock read under the lock */
-	uint64_t idle_stamp; /* when this CPU went idle (0 = not idle) */
-	uint64_t avg_idle;   /* update_avg() of idle periods, ns */
+	struct ts_task *wake_list, **wake_tail; /* queued wake-ups, FIFO (ops->wakelist_ipi) */
+	uint64_t clock;				/* last clock read under the lock */
+	uint64_t idle_stamp;			/* when this CPU went idle (0 = not idle) */
+	uint64_t avg_idle;			/* update_avg() of idle periods, ns */
 	uint64_t max_idle_balance_cost;
 	unsigned long cpu_capacity;
 	uint64_t next_balance; /* ns */
@@ -339,6 +348,10 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
  * rq lock held (it takes the target's through ops->rq_lock). */
 struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int waker_cpu,
 				      struct ts_task *waker, int wake_flags);
+/* sched_ttwu_pending() (rq locked): cpu takes the wakelist IPI and activates the wake-ups
+ * queued on it, oldest first (ts_activate_task() each: wake-up preemption may resched cpu).
+ * Only with ops->wakelist_ipi. */
+void ts_sched_ttwu_pending(struct ts_sched *s, int cpu);
 /* wake_up_new_task(): first wake-up of a NEW task forked on parent_cpu by `parent` (its
  * current task there, or NULL when the fork is not modelled), with fork balancing
  * (WF_FORK; sched_balance_find_dst_group() counts parent_cpu busy while the parent runs
