@@ -112,6 +112,9 @@ static void test_refusals(void **state)
 		       "err_syntax.json:4:", "not valid JSON");
 	expect_refused(ARGS("sim", "--workload", DATA "err_fork_forever.json"),
 		       "err_fork_forever.json:3:", "task 'spawner'", "'fork'");
+	/* a forking file's tasks follow its loops: --loops is refused before any run */
+	expect_refused(ARGS("sim", "--workload", DATA "fork.json", "--loops", "3"), "--loops",
+		       "forks tasks", "fork");
 	expect_refused(ARGS("sim", "--workload", DATA "err_policy.json"), "task 'rt'", "'policy'",
 		       "SCHED_FIFO");
 	expect_refused(ARGS("sim", "--workload", DATA "no-such-file.json"), "no-such-file.json",

@@ -121,11 +121,36 @@ static void test_compare_real_text(void **state)
 	run_free(&r);
 }
 
+/* Files whose events become several simulator phases each (yield, wait, signal) or whose
+ * threads are forked: each task's loops are counted in both hosts. */
+static void test_compare_real_multi_phase_events(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file, *row;
+	} cases[] = {
+		{DATA "yield.json", "loops/s polite"},
+		{DATA "wait_signal.json", "loops/s waiter"},
+		{DATA "fork.json", "loops/s worker"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = ts_run_cli(
+			ts_tmpdir, ARGS("compare-real", cases[i].file, "--duration", "20ms"), 120);
+		if (r.status != 0 || !strstr(r.out, cases[i].row)) {
+			print_message("%s\n", cases[i].file);
+			dump(&r);
+			fail();
+		}
+		run_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_compare_real_text),
+		cmocka_unit_test(test_compare_real_multi_phase_events),
 		cmocka_unit_test(test_run_stops_at_duration),
 	};
 	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);

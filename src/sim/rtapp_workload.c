@@ -182,8 +182,7 @@ static int timer_slot(struct build *b, const struct ts_rtapp_task *t,
 	return (*nr)++;
 }
 
-/* The phases one event becomes (see translate_event()). */
-static int event_phases(const struct ts_rtapp_event *ev)
+int ts_sim_rtapp_event_phases(const struct ts_rtapp_event *ev)
 {
 	switch (ev->kind) {
 	case TS_RTAPP_WAIT:  /* COND_WAIT, LOCK */
@@ -222,7 +221,7 @@ static int sync_index(struct build *b, const struct ts_rtapp_task *t,
 }
 
 /* The synchronisation events as run_event() runs them: pthread calls on the resources
- * named (out: event_phases(ev) phases). */
+ * named (out: ts_sim_rtapp_event_phases(ev) phases). */
 static int translate_sync(struct build *b, const struct ts_rtapp_task *t,
 			  const struct ts_rtapp_event *ev, struct ts_phase *out)
 {
@@ -288,7 +287,7 @@ static int translate_sync(struct build *b, const struct ts_rtapp_task *t,
 	}
 }
 
-/* One event as phases (0 to event_phases(ev) written to out), or a refusal. */
+/* One event as phases (0 to ts_sim_rtapp_event_phases(ev) written to out), or a refusal. */
 static int translate_event(struct build *b, const struct ts_rtapp_task *t,
 			   const struct ts_rtapp_event *ev, struct ts_phase *out,
 			   const char **timers, int *nr_timers)
@@ -436,7 +435,7 @@ static int translate_task(struct build *b, const struct ts_rtapp_task *t, bool f
 	for (int p = 0; p < t->nr_phases; p++) {
 		uint64_t per_loop = 0;
 		for (int e = 0; e < t->phases[p].nr_events; e++)
-			per_loop += (uint64_t)event_phases(&t->phases[p].events[e]);
+			per_loop += (uint64_t)ts_sim_rtapp_event_phases(&t->phases[p].events[e]);
 		len += per_loop * (uint64_t)t->phases[p].loop;
 		if (p == 0)
 			first_len = per_loop;

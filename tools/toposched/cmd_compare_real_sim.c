@@ -10,16 +10,26 @@
 
 #define CRS_SEED 1
 
-/* Events per pass of each phase of rt-app task t, as the simulator's translation lays
- * them out: one phase per event, each phase repeated its loop times, or (a single phase)
- * the phase once with its loop folded into the iterations (src/sim/rtapp_workload.c). */
+/* The simulator's phases for one pass of phase p of rt-app task t (an event may become
+ * several: ts_sim_rtapp_event_phases()). */
+static int pass_length(const struct ts_rtapp_task *t, int p)
+{
+	int n = 0;
+	for (int e = 0; e < t->phases[p].nr_events; e++)
+		n += ts_sim_rtapp_event_phases(&t->phases[p].events[e]);
+	return n;
+}
+
+/* The length of the program of rt-app task t as the simulator's translation lays it out:
+ * each phase's pass repeated its loop times, or (a single phase) the pass once with its
+ * loop folded into the iterations (src/sim/rtapp_workload.c). */
 static int expected_length(const struct ts_rtapp_task *t)
 {
 	if (t->nr_phases == 1)
-		return t->phases[0].nr_events;
+		return pass_length(t, 0);
 	int n = 0;
 	for (int p = 0; p < t->nr_phases; p++)
-		n += t->phases[p].nr_events * t->phases[p].loop;
+		n += pass_length(t, p) * t->phases[p].loop;
 	return n;
 }
 
@@ -40,10 +50,10 @@ static struct ts_phase *marked_program(const struct ts_rtapp_task *t, const stru
 	for (int p = 0; p < t->nr_phases; p++) {
 		int reps = t->nr_phases == 1 ? 1 : t->phases[p].loop;
 		for (int l = 0; l < reps; l++) {
-			memcpy(&prog[n], &c->phases[in],
-			       (size_t)t->phases[p].nr_events * sizeof(*prog));
-			n += t->phases[p].nr_events;
-			in += t->phases[p].nr_events;
+			int len_p = pass_length(t, p);
+			memcpy(&prog[n], &c->phases[in], (size_t)len_p * sizeof(*prog));
+			n += len_p;
+			in += len_p;
 			prog[n++] = (struct ts_phase){.kind = TS_PH_MARK};
 		}
 	}
@@ -51,12 +61,20 @@ static struct ts_phase *marked_program(const struct ts_rtapp_task *t, const stru
 	return prog;
 }
 
-/* The rt-app task behind each class: the tasks with threads, in file order. */
-static const struct ts_rtapp_task *task_of_class(const struct ts_rtapp *r, int k)
+/* The rt-app task behind class c: the task of its name, or, for the threads its forks
+ * create, the task whose name it carries with "-forked" (src/sim/rtapp_workload.c). */
+static const struct ts_rtapp_task *task_of_class(const struct ts_rtapp *r,
+						 const struct ts_task_class *c)
 {
-	for (int i = 0; i < r->nr_tasks; i++)
-		if (r->tasks[i].instances > 0 && k-- == 0)
+	static const char forked[] = "-forked";
+	for (int i = 0; i < r->nr_tasks; i++) {
+		const char *name = r->tasks[i].name;
+		size_t len = strlen(name);
+		if (strcmp(c->name, name) == 0 ||
+		    (c->spawn == TS_SPAWN_FORK && strncmp(c->name, name, len) == 0 &&
+		     strcmp(c->name + len, forked) == 0))
 			return &r->tasks[i];
+	}
 	return NULL;
 }
 
@@ -116,7 +134,7 @@ int crs_run(const struct ts_rtapp *r, const char *features, uint64_t duration_ns
 		    !(out->classes = calloc((size_t)w->nr_classes, sizeof(*out->classes)))))
 		rc = ts_error_set(err, -ENOMEM, "out of memory");
 	for (int k = 0; !rc && k < w->nr_classes; k++) {
-		const struct ts_rtapp_task *t = task_of_class(r, k);
+		const struct ts_rtapp_task *t = task_of_class(r, &w->classes[k]);
 		int len = 0;
 		struct ts_phase *prog = t ? marked_program(t, &w->classes[k], &len) : NULL;
 		if (!prog) {

@@ -655,11 +655,30 @@ static int build_groups(const struct sim_opts *o, struct sim_setup *s,
 	return 0;
 }
 
+/* A workload whose phases fork (rt-app's fork event): its task count follows its loops. */
+static bool workload_forks(const struct ts_workload *w)
+{
+	for (int c = 0; c < w->nr_classes; c++) {
+		const struct ts_task_class *k = &w->classes[c];
+		for (int i = 0; i < k->nr_phases; i++)
+			if (k->phases[i].kind == TS_PH_FORK)
+				return true;
+		for (int i = 0; i < k->nr_prologue; i++)
+			if (k->prologue[i].kind == TS_PH_FORK)
+				return true;
+	}
+	return false;
+}
+
 static int build_setup(const struct sim_opts *o, struct sim_setup *s)
 {
 	struct ts_error err = {0};
 	if (cli_workload_open(SIM_CMD, o->workload, &s->workload, &s->rtapp))
 		return CLI_EXIT_USAGE;
+	if (o->loops > 0 && workload_forks(s->workload))
+		return sim_error("--loops: workload '%s' forks tasks: its tasks are as many as its "
+				 "loops fork, so --loops cannot change them",
+				 s->workload->name);
 	const char *default_loads =
 		s->workload->default_loads ? s->workload->default_loads : SIM_DEFAULT_LOADS;
 	if (cli_parse_list(SIM_CMD, o->loads_option ? o->loads_option : "--clients",

@@ -36,6 +36,10 @@ int ts_sim_rtapp_build(const struct ts_rtapp *r, const char *name, struct ts_sim
 		       struct ts_error *err);
 void ts_sim_rtapp_free(struct ts_sim_rtapp *x);
 
+/* The phases of a class's program one event becomes (a wait is COND_WAIT then LOCK, a
+ * yield the system call then YIELD, ...), as ts_sim_rtapp_build() lays them out. */
+int ts_sim_rtapp_event_phases(const struct ts_rtapp_event *ev);
+
 /* Unrolled program length (events x phase loops), of one task or all of a file's, above
  * which the file is refused. */
 #define TS_SIM_RTAPP_MAX_PROGRAM (1 << 20)
