@@ -351,6 +351,16 @@ int cli_output_commit(struct cli_output *o)
 	return cli_output_commit_all(&o, 1);
 }
 
+int cli_output_commit_doc(struct cli_output *o, int doc_rc)
+{
+	if (doc_rc) {
+		cli_output_discard(o);
+		cli_error(o->cmd, "cannot build the JSON output: %s", strerror(-doc_rc));
+		return CLI_EXIT_FAILURE;
+	}
+	return cli_output_commit(o);
+}
+
 int cli_output_commit_all(struct cli_output *const *outs, int n)
 {
 	for (int i = 0; i < n; i++)

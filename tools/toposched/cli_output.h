@@ -47,6 +47,11 @@ FILE *cli_output_stream(struct cli_output *o);
 /* Writes everything out and puts the file in place. Returns 0, or prints what failed and
  * returns 1 (the target then is as it was, except for a failing in-place write). */
 int cli_output_commit(struct cli_output *o);
+/* cli_output_commit() after a document whose writer returned doc_rc (ts_json_end_object()
+ * of the outermost object: 0, or -ENOMEM/-EINVAL with nothing written): a failed document
+ * is reported ("toposched CMD: error: cannot build the JSON output: ...") and the output
+ * dropped, returning 1. */
+int cli_output_commit_doc(struct cli_output *o, int doc_rc);
 /* Commits several outputs together: all are written and on disk before any is put in
  * place, so that a write that fails leaves every target as it was (in-place devices
  * first, renames last). Returns 0 or 1, as cli_output_commit(). */

@@ -269,7 +269,7 @@ static void json_rate(struct ts_json_writer *w, const char *key, double v)
 		ts_json_double(w, v);
 }
 
-static void groups_json(FILE *out, const struct rtbg_result *r)
+static int groups_json(FILE *out, const struct rtbg_result *r)
 {
 	struct ts_json_writer w;
 	ts_json_init(&w, out, CLI_JSON_PRECISION);
@@ -339,7 +339,7 @@ static void groups_json(FILE *out, const struct rtbg_result *r)
 				ts_json_end_object(&w);
 			}
 	ts_json_end_array(&w);
-	ts_json_end_object(&w);
+	return ts_json_end_object(&w);
 	fputc('\n', out);
 }
 
@@ -426,11 +426,12 @@ static int cmd_bench_groups(int argc, char **argv)
 		cli_output_discard(&out);
 		return 1;
 	}
+	int doc = 0;
 	if (format == CLI_FORMAT_JSON)
-		groups_json(cli_output_stream(&out), &res);
+		doc = groups_json(cli_output_stream(&out), &res);
 	else
 		rtbg_print(cli_output_stream(&out), &res);
-	return cli_output_commit(&out);
+	return cli_output_commit_doc(&out, doc);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -571,13 +572,14 @@ int cmd_bench(int argc, char **argv)
 			fputc('\n', out);
 			rtb_print_stats(out, &res[i]);
 		}
+	int doc = 0;
 	if (format == CLI_FORMAT_JSON) {
 		struct ts_json_writer w;
 		ts_json_init(&w, out, CLI_JSON_PRECISION);
 		ts_json_begin_array(&w);
 		for (int i = 0; i < nr; i++)
 			json_result(&w, &res[i], stats, peers);
-		ts_json_end_array(&w);
+		doc = ts_json_end_array(&w);
 	}
-	return cli_output_commit(&output_file);
+	return cli_output_commit_doc(&output_file, doc);
 }

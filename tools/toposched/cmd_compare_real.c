@@ -155,8 +155,8 @@ static void json_host(struct ts_json_writer *w, const char *key, const struct ru
 	ts_json_end_object(w);
 }
 
-static void print_json(FILE *f, const struct run_file *rf, const struct rx_info *info,
-		       const struct run_result *real, const struct run_result *sim)
+static int print_json(FILE *f, const struct run_file *rf, const struct rx_info *info,
+		      const struct run_result *real, const struct run_result *sim)
 {
 	struct ts_json_writer w;
 	ts_json_init(&w, f, CLI_JSON_PRECISION);
@@ -194,17 +194,17 @@ static void print_json(FILE *f, const struct run_file *rf, const struct rx_info 
 	json_shares(&w, "wakeups_by_relation_pp", real->by_relation, sim->by_relation, TS_REL_NR,
 		    run_relation_name);
 	ts_json_end_object(&w);
-	ts_json_end_object(&w);
+	return ts_json_end_object(&w);
 	fputc('\n', f);
 }
 
-static void print_both(FILE *out, bool json, const struct run_file *f, const struct rx_info *info,
-		       const struct run_result *real, const void *sim)
+static int print_both(FILE *out, bool json, const struct run_file *f, const struct rx_info *info,
+		      const struct run_result *real, const void *sim)
 {
 	if (json)
-		print_json(out, f, info, real, sim);
-	else
-		print_text(out, f, info, real, sim);
+		return print_json(out, f, info, real, sim);
+	print_text(out, f, info, real, sim);
+	return 0;
 }
 
 int cmd_compare_real(int argc, char **argv)

@@ -101,8 +101,8 @@ static void print_profile_json(struct ts_json_writer *w, const struct ts_kernel_
 }
 
 /* k: the --kernel profile, NULL when none was given (the JSON then has no "kernel"). */
-static void print_json(FILE *out, struct ts_features def, struct ts_features f,
-		       const struct ts_kernel_profile *k)
+static int print_json(FILE *out, struct ts_features def, struct ts_features f,
+		      const struct ts_kernel_profile *k)
 {
 	struct ts_json_writer w;
 	ts_json_init(&w, out, CLI_JSON_PRECISION);
@@ -127,7 +127,7 @@ static void print_json(FILE *out, struct ts_features def, struct ts_features f,
 	ts_json_end_array(&w);
 	if (k)
 		print_profile_json(&w, k);
-	ts_json_end_object(&w);
+	return ts_json_end_object(&w);
 }
 
 int cmd_features(int argc, char **argv)
@@ -187,12 +187,13 @@ int cmd_features(int argc, char **argv)
 	struct cli_output out;
 	if (cli_output_open(&out, "features", "--output", output))
 		return CLI_EXIT_USAGE;
+	int doc = 0;
 	if (format == CLI_FORMAT_JSON) {
-		print_json(cli_output_stream(&out), def, f, kernel_given ? &kernel : NULL);
+		doc = print_json(cli_output_stream(&out), def, f, kernel_given ? &kernel : NULL);
 	} else {
 		print_text(cli_output_stream(&out), def, f);
 		if (kernel_given)
 			print_profile_text(cli_output_stream(&out), &kernel);
 	}
-	return cli_output_commit(&out);
+	return cli_output_commit_doc(&out, doc);
 }

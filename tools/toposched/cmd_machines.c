@@ -76,8 +76,8 @@ static int print_term_json(const struct ts_cost_term_info *info, const struct ts
 	return 0;
 }
 
-static void print_costs(FILE *out, const char *spec, const struct ts_cost_model *m,
-			enum cli_format format)
+static int print_costs(FILE *out, const char *spec, const struct ts_cost_model *m,
+		       enum cli_format format)
 {
 	if (format == CLI_FORMAT_JSON) {
 		struct ts_json_writer w;
@@ -91,8 +91,7 @@ static void print_costs(FILE *out, const char *spec, const struct ts_cost_model 
 		ts_json_begin_array(&w);
 		ts_cost_model_foreach(m, print_term_json, &w);
 		ts_json_end_array(&w);
-		ts_json_end_object(&w);
-		return;
+		return ts_json_end_object(&w);
 	}
 	if (m->generic)
 		fprintf(out,
@@ -107,16 +106,17 @@ static void print_costs(FILE *out, const char *spec, const struct ts_cost_model 
 	fprintf(out, "%-*s  %*s  %-*s  %s\n", t.widths.name, "term", t.widths.value, "value",
 		t.widths.unit, "unit", "source");
 	ts_cost_model_foreach(m, print_term_text, &t);
+	return 0;
 }
 
-static void print_machines(FILE *out, enum cli_format format)
+static int print_machines(FILE *out, enum cli_format format)
 {
 	int count;
 	const struct ts_preset *p = ts_preset_list(&count);
 	if (format == CLI_FORMAT_TEXT) {
 		for (int i = 0; i < count; i++)
 			fprintf(out, "%-16s %s\n", p[i].name, p[i].description);
-		return;
+		return 0;
 	}
 	struct ts_json_writer w;
 	ts_json_init(&w, out, CLI_JSON_PRECISION);
@@ -132,7 +132,7 @@ static void print_machines(FILE *out, enum cli_format format)
 		ts_json_end_object(&w);
 	}
 	ts_json_end_array(&w);
-	ts_json_end_object(&w);
+	return ts_json_end_object(&w);
 }
 
 #define MAX_COST_OVERRIDES 64
@@ -198,9 +198,7 @@ int cmd_machines(int argc, char **argv)
 	struct cli_output out;
 	if (cli_output_open(&out, "machines", "--output", output))
 		return CLI_EXIT_USAGE;
-	if (costs)
-		print_costs(cli_output_stream(&out), costs, &m, format);
-	else
-		print_machines(cli_output_stream(&out), format);
-	return cli_output_commit(&out);
+	int doc = costs ? print_costs(cli_output_stream(&out), costs, &m, format)
+			: print_machines(cli_output_stream(&out), format);
+	return cli_output_commit_doc(&out, doc);
 }

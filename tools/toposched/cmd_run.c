@@ -161,9 +161,9 @@ int run_and_report(const char *cmd, const struct run_args *a, const struct run_f
 		fprintf(stderr, "toposched %s: error: %s\n", cmd, err.msg);
 		return CLI_EXIT_FAILURE;
 	}
-	print(cli_output_stream(&out), a->format == CLI_FORMAT_JSON, f, &info, &r, ctx);
+	int doc = print(cli_output_stream(&out), a->format == CLI_FORMAT_JSON, f, &info, &r, ctx);
 	rx_result_free(&r);
-	return cli_output_commit(&out);
+	return cli_output_commit_doc(&out, doc);
 }
 
 static void print_text(FILE *out, const struct run_file *f, const struct rx_info *info,
@@ -177,8 +177,8 @@ static void print_text(FILE *out, const struct run_file *f, const struct rx_info
 	run_result_text(out, r);
 }
 
-static void print_json(FILE *out, const struct run_file *f, const struct rx_info *info,
-		       const struct run_result *r)
+static int print_json(FILE *out, const struct run_file *f, const struct rx_info *info,
+		      const struct run_result *r)
 {
 	struct ts_json_writer w;
 	ts_json_init(&w, out, CLI_JSON_PRECISION);
@@ -191,18 +191,18 @@ static void print_json(FILE *out, const struct run_file *f, const struct rx_info
 	ts_json_member_bool(&w, "calibrated", info->calibrated);
 	ts_json_member_double(&w, "duration_s", (double)info->duration_ns / 1e9);
 	run_result_json(&w, r);
-	ts_json_end_object(&w);
+	return ts_json_end_object(&w);
 	fputc('\n', out);
 }
 
-static void print_run(FILE *out, bool json, const struct run_file *f, const struct rx_info *info,
-		      const struct run_result *r, const void *ctx)
+static int print_run(FILE *out, bool json, const struct run_file *f, const struct rx_info *info,
+		     const struct run_result *r, const void *ctx)
 {
 	(void)ctx;
 	if (json)
-		print_json(out, f, info, r);
-	else
-		print_text(out, f, info, r);
+		return print_json(out, f, info, r);
+	print_text(out, f, info, r);
+	return 0;
 }
 
 int cmd_run(int argc, char **argv)

@@ -39,10 +39,11 @@ int run_setup(const char *cmd, const char *help, int argc, char **argv, struct r
 	      struct run_file *f, bool *done);
 void run_file_close(struct run_file *f);
 
-/* Prints a run's report (ctx: the caller's, e.g. the simulator's result). */
-typedef void (*run_print_fn)(FILE *out, bool json, const struct run_file *f,
-			     const struct rx_info *info, const struct run_result *real,
-			     const void *ctx);
+/* Prints a run's report (ctx: the caller's, e.g. the simulator's result); returns 0, or
+ * the JSON writer's failure (cli_output_commit_doc()). */
+typedef int (*run_print_fn)(FILE *out, bool json, const struct run_file *f,
+			    const struct rx_info *info, const struct run_result *real,
+			    const void *ctx);
 /* Opens a->output, runs f in the runtime with a's options (rx_run()) and prints the
  * report into the output, which is then put in place. 0, CLI_EXIT_USAGE (input wrong for
  * this machine, nothing written) or CLI_EXIT_FAILURE, after one message. */

@@ -135,11 +135,12 @@ int cmd_spread(int argc, char **argv)
 			else
 				fprintf(out, "%6ld %6d %5d %9s\n", i, cpu, cnode, "-");
 		}
+		int doc = 0;
 		if (format == CLI_FORMAT_JSON) {
 			ts_json_end_array(&w);
-			ts_json_end_object(&w);
+			doc = ts_json_end_object(&w);
 		}
-		rc = cli_output_commit(&output_file);
+		rc = cli_output_commit_doc(&output_file, doc);
 	}
 	cli_output_discard(&output_file);
 	ts_numa_levels_destroy(&nl);

@@ -124,7 +124,7 @@ static void json_mask(struct ts_json_writer *w, const struct ts_cpumask *m)
 	free(s);
 }
 
-static void json_domains(FILE *out, const struct ts_domains *d, const struct ts_cpumask *show)
+static int json_domains(FILE *out, const struct ts_domains *d, const struct ts_cpumask *show)
 {
 	const struct ts_topology *t = d->topo;
 	struct ts_json_writer w;
@@ -233,7 +233,7 @@ static void json_domains(FILE *out, const struct ts_domains *d, const struct ts_
 		ts_json_end_object(&w);
 	}
 	ts_json_end_array(&w);
-	ts_json_end_object(&w);
+	return ts_json_end_object(&w);
 }
 
 /* --export: the hwloc XML writer (src/topo/hwloc_export.c), through the atomic output. */
@@ -340,11 +340,12 @@ int cmd_topo(int argc, char **argv)
 	if (!rc && cli_output_open(&out, "topo", "--output", output))
 		rc = CLI_EXIT_USAGE;
 	if (!rc) {
+		int doc = 0;
 		if (format == CLI_FORMAT_JSON)
-			json_domains(cli_output_stream(&out), d, show);
+			doc = json_domains(cli_output_stream(&out), d, show);
 		else
 			text_domains(cli_output_stream(&out), d, show);
-		rc = cli_output_commit(&out);
+		rc = cli_output_commit_doc(&out, doc);
 	}
 	cli_output_discard(&out);
 	ts_domains_free(d);
