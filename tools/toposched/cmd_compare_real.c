@@ -11,6 +11,7 @@
 static const char compare_help[] =
 	"usage: toposched compare-real FILE.json [--duration T] [--features STR]\n"
 	"                              [--no-preempt] [--format text|json] [--output FILE]\n"
+	"                              [--trace FILE]\n"
 	"\n"
 	"Runs an rt-app workload file twice: in the simulator on --topology host (this\n"
 	"machine's topology, the generic cost model, seed 1) and in the runtime on this\n"
@@ -18,8 +19,9 @@ static const char compare_help[] =
 	"side with the difference of the simulator from the runtime: loops per second of\n"
 	"each task, wake-up latency p50 and p99, migrations per second (relative, %), and\n"
 	"the shares of the placement reasons and of the wake-ups by relation (percentage\n"
-	"points). The file must run in both hosts: the simulator refuses barrier, lock,\n"
-	"wait, signal, sync, suspend, resume, fork and yield events (docs/compare-real.md).\n"
+	"points). The file must run in both hosts: what either refuses (a fork for ever, a\n"
+	"policy other than SCHED_OTHER, ...) is refused before anything runs\n"
+	"(docs/compare-real.md).\n"
 	"\n"
 	"  --duration T    measure T in each host (with a unit: 500ms, 2s) instead of the\n"
 	"                  file's global.duration\n"
@@ -29,6 +31,8 @@ static const char compare_help[] =
 	"  --format F      text (default) or json: {file, topology, cpus, duration_s,\n"
 	"                  runtime, simulator, difference} (docs/compare-real.md)\n"
 	"  --output FILE   write to FILE instead of standard output\n"
+	"  --trace FILE    write the runtime's scheduling events to FILE, as 'toposched run\n"
+	"                  --trace' does (the simulator's side: 'toposched sim --trace')\n"
 	"\n"
 	"Exit status: 0, 2 for bad input or a file one host refuses (nothing run), 1 when a\n"
 	"run fails.\n";
