@@ -302,6 +302,26 @@ static void test_seeds_per_run(void **state)
 		assert_near(ts_experiment_point(&f, 1, 0)->samples[i],
 			    (double)(ts_experiment_seed(7, 8, i) >> 11), 0);
 	ts_experiment_free(&f);
+	/* a configuration on another stream (validate's seeds): other samples, the same
+	 * (load, iteration) seeds within the stream; stream 0 is the common one */
+	struct ts_experiment g = fake_experiment(2, seed_run);
+	configs[2].seed_stream = 1;
+	assert_int_equal(ts_experiment_run(&g, &err), 0);
+	for (int l = 0; l < 3; l++)
+		for (int i = 0; i < 4; i++) {
+			double s0 = ts_experiment_point(&g, 0, l)->samples[i];
+			double s1 = ts_experiment_point(&g, 2, l)->samples[i];
+			assert_true(s0 != s1);
+			assert_near(s0,
+				    (double)(ts_experiment_stream_seed(7, 0, loads[l], i) >> 11),
+				    0);
+			assert_near(s1,
+				    (double)(ts_experiment_stream_seed(7, 1, loads[l], i) >> 11),
+				    0);
+		}
+	ts_experiment_free(&g);
+	assert_true(ts_experiment_stream_seed(7, 0, 1, 0) == ts_experiment_seed(7, 1, 0));
+	assert_true(ts_experiment_stream_seed(7, 1, 1, 0) != ts_experiment_stream_seed(7, 2, 1, 0));
 	/* another base seed, other samples */
 	assert_true(ts_experiment_seed(7, 1, 0) != ts_experiment_seed(8, 1, 0));
 	assert_true(ts_experiment_seed(7, 1, 0) != ts_experiment_seed(7, 1, 1));

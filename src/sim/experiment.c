@@ -103,6 +103,13 @@ uint64_t ts_experiment_seed(uint64_t seed, int load, int iteration)
 	return ts_rng_derive(seed, index);
 }
 
+uint64_t ts_experiment_stream_seed(uint64_t seed, unsigned stream, int load, int iteration)
+{
+	if (stream)
+		seed = ts_rng_derive(seed, (UINT64_C(1) << 63) + stream);
+	return ts_experiment_seed(seed, load, iteration);
+}
+
 /* ---- the parallel sweep ---- */
 
 struct sweep {
@@ -147,7 +154,8 @@ static void *worker(void *arg)
 		cfg.tg_layout = e->configs[c].tg_layout; /* task groups */
 		cfg.kernel = e->configs[c].kernel;
 		cfg.load = e->loads[l];
-		cfg.seed = ts_experiment_seed(e->seed, e->loads[l], it);
+		cfg.seed = ts_experiment_stream_seed(e->seed, e->configs[c].seed_stream,
+						     e->loads[l], it);
 		cfg.schedstat = idx == 0 ? e->schedstat : NULL; /* (0, first load, 1) */
 		bool traced =
 			c == e->trace_config && l == e->trace_load && it == e->trace_iteration;

@@ -256,6 +256,8 @@ static int build_configs(const struct ts_val_experiment *x, struct setup *s, str
 		for (int k = 0; k < x->seeds; k++) {
 			struct ts_exp_config *out = &s->configs[k * x->nr_configs + c];
 			*out = cfg;
+			/* seed #1 is sim's common stream; the others are independent */
+			out->seed_stream = (unsigned)k;
 			snprintf(out->name, sizeof(out->name), "%s#%d", x->configs[c].name, k + 1);
 		}
 	}

@@ -38,6 +38,11 @@ struct ts_exp_config {
 	enum ts_tg_layout tg_layout; /* of the groups' load_avg in this configuration's runs */
 	/* ---- the kernel generation (--kernel, kernel= token); zeroed = the newest ---- */
 	struct ts_kernel_profile kernel;
+	/* 0: the runs draw the experiment's common random numbers (the same stream for a
+	 * (load, iteration) in every configuration); k > 0: an independent stream, for
+	 * repeating a configuration under other seeds (toposched validate's seed k + 1).
+	 * `sim` never sets it, so shard parts do not carry it. */
+	unsigned seed_stream;
 };
 
 /* What the runs of one point add up to. Counters are summed over the iterations;
@@ -132,6 +137,10 @@ struct ts_experiment {
  * configurations is not the seeds'. It depends on the load's value (not its position in
  * the list) so that adding a load to a sweep leaves the other points' samples unchanged. */
 uint64_t ts_experiment_seed(uint64_t seed, int load, int iteration);
+/* The seed of a configuration's run: ts_experiment_seed() of the common stream (stream
+ * 0), or of the base seed derived for an independent stream k > 0:
+ *     ts_experiment_seed(ts_rng_derive(seed, 2^63 + k), load, iteration) */
+uint64_t ts_experiment_stream_seed(uint64_t seed, unsigned stream, int load, int iteration);
 
 /* ---- sizing a sweep ---- */
 
