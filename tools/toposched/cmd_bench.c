@@ -339,8 +339,10 @@ static int groups_json(FILE *out, const struct rtbg_result *r)
 				ts_json_end_object(&w);
 			}
 	ts_json_end_array(&w);
-	return ts_json_end_object(&w);
-	fputc('\n', out);
+	int rc = ts_json_end_object(&w);
+	if (!rc)
+		fputc('\n', out);
+	return rc;
 }
 
 static int cmd_bench_groups(int argc, char **argv)

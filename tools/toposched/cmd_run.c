@@ -191,8 +191,10 @@ static int print_json(FILE *out, const struct run_file *f, const struct rx_info 
 	ts_json_member_bool(&w, "calibrated", info->calibrated);
 	ts_json_member_double(&w, "duration_s", (double)info->duration_ns / 1e9);
 	run_result_json(&w, r);
-	return ts_json_end_object(&w);
-	fputc('\n', out);
+	int rc = ts_json_end_object(&w);
+	if (!rc)
+		fputc('\n', out);
+	return rc;
 }
 
 static int print_run(FILE *out, bool json, const struct run_file *f, const struct rx_info *info,
