@@ -688,7 +688,8 @@ int ts_sim_rtapp_build(const struct ts_rtapp *r, const char *name, struct ts_sim
 	b.forked = pool_alloc(pl, (size_t)r->nr_tasks * sizeof(*b.forked));
 	b.launch_class = pool_alloc(pl, (size_t)r->nr_tasks * sizeof(*b.launch_class));
 	b.fork_class = pool_alloc(pl, (size_t)r->nr_tasks * sizeof(*b.fork_class));
-	if (!b.forked || !b.launch_class || !b.fork_class) {
+	int *class_task = pool_alloc(pl, 2 * (size_t)r->nr_tasks * sizeof(*class_task));
+	if (!b.forked || !b.launch_class || !b.fork_class || !class_task) {
 		rc = oom(&b);
 		goto out;
 	}
@@ -706,6 +707,7 @@ int ts_sim_rtapp_build(const struct ts_rtapp *r, const char *name, struct ts_sim
 		int ci = forked ? b.fork_class[i] : b.launch_class[i];
 		if (ci < 0) /* no thread: a fork target no fork names */
 			continue;
+		class_task[ci] = i;
 		rc = translate_task(&b, &r->tasks[i], forked, &classes[ci]);
 		finite &= classes[ci].iterations > 0;
 		threads += classes[ci].count;
@@ -738,6 +740,7 @@ int ts_sim_rtapp_build(const struct ts_rtapp *r, const char *name, struct ts_sim
 		.instances = TS_INSTANCES_LOAD,
 		.syncs_per_instance = b.nr_sync, /* each copy of the file has its own */
 	};
+	x->class_task = class_task;
 	if (!x->w.name || !x->w.description)
 		rc = oom(&b);
 	if (!rc)

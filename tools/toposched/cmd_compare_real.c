@@ -198,10 +198,7 @@ static int print_json(FILE *f, const struct run_file *rf, const struct rx_info *
 	json_shares(&w, "wakeups_by_relation_pp", real->by_relation, sim->by_relation, TS_REL_NR,
 		    run_relation_name);
 	ts_json_end_object(&w);
-	int rc = ts_json_end_object(&w);
-	if (!rc)
-		fputc('\n', f);
-	return rc;
+	return ts_json_end_object(&w);
 }
 
 static int print_both(FILE *out, bool json, const struct run_file *f, const struct rx_info *info,

@@ -61,23 +61,6 @@ static struct ts_phase *marked_program(const struct ts_rtapp_task *t, const stru
 	return prog;
 }
 
-/* The rt-app task behind class c: the task of its name, or, for the threads its forks
- * create, the task whose name it carries with "-forked" (src/sim/rtapp_workload.c). */
-static const struct ts_rtapp_task *task_of_class(const struct ts_rtapp *r,
-						 const struct ts_task_class *c)
-{
-	static const char forked[] = "-forked";
-	for (int i = 0; i < r->nr_tasks; i++) {
-		const char *name = r->tasks[i].name;
-		size_t len = strlen(name);
-		if (strcmp(c->name, name) == 0 ||
-		    (c->spawn == TS_SPAWN_FORK && strncmp(c->name, name, len) == 0 &&
-		     strcmp(c->name + len, forked) == 0))
-			return &r->tasks[i];
-	}
-	return NULL;
-}
-
 static void take_figures(const struct ts_sim_result *res, const struct ts_workload *w,
 			 uint64_t duration_ns, struct run_result *out)
 {
@@ -134,13 +117,13 @@ int crs_run(const struct ts_rtapp *r, const char *features, uint64_t duration_ns
 		    !(out->classes = calloc((size_t)w->nr_classes, sizeof(*out->classes)))))
 		rc = ts_error_set(err, -ENOMEM, "out of memory");
 	for (int k = 0; !rc && k < w->nr_classes; k++) {
-		const struct ts_rtapp_task *t = task_of_class(r, &w->classes[k]);
+		const struct ts_rtapp_task *t = &r->tasks[e.x->class_task[k]];
 		int len = 0;
-		struct ts_phase *prog = t ? marked_program(t, &w->classes[k], &len) : NULL;
+		struct ts_phase *prog = marked_program(t, &w->classes[k], &len);
 		if (!prog) {
 			rc = ts_error_set(err, -EIO,
-					  "%s: task '%s': the simulator's program is not laid out "
-					  "as compare-real expects (one phase per event)",
+					  "%s: task '%s': the simulator's program does not follow "
+					  "the file's events as compare-real expects",
 					  r->file, w->classes[k].name);
 			break;
 		}

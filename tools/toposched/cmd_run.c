@@ -161,7 +161,10 @@ int run_and_report(const char *cmd, const struct run_args *a, const struct run_f
 		fprintf(stderr, "toposched %s: error: %s\n", cmd, err.msg);
 		return CLI_EXIT_FAILURE;
 	}
-	int doc = print(cli_output_stream(&out), a->format == CLI_FORMAT_JSON, f, &info, &r, ctx);
+	bool json = a->format == CLI_FORMAT_JSON;
+	int doc = print(cli_output_stream(&out), json, f, &info, &r, ctx);
+	if (json && !doc) /* a blank line after the document, as both commands print it */
+		fputc('\n', cli_output_stream(&out));
 	rx_result_free(&r);
 	return cli_output_commit_doc(&out, doc);
 }
@@ -191,10 +194,7 @@ static int print_json(FILE *out, const struct run_file *f, const struct rx_info 
 	ts_json_member_bool(&w, "calibrated", info->calibrated);
 	ts_json_member_double(&w, "duration_s", (double)info->duration_ns / 1e9);
 	run_result_json(&w, r);
-	int rc = ts_json_end_object(&w);
-	if (!rc)
-		fputc('\n', out);
-	return rc;
+	return ts_json_end_object(&w);
 }
 
 static int print_run(FILE *out, bool json, const struct run_file *f, const struct rx_info *info,

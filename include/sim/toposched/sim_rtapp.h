@@ -22,6 +22,9 @@
 
 struct ts_sim_rtapp {
 	struct ts_workload w;
+	/* [w.nr_classes]: the index in the file's tasks of the task whose threads (or forked
+	 * threads) each class holds */
+	const int *class_task;
 	/* the task groups of the file's "taskgroup" keys, in --groups-spec syntax (NULL:
 	 * none) */
 	const char *groups_spec;
