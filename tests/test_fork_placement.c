@@ -34,13 +34,20 @@ static struct ts_cpumask *kunpeng_node0(struct env *e)
 	return node0;
 }
 
+/* The forking parent (the launcher, the listener), running on CPU 0. */
+static struct ts_task *parent_running_on_cpu0(struct env *e, const struct ts_cpumask *node0)
+{
+	struct ts_task *parent = env_task(e, 0, node0, 0);
+	fake_run_on(e->s, &e->f, parent, 0);
+	return parent;
+}
+
 static void test_children_of_a_running_parent_spread_over_clusters(void **state)
 {
 	(void)state;
 	struct env e;
 	struct ts_cpumask *node0 = kunpeng_node0(&e);
-	struct ts_task *parent = env_task(&e, 0, node0, 0);
-	fake_run_on(e.s, &e.f, parent, 0);
+	struct ts_task *parent = parent_running_on_cpu0(&e, node0);
 	assert_false(ts_idle_cpu(e.s, 0));
 
 	for (int k = 1; k <= 8; k++) {
@@ -83,8 +90,7 @@ static void test_a_fork_takes_the_latest_idled_cpu_of_the_cluster(void **state)
 	(void)state;
 	struct env e;
 	struct ts_cpumask *node0 = kunpeng_node0(&e);
-	struct ts_task *parent = env_task(&e, 0, node0, 0);
-	fake_run_on(e.s, &e.f, parent, 0);
+	struct ts_task *parent = parent_running_on_cpu0(&e, node0);
 	static const uint64_t stamp_us[4] = {300, 900, 100, 500};
 	for (int i = 0; i < 4; i++)
 		ts_rq_set_idle_stamp(ts_cpu_rq(e.s, 4 + i), stamp_us[i] * 1000);
@@ -139,8 +145,7 @@ static void test_a_fork_stacks_onto_the_cpu_a_sleeping_task_just_left(void **sta
 	(void)state;
 	struct env e;
 	struct ts_cpumask *node0 = kunpeng_node0(&e);
-	struct ts_task *parent = env_task(&e, 0, node0, 0);
-	fake_run_on(e.s, &e.f, parent, 0);
+	struct ts_task *parent = parent_running_on_cpu0(&e, node0);
 	for (int c = 4; c < 32; c++)
 		ts_rq_set_idle_stamp(ts_cpu_rq(e.s, c), (uint64_t)(100 + 100 * (c % 4)) * 1000);
 
