@@ -34,13 +34,20 @@ static struct ts_cpumask *kunpeng_node0(struct env *e)
 	return node0;
 }
 
+/* The forking parent (the launcher, the listener), running on CPU 0. */
+static struct ts_task *parent_running_on_cpu0(struct env *e, const struct ts_cpumask *node0)
+{
+	struct ts_task *parent = env_task(e, 0, node0, 0);
+	fake_run_on(e->s, &e->f, parent, 0);
+	return parent;
+}
+
 static void test_children_of_a_running_parent_spread_over_clusters(void **state)
 {
 	(void)state;
 	struct env e;
 	struct ts_cpumask *node0 = kunpeng_node0(&e);
-	struct ts_task *parent = env_task(&e, 0, node0, 0);
-	fake_run_on(e.s, &e.f, parent, 0);
+	struct ts_task *parent = parent_running_on_cpu0(&e, node0);
 	assert_false(ts_idle_cpu(e.s, 0));
 
 	for (int k = 1; k <= 8; k++) {
@@ -83,8 +90,7 @@ static void test_a_fork_takes_the_latest_idled_cpu_of_the_cluster(void **state)
 	(void)state;
 	struct env e;
 	struct ts_cpumask *node0 = kunpeng_node0(&e);
-	struct ts_task *parent = env_task(&e, 0, node0, 0);
-	fake_run_on(e.s, &e.f, parent, 0);
+	struct ts_task *parent = parent_running_on_cpu0(&e, node0);
 	static const uint64_t stamp_us[4] = {300, 900, 100, 500};
 	for (int i = 0; i < 4; i++)
 		ts_rq_set_idle_stamp(ts_cpu_rq(e.s, 4 + i), stamp_us[i] * 1000);
@@ -122,6 +128,60 @@ static void test_a_fork_does_not_close_the_idle_period(void **state)
 	env_destroy(&e);
 }
 
+/* The root of the start's same-cluster pairs (docs/engine.md, "Where the 8-client baseline
+ * becomes same-cluster"): once every cluster holds a task, a fork goes onto the CPU a
+ * sleeping task just left. Parent running on CPU 0; the CPUs of clusters 1-7 last went
+ * idle at 0.1, 0.2, 0.3, 0.4 ms (first to last CPU of each cluster), so children 1-7,
+ * forked at one instant, land on CPUs 7, 11, ..., 31 (one cluster each, as in the first
+ * test, then the latest idled CPU) with util_avg 512 each (post_init_entity_util_avg() on an
+ * empty CPU: (1024 - 0) / 2); they run and block 50 us later, each leaving the same
+ * utilisation behind. By hand: every cluster but the parent's has 4 idle CPUs (a CPU whose task
+ * sleeps is idle, idle_cpu_without()) and the same group_util, so the first in domain order,
+ * cluster 1, wins; there CPU 7, idle since 1.05 ms, is the latest idled: child 8 goes onto child
+ * 1's task_cpu. Child 8 is queued there, so CPU 7 is busy, cluster 1 has 3 idle CPUs, and child 9
+ * goes onto child 2's CPU 11. */
+static void test_a_fork_stacks_onto_the_cpu_a_sleeping_task_just_left(void **state)
+{
+	(void)state;
+	struct env e;
+	struct ts_cpumask *node0 = kunpeng_node0(&e);
+	struct ts_task *parent = parent_running_on_cpu0(&e, node0);
+	for (int c = 4; c < 32; c++)
+		ts_rq_set_idle_stamp(ts_cpu_rq(e.s, c), (uint64_t)(100 + 100 * (c % 4)) * 1000);
+
+	struct ts_task *first[8];
+	for (int k = 1; k <= 7; k++) {
+		first[k] = env_task(&e, 0, node0, 0);
+		struct ts_placement pl = ts_wake_up_new_task(e.s, first[k], 0, parent);
+		assert_int_equal(pl.cpu, 4 * k + 3);
+		assert_int_equal(first[k]->se.avg.util_avg, 512);
+	}
+	e.f.now += 50000;
+	for (int k = 1; k <= 7; k++) {
+		int cpu = 4 * k + 3;
+		fake_lock(&e.f, cpu);
+		ts_schedule(e.s, cpu);
+		ts_deactivate_curr(e.s, cpu, TS_TASK_SLEEPING);
+		ts_schedule(e.s, cpu);
+		fake_unlock(&e.f, cpu);
+		assert_true(ts_idle_cpu(e.s, cpu));
+		assert_int_equal(ts_cpu_rq(e.s, cpu)->idle_stamp, 1050000);
+		/* 50 us of PELT: the same for every child */
+		assert_int_equal(first[k]->se.avg.util_avg, first[1]->se.avg.util_avg);
+	}
+
+	struct ts_task *eighth = env_task(&e, 0, node0, 0);
+	struct ts_placement pl = ts_wake_up_new_task(e.s, eighth, 0, parent);
+	assert_int_equal(pl.reason, TS_PLACE_SLOW_PATH);
+	assert_int_equal(pl.cpu, 7);
+	assert_int_equal(first[1]->cpu, 7);
+	struct ts_task *ninth = env_task(&e, 0, node0, 0);
+	pl = ts_wake_up_new_task(e.s, ninth, 0, parent);
+	assert_int_equal(pl.cpu, 11);
+	ts_cpumask_free(node0);
+	env_destroy(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_a_fork_from_an_idle_cpu_stays_local),
 		cmocka_unit_test(test_a_fork_takes_the_latest_idled_cpu_of_the_cluster),
 		cmocka_unit_test(test_a_fork_does_not_close_the_idle_period),
+		cmocka_unit_test(test_a_fork_stacks_onto_the_cpu_a_sleeping_task_just_left),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
