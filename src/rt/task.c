@@ -331,17 +331,19 @@ void rt_task_finish(struct rt_task *t, int cpu)
 	/* A waker may still be in the tail of the core's wake-up of t (wake.c). */
 	rt_spin_lock(&t->pi_lock);
 	rt_spin_unlock(&t->pi_lock);
-	rt_spin_lock(&t->join_lock);
-	atomic_store(&t->finished, 1);
-	struct rt_task *j = t->joiner;
-	if (t->ext_waiters)
-		rt_futex_wake(&t->finished, 1 << 30);
-	rt_spin_unlock(&t->join_lock);
-	/* t may be freed from here on */
-	if (j)
-		rt_wake(j, 0);
-	if (t->detached)
-		task_reap(t);
+	if (t->detached) {
+		task_reap(t); /* nobody joins it: no join_lock, no joiner to wake */
+	} else {
+		rt_spin_lock(&t->join_lock);
+		atomic_store(&t->finished, 1);
+		struct rt_task *j = t->joiner;
+		if (t->ext_waiters)
+			rt_futex_wake(&t->finished, 1 << 30);
+		rt_spin_unlock(&t->join_lock);
+		/* t may be freed from here on */
+		if (j)
+			rt_wake(j, 0);
+	}
 	if (atomic_fetch_sub(&rt_g.live, 1) == 1)
 		rt_stop_notify();
 }
@@ -453,7 +455,11 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	if (!home)
 		home = rt_g.worker[rt_g.worker_cpus[atomic_fetch_add(&rt_g.next_inbox, 1) %
 						    (unsigned)rt_g.nr_workers]];
-	struct ts_error err = {0};
+	/* Only what ts_error_set() reads: clearing the whole message was 72 instructions of
+	 * every spawn (callgrind). */
+	struct ts_error err;
+	err.code = 0;
+	err.msg[0] = '\0';
 	rc = ts_task_init(rt_g.s, &t->ts, a->nice, mask, target >= 0 ? target : home->cpu, &err);
 	ts_cpumask_free(mask);
 	if (rc) {
@@ -475,9 +481,12 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	rt_numa_task_init(t);
 	t->fn = fn;
 	t->arg = arg;
-	/* strncpy + NUL, not snprintf: the format machinery was 1.5 % of a spawn */
-	strncpy(t->name, a->name ? a->name : "task", sizeof(t->name) - 1);
-	t->name[sizeof(t->name) - 1] = '\0';
+	/* Not snprintf (the format machinery was 1.5 % of a spawn), nor strncpy (its padding
+	 * of the 32 bytes was another 1.2 %). */
+	const char *name = a->name ? a->name : "task";
+	size_t len = strnlen(name, sizeof(t->name) - 1);
+	memcpy(t->name, name, len);
+	t->name[len] = '\0';
 	rt_spin_lock_init(&t->pi_lock);
 	rt_spin_lock_init(&t->join_lock);
 	atomic_init(&t->wstate, RT_RUNNING);
