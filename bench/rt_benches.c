@@ -23,7 +23,8 @@
 #include "toposched/cpumask.h"
 #include "toposched/domain.h"
 
-static const char *const names[RTB_NR] = {"pipe", "hackbench", "spawn", "yield", "wake"};
+static const char *const names[RTB_NR] = {"pipe",	"hackbench", "spawn",
+					  "spawn-join", "yield",     "wake"};
 
 const char *rtb_name(enum rtb_bench b)
 {
@@ -626,34 +627,58 @@ static int bench_hackbench(const struct rtb_config *c, struct rtb_result *r, cha
 	return hb_kernel(groups, loops, &r->fig.kernel, err, n);
 }
 
-/* ---- spawn --------------------------------------------------------------------------
- * N tasks that return at once, created and joined in batches of 256 (so that many exist
- * at a time, as in a fan-out), by a task; against pthread_create/pthread_join with
- * default attributes by a plain thread. ns per task, creation to join. */
+/* ---- spawn, spawn-join ---------------------------------------------------------------
+ * N tasks that return at once, created in batches of 256 (so that many exist at a time,
+ * as in a fan-out) by a task; against pthread_create with default attributes by a plain
+ * thread. ns per task, from the first creation to the end of the last batch.
+ *   spawn       each batch is awaited once, as Go's `go` + sync.WaitGroup: detached tasks
+ *               (ts_task_attr.detached) calling ts_wg_done on a ts_waitgroup the spawner
+ *               waits on; detached threads counting down a mutex + condition variable.
+ *   spawn-join  each task is joined: ts_join, pthread_join (Boost.Fiber's fiber::join). */
+
+struct spawn_rt {
+	long tasks;
+	bool join;
+	ts_task_handle *h;
+	struct ts_waitgroup *wg;
+	uint64_t t0, t1;
+	char err[160];
+};
 
 static void *spawn_child(void *p)
 {
 	return p;
 }
 
-struct spawn_rt {
-	long tasks;
-	ts_task_handle *h;
-	uint64_t t0, t1;
-	char err[160];
-};
+static void *spawn_child_done(void *p)
+{
+	ts_wg_done(p);
+	return NULL;
+}
 
 static void *spawn_rt_main(void *p)
 {
 	struct spawn_rt *a = p;
+	struct ts_task_attr detached = TS_TASK_ATTR_INIT;
+	detached.detached = true;
 	a->t0 = now_ns();
 	for (long done = 0; done < a->tasks;) {
 		long b = a->tasks - done < RTB_SPAWN_BATCH ? a->tasks - done : RTB_SPAWN_BATCH, i;
+		if (!a->join)
+			ts_wg_add(a->wg, (int)b);
 		for (i = 0; i < b; i++)
-			if (spawn(&a->h[i], spawn_child, NULL, NULL, a->err, sizeof(a->err)))
+			if (a->join ? spawn(&a->h[i], spawn_child, NULL, NULL, a->err,
+					    sizeof(a->err))
+				    : spawn(&a->h[i], spawn_child_done, a->wg, &detached, a->err,
+					    sizeof(a->err)))
 				break;
-		for (long j = 0; j < i; j++)
-			ts_join(a->h[j], NULL);
+		if (a->join)
+			for (long j = 0; j < i; j++)
+				ts_join(a->h[j], NULL);
+		else
+			ts_wg_add(a->wg, (int)(i - b)); /* none on success */
+		if (!a->join)
+			ts_wg_wait(a->wg);
 		if (i < b)
 			return a->err;
 		done += b;
@@ -662,46 +687,96 @@ static void *spawn_rt_main(void *p)
 	return NULL;
 }
 
-static int bench_spawn(const struct rtb_config *c, struct rtb_result *r, char *err, size_t n)
+/* The kernel's form of spawn's wait group: a count under a mutex. */
+struct spawn_count {
+	pthread_mutex_t lock;
+	pthread_cond_t zero;
+	long n;
+};
+
+static void *spawn_thread_done(void *p)
+{
+	struct spawn_count *c = p;
+	pthread_mutex_lock(&c->lock);
+	if (--c->n == 0)
+		pthread_cond_signal(&c->zero);
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+static int spawn_kernel(long tasks, bool join, double *ns, char *err, size_t n)
+{
+	pthread_t th[RTB_SPAWN_BATCH];
+	struct spawn_count c = {.n = 0};
+	pthread_attr_t detached;
+	pthread_mutex_init(&c.lock, NULL);
+	pthread_cond_init(&c.zero, NULL);
+	pthread_attr_init(&detached);
+	pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
+	int rc = 0;
+	uint64_t t0 = now_ns();
+	for (long done = 0; done < tasks && !rc;) {
+		long b = tasks - done < RTB_SPAWN_BATCH ? tasks - done : RTB_SPAWN_BATCH, i;
+		if (!join) {
+			pthread_mutex_lock(&c.lock);
+			c.n += b;
+			pthread_mutex_unlock(&c.lock);
+		}
+		for (i = 0; i < b; i++)
+			if ((rc = join ? pthread_create(&th[i], NULL, spawn_child, NULL)
+				       : pthread_create(&th[i], &detached, spawn_thread_done, &c)))
+				break;
+		if (join) {
+			for (long j = 0; j < i; j++)
+				pthread_join(th[j], NULL);
+		} else {
+			pthread_mutex_lock(&c.lock);
+			c.n -= b - i; /* none on success */
+			while (c.n > 0)
+				pthread_cond_wait(&c.zero, &c.lock);
+			pthread_mutex_unlock(&c.lock);
+		}
+		done += b;
+	}
+	*ns = (double)(now_ns() - t0) / (double)tasks;
+	pthread_attr_destroy(&detached);
+	pthread_cond_destroy(&c.zero);
+	pthread_mutex_destroy(&c.lock);
+	if (rc)
+		return fail(err, n, -rc, "spawn: pthread_create: %s", strerror(rc));
+	return 0;
+}
+
+static int bench_spawn(const struct rtb_config *c, bool join, struct rtb_result *r, char *err,
+		       size_t n)
 {
 	long tasks = pick(c->tasks, RTB_SPAWN_TASKS);
 	r->unit = "ns";
-	r->what = "per spawn+join";
+	r->what = join ? "per spawn+join" : "per spawn+wait";
 	param_int(r, "tasks", tasks);
 	param_int(r, "batch", RTB_SPAWN_BATCH);
 	snprintf(r->kernel_cmd, sizeof(r->kernel_cmd),
-		 "%ld x pthread_create + pthread_join, default attributes", tasks);
+		 join ? "%ld x pthread_create + pthread_join, default attributes"
+		      : "%ld x pthread_create (detached), a mutex + condvar count per batch",
+		 tasks);
 
-	struct spawn_rt a = {.tasks = tasks};
+	struct spawn_rt a = {.tasks = tasks, .join = join};
 	a.h = calloc(RTB_SPAWN_BATCH, sizeof(*a.h));
-	if (!a.h)
-		return fail(err, n, -ENOMEM, "spawn: out of memory");
-	int rc = rt_begin(c, NULL, err, n);
-	if (!rc) {
+	a.wg = ts_wg_create();
+	int rc = 0;
+	if (!a.h || !a.wg)
+		rc = fail(err, n, -ENOMEM, "spawn: out of memory");
+	if (!rc && !(rc = rt_begin(c, NULL, err, n))) {
 		rc = run_task(spawn_rt_main, &a, err, n);
 		int rc2 = rt_end(r, err, n);
 		rc = rc ? rc : rc2;
 	}
 	free(a.h);
+	ts_wg_destroy(a.wg);
 	if (rc)
 		return rc;
 	r->fig.toposched = (double)(a.t1 - a.t0) / (double)tasks;
-
-	pthread_t th[RTB_SPAWN_BATCH];
-	uint64_t t0 = now_ns();
-	for (long done = 0; done < tasks;) {
-		long b = tasks - done < RTB_SPAWN_BATCH ? tasks - done : RTB_SPAWN_BATCH, i;
-		for (i = 0; i < b; i++)
-			if ((rc = pthread_create(&th[i], NULL, spawn_child, NULL)) != 0)
-				break;
-		for (long j = 0; j < i; j++)
-			pthread_join(th[j], NULL);
-		if (i < b)
-			return fail(err, n, -rc, "spawn: pthread_create: %s", strerror(rc));
-		done += b;
-	}
-	r->fig.kernel = (double)(now_ns() - t0) / (double)tasks;
-	return 0;
+	return spawn_kernel(tasks, join, &r->fig.kernel, err, n);
 }
 
 /* ---- yield --------------------------------------------------------------------------
@@ -1031,7 +1106,8 @@ int rtb_run(enum rtb_bench b, const struct rtb_config *cfg, struct rtb_result *o
 		rc = bench_hackbench(cfg, out, err, errlen);
 		break;
 	case RTB_SPAWN:
-		rc = bench_spawn(cfg, out, err, errlen);
+	case RTB_SPAWN_JOIN:
+		rc = bench_spawn(cfg, b == RTB_SPAWN_JOIN, out, err, errlen);
 		break;
 	case RTB_YIELD:
 		rc = bench_yield(cfg, out, err, errlen);

@@ -9,7 +9,11 @@
  *   pipe       perf bench sched pipe -T -l LOOPS        us per round trip
  *   hackbench  hackbench -T -p -g GROUPS -l LOOPS       s in total (20 senders x 20
  *              receivers per group, 100-byte messages)
- *   spawn      TASKS x pthread_create + pthread_join     ns per task (in batches of 256)
+ *   spawn      TASKS tasks in batches of 256, one wait per batch (detached tasks and a
+ *              ts_waitgroup; detached pthreads and a mutex + condvar count: Go's `go` +
+ *              sync.WaitGroup)                           ns per task
+ *   spawn-join the same, each task joined: ts_join; pthread_create + pthread_join
+ *                                                        ns per task
  *   yield      two threads pinned to one CPU, sched_yield; the runtime on one worker
  *              (the first CPU allowed)                   ns per switch
  *   wake       cross-CPU wake-up of a blocked waiter: futex wake between two pinned threads
@@ -26,7 +30,7 @@
 
 #include "toposched/runtime_core.h"
 
-enum rtb_bench { RTB_PIPE, RTB_HACKBENCH, RTB_SPAWN, RTB_YIELD, RTB_WAKE, RTB_NR };
+enum rtb_bench { RTB_PIPE, RTB_HACKBENCH, RTB_SPAWN, RTB_SPAWN_JOIN, RTB_YIELD, RTB_WAKE, RTB_NR };
 
 const char *rtb_name(enum rtb_bench b);
 /* The benchmark called name, or -1. */
@@ -50,7 +54,7 @@ struct rtb_config {
 	const char *features; /* runtime feature string; NULL = defaults */
 	long loops;	      /* pipe, hackbench, yield, wake; 0 = the benchmark's default */
 	long groups;	      /* hackbench; 0 = default */
-	long tasks;	      /* spawn; 0 = default */
+	long tasks;	      /* spawn, spawn-join; 0 = default */
 };
 
 /* The runtime's core statistics of one benchmark's runtime run, read just before

@@ -172,6 +172,7 @@ int rtb_peer_run(const struct rtb_peers *pp, enum rtb_peer p, int procs, struct 
 		loops = rtb_param(r, "loops");
 		break;
 	case RTB_SPAWN:
+	case RTB_SPAWN_JOIN:
 		tasks = rtb_param(r, "tasks");
 		break;
 	default:

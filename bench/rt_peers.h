@@ -1,4 +1,4 @@
-/* The peers of `toposched bench --peers`: the same five benchmarks written for Go (its
+/* The peers of `toposched bench --peers`: the same six benchmarks written for Go (its
  * goroutine scheduler, GOMAXPROCS = the runtime's workers) and for Boost.Fiber (C++ fibers
  * on as many threads), in bench/peers/. The bench builds them on first use into a cache
  * directory (again when a source is newer), runs each right after the runtime's and the

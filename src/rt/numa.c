@@ -445,12 +445,17 @@ void rt_numa_task_init(struct rt_task *t)
 void rt_numa_task_release(struct rt_task *t)
 {
 	/* A stop work of a swap may still name t as the partner: it finishes in a few
-	 * microseconds, or after its timeout. */
+	 * microseconds, or after its timeout. A worker reaping a detached task (task.c) may
+	 * be the one that stop work was posted to: it serves it meanwhile (t, dead, stays). */
+	struct rt_worker *w = rt_current() ? NULL : rt_this_worker();
 	while (atomic_load_explicit(&t->numa_pins, memory_order_acquire)) {
-		if (rt_current())
+		if (rt_current()) {
 			ts_yield();
-		else
-			sched_yield();
+			continue;
+		}
+		if (w)
+			rt_stop_service(w, t, false);
+		sched_yield();
 	}
 	if (t->ts.numa)
 		ts_numa_task_free(rt_g.s, &t->ts);

@@ -173,6 +173,7 @@ struct rt_task {
 	atomic_int finished; /* futex word for plain-thread joiners */
 	int ext_waiters;
 	struct rt_task *joiner;
+	bool detached; /* freed by rt_task_finish(), never joined */
 	/* sleep (timer.c): in its worker's heap while sleeping */
 	uint64_t wake_at;
 	/* inbox of a worker (wake-ups and spawns from plain threads) */
@@ -215,7 +216,9 @@ struct rt_task_cache {
 	struct rt_task *head;
 	int n;
 };
-#define RT_TASK_CACHE_MAX 256 /* per worker, and for the shared one */
+#define RT_TASK_CACHE_LOCAL 64	/* per worker */
+#define RT_TASK_CACHE_BATCH 32	/* moved between a worker's and the shared one at once */
+#define RT_TASK_CACHE_MAX   256 /* the shared one: this many per worker, and one more */
 
 /* ---- workers (worker.c) ---- */
 

@@ -35,7 +35,7 @@ static uint32_t nr_slots, cap_slots;
 static uint32_t *free_slots;
 static uint32_t nr_free;
 
-static uint64_t reg_add(struct rt_task *t)
+static uint64_t reg_add(struct rt_task *t, bool detached)
 {
 	rt_spin_lock(&reg_lock);
 	uint32_t i;
@@ -59,7 +59,7 @@ static uint64_t reg_add(struct rt_task *t)
 		slots[i].gen = 1;
 	}
 	slots[i].t = t;
-	slots[i].join_claimed = false;
+	slots[i].join_claimed = detached; /* nobody may join it */
 	uint64_t id = ((uint64_t)slots[i].gen << 32) | (i + 1);
 	t->id = id;
 	rt_spin_unlock(&reg_lock);
@@ -94,16 +94,23 @@ static void task_free(struct rt_task *t)
 
 /* ---- the task cache ----
  * Spawning used to cost an mmap, an mprotect for the guard page, the first-touch faults
- * of the stack's top pages and, at join, an munmap: ~27 us. A joined task's struct and
+ * of the stack's top pages and, at join, an munmap: ~27 us. A finished task's struct and
  * stack (guard page still PROT_NONE) go instead to a cache, from which ts_spawn() takes
  * them back for the next task with the default stack size. Each worker has its own,
  * touched only by its thread (its loop and the tasks running on it, which never run
- * at the same time: no lock); joins and spawns from plain threads use a shared one under
- * a mutex. Each holds at most RT_TASK_CACHE_MAX entries, so the memory kept is bounded
- * by (workers + 1) x RT_TASK_CACHE_MAX x (default stack + guard) of address space, of
- * which only the pages the old tasks touched are resident. Stacks of other sizes are
- * unmapped at join as before. Under ASan a cached struct and stack are poisoned, so that
- * a use after join is still reported. Everything is unmapped by ts_rt_stop(). */
+ * at the same time: no lock), of at most RT_TASK_CACHE_LOCAL entries; behind them is a
+ * shared one under a mutex, which plain threads use directly. As Go's per-P free lists of
+ * goroutines (runtime/proc.go gfput()/gfget()), a worker whose cache is full moves
+ * RT_TASK_CACHE_BATCH entries to the shared one, and one whose cache is empty takes up to
+ * that many from it: a detached task is freed by the worker it ran on, which need not be
+ * the spawner's, and without the exchange the spawner's worker would map every stack
+ * afresh while the other's cache overflowed (63 us a spawn). The shared one holds at most
+ * (workers + 1) x RT_TASK_CACHE_MAX, so the memory kept is bounded by workers x
+ * RT_TASK_CACHE_LOCAL + (workers + 1) x RT_TASK_CACHE_MAX stacks (default size + guard)
+ * of address space, of which only the pages the old tasks touched are resident. Stacks of
+ * other sizes are unmapped at the end as before. Under ASan a cached struct and stack are
+ * poisoned, so that a use after join is still reported. Everything is unmapped by
+ * ts_rt_stop(). */
 
 static pthread_mutex_t shared_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_task_cache shared_cache;
@@ -116,13 +123,33 @@ static size_t default_stack_size(void)
 	return (size + page - 1) & ~(page - 1);
 }
 
-static bool cache_put(struct rt_task_cache *c, struct rt_task *t)
+static int shared_cache_cap(void)
 {
-	if (c->n >= RT_TASK_CACHE_MAX)
-		return false;
+	return (rt_g.nr_workers + 1) * RT_TASK_CACHE_MAX;
+}
+
+static void cache_push(struct rt_task_cache *c, struct rt_task *t)
+{
 	t->cache_next = c->head;
 	c->head = t;
 	c->n++;
+}
+
+static struct rt_task *cache_pop(struct rt_task_cache *c)
+{
+	struct rt_task *t = c->head;
+	if (t) {
+		c->head = t->cache_next;
+		c->n--;
+	}
+	return t;
+}
+
+static bool cache_put(struct rt_task_cache *c, struct rt_task *t, int cap)
+{
+	if (c->n >= cap)
+		return false;
+	cache_push(c, t);
 	CACHE_POISON(t->stack.lo, t->stack.size);
 	CACHE_POISON(t, offsetof(struct rt_task, cache_next));
 	CACHE_POISON((char *)t + offsetof(struct rt_task, cache_next) + sizeof(t->cache_next),
@@ -132,26 +159,57 @@ static bool cache_put(struct rt_task_cache *c, struct rt_task *t)
 
 static struct rt_task *cache_get(struct rt_task_cache *c)
 {
-	struct rt_task *t = c->head;
+	struct rt_task *t = cache_pop(c);
 	if (!t)
 		return NULL;
-	c->head = t->cache_next;
-	c->n--;
 	CACHE_UNPOISON(t, sizeof(*t));
 	CACHE_UNPOISON(t->stack.lo, t->stack.size);
 	return t;
 }
 
-static void cache_flush(struct rt_task_cache *c)
+/* Frees a chain of cached entries (linked by cache_next). */
+static void cache_free_chain(struct rt_task *t)
 {
-	struct rt_task *t;
-	while ((t = cache_get(c))) {
+	while (t) {
+		struct rt_task *next = t->cache_next;
+		CACHE_UNPOISON(t, sizeof(*t));
+		CACHE_UNPOISON(t->stack.lo, t->stack.size);
 		rt_stack_free(&t->stack);
 		free(t);
+		t = next;
 	}
 }
 
-/* The end of a joined task: to a cache if its stack has the default size, else freed. */
+static void cache_flush(struct rt_task_cache *c)
+{
+	cache_free_chain(c->head);
+	c->head = NULL;
+	c->n = 0;
+}
+
+/* A worker's full cache: RT_TASK_CACHE_BATCH entries to the shared one (those it has no
+ * room for are freed). Only cache_next of a cached entry is touched (not poisoned). */
+static void cache_spill(struct rt_task_cache *local)
+{
+	struct rt_task_cache extra = {0};
+	pthread_mutex_lock(&shared_cache_lock);
+	int cap = shared_cache_cap();
+	for (int i = 0; i < RT_TASK_CACHE_BATCH && local->n; i++)
+		cache_push(shared_cache.n < cap ? &shared_cache : &extra, cache_pop(local));
+	pthread_mutex_unlock(&shared_cache_lock);
+	cache_free_chain(extra.head);
+}
+
+/* A worker's empty cache: up to RT_TASK_CACHE_BATCH entries from the shared one. */
+static void cache_refill(struct rt_task_cache *local)
+{
+	pthread_mutex_lock(&shared_cache_lock);
+	for (int i = 0; i < RT_TASK_CACHE_BATCH && shared_cache.n; i++)
+		cache_push(local, cache_pop(&shared_cache));
+	pthread_mutex_unlock(&shared_cache_lock);
+}
+
+/* The end of a finished task: to a cache if its stack has the default size, else freed. */
 static void task_release(struct rt_task *t)
 {
 	if (t->stack.size != default_stack_size()) {
@@ -164,15 +222,16 @@ static void task_release(struct rt_task *t)
 	ts_task_destroy(&t->ts);
 	struct rt_worker *w = rt_this_worker();
 	if (w) {
-		if (cache_put(&w->tcache, t))
-			return;
-	} else {
-		pthread_mutex_lock(&shared_cache_lock);
-		bool kept = cache_put(&shared_cache, t);
-		pthread_mutex_unlock(&shared_cache_lock);
-		if (kept)
-			return;
+		if (w->tcache.n >= RT_TASK_CACHE_LOCAL)
+			cache_spill(&w->tcache);
+		cache_put(&w->tcache, t, RT_TASK_CACHE_LOCAL);
+		return;
 	}
+	pthread_mutex_lock(&shared_cache_lock);
+	bool kept = cache_put(&shared_cache, t, shared_cache_cap());
+	pthread_mutex_unlock(&shared_cache_lock);
+	if (kept)
+		return;
 	rt_stack_free(&t->stack);
 	free(t);
 }
@@ -191,6 +250,8 @@ static struct rt_task *task_alloc(size_t size, int *rc)
 	if (!size || size == rt_g.stack_size || size == default_stack_size()) {
 		struct rt_worker *w = rt_this_worker();
 		if (w) {
+			if (!w->tcache.n)
+				cache_refill(&w->tcache);
 			t = cache_get(&w->tcache);
 		} else {
 			pthread_mutex_lock(&shared_cache_lock);
@@ -253,21 +314,36 @@ static void task_entry(void *arg)
 	rt_ctx_switch_final(&t->ctx, &t->worker->ctx);
 }
 
+/* A detached task's end, by the worker that ran it (its stack is no longer live): what
+ * ts_join() does after the wait, into this worker's task cache. */
+static void task_reap(struct rt_task *t)
+{
+	uint64_t id = t->id;
+	rt_spin_lock(&reg_lock);
+	reg_release(reg_find(id));
+	rt_spin_unlock(&reg_lock);
+	task_release(t);
+}
+
 void rt_task_finish(struct rt_task *t, int cpu)
 {
 	(void)cpu;
 	/* A waker may still be in the tail of the core's wake-up of t (wake.c). */
 	rt_spin_lock(&t->pi_lock);
 	rt_spin_unlock(&t->pi_lock);
-	rt_spin_lock(&t->join_lock);
-	atomic_store(&t->finished, 1);
-	struct rt_task *j = t->joiner;
-	if (t->ext_waiters)
-		rt_futex_wake(&t->finished, 1 << 30);
-	rt_spin_unlock(&t->join_lock);
-	/* t may be freed from here on */
-	if (j)
-		rt_wake(j, 0);
+	if (t->detached) {
+		task_reap(t); /* nobody joins it: no join_lock, no joiner to wake */
+	} else {
+		rt_spin_lock(&t->join_lock);
+		atomic_store(&t->finished, 1);
+		struct rt_task *j = t->joiner;
+		if (t->ext_waiters)
+			rt_futex_wake(&t->finished, 1 << 30);
+		rt_spin_unlock(&t->join_lock);
+		/* t may be freed from here on */
+		if (j)
+			rt_wake(j, 0);
+	}
 	if (atomic_fetch_sub(&rt_g.live, 1) == 1)
 		rt_stop_notify();
 }
@@ -379,7 +455,11 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	if (!home)
 		home = rt_g.worker[rt_g.worker_cpus[atomic_fetch_add(&rt_g.next_inbox, 1) %
 						    (unsigned)rt_g.nr_workers]];
-	struct ts_error err = {0};
+	/* Only what ts_error_set() reads: clearing the whole message was 72 instructions of
+	 * every spawn (callgrind). */
+	struct ts_error err;
+	err.code = 0;
+	err.msg[0] = '\0';
 	rc = ts_task_init(rt_g.s, &t->ts, a->nice, mask, target >= 0 ? target : home->cpu, &err);
 	ts_cpumask_free(mask);
 	if (rc) {
@@ -401,14 +481,18 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	rt_numa_task_init(t);
 	t->fn = fn;
 	t->arg = arg;
-	/* strncpy + NUL, not snprintf: the format machinery was 1.5 % of a spawn */
-	strncpy(t->name, a->name ? a->name : "task", sizeof(t->name) - 1);
-	t->name[sizeof(t->name) - 1] = '\0';
+	/* Not snprintf (the format machinery was 1.5 % of a spawn), nor strncpy (its padding
+	 * of the 32 bytes was another 1.2 %). */
+	const char *name = a->name ? a->name : "task";
+	size_t len = strnlen(name, sizeof(t->name) - 1);
+	memcpy(t->name, name, len);
+	t->name[len] = '\0';
 	rt_spin_lock_init(&t->pi_lock);
 	rt_spin_lock_init(&t->join_lock);
 	atomic_init(&t->wstate, RT_RUNNING);
 	rt_ctx_init_task(&t->ctx, t->stack.lo, t->stack.size, task_entry, t);
-	h.id = reg_add(t);
+	t->detached = a->detached;
+	h.id = reg_add(t, a->detached);
 	if (!h.id) {
 		task_free(t);
 		rt_error(-ENOMEM, "ts_spawn: out of memory");
@@ -450,6 +534,10 @@ int ts_join(ts_task_handle h, void **ret)
 	if (t == self) {
 		rt_spin_unlock(&reg_lock);
 		return rt_error(-EDEADLK, "ts_join: task '%s' would wait for itself", t->name);
+	}
+	if (t->detached) {
+		rt_spin_unlock(&reg_lock);
+		return rt_error(-EINVAL, "ts_join: task '%s' is detached", t->name);
 	}
 	if (s->join_claimed) {
 		rt_spin_unlock(&reg_lock);

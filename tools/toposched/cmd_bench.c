@@ -27,8 +27,10 @@ static const char bench_help[] =
 	"  hackbench  G groups x 20 senders x 20 receivers x L loops of 100-byte messages over\n"
 	"             channels vs threads and pipes (rt-tests hackbench -T -p -g G -l L):\n"
 	"             seconds in total\n"
-	"  spawn      spawn+join of N tasks vs pthread_create/join of N threads, batches of\n"
-	"             256: ns per task\n"
+	"  spawn      N tasks in batches of 256, one wait per batch: detached tasks and a\n"
+	"             wait group vs detached threads and a mutex + condvar count (Go's `go`\n"
+	"             + sync.WaitGroup): ns per task\n"
+	"  spawn-join the same with each task joined: ts_join vs pthread_join: ns per task\n"
 	"  yield      one switch between two tasks on one worker (the runtime on the first\n"
 	"             allowed CPU) vs sched_yield between two threads pinned to it: ns\n"
 	"  wake       cross-worker wake-up latency of a blocked task vs a futex wake between\n"
@@ -38,7 +40,7 @@ static const char bench_help[] =
 	"  --loops N        pipe: round trips (default 50000); hackbench: loops (100);\n"
 	"                   yield: yields per task (500000); wake: samples (5000)\n"
 	"  --groups G       hackbench groups (default 10)\n"
-	"  --tasks N        spawn: tasks (default 10000)\n"
+	"  --tasks N        spawn, spawn-join: tasks (default 10000)\n"
 	"  --cpus LIST      the runtime's workers (a cpulist; default: the affinity mask)\n"
 	"  --topology SPEC  the runtime's topology (default host; a preset or XML is mapped\n"
 	"                   onto the real CPUs)\n"
@@ -471,7 +473,7 @@ int cmd_bench(int argc, char **argv)
 			if (b < 0)
 				return cli_error("bench",
 						 "--bench '%s': unknown (choose pipe, hackbench, "
-						 "spawn, yield or wake)",
+						 "spawn, spawn-join, yield or wake)",
 						 optarg);
 			selected[b] = any = true;
 			break;

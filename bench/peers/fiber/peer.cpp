@@ -1,13 +1,14 @@
-// The five benchmarks of `toposched bench` written for Boost.Fiber, so that the runtime is
+// The six benchmarks of `toposched bench` written for Boost.Fiber, so that the runtime is
 // measured against a C++ user-level thread library side by side (toposched bench --peers
 // builds and runs this).
 //
 // Usage: peer-fiber BENCH LOOPS GROUPS TASKS PROCS
 // Prints one line "BENCH FIGURE" in the unit toposched bench uses for BENCH (pipe: us per
-// round trip; hackbench: s in total; spawn: ns per task; yield: ns per switch), or
-// "wake P50 P99" in ns. pipe, hackbench and spawn run on PROCS threads sharing fibers with
-// the shared_work scheduler (idle threads suspend); yield runs two fibers on one thread
-// (round_robin); wake has one thread per side (a fiber cannot be pinned otherwise).
+// round trip; hackbench: s in total; spawn, spawn-join: ns per task; yield: ns per
+// switch), or "wake P50 P99" in ns. pipe, hackbench, spawn and spawn-join run on PROCS
+// threads sharing fibers with the shared_work scheduler (idle threads suspend); yield runs
+// two fibers on one thread (round_robin); wake has one thread per side (a fiber cannot be
+// pinned otherwise).
 #include <boost/fiber/all.hpp>
 
 #include <algorithm>
@@ -125,18 +126,38 @@ static double hackbench(long groups, long loops)
 	return ns_since(t0) / 1e9;
 }
 
-static double spawn(long tasks)
+// spawn: detached fibers counting down a count under a fiber mutex, awaited once per batch
+// (Go's sync.WaitGroup; Boost.Fiber has no wait group). spawn-join: each fiber joined.
+static double spawn(long tasks, bool join)
 {
 	std::vector<fibers::fiber> fs;
 	fs.reserve(spawn_batch);
+	fibers::mutex m;
+	fibers::condition_variable zero;
+	long left = 0;
 	clk::time_point t0 = clk::now();
 	for (long n = 0; n < tasks;) {
 		long b = std::min(tasks - n, (long)spawn_batch);
-		for (long i = 0; i < b; i++)
-			fs.push_back(make_fiber([] {}));
-		for (auto &f : fs)
-			f.join();
-		fs.clear();
+		if (join) {
+			for (long i = 0; i < b; i++)
+				fs.push_back(make_fiber([] {}));
+			for (auto &f : fs)
+				f.join();
+			fs.clear();
+		} else {
+			{
+				std::unique_lock<fibers::mutex> lk(m);
+				left += b;
+			}
+			for (long i = 0; i < b; i++)
+				make_fiber([&] {
+					std::unique_lock<fibers::mutex> lk(m);
+					if (--left == 0)
+						zero.notify_one();
+				}).detach();
+			std::unique_lock<fibers::mutex> lk(m);
+			zero.wait(lk, [&] { return left == 0; });
+		}
 		n += b;
 	}
 	return ns_since(t0) / (double)tasks;
@@ -217,8 +238,8 @@ int main(int argc, char **argv)
 		on_pool(procs, [&] { fig = pipe(loops); });
 	else if (b == "hackbench")
 		on_pool(procs, [&] { fig = hackbench(groups, loops); });
-	else if (b == "spawn")
-		on_pool(procs, [&] { fig = spawn(tasks); });
+	else if (b == "spawn" || b == "spawn-join")
+		on_pool(procs, [&] { fig = spawn(tasks, b == "spawn-join"); });
 	else if (b == "yield")
 		fig = yield(loops);
 	else if (b == "wake")

@@ -1,10 +1,10 @@
-// The five benchmarks of `toposched bench` written for Go, so that the runtime is measured
+// The six benchmarks of `toposched bench` written for Go, so that the runtime is measured
 // against Go's scheduler side by side (toposched bench --peers builds and runs this).
 //
 // Usage: peer-go BENCH LOOPS GROUPS TASKS PROCS
 // Prints one line "BENCH FIGURE" in the unit toposched bench uses for BENCH (pipe: us per
-// round trip; hackbench: s in total; spawn: ns per task; yield: ns per switch), or
-// "wake P50 P99" in ns. GOMAXPROCS is PROCS (the runtime's worker count), 1 for yield.
+// round trip; hackbench: s in total; spawn, spawn-join: ns per task; yield: ns per
+// switch), or "wake P50 P99" in ns. GOMAXPROCS is PROCS (the runtime's worker count), 1 for yield.
 package main
 
 import (
@@ -106,6 +106,29 @@ func spawn(tasks int) float64 {
 	return float64(time.Since(t0).Nanoseconds()) / float64(tasks)
 }
 
+// spawnJoin: each goroutine joined, Go's way: it closes a channel of its own when it
+// returns and the spawner receives from each in order (toposched's ts_join, pthread_join).
+func spawnJoin(tasks int) float64 {
+	done := make([]chan struct{}, spawnBatch)
+	t0 := time.Now()
+	for n := 0; n < tasks; {
+		b := tasks - n
+		if b > spawnBatch {
+			b = spawnBatch
+		}
+		for i := 0; i < b; i++ {
+			c := make(chan struct{})
+			done[i] = c
+			go func() { close(c) }()
+		}
+		for i := 0; i < b; i++ {
+			<-done[i]
+		}
+		n += b
+	}
+	return float64(time.Since(t0).Nanoseconds()) / float64(tasks)
+}
+
 func yield(loops int) float64 {
 	runtime.GOMAXPROCS(1)
 	var ready, done sync.WaitGroup
@@ -188,6 +211,8 @@ func main() {
 		fmt.Printf("hackbench %g\n", hackbench(groups, loops))
 	case "spawn":
 		fmt.Printf("spawn %g\n", spawn(tasks))
+	case "spawn-join":
+		fmt.Printf("spawn-join %g\n", spawnJoin(tasks))
 	case "yield":
 		fmt.Printf("yield %g\n", yield(loops))
 	case "wake":

@@ -165,11 +165,15 @@ struct ts_task_attr {
 	int near_node;
 	int spread_index;
 	struct ts_rt_group *group; /* task group (ts_rt_group_create()); NULL = the root */
+	/* Freed by its worker when it exits, never joined (pthread's PTHREAD_CREATE_DETACHED,
+	 * Go's `go`): ts_join() on its handle gives -EINVAL, and the handle is stale once the
+	 * task has exited. Wait for detached tasks with a ts_waitgroup. */
+	bool detached;
 };
 #define TS_TASK_ATTR_INIT                                                                          \
 	{                                                                                          \
 		.stack_size = 0, .nice = 0, .cpus = NULL, .node = -1, .name = NULL,                \
-		.near_node = -1, .spread_index = -1                                                \
+		.near_node = -1, .spread_index = -1, .detached = false                             \
 	}
 
 typedef void *(*ts_task_fn)(void *arg);
