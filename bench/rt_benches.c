@@ -672,13 +672,13 @@ static void *spawn_rt_main(void *p)
 				    : spawn(&a->h[i], spawn_child_done, a->wg, &detached, a->err,
 					    sizeof(a->err)))
 				break;
-		if (a->join)
+		if (a->join) {
 			for (long j = 0; j < i; j++)
 				ts_join(a->h[j], NULL);
-		else
+		} else {
 			ts_wg_add(a->wg, (int)(i - b)); /* none on success */
-		if (!a->join)
 			ts_wg_wait(a->wg);
+		}
 		if (i < b)
 			return a->err;
 		done += b;
