@@ -55,10 +55,14 @@
 struct rt rt_g;
 atomic_int rt_state;
 
-static _Thread_local struct rt_task *tls_current;
-static _Thread_local struct rt_worker *tls_worker;
+/* initial-exec: a fixed offset from the thread pointer instead of a __tls_get_addr() call
+ * on every access (3.5 % of a pipe round trip); 24 bytes of the static TLS surplus, which
+ * glibc keeps for libraries loaded later, so a dlopen()ed libtoposched still loads. */
+#define RT_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+static RT_TLS struct rt_task *tls_current;
+static RT_TLS struct rt_worker *tls_worker;
 /* The rq locks this thread holds as a set (rt_rq_lock_set()), NULL when none. */
-static _Thread_local const struct ts_cpumask *tls_held;
+static RT_TLS const struct ts_cpumask *tls_held;
 
 /* noinline + compiler barrier: a task that moved to another thread must see that
  * thread's values, so the TLS address is never kept across a switch. */
