@@ -58,13 +58,13 @@ int rt_group_resolve(const struct ts_rt_group *g, struct ts_task_group **out)
 static void lock_all_rqs(void)
 {
 	for (int i = 0; i < rt_g.nr_workers; i++)
-		rt_spin_lock(&rt_g.rq_lock[rt_g.worker_cpus[i]]);
+		rt_spin_lock(rt_rq_lock_of(rt_g.worker_cpus[i]));
 }
 
 static void unlock_all_rqs(void)
 {
 	for (int i = rt_g.nr_workers - 1; i >= 0; i--)
-		rt_spin_unlock(&rt_g.rq_lock[rt_g.worker_cpus[i]]);
+		rt_spin_unlock(rt_rq_lock_of(rt_g.worker_cpus[i]));
 }
 
 struct ts_rt_group *ts_rt_group_create(const char *name, unsigned long shares,

@@ -280,22 +280,33 @@ struct rt_worker {
 		numa_migrations, numa_swaps, numa_migrate_failed;
 };
 
+/* A run queue's lock on a cache line of its own, as the kernel's rq->__lock sits in its
+ * CPU's struct rq: packed side by side, each lock or unlock of one CPU's queue took the
+ * line away from every other worker locking its own. */
+struct rt_rq_lock {
+	_Alignas(64) rt_spinlock_t l;
+};
+_Static_assert(sizeof(struct rt_rq_lock) == 64, "one run-queue lock per cache line");
+
 struct rt {
 	struct ts_topology *topo;
 	struct ts_sched *s;
 	struct rt_worker **worker; /* [topo->nr_cpus]; NULL for unscheduled CPUs */
 	int *worker_cpus;	   /* scheduled CPUs, in order */
 	int nr_workers;
-	rt_spinlock_t *rq_lock; /* [topo->nr_cpus] */
+	struct rt_rq_lock *rq_lock; /* [topo->nr_cpus], 64-byte aligned */
 	size_t stack_size;
 	int idle_spin;
 	bool haltpoll; /* idle workers poll before they park (park.c): each has its own CPU */
 	bool preempt;  /* ts_rt_config.preempt */
 	uint64_t t0;
 	atomic_int stopping;
-	atomic_long live; /* tasks spawned and not yet exited */
-	atomic_long joins_in_flight;
-	atomic_uint next_inbox; /* round robin for spawns from plain threads */
+	/* Written on every spawn, exit and join, by whichever worker does it: on lines of
+	 * their own, or each write would take the line of s, worker and rq_lock above, which
+	 * every operation on every worker reads, away from the other workers. */
+	_Alignas(64) atomic_long live; /* tasks spawned and not yet exited */
+	_Alignas(64) atomic_long joins_in_flight;
+	_Alignas(64) atomic_uint next_inbox; /* round robin for spawns from plain threads */
 	pthread_mutex_t stop_lock;
 	pthread_cond_t stop_cond;
 	atomic_ulong spawned_near; /* spawns placed on their spread CPU (task.c) */
@@ -319,6 +330,10 @@ struct rt {
 };
 
 extern struct rt rt_g;
+static inline rt_spinlock_t *rt_rq_lock_of(int cpu)
+{
+	return &rt_g.rq_lock[cpu].l;
+}
 /* 0 stopped, 1 starting/stopping, 2 running */
 extern atomic_int rt_state;
 static inline bool rt_is_running(void)

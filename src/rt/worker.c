@@ -145,7 +145,7 @@ static void host_lock(void *h, int cpu)
 	(void)h;
 	if (held_in_set(cpu))
 		return;
-	rt_spin_lock(&rt_g.rq_lock[cpu]);
+	rt_spin_lock(rt_rq_lock_of(cpu));
 }
 static void host_unlock(void *h, int cpu)
 {
@@ -155,7 +155,7 @@ static void host_unlock(void *h, int cpu)
 	struct rt_worker *w = tls_worker;
 	if (w && w->cpu == cpu)
 		w->round_clock = false; /* the round's reading is only good while locked */
-	rt_spin_unlock(&rt_g.rq_lock[cpu]);
+	rt_spin_unlock(rt_rq_lock_of(cpu));
 }
 static uint64_t host_scan_time(void *h, int cpu, int nr_scanned, uint64_t t0)
 {
@@ -167,7 +167,7 @@ static uint64_t host_scan_time(void *h, int cpu, int nr_scanned, uint64_t t0)
 void rt_rq_lock_set(const struct ts_cpumask *set)
 {
 	int cpu;
-	ts_for_each_cpu(cpu, set) rt_spin_lock(&rt_g.rq_lock[cpu]);
+	ts_for_each_cpu(cpu, set) rt_spin_lock(rt_rq_lock_of(cpu));
 	tls_held = set;
 }
 
@@ -175,7 +175,7 @@ void rt_rq_unlock_set(const struct ts_cpumask *set)
 {
 	int cpu;
 	tls_held = NULL;
-	ts_for_each_cpu(cpu, set) rt_spin_unlock(&rt_g.rq_lock[cpu]);
+	ts_for_each_cpu(cpu, set) rt_spin_unlock(rt_rq_lock_of(cpu));
 }
 
 static const struct ts_host_ops rt_ops = {
@@ -547,7 +547,7 @@ static int start(const struct ts_rt_config *cfg)
 	}
 	rt_clock_init();
 	rt_g.t0 = rt_clock_ns();
-	rt_g.rq_lock = calloc((size_t)nr, sizeof(*rt_g.rq_lock));
+	rt_g.rq_lock = aligned_alloc(_Alignof(struct rt_rq_lock), (size_t)nr * sizeof(*rt_g.rq_lock));
 	rt_g.worker = calloc((size_t)nr, sizeof(*rt_g.worker));
 	rt_g.worker_cpus = calloc((size_t)nr, sizeof(int));
 	if (!rt_g.rq_lock || !rt_g.worker || !rt_g.worker_cpus) {
@@ -556,7 +556,7 @@ static int start(const struct ts_rt_config *cfg)
 		return rt_error(-ENOMEM, "ts_rt_start: out of memory");
 	}
 	for (int i = 0; i < nr; i++)
-		rt_spin_lock_init(&rt_g.rq_lock[i]);
+		rt_spin_lock_init(rt_rq_lock_of(i));
 	int v, k = 0;
 	ts_for_each_cpu(v, map)
 	{
