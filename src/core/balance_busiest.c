@@ -156,7 +156,10 @@ static void update_sd_lb_stats(struct lb_env *env, struct sd_lb_stats *sds)
 	 * NO_NUMA leaves fbq_type at `all`, so nothing is filtered (as before NUMA). */
 	if ((sd->flags & TS_SD_NUMA) && ts_features_has(s->features, TS_FEAT_NUMA))
 		env->fbq_type = fbq_classify_group(&sds->busiest_stat);
-	if (!sd->parent)
+	/* set_rd_overloaded() (v6.9): written only when it changes, so that the line every
+	 * CPU reads is not taken by each balancing pass. */
+	if (!sd->parent &&
+	    atomic_load_explicit(&s->overloaded, memory_order_relaxed) != sg_overloaded)
 		atomic_store_explicit(&s->overloaded, sg_overloaded, memory_order_relaxed);
 	/* update_idle_cpu_scan(): periodic balancing of the LLC domain only. */
 	if (env->idle != TS_CPU_NEWLY_IDLE && sd == s->dom->cpu[env->dst_cpu].sd_llc)
