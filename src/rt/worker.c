@@ -547,7 +547,8 @@ static int start(const struct ts_rt_config *cfg)
 	}
 	rt_clock_init();
 	rt_g.t0 = rt_clock_ns();
-	rt_g.rq_lock = aligned_alloc(_Alignof(struct rt_rq_lock), (size_t)nr * sizeof(*rt_g.rq_lock));
+	rt_g.rq_lock =
+		aligned_alloc(_Alignof(struct rt_rq_lock), (size_t)nr * sizeof(*rt_g.rq_lock));
 	rt_g.worker = calloc((size_t)nr, sizeof(*rt_g.worker));
 	rt_g.worker_cpus = calloc((size_t)nr, sizeof(int));
 	if (!rt_g.rq_lock || !rt_g.worker || !rt_g.worker_cpus) {
