@@ -461,8 +461,8 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 	pl.ttwu_queued = ts_ttwu_queue_cond(s, p, waker_cpu, pl.cpu); /* ttwu_queue_wakelist() */
 	struct ts_rq *rq = &s->rq[pl.cpu];
 	/* Until p is queued, other wakers must not take pl.cpu for idle; the waker's own CPU
-	 * runs the waker and never looks idle, so a local wake-up skips the two atomics (5 %
-	 * of a runtime ping-pong). */
+	 * runs the waker and never looks idle, so a local wake-up (not queued on a wake list)
+	 * skips the two locked instructions. */
 	bool mark = !waker || pl.cpu != waker_cpu || pl.ttwu_queued;
 	if (mark)
 		atomic_fetch_add_explicit(&rq->ro.ttwu_pending, 1, memory_order_relaxed);
