@@ -320,9 +320,10 @@ static void *cpu_bound(void *p)
 	return NULL;
 }
 
-static void test_shares_one_worker(void **state)
+/* One run of the three tasks; false (with what was out of bounds printed) when a bound
+ * failed. */
+static bool shares_attempt(int attempt)
 {
-	(void)state;
 	char cpu[16];
 	snprintf(cpu, sizeof(cpu), "%d", first_cpu());
 	struct ts_rt_config cfg = {.cpulist = cpu};
@@ -347,11 +348,13 @@ static void test_shares_one_worker(void **state)
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(ts_join(h[i], NULL), 0);
 	/* calc_group_shares() with all of a group's load on one CPU: the group's own shares
-	 * (give or take the 1/64 filter's lag of tg->load_avg); kept while dequeued */
+	 * (give or take the 1/64 filter's lag of tg->load_avg); kept while dequeued. No
+	 * clock enters these, so they are checked on every attempt. */
 	int cpu0 = ts_cpumask_nth(ts_rt_sched()->dom->cpu_map, 0);
 	unsigned long wl = ts_tg_se(ts_rt_group_tg(light), cpu0)->load.weight,
 		      wh = ts_tg_se(ts_rt_group_tg(heavy), cpu0)->load.weight;
-	print_message("    group entity weights: light %lu, heavy %lu\n", wl, wh);
+	print_message("    attempt %d: group entity weights: light %lu, heavy %lu\n", attempt, wl,
+		      wh);
 	assert_true(wl >= 1024 - 1024 / 32 && wl <= 1024);
 	assert_true(wh >= 2048 - 2048 / 32 && wh <= 2048);
 	assert_int_equal(ts_rt_stop(), 0);
@@ -359,14 +362,34 @@ static void test_shares_one_worker(void **state)
 	double lw = (double)(t[0].units + t[1].units), hw = (double)t[2].units;
 	double ratio = hw / lw;
 	double charged = (double)t[2].charged / (double)(t[0].charged + t[1].charged);
-	print_message("    units: light %ld + %ld, heavy %ld: heavy/light %.3f (want 2); "
-		      "charged runtime heavy/light %.3f\n",
-		      t[0].units, t[1].units, t[2].units, ratio, charged);
-	assert_true(ratio > 1.15 && ratio < 4.0);
-	assert_true(charged > 1.6 && charged < 2.5);
-	/* within light, neither task starves (the same noise applies between them) */
-	assert_true(t[0].units * 10 > t[0].units + t[1].units);
-	assert_true(t[1].units * 10 > t[0].units + t[1].units);
+	print_message(
+		"    attempt %d: units: light %ld + %ld, heavy %ld: heavy/light %.3f (want 2); "
+		"charged runtime heavy/light %.3f\n",
+		attempt, t[0].units, t[1].units, t[2].units, ratio, charged);
+	bool ok = ratio > 1.15 && ratio < 4.0 && charged > 1.6 && charged < 2.5 &&
+		  /* within light, neither task starves (the same noise applies between them) */
+		  t[0].units * 10 > t[0].units + t[1].units &&
+		  t[1].units * 10 > t[0].units + t[1].units;
+	if (!ok)
+		print_message("    attempt %d: out of bounds (ratio 1.15..4, charged 1.6..2.5, "
+			      "each light task > 10 %% of light's units)\n",
+			      attempt);
+	return ok;
+}
+
+/* A stall of the worker thread by the host (CI runs two TSan test programs at once on 2
+ * CPUs) is charged to whichever task was running, so a run of about half a second can land
+ * outside the bounds with the shares honoured. Such a stall does not come back at the same
+ * point of the next run, while broken shares (flat scheduling gives 0.5, groups of equal
+ * weight 1.0) fail every run: up to three runs, and the last one decides. */
+static void test_shares_one_worker(void **state)
+{
+	(void)state;
+	enum { ATTEMPTS = 3 };
+	bool ok = false;
+	for (int attempt = 1; attempt <= ATTEMPTS && !ok; attempt++)
+		ok = shares_attempt(attempt);
+	assert_true(ok);
 }
 
 /* ---- counters per layout ----
