@@ -1129,7 +1129,78 @@ int rtb_run(enum rtb_bench b, const struct rtb_config *cfg, struct rtb_result *o
 	param_str(out, "topology", cfg->topology ? cfg->topology : "host");
 	if (cfg->features)
 		param_str(out, "features", cfg->features);
+	rtb_figure_single(&out->fig);
+	rtb_figure_single(&out->p99);
+	out->runs = 1;
 	return 0;
+}
+
+void rtb_figure_single(struct rtb_figure *f)
+{
+	f->ratio_min = f->ratio_max = rtb_ratio(f);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (the mean of the middle two for even n); sorts v. */
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The figure at offset `off` of the runs whose peer `peer` gave one (peer -1: every run). */
+static struct rtb_figure merge_figure(const struct rtb_result *runs, int n, int peer, size_t off)
+{
+	double t[RTB_MAX_REPEAT], k[RTB_MAX_REPEAT];
+	struct rtb_figure m = {0};
+	int used = 0;
+	for (int i = 0; i < n; i++) {
+		if (peer >= 0 && !runs[i].peer[peer].have)
+			continue;
+		const struct rtb_figure *f = (const void *)((const char *)&runs[i] + off);
+		double r = rtb_ratio(f);
+		if (used == 0 || r < m.ratio_min)
+			m.ratio_min = r;
+		if (used == 0 || r > m.ratio_max)
+			m.ratio_max = r;
+		t[used] = f->toposched;
+		k[used] = f->kernel;
+		used++;
+	}
+	if (used) {
+		m.toposched = median(t, used);
+		m.kernel = median(k, used);
+	}
+	return m;
+}
+
+void rtb_merge_runs(const struct rtb_result *runs, int n, struct rtb_result *out)
+{
+	if (n > RTB_MAX_REPEAT)
+		n = RTB_MAX_REPEAT;
+	*out = runs[n - 1];
+	out->runs = n;
+	out->fig = merge_figure(runs, n, -1, offsetof(struct rtb_result, fig));
+	out->p99 = merge_figure(runs, n, -1, offsetof(struct rtb_result, p99));
+	for (int p = 0; p < RTB_NR_PEERS; p++) {
+		struct rtb_peer_result *pr = &out->peer[p];
+		pr->runs = 0;
+		for (int i = 0; i < n; i++)
+			pr->runs += runs[i].peer[p].have;
+		pr->have = pr->runs > 0;
+		if (!pr->have)
+			continue;
+		const char *base = (const char *)&runs[0];
+		pr->fig = merge_figure(runs, n, p,
+				       (size_t)((const char *)&runs[0].peer[p].fig - base));
+		pr->p99 = merge_figure(runs, n, p,
+				       (size_t)((const char *)&runs[0].peer[p].p99 - base));
+	}
 }
 
 void rtb_print_header(FILE *f)
@@ -1147,16 +1218,27 @@ static void print_line(FILE *f, const char *name, const char *unit, const char *
 		rtb_ratio(fig), cmd);
 }
 
+/* Under a result's lines when it is the median of several runs. */
+void rtb_print_range(FILE *f, int runs, const struct rtb_figure *fig)
+{
+	if (runs > 1)
+		fprintf(f, "%-13s %-16s median of %d runs; their ratios %.2fx .. %.2fx\n", "", "",
+			runs, fig->ratio_min, fig->ratio_max);
+}
+
 void rtb_print_result(FILE *f, const struct rtb_result *r)
 {
 	if (r->has_p99) {
 		char name[32];
 		snprintf(name, sizeof(name), "%s p50", rtb_name(r->bench));
 		print_line(f, name, r->unit, "latency", &r->fig, r->kernel_cmd);
+		rtb_print_range(f, r->runs, &r->fig);
 		snprintf(name, sizeof(name), "%s p99", rtb_name(r->bench));
 		print_line(f, name, r->unit, "latency", &r->p99, "");
+		rtb_print_range(f, r->runs, &r->p99);
 	} else {
 		print_line(f, rtb_name(r->bench), r->unit, r->what, &r->fig, r->kernel_cmd);
+		rtb_print_range(f, r->runs, &r->fig);
 	}
 	if (r->bench == RTB_HACKBENCH) {
 		double msgs = 1;
@@ -1600,12 +1682,6 @@ static int groups_once(const struct rtbg_config *c, struct rtbg_result *r, int l
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The median of the field at offset `off` over the row's runs; skip_negative leaves out
  * runs where it is negative (no writes: no remote share); -1 if none is left. */
 static double row_median(const struct rtbg_row *row, size_t off, bool skip_negative)
@@ -1617,10 +1693,7 @@ static double row_median(const struct rtbg_row *row, size_t off, bool skip_negat
 		if (!skip_negative || x >= 0)
 			v[k++] = x;
 	}
-	if (!k)
-		return -1;
-	qsort(v, (size_t)k, sizeof(double), cmp_double);
-	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+	return k ? median(v, k) : -1;
 }
 
 int rtbg_run(const struct rtbg_config *c, struct rtbg_result *r, char *err, size_t n)

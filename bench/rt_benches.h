@@ -71,6 +71,9 @@ struct rtb_stats {
 
 struct rtb_figure {
 	double toposched, kernel; /* in the result's unit */
+	/* The lowest and highest of the runs' own ratios (rtb_merge_runs(); the ratio itself
+	 * for one run). */
+	double ratio_min, ratio_max;
 };
 
 struct rtb_param {
@@ -85,6 +88,7 @@ struct rtb_param {
 
 struct rtb_result {
 	enum rtb_bench bench;
+	int runs;	       /* how many runs the figures are the median of (rtb_merge_runs()) */
 	const char *unit;      /* "us", "s", "ns" */
 	const char *what;      /* "per round trip", ... */
 	struct rtb_figure fig; /* wake: p50 */
@@ -97,6 +101,7 @@ struct rtb_result {
 	/* --peers (rt_peers.h): each peer's figure in `kernel`'s place, for rtb_ratio() */
 	struct rtb_peer_result {
 		bool have;
+		int runs; /* of the result's runs, those that gave a figure */
 		struct rtb_figure fig, p99;
 		char skipped[320]; /* why there is no figure */
 	} peer[RTB_NR_PEERS];
@@ -112,6 +117,22 @@ double rtb_ratio(const struct rtb_figure *f);
  * called from a plain thread while the runtime is not running. */
 int rtb_run(enum rtb_bench b, const struct rtb_config *cfg, struct rtb_result *out, char *err,
 	    size_t errlen);
+
+/* At most this many runs of one benchmark (`toposched bench --repeat`). */
+#define RTB_MAX_REPEAT 20
+
+/* One result from n runs of the same benchmark (n >= 1, run one after another, each
+ * toposched's and the kernel's form, then the peers): each figure is the median over the
+ * runs (the mean of the middle two for even n), its ratio_min and ratio_max the range of
+ * the runs' own ratios; the median of toposched's figures over the median of the other's
+ * always lies in that range. A peer's figures are over the runs that gave one (skipped, with
+ * the last run's reason, when none did). Parameters, command line and statistics are the
+ * last run's. */
+void rtb_merge_runs(const struct rtb_result *runs, int n, struct rtb_result *out);
+/* Sets f's ratio range to its own ratio (a figure of one run). */
+void rtb_figure_single(struct rtb_figure *f);
+/* Text: "median of N runs; their ratios A .. B" under a figure's line, when N > 1. */
+void rtb_print_range(FILE *f, int runs, const struct rtb_figure *fig);
 
 /* Text output: a header, one line per figure, and the statistics block of a result. */
 void rtb_print_header(FILE *f);

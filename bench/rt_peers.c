@@ -206,8 +206,11 @@ int rtb_peer_run(const struct rtb_peers *pp, enum rtb_peer p, int procs, struct 
 		return -1;
 	}
 	pr->have = true;
+	pr->runs = 1;
 	pr->fig = (struct rtb_figure){.toposched = r->fig.toposched, .kernel = v1};
 	pr->p99 = (struct rtb_figure){.toposched = r->p99.toposched, .kernel = v2};
+	rtb_figure_single(&pr->fig);
+	rtb_figure_single(&pr->p99);
 	return 0;
 }
 
@@ -224,8 +227,11 @@ void rtb_print_peers(FILE *f, const struct rtb_result *r)
 		fprintf(f, "%-13s %-16s %12.4g %12.4g %7.2fx  (%s / toposched)\n", name,
 			r->has_p99 ? "p50" : "", pr->fig.toposched, pr->fig.kernel,
 			rtb_ratio(&pr->fig), peer_names[p]);
-		if (r->has_p99)
+		rtb_print_range(f, pr->runs, &pr->fig);
+		if (r->has_p99) {
 			fprintf(f, "%-13s %-16s %12.4g %12.4g %7.2fx\n", "", "p99",
 				pr->p99.toposched, pr->p99.kernel, rtb_ratio(&pr->p99));
+			rtb_print_range(f, pr->runs, &pr->p99);
+		}
 	}
 }

@@ -111,6 +111,32 @@ static void test_pipe_json(void **state)
 	assert_true(ratio > want * (1 - 1e-4) && ratio < want * (1 + 1e-4));
 	assert_non_null(strstr(r.out, "perf bench sched pipe -T -l 2000"));
 	assert_null(strstr(r.out, "\"stats\""));
+	/* one run: its ratio is the whole range */
+	assert_int_equal((int)json_number(r.out, "runs"), 1);
+	assert_true(json_number(r.out, "ratio_min") == ratio);
+	assert_true(json_number(r.out, "ratio_max") == ratio);
+	run_free(&r);
+}
+
+/* --repeat: the figures are medians of the runs, the printed ratio (of the medians) lies in
+ * the runs' range, and the text says over how many runs. */
+static void test_repeat(void **state)
+{
+	(void)state;
+	struct run r = run_cli(ARGS("bench", "--bench", "pipe", "--loops", "300", "--repeat", "3",
+				    "--format", "json"));
+	assert_int_equal(r.status, 0);
+	assert_true(json_balanced(r.out));
+	assert_int_equal((int)json_number(r.out, "runs"), 3);
+	double ratio = json_number(r.out, "ratio"), lo = json_number(r.out, "ratio_min"),
+	       hi = json_number(r.out, "ratio_max");
+	print_message("    pipe over 3 runs: ratio %g in [%g, %g]\n", ratio, lo, hi);
+	/* 6 significant digits each */
+	assert_true(lo > 0 && lo <= ratio * (1 + 1e-5) && ratio <= hi * (1 + 1e-5));
+	run_free(&r);
+	r = run_cli(ARGS("bench", "--bench", "yield", "--loops", "1000", "--repeat", "2"));
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_substr(r.out, "median of 2 runs; their ratios "), 1);
 	run_free(&r);
 }
 
@@ -226,6 +252,9 @@ static void test_bad_options(void **state)
 	expect_error(ARGS("bench", "--loops", "10x"), "--loops");
 	expect_error(ARGS("bench", "--groups", "101"), "--groups");
 	expect_error(ARGS("bench", "--tasks", "-1"), "--tasks");
+	expect_error(ARGS("bench", "--repeat", "0"), "--repeat");
+	expect_error(ARGS("bench", "--repeat", "21"), "--repeat");
+	expect_error(ARGS("bench", "--repeat", "two"), "not an integer");
 	expect_error(ARGS("bench", "--format", "xml"), "--format");
 	expect_error(ARGS("bench", "--features", "NO_SUCH_FEATURE"), "--features");
 	expect_error(ARGS("bench", "--topology", "no-such-machine"), "no-such-machine");
@@ -384,10 +413,15 @@ static void test_groups_bad_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pipe_json),      cmocka_unit_test(test_peers_skipped),
-		cmocka_unit_test(test_text_and_stats), cmocka_unit_test(test_help),
-		cmocka_unit_test(test_bad_options),    cmocka_unit_test(test_groups_text),
-		cmocka_unit_test(test_groups_json),    cmocka_unit_test(test_groups_bad_options),
+		cmocka_unit_test(test_pipe_json),
+		cmocka_unit_test(test_repeat),
+		cmocka_unit_test(test_peers_skipped),
+		cmocka_unit_test(test_text_and_stats),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_groups_text),
+		cmocka_unit_test(test_groups_json),
+		cmocka_unit_test(test_groups_bad_options),
 	};
 	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
 }

@@ -16,7 +16,7 @@
 static const char bench_help[] =
 	"usage: toposched bench [--bench NAME]... [--loops N] [--groups G] [--tasks N]\n"
 	"                       [--cpus LIST] [--topology SPEC] [--features STR] [--stats]\n"
-	"                       [--peers] [--format text|json] [--output FILE]\n"
+	"                       [--peers] [--repeat N] [--format text|json] [--output FILE]\n"
 	"\n"
 	"Runs libtoposched's benchmarks against the kernel, each in both forms in this one\n"
 	"process, and prints both figures and their ratio (kernel / toposched: above 1, the\n"
@@ -52,18 +52,32 @@ static const char bench_help[] =
 	"                   the build tree (TOPOSCHED_PEERS_DIR overrides the source\n"
 	"                   directory); a peer whose toolchain is missing is skipped with a\n"
 	"                   line saying why (Debian: golang-go, libboost-fiber-dev)\n"
+	"  --repeat N       run each benchmark N times (1..20, default 1), every form and peer\n"
+	"                   in each run, one run after another; each figure is the median of\n"
+	"                   the runs, and the lowest and highest of the runs' own ratios are\n"
+	"                   printed with it (JSON: runs, ratio_min, ratio_max)\n"
 	"  --stats          also print the runtime's core statistics of each run (placement\n"
 	"                   reasons, SIS counters, wake-ups by relationship, migrations)\n"
 	"  --format F       text (default) or json: an array, one object per benchmark:\n"
-	"                   {bench, unit, toposched, kernel, ratio, params, kernel_side}; wake\n"
+	"                   {bench, unit, runs, toposched, kernel, ratio, ratio_min, ratio_max,\n"
+	"                   params, kernel_side}; wake\n"
 	"                   gives p50 there and p99 in a \"p99\" object; --stats adds \"stats\",\n"
-	"                   --peers \"peers\": {go, boost_fiber: {figure, ratio[, p99]} or\n"
-	"                   {skipped}}\n"
+	"                   --peers \"peers\": {go, boost_fiber: {runs, figure, ratio,\n"
+	"                   ratio_min, ratio_max[, p99]} or {skipped}}; with --repeat the\n"
+	"                   statistics are the last run's\n"
 	"  --output FILE    write to FILE instead of standard output (complete or untouched,\n"
 	"                   as 'toposched sim --output')\n"
 	"\n"
 	"'toposched bench groups --help': task-group load tracking in the runtime, the three\n"
 	"tg->load_avg layouts with and without TG_LOAD_RATELIMIT side by side.\n";
+
+static void json_ratio_range(struct ts_json_writer *w, const struct rtb_figure *f)
+{
+	ts_json_key(w, "ratio_min");
+	ts_json_double(w, f->ratio_min);
+	ts_json_key(w, "ratio_max");
+	ts_json_double(w, f->ratio_max);
+}
 
 static void json_figure(struct ts_json_writer *w, const struct rtb_figure *f)
 {
@@ -73,6 +87,7 @@ static void json_figure(struct ts_json_writer *w, const struct rtb_figure *f)
 	ts_json_double(w, f->kernel);
 	ts_json_key(w, "ratio");
 	ts_json_double(w, rtb_ratio(f));
+	json_ratio_range(w, f);
 }
 
 static void json_stats(struct ts_json_writer *w, const struct rtb_stats *s)
@@ -134,10 +149,13 @@ static void json_peers(struct ts_json_writer *w, const struct rtb_result *r)
 			ts_json_key(w, "skipped");
 			ts_json_string(w, pr->skipped);
 		} else {
+			ts_json_key(w, "runs");
+			ts_json_int(w, pr->runs);
 			ts_json_key(w, "figure");
 			ts_json_double(w, pr->fig.kernel);
 			ts_json_key(w, "ratio");
 			ts_json_double(w, rtb_ratio(&pr->fig));
+			json_ratio_range(w, &pr->fig);
 			if (r->has_p99) {
 				ts_json_key(w, "p99");
 				ts_json_begin_object(w);
@@ -145,6 +163,7 @@ static void json_peers(struct ts_json_writer *w, const struct rtb_result *r)
 				ts_json_double(w, pr->p99.kernel);
 				ts_json_key(w, "ratio");
 				ts_json_double(w, rtb_ratio(&pr->p99));
+				json_ratio_range(w, &pr->p99);
 				ts_json_end_object(w);
 			}
 		}
@@ -161,6 +180,8 @@ static void json_result(struct ts_json_writer *w, const struct rtb_result *r, bo
 	ts_json_string(w, rtb_name(r->bench));
 	ts_json_key(w, "unit");
 	ts_json_string(w, r->unit);
+	ts_json_key(w, "runs");
+	ts_json_int(w, r->runs);
 	json_figure(w, &r->fig);
 	ts_json_key(w, "params");
 	ts_json_begin_object(w);
@@ -452,6 +473,7 @@ int cmd_bench(int argc, char **argv)
 		{"features", required_argument, NULL, 'F'},
 		{"stats", no_argument, NULL, 's'},
 		{"peers", no_argument, NULL, 'P'},
+		{"repeat", required_argument, NULL, 'r'},
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
@@ -459,6 +481,7 @@ int cmd_bench(int argc, char **argv)
 	};
 	struct rtb_config cfg = {0};
 	bool peers = false;
+	int repeat = 1;
 	const char *output = NULL;
 	enum cli_format format = CLI_FORMAT_TEXT;
 	bool selected[RTB_NR] = {false}, any = false, stats = false;
@@ -466,7 +489,7 @@ int cmd_bench(int argc, char **argv)
 	opterr = 0;
 	optind = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, ":b:l:g:n:c:t:F:sPf:o:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":b:l:g:n:c:t:F:sPr:f:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b': {
 			int b = rtb_lookup(optarg);
@@ -513,6 +536,11 @@ int cmd_bench(int argc, char **argv)
 		case 'P':
 			peers = true;
 			break;
+		case 'r':
+			if (cli_parse_int("bench", "--repeat", optarg, 1, RTB_MAX_REPEAT, &v))
+				return CLI_EXIT_USAGE;
+			repeat = (int)v;
+			break;
 		case 'f':
 			if (cli_parse_format("bench", optarg, &format))
 				return CLI_EXIT_USAGE;
@@ -539,7 +567,7 @@ int cmd_bench(int argc, char **argv)
 	if (cli_output_open(&output_file, "bench", "--output", output))
 		return CLI_EXIT_USAGE;
 	FILE *out = cli_output_stream(&output_file);
-	struct rtb_result res[RTB_NR];
+	static struct rtb_result res[RTB_NR], runs[RTB_MAX_REPEAT];
 	int nr = 0;
 	char err[256];
 	struct rtb_peers pp;
@@ -554,15 +582,19 @@ int cmd_bench(int argc, char **argv)
 	for (int b = 0; b < RTB_NR; b++) {
 		if (!selected[b])
 			continue;
-		if (rtb_run((enum rtb_bench)b, &cfg, &res[nr], err, sizeof(err))) {
-			fflush(out);
-			fprintf(stderr, "toposched bench: error: %s: %s\n",
-				rtb_name((enum rtb_bench)b), err);
-			cli_output_discard(&output_file);
-			return 1;
+		for (int i = 0; i < repeat; i++) {
+			if (rtb_run((enum rtb_bench)b, &cfg, &runs[i], err, sizeof(err))) {
+				fflush(out);
+				fprintf(stderr, "toposched bench: error: %s: %s\n",
+					rtb_name((enum rtb_bench)b), err);
+				cli_output_discard(&output_file);
+				return 1;
+			}
+			for (int p = 0; peers && p < RTB_PEER_NR; p++)
+				rtb_peer_run(&pp, (enum rtb_peer)p, runs[i].stats.nr_workers,
+					     &runs[i]);
 		}
-		for (int p = 0; peers && p < RTB_PEER_NR; p++)
-			rtb_peer_run(&pp, (enum rtb_peer)p, res[nr].stats.nr_workers, &res[nr]);
+		rtb_merge_runs(runs, repeat, &res[nr]);
 		if (format == CLI_FORMAT_TEXT) {
 			rtb_print_result(out, &res[nr]);
 			if (peers)
