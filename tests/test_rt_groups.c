@@ -348,8 +348,8 @@ static bool shares_attempt(int attempt)
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(ts_join(h[i], NULL), 0);
 	/* calc_group_shares() with all of a group's load on one CPU: the group's own shares
-	 * (give or take the 1/64 filter's lag of tg->load_avg); kept while dequeued. No
-	 * clock enters these, so they are checked on every attempt. */
+	 * (give or take the 1/64 filter's lag of tg->load_avg); kept while dequeued. A
+	 * stall of the host cannot move them, so they are checked on every attempt. */
 	int cpu0 = ts_cpumask_nth(ts_rt_sched()->dom->cpu_map, 0);
 	unsigned long wl = ts_tg_se(ts_rt_group_tg(light), cpu0)->load.weight,
 		      wh = ts_tg_se(ts_rt_group_tg(heavy), cpu0)->load.weight;
