@@ -1254,9 +1254,10 @@ void rtb_print_stats(FILE *f, const struct rtb_result *r)
 {
 	const struct rtb_stats *s = &r->stats;
 	fprintf(f, "runtime statistics of '%s' (%d workers):\n", rtb_name(r->bench), s->nr_workers);
-	fprintf(f, "  tasks spawned %llu, switches %llu, parks %llu, ticks %llu\n",
+	fprintf(f, "  tasks spawned %llu, switches %llu, parks %llu, ticks %llu, steal %.3f ms\n",
 		(unsigned long long)s->rt.spawned, (unsigned long long)s->rt.switches,
-		(unsigned long long)s->rt.parks, (unsigned long long)s->rt.ticks);
+		(unsigned long long)s->rt.parks, (unsigned long long)s->rt.ticks,
+		(double)s->rt.steal_ns / 1e6);
 	fprintf(f,
 		"  wake-ups %llu through the core (ttwu %llu, %llu local), %llu early, %llu "
 		"deferred, %llu the kernel would queue on the target (ttwu_queue_cond)\n",

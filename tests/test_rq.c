@@ -296,6 +296,72 @@ static void test_task_init_errors(void **state)
 	ts_topology_free(t);
 }
 
+/* Steal time (ts_sched_account_steal()): update_curr() charges the wall clock's delta less
+ * the steal of the same stretch, at every level of the task's hierarchy; steal from before
+ * the stretch began is nobody's; a steal larger than the stretch charges nothing. */
+static void test_steal_time(void **state)
+{
+	(void)state;
+	struct ts_topology *t = preset("jacobsville");
+	struct fake_host f;
+	struct ts_sched *s = fake_sched(&f, t, "");
+	struct ts_error err = {0};
+	struct ts_task_group *tg = NULL;
+	assert_int_equal(ts_sched_group_create(s, NULL, "app", 1024, &tg, &err), 0);
+	struct ts_task p;
+	new_task(s, &p, 0, 2);
+	assert_int_equal(ts_task_set_group(s, &p, tg), 0);
+	fake_run_on(s, &f, &p, 2);
+	struct ts_sched_entity *gse = ts_tg_se(tg, 2);
+	uint64_t sum0 = p.se.sum_exec_runtime, gsum0 = gse->sum_exec_runtime;
+	uint64_t v0 = p.se.vruntime;
+
+	/* 10 ms of wall time, 3 ms of them stolen: 7 ms charged to p and to its group */
+	f.now += 10 * MS;
+	fake_lock(&f, 2);
+	ts_sched_account_steal(s, 2, 3 * MS);
+	ts_sched_tick(s, 2);
+	fake_unlock(&f, 2);
+	assert_int_equal(p.se.sum_exec_runtime - sum0, 7 * MS);
+	assert_int_equal(gse->sum_exec_runtime - gsum0, 7 * MS);
+	assert_int_equal(p.se.vruntime - v0, 7 * MS); /* nice 0, alone in its group */
+
+	/* steal while the CPU is idle is charged to nobody */
+	fake_lock(&f, 2);
+	ts_deactivate_curr(s, 2, TS_TASK_SLEEPING);
+	assert_null(ts_schedule(s, 2));
+	f.now += 5 * MS;
+	ts_sched_account_steal(s, 2, 5 * MS);
+	ts_activate_task(s, 2, &p, 0);
+	assert_ptr_equal(ts_schedule(s, 2), &p);
+	fake_unlock(&f, 2);
+	uint64_t sum1 = p.se.sum_exec_runtime;
+	f.now += 4 * MS;
+	fake_lock(&f, 2);
+	ts_sched_tick(s, 2);
+	fake_unlock(&f, 2);
+	assert_int_equal(p.se.sum_exec_runtime - sum1, 4 * MS);
+
+	/* more steal than the stretch: nothing charged, and the excess is not carried into
+	 * the next stretch */
+	uint64_t sum2 = p.se.sum_exec_runtime;
+	f.now += 2 * MS;
+	fake_lock(&f, 2);
+	ts_sched_account_steal(s, 2, 20 * MS);
+	ts_sched_tick(s, 2);
+	fake_unlock(&f, 2);
+	assert_int_equal(p.se.sum_exec_runtime, sum2);
+	f.now += 3 * MS;
+	fake_lock(&f, 2);
+	ts_sched_tick(s, 2);
+	fake_unlock(&f, 2);
+	assert_int_equal(p.se.sum_exec_runtime - sum2, 3 * MS);
+	assert_int_equal(ts_cpu_rq(s, 2)->steal, 28 * MS);
+	assert_int_equal(f.lock_errors, 0);
+	ts_sched_destroy(s);
+	ts_topology_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_wakeup_preemption),
 		cmocka_unit_test(test_yield_hands_over),
 		cmocka_unit_test(test_task_init_errors),
+		cmocka_unit_test(test_steal_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -276,15 +276,16 @@ static void test_tasks_in_groups(void **state)
  * one fixed unit of work, then yields, until 150000 units are done in all; a group's CPU
  * time is counted as its units. With the shares honoured heavy does twice light's work;
  * scheduling the three tasks flat would give heavy half of light's, and groups of equal
- * weight as much as light's. The bounds (1.15, 4) leave room for what the count cannot
- * avoid: the runtime's clock is wall time, so when the OS preempts the worker thread in
- * the middle of a unit (several programs share this machine's 2 CPUs) the stolen time is
- * charged to the task that was running and the other group gets it back in real work.
- * Measured under a load average of 7..12: work ratios 1.4..2.8, while the runtime the
- * scheduler charged (se.sum_exec_runtime, EEVDF's own account) came out at 1.98..2.00;
- * that ratio is checked too, within (1.6, 2.5): it can only be off by an OS stall at the
- * very end that the other group had no time to get back. The group entities' weights,
- * which the shares decide, are checked exactly. */
+ * weight as much as light's. When the OS preempts the worker thread in the middle of a
+ * unit (several programs share this machine's 2 CPUs), the runtime passes the time its
+ * thread did not run to the core as steal time (src/rt/steal.c), which the task running
+ * is not charged for. Measured with two busy loops beside the test on this 2-CPU machine:
+ * work ratios 1.99..2.02 (with TOPOSCHED_RT_STEAL=off, which charges the stall to the task
+ * that was running: 1.33..2.01). The bounds (1.4, 3) leave room for a stall the steal
+ * clock misses: one in the last tick of the run, or one in a tick in which the worker
+ * also parked. The runtime the scheduler charged (se.sum_exec_runtime, EEVDF's own
+ * account; 2.000..2.001 in those runs) is checked within (1.6, 2.5). The group entities'
+ * weights, which the shares decide, are checked exactly. */
 
 struct share_ctl {
 	struct ts_waitgroup *ready;
@@ -366,22 +367,23 @@ static bool shares_attempt(int attempt)
 		"    attempt %d: units: light %ld + %ld, heavy %ld: heavy/light %.3f (want 2); "
 		"charged runtime heavy/light %.3f\n",
 		attempt, t[0].units, t[1].units, t[2].units, ratio, charged);
-	bool ok = ratio > 1.15 && ratio < 4.0 && charged > 1.6 && charged < 2.5 &&
+	bool ok = ratio > 1.4 && ratio < 3.0 && charged > 1.6 && charged < 2.5 &&
 		  /* within light, neither task starves (the same noise applies between them) */
 		  t[0].units * 10 > t[0].units + t[1].units &&
 		  t[1].units * 10 > t[0].units + t[1].units;
 	if (!ok)
-		print_message("    attempt %d: out of bounds (ratio 1.15..4, charged 1.6..2.5, "
+		print_message("    attempt %d: out of bounds (ratio 1.4..3, charged 1.6..2.5, "
 			      "each light task > 10 %% of light's units)\n",
 			      attempt);
 	return ok;
 }
 
-/* A stall of the worker thread by the host (CI runs two TSan test programs at once on 2
- * CPUs) is charged to whichever task was running, so a run of about half a second can land
- * outside the bounds with the shares honoured. Such a stall does not come back at the same
- * point of the next run, while broken shares (flat scheduling gives 0.5, groups of equal
- * weight 1.0) fail every run: up to three runs, and the last one decides. */
+/* A stall of the worker thread that the steal clock misses (above; CI runs two TSan test
+ * programs at once on 2 CPUs) is charged to whichever task was running, so a run of about
+ * half a second can still land outside the bounds with the shares honoured. Such a stall
+ * does not come back at the same point of the next run, while broken shares (flat
+ * scheduling gives 0.5, groups of equal weight 1.0) fail every run: up to three runs, and
+ * the last one decides. */
 static void test_shares_one_worker(void **state)
 {
 	(void)state;

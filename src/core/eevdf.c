@@ -618,6 +618,7 @@ void ts_set_next_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint6
 			set_protect_slice(se);
 	}
 	se->exec_start = now; /* update_stats_curr_start() */
+	se->exec_steal = cfs->steal_clock ? *cfs->steal_clock : 0;
 	cfs->curr = se;
 	se->prev_sum_exec_runtime = se->sum_exec_runtime;
 }

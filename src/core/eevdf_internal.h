@@ -57,15 +57,26 @@ static inline struct ts_sched_entity *node_se(const struct ts_rb_node *n)
 		 : NULL;
 }
 
-/* update_curr_se(): charge curr for now - exec_start; returns that delta (<= 0: nothing
- * was charged, a backwards clock step is ignored). Both picks' update_curr() start so. */
-static inline int64_t update_curr_se(struct ts_sched_entity *curr, uint64_t now)
+/* update_curr_se(): charge curr for now - exec_start, less the steal of that stretch;
+ * returns what it charged (<= 0: nothing; a backwards clock step is ignored). Both picks'
+ * update_curr() start so. The kernel charges rq_clock_task() deltas, a clock that
+ * update_rq_clock_task() holds back by the steal time (CONFIG_PARAVIRT_TIME_ACCOUNTING);
+ * here the wall clock's delta less the steal clock's is the same figure. */
+static inline int64_t update_curr_se(const struct ts_cfs_rq *cfs, struct ts_sched_entity *curr,
+				     uint64_t now)
 {
 	int64_t delta_exec = vdiff(now, curr->exec_start);
 
 	if (delta_exec <= 0)
 		return delta_exec;
 	curr->exec_start = now;
+	if (cfs->steal_clock) {
+		uint64_t steal = *cfs->steal_clock - curr->exec_steal;
+		curr->exec_steal = *cfs->steal_clock;
+		if (steal >= (uint64_t)delta_exec)
+			return 0;
+		delta_exec -= (int64_t)steal;
+	}
 	curr->sum_exec_runtime += (uint64_t)delta_exec;
 	return delta_exec;
 }
@@ -79,7 +90,7 @@ static inline bool update_curr_vruntime(struct ts_cfs_rq *cfs, uint64_t now,
 
 	if (!curr)
 		return false;
-	r->delta_exec = update_curr_se(curr, now);
+	r->delta_exec = update_curr_se(cfs, curr, now);
 	if (r->delta_exec <= 0)
 		return false;
 	curr->vruntime += ts_calc_delta_fair((uint64_t)r->delta_exec, curr);

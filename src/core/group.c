@@ -320,6 +320,7 @@ int ts_tg_create(struct ts_task_group *parent, const char *name, unsigned long s
 		tc->se.load.inv_weight = 0;
 		tc->se.my_q = &tc->cfs;
 		tc->se.cfs_rq = parent->hot.ro.cfs_rq[c];
+		tc->cfs.steal_clock = tc->se.cfs_rq->steal_clock;
 		tc->se.parent = ts_tg_se(parent, c);
 		tc->se.depth = tc->se.parent ? tc->se.parent->depth + 1 : 0;
 		tg->hot.ro.cfs_rq[c] = &tc->cfs;

@@ -685,6 +685,11 @@ bool ts_sched_tick(struct ts_sched *s, int cpu)
 	return balance;
 }
 
+void ts_sched_account_steal(struct ts_sched *s, int cpu, uint64_t ns)
+{
+	s->rq[cpu].steal += ns;
+}
+
 void ts_yield_task(struct ts_sched *s, int cpu)
 {
 	struct ts_rq *rq = &s->rq[cpu];

@@ -105,6 +105,7 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 		struct ts_rq *rq = &s->rq[cpu];
 		rq->cpu = cpu;
 		ts_cfs_rq_init(&rq->cfs, s->base_slice, s->tick_nsec);
+		rq->cfs.steal_clock = &rq->steal;
 		ts_cfs_rq_set_pick(&rq->cfs, s->fair_pick, &s->cfs_params);
 		ts_list_init(&rq->cfs_tasks);
 		rq->wake_list = NULL;

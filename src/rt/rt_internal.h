@@ -251,6 +251,10 @@ struct rt_worker {
 	pthread_t thread;
 	struct rt_ctx ctx; /* the scheduler loop's context */
 	uint64_t last_tick;
+	/* Steal time (steal.c; only this worker's thread): on, and the wall clock, the
+	 * thread's CPU time and the park count at the last tick. */
+	bool steal_on;
+	uint64_t steal_wall, steal_cpu, steal_parks;
 	/* The clock of a scheduling round (worker.c): while round_clock is set (rq locked,
 	 * this thread), the host's clock() returns round_now. */
 	uint64_t round_now;
@@ -275,6 +279,7 @@ struct rt_worker {
 	/* counters (relaxed, this worker only) */
 	ts_counter spawned, wakeups, early_wakeups, deferred_wakeups, switches, parks, ticks;
 	ts_counter preemptions;
+	ts_counter steal_ns;	/* steal time passed to the core (steal.c) */
 	ts_counter ttwu_queued; /* wake-ups the kernel would activate on the target (wake.c) */
 	ts_counter numa_scans, numa_searches, numa_faults, numa_faults_local, numa_decisions,
 		numa_migrations, numa_swaps, numa_migrate_failed;
@@ -346,6 +351,13 @@ static inline bool rt_is_running(void)
 void rt_clock_init(void);
 uint64_t rt_clock_ns(void);
 uint64_t rt_monotonic_ns(void);
+
+/* steal.c: the wall time a worker's thread did not run while it had a task running,
+ * passed to the core as steal time at ticks (only the worker's own thread calls these;
+ * now is the runtime clock). rt_steal_tick() returns the ns to pass (0: none, or not
+ * known). */
+void rt_steal_start(struct rt_worker *w, uint64_t now);
+uint64_t rt_steal_tick(struct rt_worker *w, uint64_t now);
 void rt_worker_kick(struct rt_worker *w);		       /* need_resched + unpark (park.c) */
 void rt_worker_park(struct rt_worker *w, uint64_t timeout_ns); /* 0 = no timeout */
 void rt_inbox_push(struct rt_worker *w, struct rt_task *t, int kind);

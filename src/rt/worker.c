@@ -289,6 +289,7 @@ static void *worker_main(void *arg)
 	rt_ctx_init_thread(&w->ctx);
 	struct rt_task *prev = NULL;
 	w->last_tick = rt_clock_ns();
+	rt_steal_start(w, w->last_tick);
 
 	for (;;) {
 		struct rt_task *deferred = NULL, *held = prev;
@@ -310,6 +311,9 @@ static void *worker_main(void *arg)
 		uint64_t now = round_clock_start(w);
 		if (now - w->last_tick >= s->tick_nsec) {
 			w->last_tick = now;
+			uint64_t steal = rt_steal_tick(w, now);
+			if (steal)
+				ts_sched_account_steal(s, cpu, steal);
 			balance = ts_sched_tick(s, cpu);
 			rt_stat_bump(&w->ticks);
 		}
@@ -691,6 +695,7 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 		out->parks += ts_stat_read(&w->parks);
 		out->ticks += ts_stat_read(&w->ticks);
 		out->preemptions += ts_stat_read(&w->preemptions);
+		out->steal_ns += ts_stat_read(&w->steal_ns);
 		out->numa_scans += ts_stat_read(&w->numa_scans);
 		out->numa_searches += ts_stat_read(&w->numa_searches);
 		out->numa_faults += ts_stat_read(&w->numa_faults);

@@ -104,6 +104,7 @@ static void json_stats(struct ts_json_writer *w, const struct rtb_stats *s)
 	ts_json_member_uint(w, "switches", s->rt.switches);
 	ts_json_member_uint(w, "parks", s->rt.parks);
 	ts_json_member_uint(w, "ticks", s->rt.ticks);
+	ts_json_member_uint(w, "steal_ns", s->rt.steal_ns);
 	ts_json_member_uint(w, "ttwu_count", s->ttwu);
 	ts_json_member_uint(w, "ttwu_local", s->ttwu_local);
 	ts_json_member_uint(w, "fork_placements", s->fork_placements);

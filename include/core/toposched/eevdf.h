@@ -123,6 +123,7 @@ struct ts_sched_entity {
 	unsigned char on_rq;
 	bool custom_slice; /* slice set by the host (sched_attr.sched_runtime), kept */
 	uint64_t exec_start;
+	uint64_t exec_steal; /* the queue's steal clock at exec_start (update_curr_se()) */
 	uint64_t sum_exec_runtime;
 	uint64_t prev_sum_exec_runtime;
 	uint64_t vruntime;
@@ -173,6 +174,9 @@ struct ts_cfs_rq {
 	long prop_runnable_sum;
 	struct ts_removed_load *removed;
 	bool on_list;
+	/* The CPU's steal clock (struct ts_rq's steal; NULL = none): the host time taken from
+	 * the CPU, which update_curr() does not charge (update_rq_clock_task()). */
+	const uint64_t *steal_clock;
 };
 
 /* Result of update_curr(). */
