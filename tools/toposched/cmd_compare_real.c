@@ -112,6 +112,8 @@ static void print_text(FILE *f, const struct run_file *rf, const struct rx_info 
 	}
 	text_row(f, "CPU busy, % of the machine", run_share_of_machine(real),
 		 run_share_of_machine(sim), "pp");
+	text_row(f, "host steal, % of the machine", run_steal_share(real), run_steal_share(sim),
+		 "pp");
 	text_row(f, "migrations/s", run_migrations_per_s(real), run_migrations_per_s(sim), "%");
 	text_row(f, "wake-ups/s", real->seconds > 0 ? (double)real->wakeups / real->seconds : 0,
 		 sim->seconds > 0 ? (double)sim->wakeups / sim->seconds : 0, "%");

@@ -25,7 +25,7 @@
 
 /* The core's counters that both hosts report, summed over CPUs. */
 struct rx_counts {
-	uint64_t wakeups, migrations;
+	uint64_t wakeups, migrations, steal_ns;
 	uint64_t reasons[TS_PLACE_NR], by_relation[TS_REL_NR];
 };
 
@@ -107,6 +107,9 @@ static void counts_read(struct rx_counts *c)
 		for (int i = 0; i < TS_REL_NR; i++)
 			c->by_relation[i] += ts_stat_read(&st->wakeups_by_relation[i]);
 	}
+	struct ts_rt_stats rs;
+	ts_rt_get_stats(&rs);
+	c->steal_ns = rs.steal_ns;
 }
 
 static void notify(struct rx_run *run)
@@ -676,6 +679,7 @@ static int collect(struct rx_run *run, const struct rx_counts *end, struct run_r
 	const struct rx_counts *a = &run->at_start;
 	out->wakeups = end->wakeups - a->wakeups;
 	out->migrations = end->migrations - a->migrations;
+	out->steal_s = (double)(end->steal_ns - a->steal_ns) / 1e9;
 	for (int i = 0; i < TS_PLACE_NR; i++)
 		out->reasons[i] = end->reasons[i] - a->reasons[i];
 	for (int i = 0; i < TS_REL_NR; i++)

@@ -19,10 +19,20 @@ double run_migrations_per_s(const struct run_result *r)
 	return r->seconds > 0 ? (double)r->migrations / r->seconds : 0;
 }
 
-double run_share_of_machine(const struct run_result *r)
+static double machine_share(const struct run_result *r, double s)
 {
 	double all = (double)r->nr_cpus * r->seconds;
-	return all > 0 ? 100.0 * r->cpu_s / all : -1;
+	return all > 0 ? 100.0 * s / all : -1;
+}
+
+double run_share_of_machine(const struct run_result *r)
+{
+	return machine_share(r, r->cpu_s);
+}
+
+double run_steal_share(const struct run_result *r)
+{
+	return machine_share(r, r->steal_s);
 }
 
 double run_share(uint64_t part, uint64_t whole)
@@ -54,6 +64,7 @@ void run_result_json(struct ts_json_writer *w, const struct run_result *r)
 	ts_json_member_bool(w, "finished", r->finished);
 	ts_json_member_int(w, "cpus", r->nr_cpus);
 	ts_json_member_double(w, "cpu_s", r->cpu_s);
+	ts_json_member_double(w, "steal_s", r->steal_s);
 	ts_json_key(w, "classes");
 	ts_json_begin_array(w);
 	for (int i = 0; i < r->nr_classes; i++) {
@@ -114,6 +125,8 @@ void run_result_text(FILE *f, const struct run_result *r)
 		r->finished ? " (every thread ended)" : "");
 	fprintf(f, "  %-22s %.3f s of %d CPUs x %.3f s\n", "CPU time", r->cpu_s, r->nr_cpus,
 		r->seconds);
+	fprintf(f, "  %-22s %.3f s (workers off the CPU with a task running; not charged)\n",
+		"host steal", r->steal_s);
 	for (int i = 0; i < r->nr_classes; i++)
 		fprintf(f, "  loops %-16s %llu by %d thread%s, %.1f/s\n", r->classes[i].name,
 			(unsigned long long)r->classes[i].loops, r->classes[i].threads,

@@ -28,6 +28,10 @@ struct run_result {
 	 * system, workers' own overhead included), the simulator's busy time of its CPUs.
 	 * Against nr_cpus x seconds it says how much of the machine the run had. */
 	double cpu_s;
+	/* The runtime's steal time over the measured time, s: wall time in which a worker
+	 * had a task running and its thread did not run, which no task was charged
+	 * (docs/runtime.md, "Steal time"). The simulator's machine has none: 0. */
+	double steal_s;
 	int nr_cpus;
 	int nr_classes;
 	struct run_class *classes;
@@ -50,8 +54,9 @@ const char *run_relation_name(int i);
 /* loops of class i per second of measured time (0 when no time was measured). */
 double run_loops_per_s(const struct run_result *r, int i);
 double run_migrations_per_s(const struct run_result *r);
-/* 100 x cpu_s / (nr_cpus x seconds), -1 without measured time. */
+/* 100 x cpu_s (steal_s) / (nr_cpus x seconds), -1 without measured time. */
 double run_share_of_machine(const struct run_result *r);
+double run_steal_share(const struct run_result *r);
 /* 100 x part / whole, -1 when whole is 0. */
 double run_share(uint64_t part, uint64_t whole);
 /* Sum of the placement reasons (the wake-ups placed by select_task_rq_fair()). */
