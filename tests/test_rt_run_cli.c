@@ -61,6 +61,10 @@ static void test_run_counts_every_loop(void **state)
 	assert_true(number_after(s, "wakeup_latency_us", "p99") >=
 		    number_after(s, "wakeup_latency_us", "p50"));
 	assert_true(strstr(s, "\"reasons\"") && strstr(s, "\"wakeups_by_relation\""));
+	/* steal time: never more than the workers' share of the measured time */
+	double steal = number_after(s, NULL, "steal_s");
+	assert_true(steal >= 0 &&
+		    steal <= number_after(s, NULL, "seconds") * number_after(s, NULL, "cpus"));
 	assert_true(r.err[0] == '\0');
 	run_free(&r);
 }
@@ -100,6 +104,8 @@ static void test_compare_real_both_hosts(void **state)
 	assert_true(class_number(s, "\"simulator\"", "idle", "loops") >= 10);
 	assert_true(class_number(s, "\"runtime\"", "tick", "threads") == 2);
 	assert_near(number_after(s, "\"simulator\"", "seconds"), 0.04, 1e-9);
+	assert_near(number_after(s, "\"simulator\"", "steal_s"), 0, 0); /* runs nothing else */
+	assert_true(number_after(s, "\"runtime\"", "steal_s") >= 0);
 	assert_true(strstr(s, "\"difference\"") != NULL);
 	assert_true(strstr(strstr(s, "\"difference\""), "\"tick\"") != NULL);
 	assert_true(strstr(s, "\"reasons_pp\"") && strstr(s, "\"wakeups_by_relation_pp\""));
