@@ -296,6 +296,18 @@ static void test_task_init_errors(void **state)
 	ts_topology_free(t);
 }
 
+/* ns of wall time on cpu, of which `steal` the host took (0: none), then cpu's tick. */
+static void tick_after(struct ts_sched *s, struct fake_host *f, int cpu, uint64_t ns,
+		       uint64_t steal)
+{
+	f->now += ns;
+	fake_lock(f, cpu);
+	if (steal)
+		ts_sched_account_steal(s, cpu, steal);
+	ts_sched_tick(s, cpu);
+	fake_unlock(f, cpu);
+}
+
 /* Steal time (ts_sched_account_steal()): update_curr() charges the wall clock's delta less
  * the steal of the same stretch, at every level of the task's hierarchy; steal from before
  * the stretch began is nobody's; a steal larger than the stretch charges nothing. */
@@ -317,11 +329,7 @@ static void test_steal_time(void **state)
 	uint64_t v0 = p.se.vruntime;
 
 	/* 10 ms of wall time, 3 ms of them stolen: 7 ms charged to p and to its group */
-	f.now += 10 * MS;
-	fake_lock(&f, 2);
-	ts_sched_account_steal(s, 2, 3 * MS);
-	ts_sched_tick(s, 2);
-	fake_unlock(&f, 2);
+	tick_after(s, &f, 2, 10 * MS, 3 * MS);
 	assert_int_equal(p.se.sum_exec_runtime - sum0, 7 * MS);
 	assert_int_equal(gse->sum_exec_runtime - gsum0, 7 * MS);
 	assert_int_equal(p.se.vruntime - v0, 7 * MS); /* nice 0, alone in its group */
@@ -336,25 +344,15 @@ static void test_steal_time(void **state)
 	assert_ptr_equal(ts_schedule(s, 2), &p);
 	fake_unlock(&f, 2);
 	uint64_t sum1 = p.se.sum_exec_runtime;
-	f.now += 4 * MS;
-	fake_lock(&f, 2);
-	ts_sched_tick(s, 2);
-	fake_unlock(&f, 2);
+	tick_after(s, &f, 2, 4 * MS, 0);
 	assert_int_equal(p.se.sum_exec_runtime - sum1, 4 * MS);
 
 	/* more steal than the stretch: nothing charged, and the excess is not carried into
 	 * the next stretch */
 	uint64_t sum2 = p.se.sum_exec_runtime;
-	f.now += 2 * MS;
-	fake_lock(&f, 2);
-	ts_sched_account_steal(s, 2, 20 * MS);
-	ts_sched_tick(s, 2);
-	fake_unlock(&f, 2);
+	tick_after(s, &f, 2, 2 * MS, 20 * MS);
 	assert_int_equal(p.se.sum_exec_runtime, sum2);
-	f.now += 3 * MS;
-	fake_lock(&f, 2);
-	ts_sched_tick(s, 2);
-	fake_unlock(&f, 2);
+	tick_after(s, &f, 2, 3 * MS, 0);
 	assert_int_equal(p.se.sum_exec_runtime - sum2, 3 * MS);
 	assert_int_equal(ts_cpu_rq(s, 2)->steal, 28 * MS);
 	assert_int_equal(f.lock_errors, 0);

@@ -35,19 +35,6 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* The first CPU of this process's affinity mask (the runtime's host CPU numbering). */
-static int first_cpu(void)
-{
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET((size_t)c, &set))
-			return c;
-	fail();
-	return -1;
-}
-
 /* ---- creation, errors, dump ---- */
 
 static void *nothing(void *p)
@@ -326,7 +313,7 @@ static void *cpu_bound(void *p)
 static bool shares_attempt(int attempt)
 {
 	char cpu[16];
-	snprintf(cpu, sizeof(cpu), "%d", first_cpu());
+	snprintf(cpu, sizeof(cpu), "%d", ts_first_allowed_cpu());
 	struct ts_rt_config cfg = {.cpulist = cpu};
 	start(&cfg);
 	assert_int_equal(ts_rt_nr_workers(), 1);

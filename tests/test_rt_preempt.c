@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "test_support.h"
 #include "toposched/runtime_core.h"
 
 static atomic_bool ready_ran;
@@ -41,11 +42,7 @@ static void *spinner(void *arg)
 static intptr_t run_spinner(bool preempt, long limit, struct ts_rt_stats *st)
 {
 	/* One worker: the first CPU of the affinity mask. */
-	cpu_set_t set;
-	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
-	int cpu = 0;
-	while (!CPU_ISSET((size_t)cpu, &set))
-		cpu++;
+	int cpu = ts_first_allowed_cpu();
 	char one[16];
 	snprintf(one, sizeof(one), "%d", cpu);
 	struct ts_rt_config cfg = {.cpulist = one, .preempt = preempt};

@@ -30,18 +30,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static int first_cpu(void)
-{
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET((size_t)c, &set))
-			return c;
-	fail();
-	return -1;
-}
-
 struct hog {
 	int cpu;
 	atomic_int stop;
@@ -91,7 +79,7 @@ static void *spin_task(void *p)
  * steal. */
 static void run_beside_hog(struct spin *out, uint64_t *steal)
 {
-	int cpu = first_cpu();
+	int cpu = ts_first_allowed_cpu();
 	char list[16];
 	snprintf(list, sizeof(list), "%d", cpu);
 	struct ts_rt_config cfg = {.cpulist = list};

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,6 +22,22 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+/* ---- CPUs ------------------------------------------------------------------------------- */
+
+/* The first CPU of this process's affinity mask (the runtime's host CPU numbering): the
+ * one worker of the runtime tests that run on one CPU. */
+static inline int ts_first_allowed_cpu(void)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET((size_t)c, &set))
+			return c;
+	fail();
+	return -1;
+}
 
 /* ---- doubles ---------------------------------------------------------------------------- */
 

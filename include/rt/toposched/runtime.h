@@ -139,8 +139,9 @@ struct ts_rt_stats {
 	uint64_t numa_swaps;	      /* task swaps performed (migrate_swap) */
 	uint64_t numa_migrate_failed; /* decided, not performed (the task or its partner
 				       * moved, blocked or ran through the stop timeout) */
-	uint64_t steal_ns;	      /* ns the host kept the workers waiting while they had a task
-				       * running, not charged to it (steal time; docs/runtime.md) */
+	uint64_t steal_ns;	      /* ns in which a worker had a task running and its thread
+				       * did not run, not charged to the task (steal time;
+				       * docs/runtime.md) */
 };
 TS_API void ts_rt_get_stats(struct ts_rt_stats *out);
 
