@@ -88,6 +88,7 @@ static void test_run_trace(void **state)
 	assert_non_null(strstr(t, "sched_switch: prev_comm=worker-"));
 	assert_non_null(strstr(t, "sched_wakeup: comm=worker-"));
 	free(t);
+	assert_int_equal(unlink(path), 0); /* so the teardown's rmdir() leaves nothing behind */
 }
 
 /* Both hosts on one file: both results, with the loops the timer allows in the
