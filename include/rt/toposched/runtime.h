@@ -323,7 +323,8 @@ TS_API size_t ts_rt_group_dump(const struct ts_rt_group *g, char *buf, size_t le
 
 struct ts_chan;
 /* A bounded FIFO of `capacity` elements of elem_size bytes (capacity 0: rendezvous).
- * Returns NULL (errno) on bad arguments. */
+ * The buffer is allocated and faulted in here (capacity x elem_size bytes resident from
+ * the start). Returns NULL (errno) on bad arguments or no memory. */
 TS_API struct ts_chan *ts_chan_create(size_t capacity, size_t elem_size);
 /* Frees the channel; no task may be blocked on it. */
 TS_API void ts_chan_destroy(struct ts_chan *c);
