@@ -310,7 +310,8 @@ static void tick_after(struct ts_sched *s, struct fake_host *f, int cpu, uint64_
 
 /* Steal time (ts_sched_account_steal()): update_curr() charges the wall clock's delta less
  * the steal of the same stretch, at every level of the task's hierarchy; steal from before
- * the stretch began is nobody's; a steal larger than the stretch charges nothing. */
+ * the stretch began is nobody's; a steal larger than the stretch charges nothing and the
+ * rest comes off the next stretches. */
 static void test_steal_time(void **state)
 {
 	(void)state;
@@ -347,14 +348,19 @@ static void test_steal_time(void **state)
 	tick_after(s, &f, 2, 4 * MS, 0);
 	assert_int_equal(p.se.sum_exec_runtime - sum1, 4 * MS);
 
-	/* more steal than the stretch: nothing charged, and the excess is not carried into
-	 * the next stretch */
+	/* more steal than the stretch: nothing charged, and the excess is taken off the
+	 * stretches that follow (update_rq_clock_task() carries it) until it is used up */
 	uint64_t sum2 = p.se.sum_exec_runtime;
 	tick_after(s, &f, 2, 2 * MS, 20 * MS);
 	assert_int_equal(p.se.sum_exec_runtime, sum2);
 	tick_after(s, &f, 2, 3 * MS, 0);
-	assert_int_equal(p.se.sum_exec_runtime - sum2, 3 * MS);
+	assert_int_equal(p.se.sum_exec_runtime, sum2);
+	assert_int_equal(ts_cpu_rq(s, 2)->steal_pending, 15 * MS);
+	tick_after(s, &f, 2, 20 * MS, 0);
+	assert_int_equal(p.se.sum_exec_runtime - sum2, 5 * MS);
+	assert_int_equal(gse->sum_exec_runtime - gsum0, p.se.sum_exec_runtime - sum0);
 	assert_int_equal(ts_cpu_rq(s, 2)->steal, 28 * MS);
+	assert_int_equal(ts_cpu_rq(s, 2)->steal_pending, 0);
 	assert_int_equal(f.lock_errors, 0);
 	ts_sched_destroy(s);
 	ts_topology_free(t);

@@ -3,8 +3,8 @@
  * plain thread pinned to the worker's CPU takes about half of it; the task's
  * se.sum_exec_runtime must then fall short of the wall time by about what the workers
  * report as steal. With TOPOSCHED_RT_STEAL=off the task is charged the wall time. The
- * bounds are wide: only their direction is asserted, and more load on the machine only
- * adds steal. */
+ * bounds are wide (more load on the machine only adds steal, and the charge falls by as
+ * much); the sum of charge and steal is held to the wall time within a tenth. */
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -113,8 +113,10 @@ static void test_steal_not_charged(void **state)
 	run_beside_hog(&s, &steal);
 	/* the hog takes about half the CPU */
 	assert_true(steal >= s.wall / 5);
-	/* charged about wall - steal; wall time is never charged in full */
-	assert_true(s.charged + steal / 2 <= s.wall);
+	/* charged wall - steal, give or take the steal of the tick periods at either end
+	 * (the steal is known at ticks; a steal larger than a charge is carried) */
+	assert_true(s.charged + steal <= s.wall + s.wall / 10);
+	assert_true(s.charged + steal + s.wall / 10 >= s.wall);
 	assert_true(s.charged >= s.wall / 10);
 }
 

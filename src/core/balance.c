@@ -30,6 +30,7 @@
 #include <stdlib.h>
 
 #include "balance.h"
+#include "rq_pelt.h"
 
 #define LBF_ALL_PINNED	0x01
 #define LBF_NEED_BREAK	0x02
@@ -360,10 +361,7 @@ redo:
 	more_balance:
 		double_rq_lock(s, env.dst_cpu, env.src_cpu);
 		{
-			struct ts_rq *src = &s->rq[env.src_cpu];
-			uint64_t now = s->ops.clock(s->host); /* update_rq_clock(busiest) */
-			if (now > src->clock)
-				src->clock = now;
+			rq_clock(s, &s->rq[env.src_cpu]); /* update_rq_clock(busiest) */
 		}
 		ld_moved += detach_tasks(&env);
 		double_rq_unlock(s, env.dst_cpu, env.src_cpu);
@@ -450,9 +448,7 @@ struct ts_task *ts_active_load_balance_cpu_stop(struct ts_sched *s, int busiest_
 	 * picks again once the stop work is done. */
 	struct ts_task *curr = busiest->curr;
 	if (curr) {
-		uint64_t now = s->ops.clock(s->host);
-		if (now > busiest->clock)
-			busiest->clock = now;
+		uint64_t now = rq_clock(s, busiest);
 		ts_update_rq_load(s, busiest, now);
 		ts_put_prev_task(s, busiest_cpu);
 		s->ops.resched_cpu(s->host, busiest_cpu);
@@ -476,9 +472,7 @@ struct ts_task *ts_active_load_balance_cpu_stop(struct ts_sched *s, int busiest_
 			.idle = TS_CPU_IDLE,
 			.flags = LBF_ACTIVE_LB,
 		};
-		uint64_t now = s->ops.clock(s->host);
-		if (now > busiest->clock)
-			busiest->clock = now; /* update_rq_clock(busiest_rq) */
+		rq_clock(s, busiest); /* update_rq_clock(busiest_rq) */
 		ts_stat_inc(&sd->stats.alb_count);
 		/* detach_one_task(): the least recently picked task that may go */
 		struct ts_list_head *tasks = &busiest->cfs_tasks;
@@ -629,10 +623,7 @@ int ts_balance_newidle(struct ts_sched *s, int cpu)
 	if (atomic_load_explicit(&this_rq->ro.ttwu_pending, memory_order_relaxed))
 		return 0;
 	/* Set before balancing, so that this time counts as idle. */
-	uint64_t now = s->ops.clock(s->host);
-	if (now > this_rq->clock)
-		this_rq->clock = now;
-	ts_rq_set_idle_stamp(this_rq, this_rq->clock);
+	ts_rq_set_idle_stamp(this_rq, rq_clock(s, this_rq));
 
 	if (!atomic_load_explicit(&s->overloaded, memory_order_relaxed) ||
 	    (sd && this_rq->avg_idle < sd->max_newidle_lb_cost)) {

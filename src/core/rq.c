@@ -687,7 +687,7 @@ bool ts_sched_tick(struct ts_sched *s, int cpu)
 
 void ts_sched_account_steal(struct ts_sched *s, int cpu, uint64_t ns)
 {
-	s->rq[cpu].steal += ns;
+	s->rq[cpu].steal_pending += ns;
 }
 
 void ts_yield_task(struct ts_sched *s, int cpu)

@@ -9,11 +9,23 @@
 /* update_load_avg() flags (fair.c). */
 enum { UPDATE_TG = 0x1, SKIP_AGE_LOAD = 0x2, DO_ATTACH = 0x4, DO_DETACH = 0x8 };
 
+/* update_rq_clock(): read the host's clock (it never goes back), and pass the steal the
+ * host accounted (ts_sched_account_steal()) into the steal clock that update_curr() takes
+ * off each entity's charge, no more than the clock advanced, as update_rq_clock_task()
+ * (kernel/sched/core.c) takes it off rq->clock_task; the rest waits for the next advance. */
 static inline uint64_t rq_clock(struct ts_sched *s, struct ts_rq *rq)
 {
 	uint64_t now = s->ops.clock(s->host);
-	if (now > rq->clock)
+	if (now > rq->clock) {
+		if (rq->steal_pending) {
+			uint64_t steal = now - rq->clock;
+			if (steal > rq->steal_pending)
+				steal = rq->steal_pending;
+			rq->steal += steal;
+			rq->steal_pending -= steal;
+		}
 		rq->clock = now;
+	}
 	return rq->clock;
 }
 

@@ -145,9 +145,10 @@ struct ts_rq {
 	struct ts_list_head cfs_tasks;
 	struct ts_task *wake_list, **wake_tail; /* queued wake-ups, FIFO (ops->wakelist_ipi) */
 	uint64_t clock;				/* last clock read under the lock */
-	uint64_t steal;	     /* ns the host took from this CPU (ts_sched_account_steal()) */
-	uint64_t idle_stamp; /* when this CPU went idle (0 = not idle) */
-	uint64_t avg_idle;   /* update_avg() of idle periods, ns */
+	uint64_t steal;		/* steal clock: host time taken off update_curr()'s charges */
+	uint64_t steal_pending; /* accounted, waiting for the clock to advance (rq_clock()) */
+	uint64_t idle_stamp;	/* when this CPU went idle (0 = not idle) */
+	uint64_t avg_idle;	/* update_avg() of idle periods, ns */
 	uint64_t max_idle_balance_cost;
 	unsigned long cpu_capacity;
 	uint64_t next_balance; /* ns */
@@ -384,12 +385,12 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu);
  * (charge, PELT, group weights), slice expiry at any level -> resched; returns true when
  * periodic load balancing is due (the host then calls ts_balance_tick()). */
 bool ts_sched_tick(struct ts_sched *s, int cpu);
-/* Steal time (rq locked): the host ran something else on cpu for ns while cpu's current
- * task was running. update_curr() charges each entity its clock delta less the steal
- * accounted since its last charge, never below 0 (the kernel's rq_clock_task(), held back
- * by update_rq_clock_task() under CONFIG_PARAVIRT_TIME_ACCOUNTING; the kernel carries a
- * steal larger than the delta into the next one, this drops it). A host that never calls
- * it charges wall time. */
+/* Steal time (rq locked): the host ran something else on cpu for ns. The rq clock's next
+ * advances pass it into the steal clock, no more than each advance, and update_curr()
+ * charges each entity its clock delta less the steal clock's (the kernel's
+ * rq_clock_task(), held back by update_rq_clock_task() under
+ * CONFIG_PARAVIRT_TIME_ACCOUNTING, which carries a steal larger than the delta into the
+ * next update). A host that never calls it charges wall time. */
 void ts_sched_account_steal(struct ts_sched *s, int cpu, uint64_t ns);
 /* yield_task_fair(): curr gives up the rest of its slice (rq locked). */
 void ts_yield_task(struct ts_sched *s, int cpu);
