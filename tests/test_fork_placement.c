@@ -16,6 +16,7 @@
  * And wake_up_new_task() remembers the forking CPU as the child's recent_used_cpu. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -182,6 +183,38 @@ static void test_a_fork_stacks_onto_the_cpu_a_sleeping_task_just_left(void **sta
 	env_destroy(&e);
 }
 
+/* cpu_util_cfs() clamps a CPU's util_avg to its capacity: a root cfs_rq holds more than
+ * 1024 for a while after tasks were attached to it (forks, wake-up migrations), and the
+ * group_util that breaks a tie between clusters with as many idle CPUs counts at most 1024
+ * per CPU. By hand, parent running on CPU 0, every other CPU idle: cluster 1 has one CPU
+ * at util_avg 1500 (1024 once clamped), cluster 2 two at 600 (1200), clusters 3-7 two at
+ * 700 (1400): cluster 1 has the lowest group_util and the child goes to CPU 4; without the
+ * clamp cluster 2 would win (1200 < 1500). */
+static void test_group_util_counts_a_cpu_at_most_its_capacity(void **state)
+{
+	(void)state;
+	struct env e;
+	struct ts_cpumask *node0 = kunpeng_node0(&e);
+	struct ts_task *parent = parent_running_on_cpu0(&e, node0);
+	struct ts_rq *rq = ts_cpu_rq(e.s, 4);
+	atomic_store_explicit(&rq->ro.util_avg, 1500, memory_order_relaxed);
+	for (int c = 8; c < 32; c += 4) {
+		unsigned long util = c == 8 ? 600 : 700;
+		atomic_store_explicit(&ts_cpu_rq(e.s, c)->ro.util_avg, util, memory_order_relaxed);
+		atomic_store_explicit(&ts_cpu_rq(e.s, c + 1)->ro.util_avg, util,
+				      memory_order_relaxed);
+	}
+	assert_int_equal(ts_cpu_util(e.s, 4), 1024);
+	assert_int_equal(ts_cpu_util_avg(e.s, 4), 1500);
+
+	struct ts_task *child = env_task(&e, 0, node0, 0);
+	struct ts_placement pl = ts_wake_up_new_task(e.s, child, 0, parent);
+	assert_int_equal(pl.reason, TS_PLACE_SLOW_PATH);
+	assert_int_equal(pl.cpu, 4);
+	ts_cpumask_free(node0);
+	env_destroy(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_a_fork_takes_the_latest_idled_cpu_of_the_cluster),
 		cmocka_unit_test(test_a_fork_does_not_close_the_idle_period),
 		cmocka_unit_test(test_a_fork_stacks_onto_the_cpu_a_sleeping_task_just_left),
+		cmocka_unit_test(test_group_util_counts_a_cpu_at_most_its_capacity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

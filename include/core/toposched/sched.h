@@ -246,9 +246,18 @@ static inline unsigned long ts_cpu_load(struct ts_sched *s, int cpu)
 {
 	return atomic_load_explicit(&s->rq[cpu].ro.load_avg, memory_order_relaxed);
 }
-static inline unsigned long ts_cpu_util(struct ts_sched *s, int cpu)
+/* The root cfs_rq's util_avg as published; it may pass the CPU's capacity for a while
+ * after tasks were attached to it (forks, migrations). */
+static inline unsigned long ts_cpu_util_avg(struct ts_sched *s, int cpu)
 {
 	return atomic_load_explicit(&s->rq[cpu].ro.util_avg, memory_order_relaxed);
+}
+/* cpu_util_cfs(): util_avg clamped to the CPU's capacity (arch_scale_cpu_capacity(); the
+ * core's capacities never change), as every balancing and placement sum reads it. */
+static inline unsigned long ts_cpu_util(struct ts_sched *s, int cpu)
+{
+	unsigned long util = ts_cpu_util_avg(s, cpu), cap = s->rq[cpu].cpu_capacity;
+	return util < cap ? util : cap;
 }
 static inline unsigned long ts_cpu_runnable(struct ts_sched *s, int cpu)
 {
