@@ -20,10 +20,11 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The main job on built-in defaults: the default simulator experiment. Only the CLI is
-# built (no tests, so no cmocka).
+# built (no tests, so no cmocka). A tree already configured keeps its setting: turning the
+# tests off there would leave ctest in it without the targets test_layers builds.
 run:
 	scripts/install-deps run
-	$(CONFIGURE) -DTS_BUILD_TESTS=OFF
+	if [ -f $(BUILD)/CMakeCache.txt ]; then $(CONFIGURE); else $(CONFIGURE) -DTS_BUILD_TESTS=OFF; fi
 	cmake --build $(BUILD) -j $(JOBS) --target toposched-cli
 	$(BUILD)/toposched sim
 
