@@ -12,7 +12,9 @@ enum { UPDATE_TG = 0x1, SKIP_AGE_LOAD = 0x2, DO_ATTACH = 0x4, DO_DETACH = 0x8 };
 /* update_rq_clock(): read the host's clock (it never goes back), and pass the steal the
  * host accounted (ts_sched_account_steal()) into the steal clock that update_curr() takes
  * off each entity's charge, no more than the clock advanced, as update_rq_clock_task()
- * (kernel/sched/core.c) takes it off rq->clock_task; the rest waits for the next advance. */
+ * (kernel/sched/core.c, up to v6.13) takes it off rq->clock_task; the rest waits for the
+ * next advance. v6.14 drops that rest (108ad0999085: there it is a sampling race, not
+ * steal); the runtime's rest is real steal learnt late, at a tick (docs/runtime.md). */
 static inline uint64_t rq_clock(struct ts_sched *s, struct ts_rq *rq)
 {
 	uint64_t now = s->ops.clock(s->host);

@@ -398,8 +398,8 @@ bool ts_sched_tick(struct ts_sched *s, int cpu);
  * advances pass it into the steal clock, no more than each advance, and update_curr()
  * charges each entity its clock delta less the steal clock's (the kernel's
  * rq_clock_task(), held back by update_rq_clock_task() under
- * CONFIG_PARAVIRT_TIME_ACCOUNTING, which carries a steal larger than the delta into the
- * next update). A host that never calls it charges wall time. */
+ * CONFIG_PARAVIRT_TIME_ACCOUNTING, which up to v6.13 carries a steal larger than the
+ * delta into the next update; rq_clock()). A host that never calls it charges wall time. */
 void ts_sched_account_steal(struct ts_sched *s, int cpu, uint64_t ns);
 /* yield_task_fair(): curr gives up the rest of its slice (rq locked). */
 void ts_yield_task(struct ts_sched *s, int cpu);
