@@ -43,6 +43,16 @@ static struct ts_task *parent_running_on_cpu0(struct env *e, const struct ts_cpu
 	return parent;
 }
 
+/* A new child of parent (running on CPU 0) through fork balancing: the CPU it goes to. */
+static int fork_from_cpu0(struct env *e, const struct ts_cpumask *node0, struct ts_task *parent)
+{
+	struct ts_task *child = env_task(e, 0, node0, 0);
+	struct ts_placement pl = ts_wake_up_new_task(e->s, child, 0, parent);
+	assert_int_equal(pl.reason, TS_PLACE_SLOW_PATH);
+	assert_int_equal(child->cpu, pl.cpu);
+	return pl.cpu;
+}
+
 static void test_children_of_a_running_parent_spread_over_clusters(void **state)
 {
 	(void)state;
@@ -95,10 +105,7 @@ static void test_a_fork_takes_the_latest_idled_cpu_of_the_cluster(void **state)
 	static const uint64_t stamp_us[4] = {300, 900, 100, 500};
 	for (int i = 0; i < 4; i++)
 		ts_rq_set_idle_stamp(ts_cpu_rq(e.s, 4 + i), stamp_us[i] * 1000);
-	struct ts_task *child = env_task(&e, 0, node0, 0);
-	struct ts_placement pl = ts_wake_up_new_task(e.s, child, 0, parent);
-	assert_int_equal(pl.reason, TS_PLACE_SLOW_PATH);
-	assert_int_equal(pl.cpu, 5);
+	assert_int_equal(fork_from_cpu0(&e, node0, parent), 5);
 	ts_cpumask_free(node0);
 	env_destroy(&e);
 }
@@ -207,10 +214,7 @@ static void test_group_util_counts_a_cpu_at_most_its_capacity(void **state)
 	assert_int_equal(ts_cpu_util(e.s, 4), 1024);
 	assert_int_equal(ts_cpu_util_avg(e.s, 4), 1500);
 
-	struct ts_task *child = env_task(&e, 0, node0, 0);
-	struct ts_placement pl = ts_wake_up_new_task(e.s, child, 0, parent);
-	assert_int_equal(pl.reason, TS_PLACE_SLOW_PATH);
-	assert_int_equal(pl.cpu, 4);
+	assert_int_equal(fork_from_cpu0(&e, node0, parent), 4);
 	ts_cpumask_free(node0);
 	env_destroy(&e);
 }

@@ -360,9 +360,7 @@ redo:
 		env.loop_max = nr < TS_SCHED_NR_MIGRATE ? nr : TS_SCHED_NR_MIGRATE;
 	more_balance:
 		double_rq_lock(s, env.dst_cpu, env.src_cpu);
-		{
-			rq_clock(s, &s->rq[env.src_cpu]); /* update_rq_clock(busiest) */
-		}
+		rq_clock(s, &s->rq[env.src_cpu]); /* update_rq_clock(busiest) */
 		ld_moved += detach_tasks(&env);
 		double_rq_unlock(s, env.dst_cpu, env.src_cpu);
 

@@ -30,10 +30,9 @@ static void update_sg_wakeup_stats(struct ts_sched *s, struct ts_sched_domain *s
 			      runnable = ts_cpu_runnable(s, i);
 		if (own) {
 			load = sub_floor(load, ts_task_h_load_of(s, p)); /* cpu_load_without() */
-			/* cpu_util_without(): p's util off, then the clamp to capacity */
-			util = sub_floor(ts_cpu_util_avg(s, i), p->se.avg.util_avg);
-			if (util > ts_capacity_of(s, i))
-				util = ts_capacity_of(s, i);
+			/* cpu_util_without(): p's util off, then the clamp */
+			util = ts_cpu_util_clamp(
+				s, i, sub_floor(ts_cpu_util_avg(s, i), p->se.avg.util_avg));
 			runnable = sub_floor(runnable, p->se.avg.runnable_avg);
 		}
 		sgs->group_load += load;

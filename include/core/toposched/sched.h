@@ -252,12 +252,17 @@ static inline unsigned long ts_cpu_util_avg(struct ts_sched *s, int cpu)
 {
 	return atomic_load_explicit(&s->rq[cpu].ro.util_avg, memory_order_relaxed);
 }
-/* cpu_util_cfs(): util_avg clamped to the CPU's capacity (arch_scale_cpu_capacity(); the
- * core's capacities never change), as every balancing and placement sum reads it. */
+/* cpu_util()'s last step: a utilisation of cpu clamped to its capacity
+ * (arch_scale_cpu_capacity(); the core's capacities never change). */
+static inline unsigned long ts_cpu_util_clamp(struct ts_sched *s, int cpu, unsigned long util)
+{
+	unsigned long cap = s->rq[cpu].cpu_capacity;
+	return util < cap ? util : cap;
+}
+/* cpu_util_cfs(): util_avg clamped, as every balancing and placement sum reads it. */
 static inline unsigned long ts_cpu_util(struct ts_sched *s, int cpu)
 {
-	unsigned long util = ts_cpu_util_avg(s, cpu), cap = s->rq[cpu].cpu_capacity;
-	return util < cap ? util : cap;
+	return ts_cpu_util_clamp(s, cpu, ts_cpu_util_avg(s, cpu));
 }
 static inline unsigned long ts_cpu_runnable(struct ts_sched *s, int cpu)
 {
