@@ -541,17 +541,50 @@ static bool wake_up_new_task_at(struct ts_sched *s, struct ts_task *p, int cpu, 
 	return resched;
 }
 
-struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, int parent_cpu,
-					struct ts_task *parent)
+/* wake_up_new_task() up to the choice of the CPU. */
+static struct ts_placement new_task_select(struct ts_sched *s, struct ts_task *p, int parent_cpu,
+					   struct ts_task *parent)
 {
 	/* The child sits on the forking CPU (sched_cgroup_fork()), which wake_up_new_task()
 	 * remembers as its recent_used_cpu before fork balancing moves it. */
 	p->recent_used_cpu = parent_cpu;
 	if (s->fair_pick == TS_FAIR_PICK_CFS)
 		cfs_task_fork(s, p, parent_cpu, false);
-	struct ts_placement pl = ts_select_task_rq(s, p, parent_cpu, parent, TS_WF_FORK);
-	wake_up_new_task_at(s, p, pl.cpu, s->fair_pick == TS_FAIR_PICK_CFS ? parent_cpu : -1);
+	return ts_select_task_rq(s, p, parent_cpu, parent, TS_WF_FORK);
+}
+
+/* CFS: task_fork_fair() ran on the forking CPU, which p->recent_used_cpu still names
+ * (a fork's select does not change it). */
+static int new_task_fork_cpu(struct ts_sched *s, const struct ts_task *p)
+{
+	return s->fair_pick == TS_FAIR_PICK_CFS ? p->recent_used_cpu : -1;
+}
+
+struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, int parent_cpu,
+					struct ts_task *parent)
+{
+	struct ts_placement pl = new_task_select(s, p, parent_cpu, parent);
+	wake_up_new_task_at(s, p, pl.cpu, new_task_fork_cpu(s, p));
 	return pl;
+}
+
+struct ts_placement ts_wake_up_new_task_or_queue(struct ts_sched *s, struct ts_task *p,
+						 int parent_cpu, struct ts_task *parent)
+{
+	struct ts_placement pl = new_task_select(s, p, parent_cpu, parent);
+	if (pl.cpu != parent_cpu && ts_ttwu_queue_cond(s, p, parent_cpu, pl.cpu)) {
+		atomic_fetch_add_explicit(&s->rq[pl.cpu].ro.ttwu_pending, 1, memory_order_relaxed);
+		pl.ttwu_queued = true;
+		return pl;
+	}
+	wake_up_new_task_at(s, p, pl.cpu, new_task_fork_cpu(s, p));
+	return pl;
+}
+
+bool ts_wake_up_new_task_queued(struct ts_sched *s, struct ts_task *p, int cpu)
+{
+	atomic_fetch_sub_explicit(&s->rq[cpu].ro.ttwu_pending, 1, memory_order_relaxed);
+	return wake_up_new_task_at(s, p, cpu, new_task_fork_cpu(s, p));
 }
 
 bool ts_wake_up_new_task_on(struct ts_sched *s, struct ts_task *p, int cpu)

@@ -375,6 +375,19 @@ void ts_sched_ttwu_pending(struct ts_sched *s, int cpu);
  * the chosen CPU. Called with no rq lock held. */
 struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, int parent_cpu,
 					struct ts_task *parent);
+/* ts_wake_up_new_task() for a host that lets the chosen CPU activate p itself, as
+ * ttwu_queue_wakelist() lets an idle CPU activate a wake-up (ttwu_queue_cond()'s idle rule;
+ * the kernel's wake_up_new_task() always activates on the forking CPU). The same choice;
+ * then, when the chosen CPU is not parent_cpu and runs nothing, p is counted in that CPU's
+ * ttwu_pending (so it no longer looks idle to other choices) and pl.ttwu_queued is set:
+ * the host must call ts_wake_up_new_task_queued() for p on that CPU, which runs the rest
+ * of wake_up_new_task() there. Otherwise p is activated here, as ts_wake_up_new_task(). */
+struct ts_placement ts_wake_up_new_task_or_queue(struct ts_sched *s, struct ts_task *p,
+						 int parent_cpu, struct ts_task *parent);
+/* The rest of wake_up_new_task() for a task that ts_wake_up_new_task_or_queue() queued on
+ * cpu (its pl.cpu): as ts_wake_up_new_task_on() (no rq lock held; takes cpu's), and p
+ * leaves cpu's ttwu_pending. Returns true when cpu was asked to reschedule. */
+bool ts_wake_up_new_task_queued(struct ts_sched *s, struct ts_task *p, int cpu);
 /* wake_up_new_task() on a CPU the host has already chosen (no fork balancing, no
  * placement statistics): takes cpu's lock through ops->rq_lock (so it is called with no rq
  * lock held, from any thread), moves p there (__set_task_cpu(): no migration is counted, a
