@@ -592,17 +592,55 @@ static void *detached_spawner(void *p)
 	return NULL;
 }
 
+/* detached_spawner's rounds, from a task joined here. */
+static void spawn_detached_rounds(struct batch *b)
+{
+	ts_task_handle h = ts_spawn(detached_spawner, b, NULL);
+	assert_true(h.id != 0);
+	void *ret = (void *)"not joined";
+	assert_int_equal(ts_join(h, &ret), 0);
+	assert_null(ret);
+}
+
 static void test_detached_from_task(void **state)
 {
 	(void)state;
 	struct batch b = {.wg = ts_wg_create()};
 	assert_non_null(b.wg);
-	ts_task_handle h = ts_spawn(detached_spawner, &b, NULL);
-	assert_true(h.id != 0);
-	void *ret = (void *)"not joined";
-	assert_int_equal(ts_join(h, &ret), 0);
-	assert_null(ret);
+	spawn_detached_rounds(&b);
 	assert_int_equal(atomic_load(&b.ran), DETACH_ROUNDS * DETACH_BATCH);
+	ts_wg_destroy(b.wg);
+}
+
+static void *return_arg(void *p)
+{
+	return p;
+}
+
+/* A finished detached task's registry slot is released (by its worker, in batches) and
+ * reused: after 2 x DETACH_ROUNDS x DETACH_BATCH detached tasks, at most a batch of them
+ * alive at a time, a new task's slot index is within that batch plus the finished ones a
+ * worker may hold back (RT_ZOMBIE_BATCH, 32, each) and the eight new ones. */
+static void test_detached_slots_reused(void **state)
+{
+	(void)state;
+	struct batch b = {.wg = ts_wg_create()};
+	assert_non_null(b.wg);
+	spawn_detached_rounds(&b);
+	spawn_detached_rounds(&b);
+	/* more than the two slots the joined spawners freed */
+	ts_task_handle more[8];
+	uint32_t slot = 0;
+	for (int i = 0; i < 8; i++) {
+		more[i] = ts_spawn(return_arg, NULL, NULL);
+		assert_true(more[i].id != 0);
+		if ((uint32_t)more[i].id > slot)
+			slot = (uint32_t)more[i].id;
+	}
+	assert_true(slot <= (uint32_t)(DETACH_BATCH + 32 * ts_rt_nr_workers() + 8));
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(ts_join(more[i], NULL), 0);
+	assert_int_equal(atomic_load(&b.ran), 2 * DETACH_ROUNDS * DETACH_BATCH);
 	ts_wg_destroy(b.wg);
 }
 
@@ -680,6 +718,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_two_joiners, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detached_from_task, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_detached_slots_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_join_detached_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detached_from_thread, setup, teardown),
 	};

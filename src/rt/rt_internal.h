@@ -151,7 +151,10 @@ struct rt_stop_work {
 	atomic_int state; /* enum rt_stop_state; POSTED -> TAKEN/CANCELLED under stop_lock */
 	int rc;		  /* ts_numa_migrate_apply()'s, valid once DONE */
 };
-enum rt_inbox_kind { RT_INBOX_NEW, RT_INBOX_WAKE };
+/* What an inbox entry asks of its worker: to place and activate a task spawned by a plain
+ * thread (NEW), to activate one a task placed there (NEW_QUEUED:
+ * ts_wake_up_new_task_queued()), or to wake one up (WAKE). */
+enum rt_inbox_kind { RT_INBOX_NEW, RT_INBOX_NEW_QUEUED, RT_INBOX_WAKE };
 
 struct rt_worker;
 
@@ -176,13 +179,15 @@ struct rt_task {
 	bool detached; /* freed by rt_task_finish(), never joined */
 	/* sleep (timer.c): in its worker's heap while sleeping */
 	uint64_t wake_at;
-	/* inbox of a worker (wake-ups and spawns from plain threads) */
+	/* inbox of a worker (wake-ups and spawns from plain threads, spawns queued by tasks) */
 	struct rt_task *inbox_next;
 	int inbox_kind;
 	/* chained by a waker between a wait queue's unlock and the wake-ups */
 	struct rt_task *wake_next;
-	/* a task cache's free list (task.c), while the struct waits there for reuse */
-	struct rt_task *cache_next;
+	/* a task cache's free list (task.c), while the struct waits there for reuse; in the
+	 * shared cache the head of each chain also links the next chain and counts its own */
+	struct rt_task *cache_next, *cache_chain;
+	int cache_chain_n;
 	/* NUMA balancing: the declared memory and scan state; swap decisions that name this
 	 * task as the partner and are not done yet (it is not freed while there are any). */
 	struct rt_numa_task numa;
@@ -219,6 +224,9 @@ struct rt_task_cache {
 #define RT_TASK_CACHE_LOCAL 64	/* per worker */
 #define RT_TASK_CACHE_BATCH 32	/* moved between a worker's and the shared one at once */
 #define RT_TASK_CACHE_MAX   256 /* the shared one: this many per worker, and one more */
+#define RT_ZOMBIE_BATCH	    32	/* finished detached tasks a worker releases at once */
+/* Releases this worker's finished detached tasks (task.c); by its own thread. */
+void rt_zombies_flush(struct rt_worker *w);
 
 /* ---- workers (worker.c) ---- */
 
@@ -267,6 +275,9 @@ struct rt_worker {
 	struct rt_task *inbox;
 	atomic_int inbox_n;
 	struct rt_task_cache tcache; /* only this worker's thread (its loop and its tasks) */
+	/* finished detached tasks whose slots are not released yet (task.c); its thread only */
+	struct rt_task *zombies;
+	int nr_zombies;
 	struct rt_haltpoll haltpoll; /* only this worker's thread (park.c) */
 	/* NUMA: stop work posted by other workers (numa.c), run at this worker's safe points */
 	pthread_mutex_t stop_lock;
@@ -472,7 +483,7 @@ int rt_group_resolve(const struct ts_rt_group *g, struct ts_task_group **out);
 
 /* Set before the workers start, cleared after they stop: each hook below is one
  * predictable branch while tracing is off. */
-extern bool rt_trace_on;
+extern _Alignas(64) bool rt_trace_on;
 int rt_trace_start(const struct ts_rt_config *cfg); /* after the workers exist */
 int rt_trace_stop(void);			    /* after they stopped: writes the file */
 void rt_trace_abandon(void);			    /* a failed start */

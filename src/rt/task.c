@@ -29,58 +29,67 @@ struct slot {
 /* A spinlock (zero = unlocked), as the run queues': each hold is a few dozen instructions,
  * and a spawn+join takes it three times; glibc's adaptive mutex was ~300 of the ~4,000
  * instructions of a spawn+join (callgrind), its unlock a locked instruction. */
-static rt_spinlock_t reg_lock;
-static struct slot *slots;
-static uint32_t nr_slots, cap_slots;
-static uint32_t *free_slots;
-static uint32_t nr_free;
+static struct {
+	/* On a line of its own: next to a flag every worker reads (rt_trace_on), each spawn's
+	 * lock took the line away from the other workers and back. */
+	_Alignas(64) rt_spinlock_t lock;
+	uint32_t nr, cap; /* slots used, allocated */
+	struct slot *slots;
+	uint32_t *free; /* indices of released slots, a stack of nr_free */
+	uint32_t nr_free;
+} reg;
 
 static uint64_t reg_add(struct rt_task *t, bool detached)
 {
-	rt_spin_lock(&reg_lock);
+	rt_spin_lock(&reg.lock);
 	uint32_t i;
-	if (nr_free) {
-		i = free_slots[--nr_free];
+	if (reg.nr_free) {
+		i = reg.free[--reg.nr_free];
 	} else {
-		if (nr_slots == cap_slots) {
-			uint32_t cap = cap_slots ? 2 * cap_slots : 256;
-			struct slot *s = realloc(slots, cap * sizeof(*s));
-			uint32_t *f = s ? realloc(free_slots, cap * sizeof(*f)) : NULL;
+		if (reg.nr == reg.cap) {
+			uint32_t cap = reg.cap ? 2 * reg.cap : 256;
+			struct slot *s = realloc(reg.slots, cap * sizeof(*s));
+			uint32_t *f = s ? realloc(reg.free, cap * sizeof(*f)) : NULL;
 			if (s)
-				slots = s;
+				reg.slots = s;
 			if (!s || !f) {
-				rt_spin_unlock(&reg_lock);
+				rt_spin_unlock(&reg.lock);
 				return 0;
 			}
-			free_slots = f;
-			cap_slots = cap;
+			reg.free = f;
+			reg.cap = cap;
 		}
-		i = nr_slots++;
-		slots[i].gen = 1;
+		i = reg.nr++;
+		reg.slots[i].gen = 1;
 	}
-	slots[i].t = t;
-	slots[i].join_claimed = detached; /* nobody may join it */
-	uint64_t id = ((uint64_t)slots[i].gen << 32) | (i + 1);
+	reg.slots[i].t = t;
+	reg.slots[i].join_claimed = detached; /* nobody may join it */
+	uint64_t id = ((uint64_t)reg.slots[i].gen << 32) | (i + 1);
 	t->id = id;
-	rt_spin_unlock(&reg_lock);
+	rt_spin_unlock(&reg.lock);
 	return id;
 }
 
-/* Looks h up with reg_lock held; NULL if it names no live task. */
+/* Looks h up with reg.lock held; NULL if it names no live task (a finished detached task
+ * waiting for rt_zombies_flush() is not live). */
 static struct slot *reg_find(uint64_t id)
 {
 	uint32_t i = (uint32_t)id, gen = (uint32_t)(id >> 32);
-	if (i == 0 || i > nr_slots)
+	if (i == 0 || i > reg.nr)
 		return NULL;
-	struct slot *s = &slots[i - 1];
-	return s->t && s->gen == gen ? s : NULL;
+	struct slot *s = &reg.slots[i - 1];
+	if (!s->t || s->gen != gen)
+		return NULL;
+	if (s->t->detached && atomic_load_explicit(&s->t->finished, memory_order_relaxed))
+		return NULL;
+	return s;
 }
 
 static void reg_release(struct slot *s)
 {
 	s->t = NULL;
 	s->gen++;
-	free_slots[nr_free++] = (uint32_t)(s - slots);
+	reg.free[reg.nr_free++] = (uint32_t)(s - reg.slots);
 }
 
 static void task_free(struct rt_task *t)
@@ -112,8 +121,16 @@ static void task_free(struct rt_task *t)
  * poisoned, so that a use after join is still reported. Everything is unmapped by
  * ts_rt_stop(). */
 
-static pthread_mutex_t shared_cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rt_task_cache shared_cache;
+/* The shared cache: a stack of chains (each linked by cache_next; its head's cache_chain
+ * is the next chain, its cache_chain_n its length), so that a worker gives or takes
+ * RT_TASK_CACHE_BATCH entries at once without walking them: each step of a walk read a
+ * struct the other worker had freed, a cache miss, and the walk was a quarter of a spawn
+ * across workers on the 2-CPU VM. On lines of its own (see reg). */
+static struct {
+	_Alignas(64) pthread_mutex_t lock;
+	struct rt_task *chains;
+	int n; /* entries in all the chains */
+} shared = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static size_t default_stack_size(void)
 {
@@ -123,9 +140,26 @@ static size_t default_stack_size(void)
 	return (size + page - 1) & ~(page - 1);
 }
 
-static int shared_cache_cap(void)
+static int shared_cap(void)
 {
 	return (rt_g.nr_workers + 1) * RT_TASK_CACHE_MAX;
+}
+
+/* A cached entry's links stay readable under ASan; the rest of it is poisoned. */
+#define CACHE_LINK_OFF offsetof(struct rt_task, cache_next)
+#define CACHE_LINK_END (offsetof(struct rt_task, cache_chain_n) + sizeof(int))
+
+static void cache_poison(struct rt_task *t)
+{
+	CACHE_POISON(t->stack.lo, t->stack.size);
+	CACHE_POISON(t, CACHE_LINK_OFF);
+	CACHE_POISON((char *)t + CACHE_LINK_END, sizeof(*t) - CACHE_LINK_END);
+}
+
+static void cache_unpoison(struct rt_task *t)
+{
+	CACHE_UNPOISON(t, sizeof(*t));
+	CACHE_UNPOISON(t->stack.lo, t->stack.size);
 }
 
 static void cache_push(struct rt_task_cache *c, struct rt_task *t)
@@ -135,35 +169,23 @@ static void cache_push(struct rt_task_cache *c, struct rt_task *t)
 	c->n++;
 }
 
-static struct rt_task *cache_pop(struct rt_task_cache *c)
-{
-	struct rt_task *t = c->head;
-	if (t) {
-		c->head = t->cache_next;
-		c->n--;
-	}
-	return t;
-}
-
 static bool cache_put(struct rt_task_cache *c, struct rt_task *t, int cap)
 {
 	if (c->n >= cap)
 		return false;
 	cache_push(c, t);
-	CACHE_POISON(t->stack.lo, t->stack.size);
-	CACHE_POISON(t, offsetof(struct rt_task, cache_next));
-	CACHE_POISON((char *)t + offsetof(struct rt_task, cache_next) + sizeof(t->cache_next),
-		     sizeof(*t) - offsetof(struct rt_task, cache_next) - sizeof(t->cache_next));
+	cache_poison(t);
 	return true;
 }
 
 static struct rt_task *cache_get(struct rt_task_cache *c)
 {
-	struct rt_task *t = cache_pop(c);
+	struct rt_task *t = c->head;
 	if (!t)
 		return NULL;
-	CACHE_UNPOISON(t, sizeof(*t));
-	CACHE_UNPOISON(t->stack.lo, t->stack.size);
+	c->head = t->cache_next;
+	c->n--;
+	cache_unpoison(t);
 	return t;
 }
 
@@ -172,8 +194,7 @@ static void cache_free_chain(struct rt_task *t)
 {
 	while (t) {
 		struct rt_task *next = t->cache_next;
-		CACHE_UNPOISON(t, sizeof(*t));
-		CACHE_UNPOISON(t->stack.lo, t->stack.size);
+		cache_unpoison(t);
 		rt_stack_free(&t->stack);
 		free(t);
 		t = next;
@@ -187,26 +208,89 @@ static void cache_flush(struct rt_task_cache *c)
 	c->n = 0;
 }
 
-/* A worker's full cache: RT_TASK_CACHE_BATCH entries to the shared one (those it has no
- * room for are freed). Only cache_next of a cached entry is touched (not poisoned). */
-static void cache_spill(struct rt_task_cache *local)
+/* shared.lock held: the chain head..(n entries) on top of the shared cache, if it has room
+ * for it; false if not (the caller frees the chain). */
+static bool shared_push_chain(struct rt_task *head, int n)
 {
-	struct rt_task_cache extra = {0};
-	pthread_mutex_lock(&shared_cache_lock);
-	int cap = shared_cache_cap();
-	for (int i = 0; i < RT_TASK_CACHE_BATCH && local->n; i++)
-		cache_push(shared_cache.n < cap ? &shared_cache : &extra, cache_pop(local));
-	pthread_mutex_unlock(&shared_cache_lock);
-	cache_free_chain(extra.head);
+	if (shared.n + n > shared_cap())
+		return false;
+	head->cache_chain = shared.chains;
+	head->cache_chain_n = n;
+	shared.chains = head;
+	shared.n += n;
+	return true;
 }
 
-/* A worker's empty cache: up to RT_TASK_CACHE_BATCH entries from the shared one. */
+/* Everything in the shared cache, freed (ts_rt_stop()). */
+static void shared_flush(void)
+{
+	pthread_mutex_lock(&shared.lock);
+	struct rt_task *c = shared.chains;
+	shared.chains = NULL;
+	shared.n = 0;
+	pthread_mutex_unlock(&shared.lock);
+	while (c) {
+		struct rt_task *next = c->cache_chain;
+		cache_free_chain(c);
+		c = next;
+	}
+}
+
+/* A worker's full cache: its first RT_TASK_CACHE_BATCH entries (its own, hot) as one chain
+ * to the shared cache, or freed when that is full. Only the links of a cached entry are
+ * touched (not poisoned). */
+static void cache_spill(struct rt_task_cache *local)
+{
+	struct rt_task *head = local->head, *tail = head;
+	int n = 1;
+	while (n < RT_TASK_CACHE_BATCH && tail->cache_next) {
+		tail = tail->cache_next;
+		n++;
+	}
+	local->head = tail->cache_next;
+	local->n -= n;
+	tail->cache_next = NULL;
+	pthread_mutex_lock(&shared.lock);
+	bool kept = shared_push_chain(head, n);
+	pthread_mutex_unlock(&shared.lock);
+	if (!kept)
+		cache_free_chain(head);
+}
+
+/* A worker's empty cache: the shared cache's top chain, taken whole. */
 static void cache_refill(struct rt_task_cache *local)
 {
-	pthread_mutex_lock(&shared_cache_lock);
-	for (int i = 0; i < RT_TASK_CACHE_BATCH && shared_cache.n; i++)
-		cache_push(local, cache_pop(&shared_cache));
-	pthread_mutex_unlock(&shared_cache_lock);
+	pthread_mutex_lock(&shared.lock);
+	struct rt_task *c = shared.chains;
+	if (c) {
+		shared.chains = c->cache_chain;
+		shared.n -= c->cache_chain_n;
+		local->head = c;
+		local->n = c->cache_chain_n;
+	}
+	pthread_mutex_unlock(&shared.lock);
+}
+
+/* One entry of the shared cache, for a plain thread (the rest of its chain stays). */
+static struct rt_task *shared_get(void)
+{
+	pthread_mutex_lock(&shared.lock);
+	struct rt_task *c = shared.chains;
+	if (c) {
+		struct rt_task *rest = c->cache_next;
+		if (rest) {
+			rest->cache_chain = c->cache_chain;
+			rest->cache_chain_n = c->cache_chain_n - 1;
+			shared.chains = rest;
+		} else {
+			shared.chains = c->cache_chain;
+		}
+		shared.n--;
+	}
+	pthread_mutex_unlock(&shared.lock);
+	if (c)
+		cache_unpoison(c);
+	return c;
 }
 
 /* The end of a finished task: to a cache if its stack has the default size, else freed. */
@@ -227,11 +311,14 @@ static void task_release(struct rt_task *t)
 		cache_put(&w->tcache, t, RT_TASK_CACHE_LOCAL);
 		return;
 	}
-	pthread_mutex_lock(&shared_cache_lock);
-	bool kept = cache_put(&shared_cache, t, shared_cache_cap());
-	pthread_mutex_unlock(&shared_cache_lock);
+	t->cache_next = NULL;
+	cache_poison(t); /* before another thread can take it */
+	pthread_mutex_lock(&shared.lock);
+	bool kept = shared_push_chain(t, 1);
+	pthread_mutex_unlock(&shared.lock);
 	if (kept)
 		return;
+	cache_unpoison(t);
 	rt_stack_free(&t->stack);
 	free(t);
 }
@@ -254,9 +341,7 @@ static struct rt_task *task_alloc(size_t size, int *rc)
 				cache_refill(&w->tcache);
 			t = cache_get(&w->tcache);
 		} else {
-			pthread_mutex_lock(&shared_cache_lock);
-			t = cache_get(&shared_cache);
-			pthread_mutex_unlock(&shared_cache_lock);
+			t = shared_get();
 		}
 		if (t) {
 			/* Zeroed as calloc's: all but the core's task, which ts_task_init()
@@ -282,26 +367,29 @@ static struct rt_task *task_alloc(size_t size, int *rc)
 
 void rt_tasks_free_all(void)
 {
-	rt_spin_lock(&reg_lock);
-	for (uint32_t i = 0; i < nr_slots; i++) {
-		if (slots[i].t) {
-			task_free(slots[i].t);
-			slots[i].t = NULL;
+	rt_spin_lock(&reg.lock);
+	for (uint32_t i = 0; i < reg.nr; i++) {
+		if (reg.slots[i].t) {
+			task_free(reg.slots[i].t);
+			reg.slots[i].t = NULL;
 		}
 	}
-	free(slots);
-	free(free_slots);
-	slots = NULL;
-	free_slots = NULL;
-	nr_slots = cap_slots = nr_free = 0;
-	rt_spin_unlock(&reg_lock);
-	/* The workers have exited: their caches are ours now. */
+	free(reg.slots);
+	free(reg.free);
+	reg.slots = NULL;
+	reg.free = NULL;
+	reg.nr = reg.cap = reg.nr_free = 0;
+	rt_spin_unlock(&reg.lock);
+	/* The workers have exited: their caches are ours now (their zombies were flushed as
+	 * they stopped, and any left are registered, so freed above). */
 	if (rt_g.worker)
-		for (int i = 0; i < rt_g.nr_workers; i++)
-			cache_flush(&rt_g.worker[rt_g.worker_cpus[i]]->tcache);
-	pthread_mutex_lock(&shared_cache_lock);
-	cache_flush(&shared_cache);
-	pthread_mutex_unlock(&shared_cache_lock);
+		for (int i = 0; i < rt_g.nr_workers; i++) {
+			struct rt_worker *w = rt_g.worker[rt_g.worker_cpus[i]];
+			w->zombies = NULL;
+			w->nr_zombies = 0;
+			cache_flush(&w->tcache);
+		}
+	shared_flush();
 }
 
 static void task_entry(void *arg)
@@ -314,15 +402,49 @@ static void task_entry(void *arg)
 	rt_ctx_switch_final(&t->ctx, &t->worker->ctx);
 }
 
+/* Releases the registry slots of a chain of finished detached tasks (linked by
+ * cache_next) under one hold of reg.lock, then their structs into this worker's cache. */
+static void reap_chain(struct rt_task *t)
+{
+	rt_spin_lock(&reg.lock);
+	for (struct rt_task *z = t; z; z = z->cache_next)
+		reg_release(&reg.slots[(uint32_t)z->id - 1]);
+	rt_spin_unlock(&reg.lock);
+	while (t) {
+		struct rt_task *next = t->cache_next;
+		task_release(t);
+		t = next;
+	}
+}
+
+void rt_zombies_flush(struct rt_worker *w)
+{
+	struct rt_task *t = w->zombies;
+	w->zombies = NULL;
+	w->nr_zombies = 0;
+	if (t)
+		reap_chain(t);
+}
+
 /* A detached task's end, by the worker that ran it (its stack is no longer live): what
- * ts_join() does after the wait, into this worker's task cache. */
+ * ts_join() does after the wait. Its slot and struct are released in batches of
+ * RT_ZOMBIE_BATCH (and when the worker idles or stops): releasing each took reg.lock,
+ * which a spawner on another worker takes for every spawn, so its line crossed between
+ * the workers twice a task (docs/runtime.md, "Spawn across workers"). Marked finished
+ * meanwhile, the task is no longer found by its handle. */
 static void task_reap(struct rt_task *t)
 {
-	uint64_t id = t->id;
-	rt_spin_lock(&reg_lock);
-	reg_release(reg_find(id));
-	rt_spin_unlock(&reg_lock);
-	task_release(t);
+	struct rt_worker *w = rt_this_worker();
+	atomic_store_explicit(&t->finished, 1, memory_order_relaxed);
+	t->cache_next = NULL;
+	if (!w) {
+		reap_chain(t);
+		return;
+	}
+	t->cache_next = w->zombies;
+	w->zombies = t;
+	if (++w->nr_zombies >= RT_ZOMBIE_BATCH)
+		rt_zombies_flush(w);
 }
 
 void rt_task_finish(struct rt_task *t, int cpu)
@@ -505,11 +627,17 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 		ts_wake_up_new_task_on(rt_g.s, &t->ts, target);
 		atomic_fetch_add_explicit(&rt_g.spawned_near, 1, memory_order_relaxed);
 	} else if (w) {
-		/* A task, or a worker's loop: this thread is the CPU's only actor. */
-		struct ts_placement pl =
-			ts_wake_up_new_task(rt_g.s, &t->ts, w->cpu, self ? &self->ts : NULL);
+		/* A task, or a worker's loop: this thread is the CPU's only actor. A task placed
+		 * on another, idle worker is activated by that worker (its inbox): taking its
+		 * run-queue lock from here cost a spawn ~40 % more on the 2-CPU VM (the lock,
+		 * the queue and the tree each a cache-line transfer between the workers,
+		 * contended by the idle worker's own scheduling; docs/runtime.md). */
+		struct ts_placement pl = ts_wake_up_new_task_or_queue(rt_g.s, &t->ts, w->cpu,
+								      self ? &self->ts : NULL);
 		rt_trace_new(t, self, &pl);
 		rt_stat_bump(&w->spawned);
+		if (pl.ttwu_queued)
+			rt_inbox_push(rt_g.worker[pl.cpu], t, RT_INBOX_NEW_QUEUED);
 	} else {
 		rt_inbox_push(home, t, RT_INBOX_NEW);
 	}
@@ -521,10 +649,10 @@ int ts_join(ts_task_handle h, void **ret)
 	struct rt_task *self = rt_current();
 	if (!rt_is_running())
 		return rt_error(-ENXIO, "ts_join: the runtime is not running");
-	rt_spin_lock(&reg_lock);
+	rt_spin_lock(&reg.lock);
 	struct slot *s = reg_find(h.id);
 	if (!s) {
-		rt_spin_unlock(&reg_lock);
+		rt_spin_unlock(&reg.lock);
 		return rt_error(
 			-ESRCH,
 			"ts_join: handle %#llx names no task (never spawned, or already joined)",
@@ -532,22 +660,22 @@ int ts_join(ts_task_handle h, void **ret)
 	}
 	struct rt_task *t = s->t;
 	if (t == self) {
-		rt_spin_unlock(&reg_lock);
+		rt_spin_unlock(&reg.lock);
 		return rt_error(-EDEADLK, "ts_join: task '%s' would wait for itself", t->name);
 	}
 	if (t->detached) {
-		rt_spin_unlock(&reg_lock);
+		rt_spin_unlock(&reg.lock);
 		return rt_error(-EINVAL, "ts_join: task '%s' is detached", t->name);
 	}
 	if (s->join_claimed) {
-		rt_spin_unlock(&reg_lock);
+		rt_spin_unlock(&reg.lock);
 		return rt_error(-EINVAL,
 				"ts_join: task '%s' is already being joined by someone else",
 				t->name);
 	}
 	s->join_claimed = true;
 	atomic_fetch_add(&rt_g.joins_in_flight, 1);
-	rt_spin_unlock(&reg_lock);
+	rt_spin_unlock(&reg.lock);
 
 	rt_spin_lock(&t->join_lock);
 	if (self) {
@@ -571,9 +699,9 @@ int ts_join(ts_task_handle h, void **ret)
 	rt_spin_unlock(&t->join_lock);
 	if (ret)
 		*ret = t->ret;
-	rt_spin_lock(&reg_lock);
+	rt_spin_lock(&reg.lock);
 	reg_release(s = reg_find(h.id));
-	rt_spin_unlock(&reg_lock);
+	rt_spin_unlock(&reg.lock);
 	task_release(t);
 	if (atomic_fetch_sub(&rt_g.joins_in_flight, 1) == 1)
 		rt_stop_notify();
@@ -615,10 +743,10 @@ int rt_task_with(uint64_t id, const char *what, int (*fn)(struct rt_task *, void
 					what);
 		id = self->id;
 	}
-	rt_spin_lock(&reg_lock);
+	rt_spin_lock(&reg.lock);
 	struct slot *s = reg_find(id);
 	int rc = s ? fn(s->t, arg) : -ESRCH;
-	rt_spin_unlock(&reg_lock);
+	rt_spin_unlock(&reg.lock);
 	if (!s)
 		return rt_error(-ESRCH, "%s: handle %#llx names no task", what,
 				(unsigned long long)id);
@@ -632,10 +760,10 @@ int rt_task_with(uint64_t id, const char *what, int (*fn)(struct rt_task *, void
 
 int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size)
 {
-	rt_spin_lock(&reg_lock);
+	rt_spin_lock(&reg.lock);
 	struct slot *s = reg_find(h.id);
 	if (!s) {
-		rt_spin_unlock(&reg_lock);
+		rt_spin_unlock(&reg.lock);
 		return rt_error(-ESRCH, "ts_task_stack: handle %#llx names no task",
 				(unsigned long long)h.id);
 	}
@@ -645,6 +773,6 @@ int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size)
 		*lo = s->t->stack.lo;
 	if (size)
 		*size = s->t->stack.size;
-	rt_spin_unlock(&reg_lock);
+	rt_spin_unlock(&reg.lock);
 	return 0;
 }

@@ -62,7 +62,8 @@ struct trace_cpu {
 	const char *left; /* how cur left its worker's loop: its prev_state */
 };
 
-bool rt_trace_on;
+/* Read at every scheduling event on every worker: on a line no one writes while running. */
+_Alignas(64) bool rt_trace_on;
 static FILE *trace_out;
 static struct trace_cpu **trace_cpus; /* [topo->nr_cpus]; NULL where no worker */
 

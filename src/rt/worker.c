@@ -7,7 +7,8 @@
  * for a block or an exit — see wake.c for the state word); ts_schedule() (which runs
  * newly-idle balancing when nothing is queued); unlock; then, with no lock held, the
  * deferred wake-up, the exit of the previous task, periodic balancing when the tick said
- * it is due, the inbox (spawns and wake-ups from plain threads) and expired sleeps; then
+ * it is due, the inbox (spawns and wake-ups from plain threads, tasks spawned onto this idle
+ * worker by another) and expired sleeps; then
  * switch to the picked task, or spin and park when there is none.
  *
  * The round's clock. The core reads the host's clock() at each of its entry points
@@ -205,13 +206,21 @@ static bool inbox_drain(struct rt_worker *w)
 	if (!atomic_load_explicit(&w->inbox_n, memory_order_relaxed))
 		return false;
 	pthread_mutex_lock(&w->inbox_lock);
-	struct rt_task *t = w->inbox;
+	struct rt_task *lifo = w->inbox, *t = NULL;
 	w->inbox = NULL;
 	atomic_store(&w->inbox_n, 0);
 	pthread_mutex_unlock(&w->inbox_lock);
+	while (lifo) { /* oldest first */
+		struct rt_task *next = lifo->inbox_next;
+		lifo->inbox_next = t;
+		t = lifo;
+		lifo = next;
+	}
 	while (t) {
 		struct rt_task *next = t->inbox_next;
-		if (t->inbox_kind == RT_INBOX_NEW) {
+		if (t->inbox_kind == RT_INBOX_NEW_QUEUED) {
+			ts_wake_up_new_task_queued(rt_g.s, &t->ts, w->cpu);
+		} else if (t->inbox_kind == RT_INBOX_NEW) {
 			struct ts_placement pl = ts_wake_up_new_task(rt_g.s, &t->ts, w->cpu, NULL);
 			rt_trace_new(t, NULL, &pl);
 			rt_stat_bump(&w->spawned);
@@ -390,8 +399,10 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		if (atomic_load(&rt_g.stopping) && !ts_rq_nr_running(s, cpu) &&
-		    !atomic_load(&w->inbox_n) && !w->timers.n)
+		    !atomic_load(&w->inbox_n) && !w->timers.n) {
+			rt_zombies_flush(w);
 			break;
+		}
 		uint64_t timeout = 0;
 		if (next_timer) {
 			now = rt_clock_ns();
