@@ -620,7 +620,7 @@ static void *return_arg(void *p)
 /* A finished detached task's registry slot is released (by its worker, in batches) and
  * reused: after 2 x DETACH_ROUNDS x DETACH_BATCH detached tasks, at most a batch of them
  * alive at a time, a new task's slot index is within that batch plus the finished ones a
- * worker may hold back (RT_ZOMBIE_BATCH, 32, each) and the eight new ones. */
+ * worker may hold back (RT_EXIT_BATCH, 32, each) and the eight new ones. */
 static void test_detached_slots_reused(void **state)
 {
 	(void)state;

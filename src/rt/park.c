@@ -127,7 +127,7 @@ void rt_worker_park(struct rt_worker *w, uint64_t timeout_ns)
 	if (rt_g.haltpoll && rt_haltpoll_select(hp) &&
 	    haltpoll_poll(w, timeout_ns ? rt_clock_ns() + timeout_ns : 0))
 		return;
-	rt_zombies_flush(w); /* nothing to hold them back for while parked */
+	rt_exits_flush(w); /* nothing to hold them back for while parked */
 	atomic_store(&w->parked, 1);
 	if (has_work(w)) {
 		atomic_store(&w->parked, 0);

@@ -224,9 +224,11 @@ struct rt_task_cache {
 #define RT_TASK_CACHE_LOCAL 64	/* per worker */
 #define RT_TASK_CACHE_BATCH 32	/* moved between a worker's and the shared one at once */
 #define RT_TASK_CACHE_MAX   256 /* the shared one: this many per worker, and one more */
-#define RT_ZOMBIE_BATCH	    32	/* finished detached tasks a worker releases at once */
-/* Releases this worker's finished detached tasks (task.c); by its own thread. */
-void rt_zombies_flush(struct rt_worker *w);
+#define RT_EXIT_BATCH	    32	/* finished tasks a worker accounts for at once */
+/* Accounts for this worker's finished tasks (task.c), by its own thread: releases the
+ * detached ones and takes them all off rt_g.live. When it parks, stops, or has
+ * RT_EXIT_BATCH of them. */
+void rt_exits_flush(struct rt_worker *w);
 
 /* ---- workers (worker.c) ---- */
 
@@ -275,9 +277,11 @@ struct rt_worker {
 	struct rt_task *inbox;
 	atomic_int inbox_n;
 	struct rt_task_cache tcache; /* only this worker's thread (its loop and its tasks) */
-	/* finished detached tasks whose slots are not released yet (task.c); its thread only */
+	/* finished tasks not accounted for yet (rt_exits_flush()), its thread only: the
+	 * detached ones (their slots not released) and the count of all */
 	struct rt_task *zombies;
 	int nr_zombies;
+	long nr_exited;
 	struct rt_haltpoll haltpoll; /* only this worker's thread (park.c) */
 	/* NUMA: stop work posted by other workers (numa.c), run at this worker's safe points */
 	pthread_mutex_t stop_lock;
@@ -320,7 +324,9 @@ struct rt {
 	/* Written on every spawn, exit and join, by whichever worker does it: on lines of
 	 * their own, or each write would take the line of s, worker and rq_lock above, which
 	 * every operation on every worker reads, away from the other workers. */
-	_Alignas(64) atomic_long live; /* tasks spawned and not yet exited */
+	/* tasks spawned and not yet exited; a worker subtracts its exits in batches
+	 * (rt_exits_flush()), so it reaches 0 only once every worker has accounted for its own */
+	_Alignas(64) atomic_long live;
 	_Alignas(64) atomic_long joins_in_flight;
 	_Alignas(64) atomic_uint next_inbox; /* round robin for spawns from plain threads */
 	pthread_mutex_t stop_lock;

@@ -71,7 +71,7 @@ static uint64_t reg_add(struct rt_task *t, bool detached)
 }
 
 /* Looks h up with reg.lock held; NULL if it names no live task (a finished detached task
- * waiting for rt_zombies_flush() is not live). */
+ * waiting for rt_exits_flush() is not live). */
 static struct slot *reg_find(uint64_t id)
 {
 	uint32_t i = (uint32_t)id, gen = (uint32_t)(id >> 32);
@@ -380,13 +380,14 @@ void rt_tasks_free_all(void)
 	reg.free = NULL;
 	reg.nr = reg.cap = reg.nr_free = 0;
 	rt_spin_unlock(&reg.lock);
-	/* The workers have exited: their caches are ours now (their zombies were flushed as
-	 * they stopped, and any left are registered, so freed above). */
+	/* The workers have exited: their caches are ours now (their finished tasks were
+	 * flushed as they stopped, and any left are registered, so freed above). */
 	if (rt_g.worker)
 		for (int i = 0; i < rt_g.nr_workers; i++) {
 			struct rt_worker *w = rt_g.worker[rt_g.worker_cpus[i]];
 			w->zombies = NULL;
 			w->nr_zombies = 0;
+			w->nr_exited = 0;
 			cache_flush(&w->tcache);
 		}
 	shared_flush();
@@ -417,44 +418,41 @@ static void reap_chain(struct rt_task *t)
 	}
 }
 
-void rt_zombies_flush(struct rt_worker *w)
+void rt_exits_flush(struct rt_worker *w)
 {
 	struct rt_task *t = w->zombies;
+	long exited = w->nr_exited;
 	w->zombies = NULL;
 	w->nr_zombies = 0;
+	w->nr_exited = 0;
 	if (t)
 		reap_chain(t);
+	if (exited && atomic_fetch_sub(&rt_g.live, exited) == exited)
+		rt_stop_notify();
 }
 
-/* A detached task's end, by the worker that ran it (its stack is no longer live): what
- * ts_join() does after the wait. Its slot and struct are released in batches of
- * RT_ZOMBIE_BATCH (and when the worker idles or stops): releasing each took reg.lock,
- * which a spawner on another worker takes for every spawn, so its line crossed between
- * the workers twice a task (docs/runtime.md, "Spawn across workers"). Marked finished
- * meanwhile, the task is no longer found by its handle. */
-static void task_reap(struct rt_task *t)
+/* A detached task's end, by the worker w that ran it (its stack is no longer live): what
+ * ts_join() does after the wait. Its slot and struct are released in batches
+ * (rt_exits_flush()): releasing each took reg.lock, which a spawner on another worker
+ * takes for every spawn, so its line crossed between the workers twice a task
+ * (docs/runtime.md, "Spawn across workers"). Marked finished meanwhile, the task is no
+ * longer found by its handle. */
+static void task_reap(struct rt_task *t, struct rt_worker *w)
 {
-	struct rt_worker *w = rt_this_worker();
 	atomic_store_explicit(&t->finished, 1, memory_order_relaxed);
-	t->cache_next = NULL;
-	if (!w) {
-		reap_chain(t);
-		return;
-	}
 	t->cache_next = w->zombies;
 	w->zombies = t;
-	if (++w->nr_zombies >= RT_ZOMBIE_BATCH)
-		rt_zombies_flush(w);
+	w->nr_zombies++;
 }
 
 void rt_task_finish(struct rt_task *t, int cpu)
 {
-	(void)cpu;
+	struct rt_worker *w = rt_g.worker[cpu];
 	/* A waker may still be in the tail of the core's wake-up of t (wake.c). */
 	rt_spin_lock(&t->pi_lock);
 	rt_spin_unlock(&t->pi_lock);
 	if (t->detached) {
-		task_reap(t); /* nobody joins it: no join_lock, no joiner to wake */
+		task_reap(t, w); /* nobody joins it: no join_lock, no joiner to wake */
 	} else {
 		rt_spin_lock(&t->join_lock);
 		atomic_store(&t->finished, 1);
@@ -466,8 +464,10 @@ void rt_task_finish(struct rt_task *t, int cpu)
 		if (j)
 			rt_wake(j, 0);
 	}
-	if (atomic_fetch_sub(&rt_g.live, 1) == 1)
-		rt_stop_notify();
+	/* Off rt_g.live in batches too: the spawner adds to it at every spawn, so each
+	 * subtraction from the other worker took its line away (rt_exits_flush()). */
+	if (++w->nr_exited >= RT_EXIT_BATCH)
+		rt_exits_flush(w);
 }
 
 static int build_mask(const struct ts_task_attr *a, struct ts_cpumask **out)

@@ -400,7 +400,7 @@ static void *worker_main(void *arg)
 		}
 		if (atomic_load(&rt_g.stopping) && !ts_rq_nr_running(s, cpu) &&
 		    !atomic_load(&w->inbox_n) && !w->timers.n) {
-			rt_zombies_flush(w);
+			rt_exits_flush(w);
 			break;
 		}
 		uint64_t timeout = 0;
