@@ -465,8 +465,11 @@ void rt_task_finish(struct rt_task *t, int cpu)
 			rt_wake(j, 0);
 	}
 	/* Off rt_g.live in batches too: the spawner adds to it at every spawn, so each
-	 * subtraction from the other worker took its line away (rt_exits_flush()). */
-	if (++w->nr_exited >= RT_EXIT_BATCH)
+	 * subtraction from the other worker took its line away (rt_exits_flush()). The
+	 * finished detached tasks count against the task cache's room, so that this worker
+	 * holds no more stacks back from a spawner elsewhere than its cache did alone (each
+	 * one more it held was a stack mapped and faulted in anew there). */
+	if (++w->nr_exited >= RT_EXIT_BATCH || w->nr_zombies + w->tcache.n >= RT_TASK_CACHE_LOCAL)
 		rt_exits_flush(w);
 }
 
