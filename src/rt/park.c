@@ -46,7 +46,7 @@ void rt_worker_kick(struct rt_worker *w)
 static bool has_work(struct rt_worker *w)
 {
 	return atomic_load(&w->need_resched) || ts_rq_nr_running(rt_g.s, w->cpu) ||
-	       atomic_load(&w->inbox_n) || atomic_load(&rt_g.stopping);
+	       atomic_load(&w->inbox) || atomic_load(&rt_g.stopping);
 }
 
 /* The cpuidle haltpoll governor (drivers/cpuidle/governors/haltpoll.c, with its module

@@ -273,10 +273,10 @@ struct rt_worker {
 	 * switched to, once off its stack (rt_after_switch()). */
 	struct rt_task *switch_from;
 	struct rt_timer_heap timers; /* sleeping tasks of this worker; only its thread */
-	pthread_mutex_t inbox_lock;
-	struct rt_task *inbox;
-	atomic_int inbox_n;
-	struct rt_task_cache tcache; /* only this worker's thread (its loop and its tasks) */
+	/* The inbox: a stack other threads push onto (rt_inbox_push()) and the worker takes
+	 * whole (inbox_drain()), lock-free; on a line of its own, as the pushers write it. */
+	_Alignas(64) _Atomic(struct rt_task *) inbox;
+	_Alignas(64) struct rt_task_cache tcache; /* only this worker's thread (loop, tasks) */
 	/* finished tasks not accounted for yet (rt_exits_flush()), its thread only: the
 	 * detached ones (their slots not released) and the count of all */
 	struct rt_task *zombies;
