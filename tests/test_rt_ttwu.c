@@ -7,7 +7,8 @@
  * the simulator's line model charges it: test_sim_groups.c); a deferred one (the waker
  * found the task being switched out) is done by the task's own worker, onto its own CPU,
  * and is not. Both pinned to CPU 0, every wake-up is onto the waker's own CPU and none
- * is. test_ttwu_queue.c has the rule's cases. */
+ * is. test_ttwu_queue.c has the rule's cases. With ts_chan_send_handoff() (WF_CURRENT_CPU)
+ * every placed wake-up goes to the waker's own CPU, whatever is idle. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "toposched/runtime.h"
+#include "toposched/runtime_core.h"
 
 #define ROUNDS 200
 
@@ -25,12 +26,15 @@ struct pingpong {
 	struct ts_chan *to_b, *to_a;
 };
 
+/* How both tasks send: ts_chan_send unless a test says otherwise. */
+static int (*send_fn)(struct ts_chan *, const void *) = ts_chan_send;
+
 static void *ping(void *arg)
 {
 	struct pingpong *pp = arg;
 	for (int i = 0; i < ROUNDS; i++) {
 		int v = i, r;
-		assert_int_equal(ts_chan_send(pp->to_b, &v), 0);
+		assert_int_equal(send_fn(pp->to_b, &v), 0);
 		assert_int_equal(ts_chan_recv(pp->to_a, &r), 0);
 		assert_int_equal(r, i);
 	}
@@ -43,7 +47,7 @@ static void *pong(void *arg)
 	for (int i = 0; i < ROUNDS; i++) {
 		int v;
 		assert_int_equal(ts_chan_recv(pp->to_b, &v), 0);
-		assert_int_equal(ts_chan_send(pp->to_a, &v), 0);
+		assert_int_equal(send_fn(pp->to_a, &v), 0);
 	}
 	return NULL;
 }
@@ -51,7 +55,7 @@ static void *pong(void *arg)
 /* Runs the ping-pong with a on cpus_a and b on cpus_b; the run's wake-ups and those the
  * kernel would have queued. */
 static void run(const char *cpus_a, const char *cpus_b, uint64_t *wakeups, uint64_t *deferred,
-		uint64_t *queued)
+		uint64_t *queued, uint64_t reasons[TS_PLACE_NR])
 {
 	struct ts_rt_config cfg = {.topology = "synthetic:pack:2 l3:1 core:2 pu:1"};
 	if (ts_rt_start(&cfg))
@@ -72,6 +76,12 @@ static void run(const char *cpus_a, const char *cpus_b, uint64_t *wakeups, uint6
 	*wakeups = st.wakeups;
 	*deferred = st.deferred_wakeups;
 	*queued = st.ttwu_queued;
+	struct ts_sched *s = ts_rt_sched();
+	for (int r = 0; r < TS_PLACE_NR; r++) {
+		reasons[r] = 0;
+		for (int c = 0; c < s->nr_cpus; c++)
+			reasons[r] += ts_stat_read(&ts_cpu_rq(s, c)->stats.reasons[r]);
+	}
 	ts_chan_destroy(pp.to_b);
 	ts_chan_destroy(pp.to_a);
 	assert_int_equal(ts_rt_stop(), 0);
@@ -80,8 +90,8 @@ static void run(const char *cpus_a, const char *cpus_b, uint64_t *wakeups, uint6
 static void test_cross_llc_wakeups_are_queued(void **state)
 {
 	(void)state;
-	uint64_t wakeups, deferred, queued;
-	run("0", "2", &wakeups, &deferred, &queued);
+	uint64_t wakeups, deferred, queued, reasons[TS_PLACE_NR];
+	run("0", "2", &wakeups, &deferred, &queued, reasons);
 	print_message("    cross-LLC: %llu wake-ups (%llu deferred), %llu for the wakelist\n",
 		      (unsigned long long)wakeups, (unsigned long long)deferred,
 		      (unsigned long long)queued);
@@ -92,12 +102,40 @@ static void test_cross_llc_wakeups_are_queued(void **state)
 static void test_same_cpu_wakeups_are_not(void **state)
 {
 	(void)state;
-	uint64_t wakeups, deferred, queued;
-	run("0", "0", &wakeups, &deferred, &queued);
+	uint64_t wakeups, deferred, queued, reasons[TS_PLACE_NR];
+	run("0", "0", &wakeups, &deferred, &queued, reasons);
 	print_message("    same CPU: %llu wake-ups, %llu for the wakelist\n",
 		      (unsigned long long)wakeups, (unsigned long long)queued);
 	assert_true(wakeups > 0);
 	assert_int_equal(queued, 0);
+}
+
+/* Placed wake-ups of a ping-pong that may run anywhere: WF_SYNC leaves them to
+ * wake_affine() and select_idle_sibling(), which send the wakee to its idle previous CPU;
+ * WF_CURRENT_CPU keeps every one on the waker's CPU. */
+static uint64_t placed_on_current_cpu(int (*send)(struct ts_chan *, const void *), uint64_t *placed)
+{
+	uint64_t wakeups, deferred, queued, reasons[TS_PLACE_NR];
+	send_fn = send;
+	run("0-3", "0-3", &wakeups, &deferred, &queued, reasons);
+	send_fn = ts_chan_send;
+	*placed = 0;
+	for (int r = 0; r < TS_PLACE_NR; r++)
+		*placed += reasons[r];
+	return reasons[TS_PLACE_CURRENT_CPU];
+}
+
+static void test_handoff_wakes_on_current_cpu(void **state)
+{
+	(void)state;
+	uint64_t placed, here = placed_on_current_cpu(ts_chan_send_handoff, &placed);
+	print_message("    hand-off: %llu of %llu placed wake-ups on the waker's CPU\n",
+		      (unsigned long long)here, (unsigned long long)placed);
+	assert_true(placed > 0);
+	assert_int_equal(here, placed);
+	here = placed_on_current_cpu(ts_chan_send_sync, &placed);
+	assert_true(placed > 0);
+	assert_int_equal(here, 0);
 }
 
 int main(void)
@@ -105,6 +143,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cross_llc_wakeups_are_queued),
 		cmocka_unit_test(test_same_cpu_wakeups_are_not),
+		cmocka_unit_test(test_handoff_wakes_on_current_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

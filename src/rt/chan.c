@@ -155,6 +155,10 @@ int ts_chan_send_sync(struct ts_chan *c, const void *elem)
 {
 	return chan_op(c, (void *)elem, true, true, TS_WF_SYNC);
 }
+int ts_chan_send_handoff(struct ts_chan *c, const void *elem)
+{
+	return chan_op(c, (void *)elem, true, true, TS_WF_SYNC | TS_WF_CURRENT_CPU);
+}
 int ts_chan_recv(struct ts_chan *c, void *elem)
 {
 	return chan_op(c, elem, false, true, 0);

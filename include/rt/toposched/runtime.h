@@ -335,6 +335,13 @@ TS_API int ts_chan_recv(struct ts_chan *c, void *elem);
 /* ts_chan_send() for a caller about to block (a request followed by a wait for the
  * reply): the receiver it wakes is placed with WF_SYNC (wake_affine favours this CPU). */
 TS_API int ts_chan_send_sync(struct ts_chan *c, const void *elem);
+/* ts_chan_send() for a caller that blocks right after and wants the receiver it wakes to
+ * run next on this worker: WF_CURRENT_CPU, as the kernel wakes a seccomp supervisor in
+ * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP mode (wake_up_poll_on_current_cpu(); Andrei Vagin,
+ * "sched: add WF_CURRENT_CPU and externise ttwu", 2023), skipping wake_affine() and
+ * select_idle_sibling(). A ping-pong then stays on one worker and moves no cache line
+ * between CPUs; the receiver waits while the caller runs on. */
+TS_API int ts_chan_send_handoff(struct ts_chan *c, const void *elem);
 /* Non-blocking (any thread): -EAGAIN instead of blocking. */
 TS_API int ts_chan_try_send(struct ts_chan *c, const void *elem);
 TS_API int ts_chan_try_recv(struct ts_chan *c, void *elem);
