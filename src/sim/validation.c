@@ -168,6 +168,11 @@ double ts_val_extract(const struct ts_val_row *row, const struct ts_experiment *
 		}
 		return all ? 100.0 * (double)remote / (double)all : NAN;
 	}
+	case TS_VAL_MIGRATION_RATE:
+		a = point_at(e, ca, row->load, finished);
+		return a && a->stats.busy_ns
+			       ? (double)a->stats.migrations / ((double)a->stats.busy_ns / 1e9)
+			       : NAN;
 	}
 	return NAN;
 }

@@ -43,6 +43,8 @@ enum ts_val_figure {
 	TS_VAL_SIS_EFF_RATIO,	/* b's SIS Search Efficiency / a's, likewise */
 	TS_VAL_TG_REMOTE_SHARE, /* % of a's HITMs on the task-group lines at load that came
 				   from another node (perf c2c's remote HITMs) */
+	TS_VAL_MIGRATION_RATE,	/* a's task migrations at load per second of busy CPU time
+				   (the window's set_task_cpu() calls / its CPU time) */
 };
 
 enum ts_val_band_kind {
