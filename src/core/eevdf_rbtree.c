@@ -4,11 +4,14 @@
  * entity stays leftmost. */
 #include "eevdf_internal.h"
 
-/* min_vruntime_update() without the early-exit answer: recompute from the children. */
-static void augment_recompute(struct ts_rb_node *n)
+/* min_vruntime_update(): recompute n's aggregate from its own values and its children's;
+ * true if it did not change (RB_DECLARE_CALLBACKS' early exit: nothing above can change
+ * either). */
+static bool augment_recompute(struct ts_rb_node *n)
 {
 	struct ts_sched_entity *se = node_se(n);
 	struct ts_rb_node *kids[2] = {n->right, n->left};
+	uint64_t old_min_vruntime = se->min_vruntime, old_min_slice = se->min_slice;
 
 	se->min_vruntime = se->vruntime;
 	se->min_slice = se->slice;
@@ -23,12 +26,21 @@ static void augment_recompute(struct ts_rb_node *n)
 		if (rse->min_slice < se->min_slice)
 			se->min_slice = rse->min_slice;
 	}
+	return se->min_vruntime == old_min_vruntime && se->min_slice == old_min_slice;
+}
+
+/* The augmented callbacks' propagate(): from n up to (not including) stop, until a node's
+ * aggregate does not change. */
+static void propagate_until(struct ts_rb_node *n, const struct ts_rb_node *stop)
+{
+	for (; n != stop; n = n->parent)
+		if (augment_recompute(n))
+			break;
 }
 
 void ts_rb_augment_propagate(struct ts_rb_node *n)
 {
-	for (; n; n = n->parent)
-		augment_recompute(n);
+	propagate_until(n, NULL);
 }
 
 static void change_child(struct ts_rb_root_cached *t, struct ts_rb_node *parent,
@@ -42,7 +54,15 @@ static void change_child(struct ts_rb_root_cached *t, struct ts_rb_node *parent,
 		parent->right = new;
 }
 
-/* Rotations keep the node set of every ancestor, so only x and y need recomputing. */
+/* The augmented callbacks' rotate(old, new): new takes old's place and so its subtree's
+ * aggregate; old is recomputed. Ancestors keep their node sets. */
+static void rotate_augment(struct ts_rb_node *old, struct ts_rb_node *new)
+{
+	node_se(new)->min_vruntime = node_se(old)->min_vruntime;
+	node_se(new)->min_slice = node_se(old)->min_slice;
+	augment_recompute(old);
+}
+
 static void rotate_left(struct ts_rb_root_cached *t, struct ts_rb_node *x)
 {
 	struct ts_rb_node *y = x->right;
@@ -54,8 +74,7 @@ static void rotate_left(struct ts_rb_root_cached *t, struct ts_rb_node *x)
 	change_child(t, x->parent, x, y);
 	y->left = x;
 	x->parent = y;
-	augment_recompute(x);
-	augment_recompute(y);
+	rotate_augment(x, y);
 }
 
 static void rotate_right(struct ts_rb_root_cached *t, struct ts_rb_node *x)
@@ -69,8 +88,7 @@ static void rotate_right(struct ts_rb_root_cached *t, struct ts_rb_node *x)
 	change_child(t, x->parent, x, y);
 	y->right = x;
 	x->parent = y;
-	augment_recompute(x);
-	augment_recompute(y);
+	rotate_augment(x, y);
 }
 
 static inline bool is_red(const struct ts_rb_node *n)
@@ -98,7 +116,11 @@ void ts_rb_insert_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se
 	*link = n;
 	if (leftmost)
 		t->leftmost = n;
-	ts_rb_augment_propagate(n);
+	/* __enqueue_entity(): a leaf's aggregate is its own; then rb_add_augmented_cached()'s
+	 * propagate(parent, NULL) */
+	node_se(n)->min_vruntime = se->vruntime;
+	node_se(n)->min_slice = se->slice;
+	propagate_until(p, NULL);
 
 	while ((p = n->parent) && p->red) {
 		struct ts_rb_node *g = p->parent, *u;
@@ -173,6 +195,8 @@ void ts_rb_erase_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
 		if (x)
 			x->parent = xp;
 		change_child(t, xp, z, x);
+		/* Every node whose subtree lost z lies on xp's path to the root. */
+		propagate_until(xp, NULL);
 	} else {
 		struct ts_rb_node *y = rb_first_of(z->right);
 
@@ -193,9 +217,14 @@ void ts_rb_erase_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
 		y->left = z->left;
 		y->left->parent = y;
 		y->red = z->red;
+		/* __rb_erase_augmented(): the successor takes z's place and z's aggregate
+		 * (copy), the nodes below it that lost it are fixed (propagate(parent,
+		 * successor)), then from the successor up */
+		node_se(y)->min_vruntime = se->min_vruntime;
+		node_se(y)->min_slice = se->min_slice;
+		propagate_until(xp, y);
+		propagate_until(y, NULL);
 	}
-	/* Every node whose subtree lost z (or had y moved) lies on xp's path to the root. */
-	ts_rb_augment_propagate(xp);
 	z->parent = z->left = z->right = NULL;
 
 	if (removed_red)
