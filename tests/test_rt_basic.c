@@ -261,13 +261,13 @@ static void test_stack_guard(void **state)
 	(void)state;
 	struct ts_chan *c = ts_chan_create(1, sizeof(int));
 	struct ts_task_attr a = TS_TASK_ATTR_INIT;
-	a.stack_size = 100000; /* rounded up to pages */
+	a.stack_size = 100000; /* at least this much is usable */
 	ts_task_handle h = ts_spawn(wait_on, c, &a);
 	void *guard, *lo;
 	size_t size;
 	assert_int_equal(ts_task_stack(h, &guard, &lo, &size), 0);
 	long page = sysconf(_SC_PAGESIZE);
-	assert_true(size >= 100000 && size % (size_t)page == 0);
+	assert_true(size >= 100000);
 	assert_ptr_equal((char *)guard + page, lo);
 	char p[5];
 	assert_true(mapping_perms(guard, p));

@@ -103,7 +103,13 @@ struct rt_stack {
 	void *lo; /* lowest usable byte (just above the guard) */
 	size_t size;
 };
-int rt_stack_alloc(struct rt_stack *st, size_t size);
+/* A stack of at least `size` bytes (at least 4 pages) under a guard page, and above it, in
+ * the same mapping and the stack's top page, `top` bytes kept for the owner (rounded up
+ * to 64: RT_STACK_TOP), which start at lo + size (stack.c). */
+#define RT_STACK_TOP(top) (((top) + 63) & ~(size_t)63)
+int rt_stack_alloc(struct rt_stack *st, size_t size, size_t top);
+/* The map_size of such a stack. */
+size_t rt_stack_map_size(size_t size, size_t top);
 void rt_stack_free(struct rt_stack *st);
 size_t rt_page_size(void);
 

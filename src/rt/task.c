@@ -92,13 +92,34 @@ static void reg_release(struct slot *s)
 	reg.free[reg.nr_free++] = (uint32_t)(s - reg.slots);
 }
 
+/* A task's struct lives at the top of its stack's mapping (stack.c): rt_stack_alloc()
+ * keeps sizeof(struct rt_task) there. */
+_Static_assert(_Alignof(struct rt_task) <= 64, "the kept top of a stack is 64-aligned");
+
+static size_t map_size_for(size_t stack_size)
+{
+	return rt_stack_map_size(stack_size, sizeof(struct rt_task));
+}
+
+/* Stacks of the default size go to the task caches. */
+static bool default_stack(size_t map_size)
+{
+	return map_size == map_size_for(rt_g.stack_size);
+}
+
+/* Unmaps t's stack, and with it t. */
+static void task_unmap(struct rt_task *t)
+{
+	struct rt_stack st = t->stack;
+	rt_stack_free(&st);
+}
+
 static void task_free(struct rt_task *t)
 {
 	rt_numa_task_release(t);
 	rt_ctx_destroy(&t->ctx);
-	rt_stack_free(&t->stack);
 	ts_task_destroy(&t->ts);
-	free(t);
+	task_unmap(t);
 }
 
 /* ---- the task cache ----
@@ -131,14 +152,6 @@ static struct {
 	struct rt_task *chains;
 	int n; /* entries in all the chains */
 } shared = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static size_t default_stack_size(void)
-{
-	size_t page = rt_page_size(), size = rt_g.stack_size;
-	if (size < 4 * page)
-		size = 4 * page;
-	return (size + page - 1) & ~(page - 1);
-}
 
 static int shared_cap(void)
 {
@@ -195,8 +208,7 @@ static void cache_free_chain(struct rt_task *t)
 	while (t) {
 		struct rt_task *next = t->cache_next;
 		cache_unpoison(t);
-		rt_stack_free(&t->stack);
-		free(t);
+		task_unmap(t);
 		t = next;
 	}
 }
@@ -296,7 +308,7 @@ static struct rt_task *shared_get(void)
 /* The end of a finished task: to a cache if its stack has the default size, else freed. */
 static void task_release(struct rt_task *t)
 {
-	if (t->stack.size != default_stack_size()) {
+	if (!default_stack(t->stack.map_size)) {
 		task_free(t);
 		return;
 	}
@@ -319,8 +331,7 @@ static void task_release(struct rt_task *t)
 	if (kept)
 		return;
 	cache_unpoison(t);
-	rt_stack_free(&t->stack);
-	free(t);
+	task_unmap(t);
 }
 
 /* task_alloc() clears a cached struct from ctx to err: ts first, err last. */
@@ -328,13 +339,13 @@ _Static_assert(offsetof(struct rt_task, ts) == 0, "the core's task first in rt_t
 _Static_assert(sizeof(struct rt_task) - offsetof(struct rt_task, err) < TS_ERR_MSG_MAX + 64,
 	       "the error message last in rt_task");
 
-/* A zeroed task struct with a mapped stack of `size` bytes (0 = the default). NULL with
- * *rc = 0 if the struct could not be allocated, or the mapping's error. */
+/* A zeroed task struct at the top of a mapped stack of `size` bytes (0 = the default):
+ * from a task cache or mapped anew. NULL with the mapping's error in *rc. */
 static struct rt_task *task_alloc(size_t size, int *rc)
 {
 	struct rt_task *t = NULL;
 	*rc = 0;
-	if (!size || size == rt_g.stack_size || size == default_stack_size()) {
+	if (!size || default_stack(map_size_for(size))) {
 		struct rt_worker *w = rt_this_worker();
 		if (w) {
 			if (!w->tcache.n)
@@ -344,7 +355,7 @@ static struct rt_task *task_alloc(size_t size, int *rc)
 			t = shared_get();
 		}
 		if (t) {
-			/* Zeroed as calloc's: all but the core's task, which ts_task_init()
+			/* Zeroed as a fresh mapping: all but the core's task, which ts_task_init()
 			 * clears, and the error message, of which only "" counts (its 512
 			 * bytes were a third of the clearing). */
 			struct rt_stack st = t->stack;
@@ -356,12 +367,11 @@ static struct rt_task *task_alloc(size_t size, int *rc)
 			return t;
 		}
 	}
-	if (!(t = calloc(1, sizeof(*t))))
+	struct rt_stack st;
+	if ((*rc = rt_stack_alloc(&st, size ? size : rt_g.stack_size, sizeof(*t))))
 		return NULL;
-	if ((*rc = rt_stack_alloc(&t->stack, size ? size : rt_g.stack_size))) {
-		free(t);
-		return NULL;
-	}
+	t = (struct rt_task *)((char *)st.lo + st.size); /* zero: a fresh mapping */
+	t->stack = st;
 	return t;
 }
 
@@ -568,11 +578,8 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	struct rt_task *t = task_alloc(a->stack_size, &rc);
 	if (!t) {
 		ts_cpumask_free(mask);
-		if (!rc)
-			rt_error(-ENOMEM, "ts_spawn: out of memory");
-		else
-			rt_error(rc, "ts_spawn: cannot map a stack of %zu bytes: %s",
-				 a->stack_size ? a->stack_size : rt_g.stack_size, strerror(-rc));
+		rt_error(rc, "ts_spawn: cannot map a stack of %zu bytes: %s",
+			 a->stack_size ? a->stack_size : rt_g.stack_size, strerror(-rc));
 		return h;
 	}
 	/* Spawned from a task: fork on its CPU; from a plain thread: a worker's, round robin. */
@@ -588,17 +595,15 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	rc = ts_task_init(rt_g.s, &t->ts, a->nice, mask, target >= 0 ? target : home->cpu, &err);
 	ts_cpumask_free(mask);
 	if (rc) {
-		rt_stack_free(&t->stack);
 		ts_task_destroy(&t->ts);
-		free(t);
+		task_unmap(t);
 		rt_error(rc, "ts_spawn: %s", err.msg);
 		return h;
 	}
 	/* Into its group while NEW: its first enqueue (ts_wake_up_new_task()) is there. */
 	if (tg && (rc = ts_task_set_group(rt_g.s, &t->ts, tg))) {
-		rt_stack_free(&t->stack);
 		ts_task_destroy(&t->ts);
-		free(t);
+		task_unmap(t);
 		rt_error(rc, "ts_spawn: cannot put the task into group '%s'", tg->name);
 		return h;
 	}

@@ -154,7 +154,7 @@ typedef struct ts_task_handle {
 } ts_task_handle;
 
 struct ts_task_attr {
-	size_t stack_size; /* 0 = the runtime default; rounded up to pages */
+	size_t stack_size; /* 0 = the runtime default; at least this much is usable */
 	int nice;	   /* -20..19 */
 	const char *cpus;  /* allowed scheduler CPUs as a cpulist; NULL = all */
 	int node;	   /* allowed NUMA node; -1 = any (only when cpus is NULL) */
