@@ -684,6 +684,33 @@ static void *batch_waiter(void *p)
 	return NULL;
 }
 
+/* One task after another, each joined before the next: every spawn reuses the struct and
+ * stack the last one left in the task cache (and under TSan its fiber, which is replaced
+ * after RT_FIBER_REUSE_MAX = 1024 tasks), and each runs its own function and argument. */
+static void *spawner_of_sequence(void *p)
+{
+	(void)p;
+	for (long i = 0; i < 2100; i++) {
+		ts_task_handle h = ts_spawn(return_arg, (void *)(i + 1), NULL);
+		if (!h.id)
+			return (void *)"spawn failed";
+		void *ret = NULL;
+		if (ts_join(h, &ret) || ret != (void *)(i + 1))
+			return (void *)"wrong result";
+	}
+	return NULL;
+}
+
+static void test_sequential_spawns_reuse(void **state)
+{
+	(void)state;
+	ts_task_handle h = ts_spawn(spawner_of_sequence, NULL, NULL);
+	assert_true(h.id != 0);
+	void *ret = (void *)"not joined";
+	assert_int_equal(ts_join(h, &ret), 0);
+	assert_null(ret);
+}
+
 static void test_detached_from_thread(void **state)
 {
 	(void)state;
@@ -721,6 +748,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_detached_slots_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_join_detached_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detached_from_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sequential_spawns_reuse, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

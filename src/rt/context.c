@@ -46,7 +46,8 @@ static void uc_trampoline(unsigned int fhi, unsigned int flo, unsigned int ahi, 
 }
 #endif
 
-void rt_ctx_init_task(struct rt_ctx *c, void *lo, size_t size, void (*entry)(void *), void *arg)
+void rt_ctx_init_task(struct rt_ctx *c, void *lo, size_t size, void (*entry)(void *), void *arg,
+		      void *fiber)
 {
 	memset(c, 0, sizeof(*c));
 	c->stack_lo = lo;
@@ -91,7 +92,30 @@ void rt_ctx_init_task(struct rt_ctx *c, void *lo, size_t size, void (*entry)(voi
 	c->sp = sp;
 #endif
 #if defined(TS_RT_TSAN)
-	c->tsan_fiber = __tsan_create_fiber(0);
+	c->tsan_fiber = fiber ? fiber : __tsan_create_fiber(0);
+#else
+	(void)fiber;
+#endif
+}
+
+void *rt_ctx_keep_fiber(struct rt_ctx *c)
+{
+	(void)c;
+#if defined(TS_RT_TSAN)
+	void *f = c->tsan_fiber;
+	c->tsan_fiber = NULL;
+	return f;
+#else
+	return NULL;
+#endif
+}
+
+void rt_ctx_fiber_free(void *fiber)
+{
+	(void)fiber;
+#if defined(TS_RT_TSAN)
+	if (fiber)
+		__tsan_destroy_fiber(fiber);
 #endif
 }
 

@@ -84,10 +84,17 @@ struct rt_ctx {
 
 /* The context of the calling thread (a worker's scheduler loop). */
 void rt_ctx_init_thread(struct rt_ctx *c);
-/* A new context on [lo, lo+size) that starts in entry(arg); entry never returns. */
-void rt_ctx_init_task(struct rt_ctx *c, void *lo, size_t size, void (*entry)(void *), void *arg);
+/* A new context on [lo, lo+size) that starts in entry(arg); entry never returns. Under
+ * TSan it runs on `fiber` if not NULL (one rt_ctx_keep_fiber() gave), else on a new one. */
+void rt_ctx_init_task(struct rt_ctx *c, void *lo, size_t size, void (*entry)(void *), void *arg,
+		      void *fiber);
 /* Releases what the sanitizers keep for c (not the stack); c must not be running. */
 void rt_ctx_destroy(struct rt_ctx *c);
+/* Takes c's TSan fiber out of it, to be reused by a later context (NULL without TSan):
+ * rt_ctx_destroy(c) then leaves it alone. */
+void *rt_ctx_keep_fiber(struct rt_ctx *c);
+/* Destroys a fiber rt_ctx_keep_fiber() gave (NULL: nothing). */
+void rt_ctx_fiber_free(void *fiber);
 /* Saves the caller into from and resumes to; returns when something switches back. */
 void rt_ctx_switch(struct rt_ctx *from, struct rt_ctx *to);
 /* Same, for a context that will never be resumed (task exit). */
@@ -102,6 +109,11 @@ struct rt_stack {
 	size_t map_size;
 	void *lo; /* lowest usable byte (just above the guard) */
 	size_t size;
+	/* Under TSan, the fiber of the task that last ran on it, while the stack waits in a
+	 * task cache: creating one maps and clears TSan's per-thread state, ~2 ms a task
+	 * in this guest (task.c); and how many tasks have run on it. */
+	void *fiber;
+	unsigned int fiber_uses;
 };
 /* A stack of at least `size` bytes (at least 4 pages) under a guard page, and above it, in
  * the same mapping and the stack's top page, `top` bytes kept for the owner (rounded up

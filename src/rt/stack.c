@@ -56,6 +56,8 @@ int rt_stack_alloc(struct rt_stack *st, size_t size, size_t top)
 	st->map_size = total;
 	st->lo = (char *)m + page;
 	st->size = bytes - RT_STACK_TOP(top); /* the kept bytes start at lo + size */
+	st->fiber = NULL;
+	st->fiber_uses = 0;
 	return 0;
 }
 

@@ -107,11 +107,30 @@ static bool default_stack(size_t map_size)
 	return map_size == map_size_for(rt_g.stack_size);
 }
 
-/* Unmaps t's stack, and with it t. */
+/* Unmaps t's stack, and with it t (and the TSan fiber kept with the stack). */
 static void task_unmap(struct rt_task *t)
 {
 	struct rt_stack st = t->stack;
+	rt_ctx_fiber_free(st.fiber);
 	rt_stack_free(&st);
+}
+
+/* A kept TSan fiber is reused this many times, then replaced: a finished task leaves its
+ * last frames on the fiber's shadow stack (it never returns from task_entry()), and
+ * TSan's shadow stack has a fixed size. */
+#define RT_FIBER_REUSE_MAX 1024
+
+/* The TSan fiber kept with t's stack for its next task, if any (NULL: a new one). */
+static void *task_take_fiber(struct rt_task *t)
+{
+	void *f = t->stack.fiber;
+	t->stack.fiber = NULL;
+	if (f && ++t->stack.fiber_uses > RT_FIBER_REUSE_MAX) {
+		rt_ctx_fiber_free(f);
+		f = NULL;
+		t->stack.fiber_uses = 0;
+	}
+	return f;
 }
 
 static void task_free(struct rt_task *t)
@@ -312,8 +331,9 @@ static void task_release(struct rt_task *t)
 		task_free(t);
 		return;
 	}
-	/* What task_free() releases, except the struct and the stack. */
+	/* What task_free() releases, except the struct, the stack and the TSan fiber. */
 	rt_numa_task_release(t);
+	t->stack.fiber = rt_ctx_keep_fiber(&t->ctx);
 	rt_ctx_destroy(&t->ctx);
 	ts_task_destroy(&t->ts);
 	struct rt_worker *w = rt_this_worker();
@@ -620,7 +640,7 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	rt_spin_lock_init(&t->pi_lock);
 	rt_spin_lock_init(&t->join_lock);
 	atomic_init(&t->wstate, RT_RUNNING);
-	rt_ctx_init_task(&t->ctx, t->stack.lo, t->stack.size, task_entry, t);
+	rt_ctx_init_task(&t->ctx, t->stack.lo, t->stack.size, task_entry, t, task_take_fiber(t));
 	t->detached = a->detached;
 	h.id = reg_add(t, a->detached);
 	if (!h.id) {
