@@ -783,6 +783,10 @@ static void test_race_unreserved(void **state)
 
 #define NR_PAIRS    16
 #define ROUND_TRIPS 1500
+/* On a loaded machine the round trips can all end before the first NUMA decision: the
+ * clients then go on, up to this many, until one was made. */
+#define ROUND_TRIPS_MAX (40 * ROUND_TRIPS)
+#define STOP_PAIR	(-1)
 
 struct pair {
 	struct ts_chan *req, *resp;
@@ -797,8 +801,18 @@ static void *pair_end(struct pair *pr, bool client)
 	char *mem = ts_numa_alloc(len, client ? pr->mem_node : (pr->mem_node + 1) % 4);
 	if (!mem)
 		return (void *)1;
-	for (int i = 0; i < ROUND_TRIPS; i++) {
+	for (int i = 0;; i++) {
 		int v = i, back = -1;
+		if (client && i >= ROUND_TRIPS && (i >= ROUND_TRIPS_MAX || i % 16 == 0)) {
+			struct ts_rt_stats st;
+			ts_rt_get_stats(&st);
+			if (st.numa_decisions > 0 || i >= ROUND_TRIPS_MAX) {
+				v = STOP_PAIR;
+				if (ts_chan_send(pr->req, &v))
+					return (void *)2;
+				break;
+			}
+		}
 		if (atomic_fetch_add(&pr->inside, 1) > 1)
 			return (void *)4; /* more than the two ends at once: one of them twice */
 		mem[(size_t)(i % 8) * (size_t)page_size()] = (char)i;
@@ -807,8 +821,11 @@ static void *pair_end(struct pair *pr, bool client)
 			if (ts_chan_send(pr->req, &v) || ts_chan_recv(pr->resp, &back) || back != i)
 				return (void *)2;
 		} else {
-			if (ts_chan_recv(pr->req, &back) || back != i ||
-			    ts_chan_send(pr->resp, &back))
+			if (ts_chan_recv(pr->req, &back))
+				return (void *)3;
+			if (back == STOP_PAIR)
+				break;
+			if (back != i || ts_chan_send(pr->resp, &back))
 				return (void *)3;
 		}
 		if (i % 16 == 0)
@@ -828,7 +845,8 @@ static void *pair_server(void *arg)
 
 /* Tasks that block and wake all the time, with memory on every node, scanned every
  * millisecond: every message arrives (no wake-up lost), no task runs twice, and the
- * balancer moves and swaps tasks meanwhile. */
+ * balancer moves and swaps tasks meanwhile (the pairs go on past ROUND_TRIPS until it
+ * has decided once). */
 static void test_stress_blocking(void **state)
 {
 	(void)state;
