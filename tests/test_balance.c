@@ -510,6 +510,42 @@ static void test_newidle_host_time(void **state)
 	env_free(e);
 }
 
+/* The kernel's newly-idle pass runs with its rq unlocked and idle_stamp set; a wake-up
+ * landing meanwhile samples avg_idle from the pass's start, even if the pass then pulls.
+ * A modelled pass takes no time, so the core keeps its window: 2 passes x 7 us here. */
+static uint64_t avg_idle_after_wakeup_at(uint64_t after_pass_start)
+{
+	struct ts_host_ops ops = fake_ops;
+	ops.newidle_time = pass_7us;
+	struct env *e = newidle_env(&ops);
+	struct ts_task *sleeper = &e->task[8]; /* CPU 5's task */
+	uint64_t start = e->f.now;
+	assert_non_null(block_and_schedule(e, 5)); /* pulled: idle_stamp cleared */
+	assert_int_equal(e->s->rq[5].idle_stamp, 0);
+	uint64_t before = e->s->rq[5].avg_idle;
+	e->f.now = start + after_pass_start;
+	fake_lock(&e->f, 5);
+	ts_activate_task(e->s, 5, sleeper, 0);
+	fake_unlock(&e->f, 5);
+	uint64_t after = e->s->rq[5].avg_idle;
+	assert_int_equal(e->f.lock_errors, 0);
+	env_free(e);
+	if (after != before) /* update_avg(): an eighth of the way to the sample */
+		assert_int_equal(
+			after,
+			before + (uint64_t)(((int64_t)after_pass_start - (int64_t)before) / 8));
+	return after - before;
+}
+
+static void test_newidle_window_samples_avg_idle(void **state)
+{
+	(void)state;
+	assert_true(avg_idle_after_wakeup_at(3000) != 0);     /* inside the 14-us pass */
+	assert_true(avg_idle_after_wakeup_at(13999) != 0);    /* its last nanosecond */
+	assert_int_equal(avg_idle_after_wakeup_at(14000), 0); /* after it: nothing to sample */
+	assert_int_equal(avg_idle_after_wakeup_at(500000), 0);
+}
+
 static struct ts_sched_domain *highest_with(struct env *e, int cpu, unsigned int flag)
 {
 	struct ts_sched_domain *sd, *best = NULL;
@@ -591,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_newidle_gates),
 		cmocka_unit_test(test_newidle_cost_and_decay),
 		cmocka_unit_test(test_newidle_host_time),
+		cmocka_unit_test(test_newidle_window_samples_avg_idle),
 		cmocka_unit_test(test_find_dst_cpu_fork),
 		cmocka_unit_test(test_find_dst_cpu_numa_imbalance),
 	};

@@ -656,6 +656,12 @@ int ts_balance_newidle(struct ts_sched *s, int cpu)
 	}
 
 	s->ops.rq_lock(s->host, cpu);
+	/* A modelled machine ran the walk in no time: remember how long the kernel's would
+	 * have left this rq unlocked with idle_stamp set (ts_activate_task()). */
+	if (s->ops.newidle_time) {
+		this_rq->newidle_stamp = this_rq->idle_stamp;
+		this_rq->newidle_until = this_rq->idle_stamp + curr_cost;
+	}
 	if (curr_cost > this_rq->max_idle_balance_cost)
 		this_rq->max_idle_balance_cost = curr_cost;
 	/* A task may have been enqueued while we were unlocked: we are not going idle. */

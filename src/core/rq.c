@@ -390,9 +390,18 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
 		ts_cfs_task_fork(&p->se, now);
 	enqueue_task_fair(s, rq, p, now, flags);
 	/* ttwu_do_activate(): the idle period that just ended feeds avg_idle (newidle
-	 * balancing's gate) and SIS_PROP's wake_avg_idle. */
-	if (rq->idle_stamp) {
-		uint64_t delta = now - rq->idle_stamp, max = 2 * rq->max_idle_balance_cost;
+	 * balancing's gate) and SIS_PROP's wake-up budget. A wake-up that lands while a
+	 * modelled newly-idle pass would still be running samples it too, from the pass's
+	 * start: the kernel's pass drops the rq lock with idle_stamp set, and clears it only
+	 * after pulling (sched_balance_newidle()). */
+	uint64_t idle_stamp = rq->idle_stamp;
+	if (rq->newidle_until) {
+		if (!idle_stamp && now < rq->newidle_until)
+			idle_stamp = rq->newidle_stamp;
+		rq->newidle_until = 0;
+	}
+	if (idle_stamp) {
+		uint64_t delta = now - idle_stamp, max = 2 * rq->max_idle_balance_cost;
 		update_avg(&rq->avg_idle, delta);
 		if (rq->avg_idle > max)
 			rq->avg_idle = max;

@@ -150,6 +150,10 @@ struct ts_rq {
 	uint64_t idle_stamp;	/* when this CPU went idle (0 = not idle) */
 	uint64_t avg_idle;	/* update_avg() of idle periods, ns */
 	uint64_t max_idle_balance_cost;
+	/* A modelled machine's last newly-idle pass (ops->newidle_time): the kernel's pass
+	 * runs with this rq unlocked, so a wake-up that lands before newidle_until found
+	 * idle_stamp still set at newidle_stamp. */
+	uint64_t newidle_stamp, newidle_until;
 	unsigned long cpu_capacity;
 	uint64_t next_balance; /* ns */
 	uint64_t last_blocked_load_update;
