@@ -112,7 +112,9 @@ static void test_a_fork_takes_the_latest_idled_cpu_of_the_cluster(void **state)
 
 /* wake_up_new_task() enqueues with activate_task(), not ttwu_do_activate(): the CPU's idle
  * period is not closed (idle_stamp kept, avg_idle and wake_avg_idle untouched), unlike a
- * wake-up's (tests/test_rq.c). */
+ * wake-up's (tests/test_rq.c). Nor does running the child close it (__schedule() leaves
+ * idle_stamp alone), so the next wake-up onto the busy CPU samples the whole time since it
+ * went idle (3.01 ms), as the kernel's ttwu_do_activate() does. */
 static void test_a_fork_does_not_close_the_idle_period(void **state)
 {
 	(void)state;
@@ -132,6 +134,25 @@ static void test_a_fork_does_not_close_the_idle_period(void **state)
 	assert_int_equal(rq->idle_stamp, 400000);
 	assert_int_equal(rq->avg_idle, avg_idle);
 	assert_int_equal(atomic_load(&rq->ro.wake_avg_idle), wake_avg);
+
+	fake_lock(&e.f, 5);
+	assert_ptr_equal(ts_schedule(e.s, 5), child);
+	fake_unlock(&e.f, 5);
+	assert_int_equal(rq->idle_stamp, 400000);
+	assert_int_equal(rq->avg_idle, avg_idle);
+
+	struct ts_task *sleeper = env_task(&e, 0, only5, 5);
+	ts_task_set_state(sleeper, TS_TASK_SLEEPING);
+	rq->avg_idle = 0;
+	e.f.now += 10000;
+	fake_lock(&e.f, 5);
+	ts_activate_task(e.s, 5, sleeper, 0);
+	fake_unlock(&e.f, 5);
+	/* update_avg(): an eighth of the way from 0 to the sample, below the cap */
+	assert_int_equal(rq->avg_idle, (e.f.now - 400000) / 8);
+	assert_true(rq->avg_idle < 2 * rq->max_idle_balance_cost);
+	assert_int_equal(rq->idle_stamp, 0);
+	assert_int_equal(e.f.lock_errors, 0);
 	ts_cpumask_free(only5);
 	env_destroy(&e);
 }

@@ -52,6 +52,12 @@ static void test_activate_schedule_idle(void **state)
 	struct ts_sched *s = fake_sched(&f, t, "");
 	struct ts_task p;
 	new_task(s, &p, 0, 3);
+	/* a new task's activation (wake_up_new_task()'s activate_task()) and its first run
+	 * leave the idle period open: idle_stamp and avg_idle unchanged */
+	f.now += MS;
+	uint64_t went_idle = f.now, avg_new = ts_cpu_rq(s, 3)->avg_idle;
+	ts_rq_set_idle_stamp(ts_cpu_rq(s, 3), went_idle);
+	f.now += MS;
 	fake_lock(&f, 3);
 	assert_true(ts_activate_task(s, 3, &p, 0)); /* idle CPU: resched */
 	assert_int_equal(f.resched[3], 1);
@@ -60,6 +66,8 @@ static void test_activate_schedule_idle(void **state)
 	assert_ptr_equal(ts_schedule(s, 3), &p);
 	assert_ptr_equal(ts_cpu_rq(s, 3)->curr, &p);
 	fake_unlock(&f, 3);
+	assert_int_equal(ts_cpu_rq(s, 3)->idle_stamp, went_idle);
+	assert_int_equal(ts_cpu_rq(s, 3)->avg_idle, avg_new);
 	fake_run_cpu(s, &f, 3, 50 * MS);
 	assert_true(ts_cpu_util(s, 3) > 0);
 	/* block: the CPU goes idle and records when */

@@ -376,26 +376,26 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
 {
 	struct ts_rq *rq = &s->rq[cpu];
 	uint64_t now = rq_clock(s, rq);
-	int flags = TS_ENQUEUE_WAKEUP;
-	if (p->state == TS_TASK_NEW)
-		flags = TS_ENQUEUE_INITIAL;
+	bool new_task = p->state == TS_TASK_NEW;
+	int flags = new_task ? TS_ENQUEUE_INITIAL : TS_ENQUEUE_WAKEUP;
 	if (p->cpu != cpu) {
 		migrate_task_rq(s, p, cpu, now);
 		flags |= TS_ENQUEUE_MIGRATED;
-		p->nr_wakeups_migrate += p->state != TS_TASK_NEW;
+		p->nr_wakeups_migrate += !new_task;
 	}
 	set_task_rq(s, p, cpu);
 	/* CFS: a new task activated without ts_wake_up_new_task() forks on this CPU */
-	if (s->fair_pick == TS_FAIR_PICK_CFS && p->state == TS_TASK_NEW)
+	if (s->fair_pick == TS_FAIR_PICK_CFS && new_task)
 		ts_cfs_task_fork(&p->se, now);
 	enqueue_task_fair(s, rq, p, now, flags);
 	/* ttwu_do_activate(): the idle period that just ended feeds avg_idle (newidle
 	 * balancing's gate) and SIS_PROP's wake-up budget. A wake-up that lands while a
 	 * modelled newly-idle pass would still be running samples it too, from the pass's
 	 * start: the kernel's pass drops the rq lock with idle_stamp set, and clears it only
-	 * after pulling (sched_balance_newidle()). */
-	uint64_t idle_stamp = rq->idle_stamp;
-	if (rq->newidle_until) {
+	 * after pulling (sched_balance_newidle()). A new task's activation is
+	 * wake_up_new_task()'s activate_task(), which samples nothing. */
+	uint64_t idle_stamp = new_task ? 0 : rq->idle_stamp;
+	if (rq->newidle_until && !new_task) {
 		if (!idle_stamp && now < rq->newidle_until)
 			idle_stamp = rq->newidle_stamp;
 		rq->newidle_until = 0;
@@ -637,6 +637,7 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
 	struct ts_rq *rq = &s->rq[cpu];
 	uint64_t now = rq_clock(s, rq);
 	struct ts_task *prev = rq->curr;
+	bool was_busy = prev != NULL;
 	/* prev is charged at its own level even when it just blocked; a queued prev is charged
 	 * by the pick walk or by its put. */
 	if (prev && !prev->se.on_rq) {
@@ -670,10 +671,13 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
 	}
 	rq->cfs.resched = false;
 	ts_rq_set_curr(rq, next);
-	if (next) {
-		ts_rq_set_idle_stamp(rq, 0);
-	} else {
-		if (!rq->idle_stamp)
+	/* Only a wake-up (ttwu_do_activate()) and a newly-idle pass that pulled clear
+	 * idle_stamp: a CPU that leaves idle for a forked task (wake_up_new_task()) or one a
+	 * balancer attached keeps it, and the next wake-up onto it samples the whole time
+	 * since, as the kernel's does. Going idle stamps the CPU (sched_balance_newidle()
+	 * does before its walk), unless it was idle already. */
+	if (!next) {
+		if (was_busy || !rq->idle_stamp)
 			ts_rq_set_idle_stamp(rq, now);
 		update_cfs_rq_load_avg(&rq->cfs, now);
 	}
