@@ -220,6 +220,16 @@ static const struct ts_val_experiment pipe_icx = {
 	GAIN_ROW("tbench-kp920-n0-gain-" #l, tbench_kp920, l, pub, text, 0, true, __VA_ARGS__)
 #define NETPERF_KP(l, pub, text, ...)                                                              \
 	GAIN_ROW("netperf-kp920-n0-gain-" #l, netperf_kp920, l, pub, text, 0, true, __VA_ARGS__)
+/* The Broadwell tbench baseline's throughput (kernel=5.6) at one client count; the issue
+ * gives no band for it */
+#define TBENCH_BDW_BASE(l, pub, text)                                                              \
+	{                                                                                          \
+		.id = "tbench-bdw-baseline-" #l, .role = TS_VAL_VALIDATION, .exp = &tbench_bdw,    \
+		.figure = TS_VAL_VALUE, .a = BASE, .load = (l),                                    \
+		.what = "baseline (kernel=5.6) throughput, client count " #l, .unit = "MB/s",      \
+		.published = (pub), .published_text = text, .source = &sources[1],                 \
+		.band = NO_BAND, .note = TBENCH_BYTES, .quick = true                               \
+	}
 /* SIS_OVERLOAD's Amean gain; the issue's band: positive */
 #define HACKBENCH_GAIN(g, pub, text, q)                                                            \
 	{                                                                                          \
@@ -340,7 +350,7 @@ static const struct ts_val_row rows[] = {
 	 .a = BASE,
 	 .load = 64,
 	 .load2 = 32,
-	 .what = "baseline throughput at 64 clients against 32 (2 tasks per CPU)",
+	 .what = "baseline throughput at 64 clients against 32 (4 tasks per CPU against 2)",
 	 .unit = "%",
 	 .published = 100.0 * (7408.9367 - 9810.6733) / 9810.6733,
 	 .published_text = "-24.48 % (9,810.67 -> 7,408.94 MB/s, computed)",
@@ -354,7 +364,7 @@ static const struct ts_val_row rows[] = {
 	 .a = BASE,
 	 .load = 128,
 	 .load2 = 32,
-	 .what = "baseline throughput at 128 clients against 32 (4 tasks per CPU)",
+	 .what = "baseline throughput at 128 clients against 32 (8 tasks per CPU against 2)",
 	 .unit = "%",
 	 .published = 100.0 * (6203.26 - 9810.6733) / 9810.6733,
 	 .published_text = "-36.77 % (9,810.67 -> 6,203.26 MB/s, computed)",
@@ -438,6 +448,26 @@ static const struct ts_val_row rows[] = {
 		 "+6.43 % (Hmean 17,491.34 -> 18,616.32 MB/s)", 1, true, NO_BAND),
 	GAIN_ROW("tbench-bdw-gain-320", tbench_bdw, 320, 2.12,
 		 "+2.12 % (Hmean 17,423.67 -> 17,793.38 MB/s, computed)", 1, true, NO_BAND),
+	TBENCH_BDW_BASE(1, 431.51, "431.51 MB/s (Hmean)"),
+	TBENCH_BDW_BASE(8, 3001.08, "3,001.08 MB/s (Hmean)"),
+	TBENCH_BDW_BASE(64, 13978.54, "13,978.54 MB/s (Hmean)"),
+	TBENCH_BDW_BASE(128, 20093.06, "20,093.06 MB/s (Hmean)"),
+	TBENCH_BDW_BASE(256, 17491.34, "17,491.34 MB/s (Hmean)"),
+	TBENCH_BDW_BASE(320, 17423.67, "17,423.67 MB/s (Hmean)"),
+	{.id = "tbench-bdw-baseline-128-vs-64",
+	 .role = TS_VAL_VALIDATION,
+	 .exp = &tbench_bdw,
+	 .figure = TS_VAL_LOAD_CHANGE,
+	 .a = BASE,
+	 .load = 128,
+	 .load2 = 64,
+	 .what = "baseline throughput at 128 clients against 64 (3.2 tasks per CPU against 1.6)",
+	 .unit = "%",
+	 .published = 100.0 * (20093.06 - 13978.54) / 13978.54,
+	 .published_text = "+43.74 % (13,978.54 -> 20,093.06 MB/s, computed)",
+	 .source = &sources[1],
+	 .band = NO_BAND,
+	 .quick = true},
 
 	/* ---- validation: the task_group re-layout on Icelake ---- */
 	{.id = "pipe-icx-relayout-gain",
