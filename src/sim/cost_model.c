@@ -247,8 +247,9 @@ static const struct term_desc terms[] = {
 	     "load balancing: moving one task from a CPU (remote) to the balancing CPU", -1,
 	     COST_MAX),
 	TERM("cache.capacity_kib", cache_capacity_kib, "KiB",
-	     "the private cache per CPU that keeps a task's working set between its runs", 0,
-	     COST_MAX),
+	     "the private cache per core (its SMT threads share it) that keeps a task's "
+	     "working set between its runs",
+	     0, COST_MAX),
 	TERM("cache.run_kib", cache_run_kib, "KiB",
 	     "the cache working set of one run of a task, evicted by other tasks' runs", -1,
 	     COST_MAX),

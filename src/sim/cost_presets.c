@@ -273,10 +273,9 @@ static const struct preset_costs preset_costs[] = {
 		.idle_exit = IDLE_EXIT_AMD,
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib =
-			{256,
-			 "derived: Zen L2 512 KiB per core (AMD, WikiChip "
-			 "amd/microarchitectures/zen) shared by 2 SMT threads: 256 KiB per CPU"},
+		.cache_capacity_kib = {512,
+				       "measured: Zen L2 512 KiB per core (AMD, WikiChip "
+				       "amd/microarchitectures/zen), shared by its 2 SMT threads"},
 		.mem_local = {97, "measured: AnandTech 11544 (lmbench), local DRAM 96-98 ns, "
 				  "DDR4-2400"},
 		.mem_per_distance = {6.66,
@@ -322,9 +321,10 @@ static const struct preset_costs preset_costs[] = {
 		.idle_exit = IDLE_EXIT_AMD,
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib = {256,
-				       "derived: Zen 2 L2 512 KiB per core (AMD EPYC 7742 spec; "
-				       "WikiChip amd/microarchitectures/zen_2) / 2 SMT threads"},
+		.cache_capacity_kib =
+			{512, "measured: Zen 2 L2 512 KiB per core (AMD EPYC 7742 spec; "
+			      "WikiChip amd/microarchitectures/zen_2), shared by its 2 SMT "
+			      "threads"},
 		.mem_local = {122, "measured: AnandTech 14694, DRAM full random 128 MB, NPS1"},
 		.mem_per_distance = {4.09, "estimate: no published cross-socket figure found; "
 					   "our estimate +80-100 ns, +90 at SLIT 32"},
@@ -362,8 +362,8 @@ static const struct preset_costs preset_costs[] = {
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
 		.cache_capacity_kib =
-			{256,
-			 "derived: Zen 2 L2 512 KiB per core (AMD EPYC 7742 spec) / 2 SMT threads"},
+			{512, "measured: Zen 2 L2 512 KiB per core (AMD EPYC 7742 spec), shared by "
+			      "its 2 SMT threads"},
 		.mem_local = {113, "measured: AnandTech 14694, DRAM full random 128 MB, NPS4"},
 		.mem_per_distance = {4.09,
 				     "estimate: no published remote figure found; +90 ns "
@@ -407,9 +407,9 @@ static const struct preset_costs preset_costs[] = {
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
 		.cache_capacity_kib =
-			{128,
-			 "derived: Broadwell-EP L2 256 KiB per core (Intel Xeon E5 v4 datasheet; "
-			 "WikiChip intel/microarchitectures/broadwell_(client)) / 2 SMT threads"},
+			{256, "measured: Broadwell-EP L2 256 KiB per core (Intel Xeon E5 v4 "
+			      "datasheet; WikiChip intel/microarchitectures/broadwell_(client)), "
+			      "shared by its 2 SMT threads"},
 		.mem_local = {95, "measured: AnandTech 11544, E5-2699 v4 DRAM local"},
 		.mem_per_distance = {4.09, "estimate: no published remote figure found; "
 					   "our estimate 135-145 ns: 140 at SLIT 21"},
@@ -438,9 +438,11 @@ static const struct preset_costs preset_costs[] = {
 				    "exit_latency 1 us (vendor-declared, not measured)"},
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib = {640, "derived: Sunny Cove server core L2 1.25 MiB per core "
-					    "(Intel Xeon Scalable 3rd gen; WikiChip "
-					    "intel/microarchitectures/sunny_cove) / 2 SMT threads"},
+		.cache_capacity_kib = {1280,
+				       "measured: Sunny Cove server core L2 1.25 MiB per "
+				       "core (Intel Xeon Scalable 3rd gen; WikiChip "
+				       "intel/microarchitectures/sunny_cove), shared by its 2 "
+				       "SMT threads"},
 		.mem_local = MEM_CLX_LOCAL,
 		.mem_per_distance = {2.3,
 				     "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
@@ -471,10 +473,11 @@ static const struct preset_costs preset_costs[] = {
 				    "exit_latency 1 us (vendor-declared, not measured)"},
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib = {1024,
-				       "derived: Golden Cove server core L2 2 MiB per core (Intel "
+		.cache_capacity_kib = {2048,
+				       "measured: Golden Cove server core L2 2 MiB per core (Intel "
 				       "Xeon Scalable 4th gen; WikiChip "
-				       "intel/microarchitectures/sapphire_rapids) / 2 SMT threads"},
+				       "intel/microarchitectures/sapphire_rapids), shared by its 2 "
+				       "SMT threads"},
 		.mem_local = MEM_CLX_LOCAL,
 		.mem_per_distance = {2.09, "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "
 					   "93 ns remote (plantegg lat_mem_rd), on SLIT 21"},
@@ -507,8 +510,9 @@ static const struct preset_costs preset_costs[] = {
 				    "exit_latency 1 us (vendor-declared, not measured)"},
 		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
-		.cache_capacity_kib = {1024, "derived: Golden Cove server core L2 2 MiB per core "
-					     "(Intel Xeon Scalable 4th gen) / 2 SMT threads"},
+		.cache_capacity_kib = {2048, "measured: Golden Cove server core L2 2 MiB per core "
+					     "(Intel Xeon Scalable 4th gen), shared by its 2 SMT "
+					     "threads"},
 		.mem_local = MEM_CLX_LOCAL,
 		.mem_per_distance = {2.09,
 				     "estimate: proxy Cascade Lake 8269CY 2S, 70 local / "

@@ -135,7 +135,10 @@ struct sim_cpu {
 	bool resched_posted; /* a RESCHED event is on its way */
 	bool resched_wanted; /* ... for a resched request, not only the wakelist IPI */
 	bool locked;
-	double cache_kib; /* KiB that entered its private cache so far (sim_set_curr) */
+	/* KiB that entered its core's private cache so far (sim_set_curr): kept on the
+	 * core's first CPU (cache_cpu), which its SMT siblings' runs share */
+	double cache_kib;
+	int cache_cpu;
 	/* load balancing's CPU time (sim_charge_balance): per pass and per task moved at
 	 * each of its domain levels, base first; and what has been charged so far */
 	double lb_pass[SIM_LB_LEVELS], lb_move[SIM_LB_LEVELS];
@@ -435,6 +438,12 @@ static inline void sim_stop_segment(struct sim *m, int cpu)
 #include "cpu_speed.h"
 
 /* engine_charge.c: what a switch, a wake-up and the core's group-line accesses cost */
+void sim_cache_cpus(struct sim *m);
+/* The KiB count of the private cache cpu's runs fill (its core's). */
+static inline double *sim_cache_kib(struct sim *m, int cpu)
+{
+	return &m->cpu[m->cpu[cpu].cache_cpu].cache_kib;
+}
 void sim_set_curr(struct sim *m, int cpu, struct sim_task *next);
 double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *waker, int flags);
 __attribute__((cold)) void sim_tg_settle(struct sim *m, int cpu);

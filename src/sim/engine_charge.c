@@ -5,6 +5,20 @@
  * and, with task groups, for the core's accesses to group cache lines. */
 #include "engine.h"
 
+/* The private cache a CPU's runs fill is its core's: SMT threads share their core's L2
+ * (a run on either sibling evicts the other's tasks), so each CPU keeps its count on the
+ * first CPU of its core. */
+void sim_cache_cpus(struct sim *m)
+{
+	const struct ts_topology *t = m->topo;
+	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
+		int first = 0;
+		while (t->cpu[first].core != t->cpu[cpu].core)
+			first++;
+		m->cpu[cpu].cache_cpu = first;
+	}
+}
+
 /* The core switched cpu from its current task to `next` (NULL = idle). */
 void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 {
@@ -44,12 +58,13 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 			sim_add_work(next, sim_cost_of(m, m->refill, ts_cost_refill_between,
 						       next->last_cpu, cpu) *
 						   next->cls->footprint_kib);
-		else if (next->last_cpu == cpu) /* back: what the runs in between evicted */
-			sim_add_work(next, ts_cost_evicted_kib(m->costs,
-							       c->cache_kib - next->cache_mark) *
-						   m->evict_refill_per_kib);
-		c->cache_kib += m->run_kib; /* this run's working set enters */
-		next->cache_mark = c->cache_kib;
+		double *cache = sim_cache_kib(m, cpu);
+		if (next->last_cpu == cpu) /* back: what the runs in between evicted */
+			sim_add_work(next,
+				     ts_cost_evicted_kib(m->costs, *cache - next->cache_mark) *
+					     m->evict_refill_per_kib);
+		*cache += m->run_kib; /* this run's working set enters */
+		next->cache_mark = *cache;
 		next->last_cpu = cpu;
 	}
 	if (next->woken) {

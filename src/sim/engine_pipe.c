@@ -145,8 +145,8 @@ int sim_pipe_read(struct sim *m, int cpu, struct sim_task *t, const struct ts_ph
 		m->msgs_recv++;
 		sim_add_work(t, sim_cost_of(m, m->bulk, ts_cost_bulk_between, msg.sender_cpu, cpu) *
 					msg.bytes / 1024.0);
-		m->cpu[cpu].cache_kib += msg.bytes / 1024.0; /* the payload enters */
-		sim_add_work(t, (double)ph->ns);	     /* the read, holding the lock */
+		*sim_cache_kib(m, cpu) += msg.bytes / 1024.0; /* the payload enters */
+		sim_add_work(t, (double)ph->ns);	      /* the read, holding the lock */
 		t->pipe_was = was_full;
 		t->mx_stage = 2;
 		return -1;

@@ -201,7 +201,7 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 			sim_add_work(t, sim_cost_of(m, m->bulk, ts_cost_bulk_between,
 						    msg.sender_cpu, cpu) *
 						msg.bytes / 1024.0);
-			m->cpu[cpu].cache_kib += msg.bytes / 1024.0; /* the payload enters */
+			*sim_cache_kib(m, cpu) += msg.bytes / 1024.0; /* the payload enters */
 			sim_advance(t);
 			struct sim_wait_link *l = sim_waitq_pop(&ch->senders);
 			if (l) {
