@@ -59,7 +59,10 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 						       next->last_cpu, cpu) *
 						   next->cls->footprint_kib);
 		double *cache = sim_cache_kib(m, cpu);
-		if (next->last_cpu == cpu) /* back: what the runs in between evicted */
+		/* back on its core (this CPU or an SMT sibling): what the runs in between
+		 * evicted from the core's L2 */
+		if (next->last_cpu >= 0 &&
+		    m->cpu[next->last_cpu].cache_cpu == m->cpu[cpu].cache_cpu)
 			sim_add_work(next,
 				     ts_cost_evicted_kib(m->costs, *cache - next->cache_mark) *
 					     m->evict_refill_per_kib);
