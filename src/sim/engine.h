@@ -438,7 +438,7 @@ static inline void sim_stop_segment(struct sim *m, int cpu)
 #include "cpu_speed.h"
 
 /* engine_charge.c: what a switch, a wake-up and the core's group-line accesses cost */
-void sim_cache_cpus(struct sim *m);
+int sim_cache_cpus(struct sim *m);
 /* The KiB count of the private cache cpu's runs fill (its core's). */
 static inline double *sim_cache_kib(struct sim *m, int cpu)
 {

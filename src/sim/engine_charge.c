@@ -1,22 +1,32 @@
 /* Cost charging: what a task pays as CPU work for being switched in (ctx_switch, the
  * leaving task's switch_out, the refill of its footprint on a new CPU or of the part of its
- * working set other runs evicted on its own, the hand-off of its wake-up), for the
+ * working set other runs evicted on its core, the hand-off of its wake-up), for the
  * wake-ups it issues (their scan time, the enqueue on a busy CPU),
  * and, with task groups, for the core's accesses to group cache lines. */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "engine.h"
 
 /* The private cache a CPU's runs fill is its core's: SMT threads share their core's L2
  * (a run on either sibling evicts the other's tasks), so each CPU keeps its count on the
  * first CPU of its core. */
-void sim_cache_cpus(struct sim *m)
+int sim_cache_cpus(struct sim *m)
 {
 	const struct ts_topology *t = m->topo;
+	int *first = malloc((size_t)t->nr_cores * sizeof(*first));
+	if (!first)
+		return -ENOMEM;
+	for (int k = 0; k < t->nr_cores; k++)
+		first[k] = -1;
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
-		int first = 0;
-		while (t->cpu[first].core != t->cpu[cpu].core)
-			first++;
-		m->cpu[cpu].cache_cpu = first;
+		int *f = &first[t->cpu[cpu].core];
+		if (*f < 0)
+			*f = cpu;
+		m->cpu[cpu].cache_cpu = *f;
 	}
+	free(first);
+	return 0;
 }
 
 /* The core switched cpu from its current task to `next` (NULL = idle). */

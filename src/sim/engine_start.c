@@ -142,9 +142,8 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	m->nr_instances = ts_workload_instances(w, nr_nodes, cfg->load);
 	m->cpu = calloc((size_t)m->nr_cpus, sizeof(*m->cpu));
 	m->lat = calloc(1, sizeof(*m->lat));
-	if (!m->cpu || !m->lat)
+	if (!m->cpu || !m->lat || sim_cache_cpus(m))
 		return ts_error_set(err, -ENOMEM, "sim: out of memory");
-	sim_cache_cpus(m);
 	int per_instance = 0;
 	for (int ci = 0; ci < w->nr_classes; ci++)
 		per_instance += ts_class_count(&w->classes[ci], m->nr_allowed, cfg->load);
