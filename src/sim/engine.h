@@ -83,7 +83,7 @@ struct sim_task {
 	uint64_t wake_ns;	  /* when it was last woken */
 	bool woken;		  /* woken, not yet run since */
 	int waker_cpu;		  /* the CPU its last wake-up came from */
-	double cache_mark;	  /* its CPU's cache_kib when its last run there began */
+	double cache_mark;	  /* its core's sim_cache_kib() when its last run there began */
 	bool exiting, exited;
 	bool pro;		     /* running its class's prologue (pc indexes it) */
 	const struct ts_phase *prog; /* the program pc indexes: the prologue, then phases */
@@ -135,10 +135,6 @@ struct sim_cpu {
 	bool resched_posted; /* a RESCHED event is on its way */
 	bool resched_wanted; /* ... for a resched request, not only the wakelist IPI */
 	bool locked;
-	/* KiB that entered its core's private cache so far (sim_set_curr): kept on the
-	 * core's first CPU (cache_cpu), which its SMT siblings' runs share */
-	double cache_kib;
-	int cache_cpu;
 	/* load balancing's CPU time (sim_charge_balance): per pass and per task moved at
 	 * each of its domain levels, base first; and what has been charged so far */
 	double lb_pass[SIM_LB_LEVELS], lb_move[SIM_LB_LEVELS];
@@ -178,6 +174,7 @@ struct sim {
 	struct sim_seg_ends ends; /* the DONE events: the segments' ends (segment_ends.h) */
 	struct ts_rng rng;
 	struct sim_cpu *cpu;
+	double *core_cache_kib;	 /* [nr_cores]: KiB that entered each core's L2 (sim_cache_kib) */
 	struct sim_speed *speed; /* SMT sharing and the clock (cpu_speed.c); NULL: speed 1 */
 	int nr_cpus;
 	struct sim_task *tasks;
@@ -438,11 +435,11 @@ static inline void sim_stop_segment(struct sim *m, int cpu)
 #include "cpu_speed.h"
 
 /* engine_charge.c: what a switch, a wake-up and the core's group-line accesses cost */
-int sim_cache_cpus(struct sim *m);
-/* The KiB count of the private cache cpu's runs fill (its core's). */
+/* The KiB that entered the private cache cpu's runs fill so far: its core's L2, which the
+ * core's SMT threads share (sim_set_curr). */
 static inline double *sim_cache_kib(struct sim *m, int cpu)
 {
-	return &m->cpu[m->cpu[cpu].cache_cpu].cache_kib;
+	return &m->core_cache_kib[m->topo->cpu[cpu].core];
 }
 void sim_set_curr(struct sim *m, int cpu, struct sim_task *next);
 double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *waker, int flags);

@@ -3,31 +3,7 @@
  * working set other runs evicted on its core, the hand-off of its wake-up), for the
  * wake-ups it issues (their scan time, the enqueue on a busy CPU),
  * and, with task groups, for the core's accesses to group cache lines. */
-#include <errno.h>
-#include <stdlib.h>
-
 #include "engine.h"
-
-/* The private cache a CPU's runs fill is its core's: SMT threads share their core's L2
- * (a run on either sibling evicts the other's tasks), so each CPU keeps its count on the
- * first CPU of its core. */
-int sim_cache_cpus(struct sim *m)
-{
-	const struct ts_topology *t = m->topo;
-	int *first = malloc((size_t)t->nr_cores * sizeof(*first));
-	if (!first)
-		return -ENOMEM;
-	for (int k = 0; k < t->nr_cores; k++)
-		first[k] = -1;
-	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
-		int *f = &first[t->cpu[cpu].core];
-		if (*f < 0)
-			*f = cpu;
-		m->cpu[cpu].cache_cpu = *f;
-	}
-	free(first);
-	return 0;
-}
 
 /* The core switched cpu from its current task to `next` (NULL = idle). */
 void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
@@ -72,7 +48,7 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 		/* back on its core (this CPU or an SMT sibling): what the runs in between
 		 * evicted from the core's L2 */
 		if (next->last_cpu >= 0 &&
-		    m->cpu[next->last_cpu].cache_cpu == m->cpu[cpu].cache_cpu)
+		    m->topo->cpu[next->last_cpu].core == m->topo->cpu[cpu].core)
 			sim_add_work(next,
 				     ts_cost_evicted_kib(m->costs, *cache - next->cache_mark) *
 					     m->evict_refill_per_kib);

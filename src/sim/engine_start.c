@@ -48,6 +48,7 @@ void sim_free(struct sim *m)
 	free(m->scan_region);
 	free(m->numa_arrival);
 	free(m->cpu);
+	free(m->core_cache_kib);
 	free(m->lat);
 	ts_cpumask_free(m->allowed);
 	sim_groups_free(m->groups); /* before the sched, which owns the groups */
@@ -142,7 +143,8 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	m->nr_instances = ts_workload_instances(w, nr_nodes, cfg->load);
 	m->cpu = calloc((size_t)m->nr_cpus, sizeof(*m->cpu));
 	m->lat = calloc(1, sizeof(*m->lat));
-	if (!m->cpu || !m->lat || sim_cache_cpus(m))
+	m->core_cache_kib = calloc((size_t)m->topo->nr_cores, sizeof(*m->core_cache_kib));
+	if (!m->cpu || !m->lat || !m->core_cache_kib)
 		return ts_error_set(err, -ENOMEM, "sim: out of memory");
 	int per_instance = 0;
 	for (int ci = 0; ci < w->nr_classes; ci++)
