@@ -12,11 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "toposched/sim.h"
+
+#include "sim/engine.h"
 
 #include "sim_machine.h"
 #include "test_support.h"
@@ -94,9 +97,9 @@ static void test_eviction_on_one_cpu(void **state)
 	int one[1] = {2};
 	double rt1 = pipe_rt(&m, one, 1, 1), rt2 = pipe_rt(&m, one, 1, 2);
 	print_message("one CPU: 1 pair %.3f us, 2 pairs %.3f us per round trip\n", rt1, rt2);
-	/* two more runs of 153 KiB in between: 2 x 2 x (e^-153/512 - e^-459/512) x 153 KiB
-	 * x refill.llc ~ 2.7 us more per round trip */
-	assert_true(rt2 > rt1 + 2.0);
+	/* each of a round trip's two runs comes back after two more runs of 142 KiB:
+	 * 2 x (e^-142/512 - e^-426/512) x 142 KiB x refill.llc (57.12 ns/KiB) ~ 5.2 us more */
+	assert_true(rt2 > rt1 + 4.0);
 	struct ts_error err = {0};
 	assert_int_equal(ts_cost_model_set(&m.costs, "cache.run_kib=0", &err), 0);
 	double flat1 = pipe_rt(&m, one, 1, 1), flat2 = pipe_rt(&m, one, 1, 2);
@@ -124,10 +127,70 @@ static void test_smt_siblings_share_the_cache(void **state)
 		      sib, oth, sib_flat, oth_flat);
 	/* The sibling's share of the core slows every piece of work alike (the refetch
 	 * too), so it leaves the ratio as without a working set; the shared L2 raises it:
-	 * each run refetches ~127 KiB instead of ~69 from L3 (153 KiB x (1 - e^(-x/256)),
-	 * x = 459 or 153 KiB run in between). */
+	 * each run refetches ~115 KiB instead of ~61 from L3 (142 KiB x (1 - e^(-x/256)),
+	 * x = 426 or 142 KiB run in between). */
 	assert_true(sib / oth > 1.2 * (sib_flat / oth_flat));
 	machine_free(&m);
+}
+
+/* A cost term's value, which must exist. */
+static double cost(const struct ts_cost_model *c, const char *name)
+{
+	const struct ts_cost_term *t = ts_cost_model_term(c, name);
+	assert_non_null(t);
+	return t->value;
+}
+
+/* The refill a task pays as it is switched in (sim_refill_ns()), by hand from broadwell-2s's
+ * terms: back on its CPU the part of its working set the runs in between evicted from the
+ * core's L2; on the SMT sibling that and its footprint from the sibling's L1; on any other
+ * core all of its working set, whatever was evicted, at the tier's refill rate (the whole
+ * 142-KiB run working set, or a larger footprint). */
+static void test_refill_by_where_the_task_runs(void **state)
+{
+	(void)state;
+	struct machine mc;
+	machine_load(&mc, "broadwell-2s");
+	const struct ts_cost_model *c = &mc.costs;
+	struct sim *m = calloc(1, sizeof *m);
+	assert_non_null(m);
+	m->topo = mc.topo;
+	m->costs = c;
+	for (int r = 0; r < TS_REL_NR; r++)
+		m->refill[r] = ts_cost_refill_per_kib(c, (enum ts_cpu_relation)r, 0);
+	m->run_kib = cost(c, "cache.run_kib");
+	m->evict_refill_per_kib = m->refill[TS_REL_LLC];
+	double *caches = calloc((size_t)mc.topo->nr_cores, sizeof *caches);
+	assert_non_null(caches);
+	m->core_cache_kib = caches;
+	struct ts_task_class small = {.name = "small", .footprint_kib = 16};
+	struct ts_task_class big = {.name = "big", .footprint_kib = 256};
+	struct sim_task t = {.cls = &small, .last_cpu = -1};
+	assert_true(m->run_kib > 16 && m->run_kib < 256);
+	assert_near(sim_refill_ns(m, &t, 0), 0, 0); /* its first run */
+	/* it last ran on CPU 0 (core 0), and 300 KiB entered core 0's L2 since */
+	t.last_cpu = 0;
+	t.cache_mark = 100;
+	caches[mc.topo->cpu[0].core] = 400;
+	double evicted = m->run_kib * (1 - exp(-300.0 / cost(c, "cache.capacity_kib"))) *
+			 cost(c, "refill.llc");
+	assert_near(sim_refill_ns(m, &t, 0), evicted, 1e-9);
+	assert_near(sim_refill_ns(m, &t, 40), evicted + 16 * cost(c, "refill.smt"), 1e-9);
+	/* another core of the LLC, then of the other socket (SLIT 21): everything */
+	assert_near(sim_refill_ns(m, &t, 1), m->run_kib * cost(c, "refill.llc"), 1e-9);
+	assert_near(sim_refill_ns(m, &t, 20),
+		    m->run_kib * ts_cost_refill_between(c, mc.topo, 0, 20), 1e-9);
+	assert_true(sim_refill_ns(m, &t, 20) > sim_refill_ns(m, &t, 1));
+	/* nothing evicted: back on its CPU free, on another core the same */
+	caches[mc.topo->cpu[0].core] = 100;
+	assert_near(sim_refill_ns(m, &t, 0), 0, 1e-12);
+	assert_near(sim_refill_ns(m, &t, 1), m->run_kib * cost(c, "refill.llc"), 1e-9);
+	/* a program whose own footprint is larger refetches that */
+	t.cls = &big;
+	assert_near(sim_refill_ns(m, &t, 1), 256 * cost(c, "refill.llc"), 1e-9);
+	free(caches);
+	free(m);
+	machine_free(&mc);
 }
 
 /* A waker that enqueues on a busy CPU pays wake_enqueue: two pairs on CPUs 0 and 4 keep both
@@ -149,38 +212,67 @@ static void test_wake_enqueue_busy_target(void **state)
 	machine_free(&m);
 }
 
-/* Balancing costs the balancing CPU's task: two pairs kept busy on CPUs 0 and 4 go newly
- * idle whenever a task blocks on an empty run queue (about once a round trip). At 200 ns
- * per CPU examined a pass of the 4-CPU cluster domain costs 0.8 us, and the round trip
- * grows ~11 % (7.07 -> 7.87 us); free passes would add nothing. Dearer passes add less,
- * not more: newly-idle balancing stops once its cost exceeds avg_idle, which a wake-up
- * landing during a pass samples short (at 20 us per CPU almost no pass runs). */
-static double pipe_rt_balance_priced(struct machine *m, const int *cpus, const char *ns)
+/* Two pipe pairs on the CPUs pins[k % n], with every balance pass priced at `ns` per CPU
+ * examined (NULL: the preset's price), 200 ms after 2 ms. */
+static struct ts_sim_result pipe_balance_priced(struct machine *m, const int *pins, int n,
+						const char *ns)
 {
 	static const char *const tiers[] = {"same_cpu", "cluster", "llc"};
 	struct ts_error err = {0};
 	char term[64];
-	for (size_t i = 0; i < sizeof(tiers) / sizeof(tiers[0]); i++) {
+	for (size_t i = 0; ns && i < sizeof(tiers) / sizeof(tiers[0]); i++) {
 		snprintf(term, sizeof(term), "balance_per_cpu.%s=%s", tiers[i], ns);
 		assert_int_equal(ts_cost_model_set(&m->costs, term, &err), 0);
 	}
-	return pipe_rt_for(m, cpus, 2, 2, 200 * MS);
+	struct ts_sim_config cfg = sim_config(m, ts_workload_find("pipe"), 2);
+	cfg.pin_cpus = pins;
+	cfg.nr_pin_cpus = n;
+	cfg.warmup_ns = 2 * MS;
+	cfg.duration_ns = 200 * MS;
+	return sim_run_ok(&cfg);
 }
 
-static void test_balance_charged(void **state)
+/* A busy CPU's periodic balancing costs its task: each pair alone on its CPU (0 and 4) keeps
+ * it busy; should_we_balance() leaves most passes to the idle CPUs of the cluster, but the
+ * two cluster passes the busy CPUs make in the window cost 4 x 300 us each at 300 us per
+ * CPU examined: 2.4 ms of the 400 ms of the two CPUs, +0.6 % on the round trip. */
+static void test_periodic_balance_charged(void **state)
 {
 	(void)state;
 	struct machine m;
 	machine_load(&m, "kunpeng920");
-	int cpus[2] = {0, 4};
-	double base = pipe_rt_for(&m, cpus, 2, 2, 200 * MS);
-	double dear = pipe_rt_balance_priced(&m, cpus, "200");
-	double dearest = pipe_rt_balance_priced(&m, cpus, "20000");
-	print_message("0,4, 2 pairs: %.3f us; balance passes at 200 ns a CPU %.3f us, at 20 us "
-		      "%.3f us\n",
-		      base, dear, dearest);
-	assert_true(dear > base * 1.05);
-	assert_true(dearest < dear);
+	static const int pins[4] = {0, 0, 4, 4};
+	struct ts_sim_result base = pipe_balance_priced(&m, pins, 4, NULL),
+			     dear = pipe_balance_priced(&m, pins, 4, "300000");
+	print_message("0,0,4,4: %.3f us; with balance passes at 300 us a CPU %.3f us (%llu "
+		      "busy passes)\n",
+		      base.metric, dear.metric,
+		      (unsigned long long)dear.lb.lb_count[TS_CPU_NOT_IDLE]);
+	assert_true(dear.lb.lb_count[TS_CPU_NOT_IDLE] >= 1);
+	assert_true(dear.metric > base.metric * 1.004);
+	machine_free(&m);
+}
+
+/* Newly-idle balancing is timed and stops when dear: two pairs on CPUs 0, 4 and 8 (a0 and
+ * b1 share CPU 0, b0 has CPU 4, a1 CPU 8) go newly idle about once a hop, and CPU 0's two
+ * tasks keep the root domain overloaded, so passes run; the core times each one
+ * (update_newidle_cost()) and stops walking once the cost exceeds the CPU's avg_idle, so
+ * at 20 us per CPU examined almost none runs. (Whether a pass delays the pair depends on
+ * a wake-up landing during it: the walk is the idle CPU's kernel work.) */
+static void test_newidle_balance_cut_off(void **state)
+{
+	(void)state;
+	struct machine m;
+	machine_load(&m, "kunpeng920");
+	static const int pins[3] = {0, 4, 8};
+	struct ts_sim_result cheap = pipe_balance_priced(&m, pins, 3, "200"),
+			     dear = pipe_balance_priced(&m, pins, 3, "20000");
+	uint64_t passes = cheap.lb.lb_count[TS_CPU_NEWLY_IDLE],
+		 passes_dear = dear.lb.lb_count[TS_CPU_NEWLY_IDLE];
+	print_message("0,4,8: newly-idle passes at 200 ns a CPU %llu, at 20 us %llu\n",
+		      (unsigned long long)passes, (unsigned long long)passes_dear);
+	assert_true(passes > 10000);
+	assert_true(passes_dear * 100 < passes);
 	machine_free(&m);
 }
 
@@ -216,8 +308,10 @@ int main(void)
 		cmocka_unit_test(test_pinned_pair_one_cpu_kunpeng920_48),
 		cmocka_unit_test(test_eviction_on_one_cpu),
 		cmocka_unit_test(test_smt_siblings_share_the_cache),
+		cmocka_unit_test(test_refill_by_where_the_task_runs),
 		cmocka_unit_test(test_wake_enqueue_busy_target),
-		cmocka_unit_test(test_balance_charged),
+		cmocka_unit_test(test_periodic_balance_charged),
+		cmocka_unit_test(test_newidle_balance_cut_off),
 		cmocka_unit_test(test_pin_cpus_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,7 +64,7 @@
  * clients gives its published baseline, 7,408.94 MB/s (the cluster-scan patch v10 mail,
  * "sched/fair: Scan cluster before scanning LLC in wake-up path", Yicong Yang, Oct 2023),
  * and used unchanged on every preset. */
-#define CACHE_RUN_KIB 153.0
+#define CACHE_RUN_KIB 142.0
 /* Background activity, from the osnoise tracer's published traces (x86; no figure is
  * published for the presets' machines). The tick's interrupt on a busy CPU: irq_noise of
  * local_timer:236, 1845 and 2848 ns (Documentation/trace/osnoise-tracer.rst), their mean.

@@ -442,6 +442,7 @@ static inline double *sim_cache_kib(struct sim *m, int cpu)
 	return &m->core_cache_kib[m->topo->cpu[cpu].core];
 }
 void sim_set_curr(struct sim *m, int cpu, struct sim_task *next);
+double sim_refill_ns(const struct sim *m, const struct sim_task *t, int cpu);
 double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *waker, int flags);
 __attribute__((cold)) void sim_tg_settle(struct sim *m, int cpu);
 void sim_charge_cpu(struct sim *m, int cpu, double ns);

@@ -5,6 +5,28 @@
  * and, with task groups, for the core's accesses to group cache lines. */
 #include "engine.h"
 
+/* The refill a task pays as it is switched in on cpu (not after itself): on another core
+ * none of its working set is in that core's L2, so it refetches all of it (its run's,
+ * `cache.run_kib`, or its program's footprint where that is larger) from where it last ran;
+ * back on its core (this CPU or an SMT sibling, which shares the L2 but not the L1), the
+ * part the runs in between evicted, from the shared LLC, and after a sibling its
+ * footprint. */
+double sim_refill_ns(const struct sim *m, const struct sim_task *t, int cpu)
+{
+	if (t->last_cpu < 0)
+		return 0; /* its first run: what it brings in is its start's cost */
+	double ns = 0;
+	bool same_core = m->topo->cpu[t->last_cpu].core == m->topo->cpu[cpu].core;
+	if (t->last_cpu != cpu)
+		ns += sim_cost_of(m, m->refill, ts_cost_refill_between, t->last_cpu, cpu) *
+		      (same_core ? t->cls->footprint_kib : fmax(m->run_kib, t->cls->footprint_kib));
+	if (same_core)
+		ns += ts_cost_evicted_kib(m->costs, m->core_cache_kib[m->topo->cpu[cpu].core] -
+							    t->cache_mark) *
+		      m->evict_refill_per_kib;
+	return ns;
+}
+
 /* The core switched cpu from its current task to `next` (NULL = idle). */
 void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 {
@@ -40,18 +62,8 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 		sim_add_work(next, (double)m->ctx_switch_ns);
 		if (prev) /* the leaving task's part of the switch, before next runs */
 			sim_add_work(next, m->switch_out);
-		if (next->last_cpu >= 0 && next->last_cpu != cpu)
-			sim_add_work(next, sim_cost_of(m, m->refill, ts_cost_refill_between,
-						       next->last_cpu, cpu) *
-						   next->cls->footprint_kib);
 		double *cache = sim_cache_kib(m, cpu);
-		/* back on its core (this CPU or an SMT sibling): what the runs in between
-		 * evicted from the core's L2 */
-		if (next->last_cpu >= 0 &&
-		    m->topo->cpu[next->last_cpu].core == m->topo->cpu[cpu].core)
-			sim_add_work(next,
-				     ts_cost_evicted_kib(m->costs, *cache - next->cache_mark) *
-					     m->evict_refill_per_kib);
+		sim_add_work(next, sim_refill_ns(m, next, cpu));
 		*cache += m->run_kib; /* this run's working set enters */
 		next->cache_mark = *cache;
 		next->last_cpu = cpu;
