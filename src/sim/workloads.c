@@ -11,7 +11,7 @@
  * system and are used nowhere below.
  *
  * What the engine adds by itself (docs/model.md) and the RUN phases therefore leave out:
- * context switches, cache refill of footprint_kib after a migration, the cross-CPU transfer
+ * context switches, cache refill after a migration or an eviction, the cross-CPU transfer
  * of message payload (per KiB), wake-up signalling and idle-exit latency, idle-scan probes.
  * RUN phases model only the CPU work the benchmark's own code path does: syscall entry and
  * exit, protocol/pipe bookkeeping, user-space work.

@@ -175,7 +175,8 @@ struct ts_task_class {
 	const char *name;
 	int count; /* tasks of this class per instance */
 	int nice;
-	uint32_t footprint_kib; /* cache footprint, refetched when the task changes CPU */
+	uint32_t footprint_kib; /* its own cache footprint: refetched from an SMT sibling, and
+				   on another core if larger than cache.run_kib */
 	const struct ts_phase *phases;
 	int nr_phases;
 	int iterations;	     /* times the program runs; 0 = until the run's duration ends */
