@@ -497,7 +497,7 @@ void ts_enqueue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64
 	/* If we're the current task, we must renormalise before calling update_curr(). */
 	if (curr)
 		ts_place_entity(cfs, se, flags, f);
-	ts_update_curr(cfs, now, f);
+	update_curr(cfs, now, f);
 	/* kernel: update_load_avg(UPDATE_TG | DO_ATTACH), update_cfs_group() -- host/PELT */
 	if (!curr)
 		ts_place_entity(cfs, se, flags, f);
@@ -517,7 +517,7 @@ void ts_dequeue_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64
 		ts_cfs_dequeue_entity(cfs, se, now, flags);
 		return;
 	}
-	ts_update_curr(cfs, now, f);
+	update_curr(cfs, now, f);
 	/* kernel: update_load_avg(UPDATE_TG [| DO_DETACH]) -- host/PELT */
 	ts_clear_buddies(cfs, se);
 	ts_update_entity_lag(cfs, se);
@@ -546,7 +546,9 @@ void ts_dequeue_task(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t
 
 /* ---- pick ------------------------------------------------------------------------------- */
 
-struct ts_sched_entity *ts_pick_eevdf(struct ts_cfs_rq *cfs, struct ts_features f)
+/* Inlined into the two picks of every wake-up and schedule; ts_pick_eevdf() for the rest. */
+static inline __attribute__((always_inline)) struct ts_sched_entity *
+pick_eevdf(struct ts_cfs_rq *cfs, struct ts_features f)
 {
 	struct ts_rb_node *node = cfs->tasks_timeline.root;
 	struct ts_sched_entity *se = ts_pick_first_entity(cfs);
@@ -595,6 +597,11 @@ found:
 	return best;
 }
 
+struct ts_sched_entity *ts_pick_eevdf(struct ts_cfs_rq *cfs, struct ts_features f)
+{
+	return pick_eevdf(cfs, f);
+}
+
 struct ts_sched_entity *ts_pick_next_entity(struct ts_cfs_rq *cfs, struct ts_features f)
 {
 	if (__builtin_expect(cfs->pick == TS_FAIR_PICK_CFS, 0))
@@ -603,7 +610,7 @@ struct ts_sched_entity *ts_pick_next_entity(struct ts_cfs_rq *cfs, struct ts_fea
 	if (ts_features_has(f, TS_FEAT_NEXT_BUDDY) && cfs->next &&
 	    ts_entity_eligible(cfs, cfs->next))
 		return cfs->next;
-	return ts_pick_eevdf(cfs, f);
+	return pick_eevdf(cfs, f);
 }
 
 void ts_set_next_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, uint64_t now)
@@ -629,7 +636,7 @@ void ts_put_prev_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *prev, uin
 	/* If still on the runqueue then deactivate_task() was not called and update_curr()
 	 * has to be done. */
 	if (prev->on_rq) {
-		ts_update_curr(cfs, now, f);
+		update_curr(cfs, now, f);
 		/* Put 'current' back into the tree. */
 		__enqueue_entity(cfs, prev);
 		/* kernel: update_load_avg(cfs_rq, prev, 0) -- host/PELT */
@@ -670,7 +677,7 @@ bool ts_wakeup_preempt_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *pse
 
 	if (!se || se == pse)
 		return false;
-	ts_update_curr(cfs, now, f);
+	update_curr(cfs, now, f);
 	if (__builtin_expect(cfs->pick == TS_FAIR_PICK_CFS, 0)) {
 		if (ts_cfs_wakeup_preempt_entity(se, pse) != 1)
 			return false;
@@ -681,7 +688,7 @@ bool ts_wakeup_preempt_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *pse
 	 * out not to be the pick). */
 	if (do_preempt_short(cfs, pse, se, f))
 		cancel_protect_slice(se);
-	if (ts_pick_eevdf(cfs, f) == pse) {
+	if (pick_eevdf(cfs, f) == pse) {
 		cfs->resched = true;
 		return true;
 	}
@@ -728,7 +735,7 @@ void ts_reweight_entity(struct ts_cfs_rq *cfs, struct ts_sched_entity *se, unsig
 	}
 	if (se->on_rq) {
 		/* commit outstanding execution time */
-		ts_update_curr(cfs, now, f);
+		update_curr(cfs, now, f);
 		avruntime = ts_avg_vruntime(cfs);
 		if (!curr)
 			__dequeue_entity(cfs, se);

@@ -97,6 +97,19 @@ static inline bool update_curr_vruntime(struct ts_cfs_rq *cfs, uint64_t now,
 	return true;
 }
 
+/* update_curr() for callers that ignore its result. With no curr, or no time since curr
+ * was last charged (every call after the first at one clock reading: four of the six of a
+ * channel hop), both picks' update_curr() change nothing, so the call is skipped. */
+static inline __attribute__((always_inline)) void update_curr(struct ts_cfs_rq *cfs, uint64_t now,
+							      struct ts_features f)
+{
+	const struct ts_sched_entity *curr = cfs->curr;
+
+	if (!curr || vdiff(now, curr->exec_start) <= 0)
+		return;
+	ts_update_curr(cfs, now, f);
+}
+
 /* eevdf.c, for the CFS pick (cfs_*.c): the tree with the avg_vruntime sums
  * (__enqueue_entity / __dequeue_entity), the queue's load and count
  * (account_entity_enqueue / _dequeue), and the CFS bodies of the dispatching entry points. */

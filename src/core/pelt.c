@@ -9,6 +9,8 @@
  * only access that changes. */
 #include "toposched/pelt.h"
 
+#include "pelt_sum.h"
+
 /* runnable_avg_yN_inv[n] = floor(y^n * 2^32), y^32 = 1/2 (kernel/sched/sched-pelt.h). */
 static const uint32_t runnable_avg_yN_inv[TS_LOAD_AVG_PERIOD] = {
 	0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb,
@@ -60,68 +62,25 @@ uint32_t ts_pelt_divider(const struct ts_sched_avg *sa)
 	return TS_PELT_MIN_DIVIDER + sa->period_contrib;
 }
 
-/* accumulate_sum(): step 1 decays the sums by the periods crossed, step 2 adds the new
- * contribution (d1: rest of the old period, d2: whole periods, d3: start of the current). */
-static uint32_t accumulate_sum(uint64_t delta, struct ts_sched_avg *sa, unsigned long load,
-			       unsigned long runnable, int running)
+uint32_t ts_pelt_decay_periods(struct ts_sched_avg *sa, uint64_t periods, unsigned long load,
+			       uint32_t d3, uint32_t contrib)
 {
-	uint32_t contrib = (uint32_t)delta; /* p == 0 -> delta < 1024 */
-	uint64_t periods;
+	/* accumulate_sum() step 1: decay the sums by the periods crossed */
+	sa->load_sum = ts_decay_load(sa->load_sum, periods);
+	sa->runnable_sum = ts_decay_load(sa->runnable_sum, periods);
+	sa->util_sum = (uint32_t)ts_decay_load((uint64_t)sa->util_sum, periods);
 
-	delta += sa->period_contrib;
-	periods = delta / 1024;
-
-	if (periods) {
-		sa->load_sum = ts_decay_load(sa->load_sum, periods);
-		sa->runnable_sum = ts_decay_load(sa->runnable_sum, periods);
-		sa->util_sum = (uint32_t)ts_decay_load((uint64_t)sa->util_sum, periods);
-
-		delta %= 1024;
-		/* !load implies !runnable && !running (see ts_update_load_sum), so contrib
-		 * is unused then and the kernel skips computing it. */
-		if (load)
-			contrib = ts_accumulate_pelt_segments(periods, 1024 - sa->period_contrib,
-							      (uint32_t)delta);
-	}
-	sa->period_contrib = (uint32_t)delta;
-
+	/* !load implies !runnable && !running (see pelt_update_load_sum()), so contrib is
+	 * unused then and the kernel skips computing it. */
 	if (load)
-		sa->load_sum += load * contrib;
-	if (runnable)
-		sa->runnable_sum += runnable * contrib << TS_SCHED_CAPACITY_SHIFT;
-	if (running)
-		sa->util_sum += contrib << TS_SCHED_CAPACITY_SHIFT;
-
-	return (uint32_t)periods;
+		contrib = ts_accumulate_pelt_segments(periods, 1024 - sa->period_contrib, d3);
+	return contrib;
 }
 
 int ts_update_load_sum(uint64_t now, struct ts_sched_avg *sa, unsigned long load,
 		       unsigned long runnable, int running)
 {
-	uint64_t delta = now - sa->last_update_time;
-
-	/* Time going backwards: resynchronise, as ___update_load_sum() does. */
-	if ((int64_t)delta < 0) {
-		sa->last_update_time = now;
-		return 0;
-	}
-
-	/* 1024 ns units; the remainder stays for the next update. */
-	delta >>= 10;
-	if (!delta)
-		return 0;
-	sa->last_update_time += delta << 10;
-
-	/* running is a subset of runnable is a subset of load; a dequeued curr can still
-	 * claim running, so force the subset. */
-	if (!load) {
-		runnable = 0;
-		running = 0;
-	}
-
-	if (!accumulate_sum(delta, sa, load, runnable, running))
-		return 0;
-	return 1;
+	return pelt_update_load_sum(now, sa, load, runnable, running);
 }
 
 void ts_update_load_avg(struct ts_sched_avg *sa, unsigned long load)
@@ -147,21 +106,13 @@ int ts_update_load_avg_blocked_se(uint64_t now, struct ts_sched_avg *sa, unsigne
 int ts_update_load_avg_se(uint64_t now, struct ts_sched_avg *sa, unsigned long weight, int on_rq,
 			  unsigned long runnable, int running)
 {
-	if (ts_update_load_sum(now, sa, on_rq ? 1 : 0, runnable, running)) {
-		ts_update_load_avg(sa, weight);
-		return 1;
-	}
-	return 0;
+	return pelt_update_load_avg_se(now, sa, weight, on_rq, runnable, running);
 }
 
 int ts_update_load_avg_cfs_rq(uint64_t now, struct ts_sched_avg *sa, unsigned long load_weight,
 			      unsigned long h_nr_runnable, int running)
 {
-	if (ts_update_load_sum(now, sa, load_weight, h_nr_runnable, running)) {
-		ts_update_load_avg(sa, 1);
-		return 1;
-	}
-	return 0;
+	return pelt_update_load_avg_cfs_rq(now, sa, load_weight, h_nr_runnable, running);
 }
 
 /* add_positive() (fair.c): signed delta on an unsigned value, clamped at 0 on underflow. */

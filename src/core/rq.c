@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "eevdf_internal.h"
 #include "rq_pelt.h"
 
 /* update_avg(): avg += (sample - avg) / 8, the difference signed as in the kernel's s64. */
@@ -63,7 +64,7 @@ static inline __attribute__((always_inline)) void
 enqueue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
 	       struct ts_sched_entity *se, uint64_t now, int flags, int kind)
 {
-	ts_update_curr(cfs, now, s->features);
+	update_curr(cfs, now, s->features);
 	update_load_avg_se(s, cfs, se, now, UPDATE_TG | DO_ATTACH, kind);
 	if (kind != TASK_SE) {
 		se_update_runnable(se);
@@ -80,7 +81,7 @@ static inline __attribute__((always_inline)) void
 dequeue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
 	       struct ts_sched_entity *se, uint64_t now, int flags, bool migrating, int kind)
 {
-	ts_update_curr(cfs, now, s->features);
+	update_curr(cfs, now, s->features);
 	int action = UPDATE_TG;
 	if (migrating && kind == TASK_SE)
 		action |= DO_DETACH;
@@ -108,7 +109,7 @@ put_prev_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
 {
 	/* still on the runqueue: charge it; PELT while it still counts as running */
 	if (prev->on_rq) {
-		ts_update_curr(cfs, now, s->features);
+		update_curr(cfs, now, s->features);
 		update_load_avg(s, cfs, prev, now, 0);
 	}
 	ts_put_prev_entity(cfs, prev, now, s->features);
@@ -159,9 +160,10 @@ static void enqueue_group_levels(struct ts_sched *s, struct ts_rq *rq, struct ts
 	}
 }
 
-/* enqueue_task_fair(): p's entity, then (in a group) the levels above. */
-static void enqueue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now,
-			      int flags)
+/* enqueue_task_fair(): p's entity, then (in a group) the levels above. Inline: the call
+ * is a wake-up's largest (saved registers, spilled arguments). */
+static inline __attribute__((always_inline)) void
+enqueue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now, int flags)
 {
 	struct ts_sched_entity *se = &p->se;
 	struct ts_cfs_rq *cfs = se->cfs_rq;
@@ -222,9 +224,12 @@ static void dequeue_group_levels(struct ts_sched *s, struct ts_rq *rq, struct ts
 	}
 }
 
-/* dequeue_entities(): p's entity, then (in a group) the levels above. */
-static void dequeue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now,
-			      int flags, bool migrating)
+/* dequeue_entities(): p's entity, then (in a group) the levels above. Inline, as
+ * enqueue_task_fair(). */
+static inline __attribute__((always_inline)) void dequeue_task_fair(struct ts_sched *s,
+								    struct ts_rq *rq,
+								    struct ts_task *p, uint64_t now,
+								    int flags, bool migrating)
 {
 	struct ts_sched_entity *se = &p->se;
 	struct ts_cfs_rq *cfs = se->cfs_rq;
@@ -249,7 +254,7 @@ pick_task_fair(struct ts_sched *s, struct ts_rq *rq, uint64_t now)
 		return NULL;
 	do {
 		if (cfs->curr && cfs->curr->on_rq) {
-			ts_update_curr(cfs, now, s->features);
+			update_curr(cfs, now, s->features);
 			fold_resched(rq, cfs);
 		}
 		se = ts_pick_next_entity(cfs, s->features);
@@ -441,7 +446,10 @@ static void count_wakeup(struct ts_sched *s, struct ts_task *p, int waker_cpu, i
 {
 	struct ts_cpu_stats *st = &s->rq[waker_cpu].stats;
 	ts_stat_inc(&st->ttwu_count);
-	ts_stat_inc(&st->wakeups_by_relation[ts_cpu_relation(s, waker_cpu, cpu)]);
+	/* a local wake-up: ts_cpu_relation()'s answer, without the call */
+	enum ts_cpu_relation rel =
+		cpu == waker_cpu ? TS_REL_SAME_CPU : ts_cpu_relation(s, waker_cpu, cpu);
+	ts_stat_inc(&st->wakeups_by_relation[rel]);
 	p->nr_wakeups++;
 	if (wake_flags & TS_WF_SYNC)
 		p->nr_wakeups_sync++;
@@ -641,7 +649,7 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
 	/* prev is charged at its own level even when it just blocked; a queued prev is charged
 	 * by the pick walk or by its put. */
 	if (prev && !prev->se.on_rq) {
-		ts_update_curr(prev->se.cfs_rq, now, s->features);
+		update_curr(prev->se.cfs_rq, now, s->features);
 		fold_resched(rq, prev->se.cfs_rq);
 	}
 	struct ts_sched_entity *se = pick_task_fair(s, rq, now);
@@ -706,7 +714,7 @@ bool ts_sched_tick(struct ts_sched *s, int cpu)
 		/* task_tick_fair(): entity_tick() at every level of curr's path. */
 		for (struct ts_sched_entity *se = &rq->curr->se; se; se = se->parent) {
 			struct ts_cfs_rq *cfs = se->cfs_rq;
-			ts_update_curr(cfs, now, s->features);
+			update_curr(cfs, now, s->features);
 			update_load_avg(s, cfs, se, now, UPDATE_TG);
 			update_cfs_group(s, se, now);
 			if (cfs->pick == TS_FAIR_PICK_CFS && cfs->nr_queued > 1)
@@ -751,7 +759,7 @@ void ts_yield_task(struct ts_sched *s, int cpu)
 		return;
 	}
 	ts_clear_buddies(cfs, &p->se);
-	ts_update_curr(cfs, now, s->features);
+	update_curr(cfs, now, s->features);
 	fold_resched(rq, cfs);
 	/* yield_task_fair(): give up the rest of this request */
 	p->se.deadline += ts_calc_delta_fair(p->se.slice, &p->se);

@@ -6,6 +6,8 @@
 
 #include "toposched/sched.h"
 
+#include "pelt_sum.h"
+
 /* update_load_avg() flags (fair.c). */
 enum { UPDATE_TG = 0x1, SKIP_AGE_LOAD = 0x2, DO_ATTACH = 0x4, DO_DETACH = 0x8 };
 
@@ -90,8 +92,8 @@ static inline __attribute__((always_inline)) int update_cfs_rq_load_avg(struct t
 			decayed = 1;
 		}
 	}
-	decayed |= ts_update_load_avg_cfs_rq(now, &cfs->avg, cfs->load.weight, cfs->h_nr_runnable,
-					     cfs->curr != NULL);
+	decayed |= pelt_update_load_avg_cfs_rq(now, &cfs->avg, cfs->load.weight, cfs->h_nr_runnable,
+					       cfs->curr != NULL);
 	return decayed;
 }
 
@@ -147,9 +149,9 @@ update_load_avg_se(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_en
 		   uint64_t now, int flags, int kind)
 {
 	if (se->avg.last_update_time && !(flags & SKIP_AGE_LOAD))
-		ts_update_load_avg_se(now, &se->avg, se->load.weight, se->on_rq,
-				      kind == TASK_SE ? se->on_rq : se_runnable(se),
-				      cfs->curr == se);
+		pelt_update_load_avg_se(now, &se->avg, se->load.weight, se->on_rq,
+					kind == TASK_SE ? se->on_rq : se_runnable(se),
+					cfs->curr == se);
 	int decayed = update_cfs_rq_load_avg(cfs, now);
 	if (kind != TASK_SE)
 		decayed |= propagate_entity_load_avg(se);
