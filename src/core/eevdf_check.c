@@ -115,6 +115,10 @@ int ts_cfs_rq_check(const struct ts_cfs_rq *cfs, const char **why)
 		*why = "leftmost cache is wrong";
 		return -EINVAL;
 	}
+	if (acc.prev != cfs->tasks_timeline.rightmost) {
+		*why = "rightmost cache is wrong";
+		return -EINVAL;
+	}
 	if (acc.avg != cfs->avg_vruntime) {
 		*why = "avg_vruntime != sum of (v - min_vruntime) * w over the tree";
 		return -EINVAL;

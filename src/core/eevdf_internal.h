@@ -50,6 +50,12 @@ static inline int64_t entity_key(const struct ts_cfs_rq *cfs, const struct ts_sc
 	return vdiff(se->vruntime, cfs->min_vruntime);
 }
 
+/* node_se() of a node known to exist (the tree's own walks). */
+static inline struct ts_sched_entity *node_se_nn(const struct ts_rb_node *n)
+{
+	return (struct ts_sched_entity *)((char *)n - offsetof(struct ts_sched_entity, run_node));
+}
+
 static inline struct ts_sched_entity *node_se(const struct ts_rb_node *n)
 {
 	return n ? (struct ts_sched_entity *)((char *)n -

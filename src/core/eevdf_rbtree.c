@@ -4,29 +4,33 @@
  * entity stays leftmost. */
 #include "eevdf_internal.h"
 
-/* min_vruntime_update(): recompute n's aggregate from its own values and its children's;
- * true if it did not change (RB_DECLARE_CALLBACKS' early exit: nothing above can change
- * either). */
-static bool augment_recompute(struct ts_rb_node *n)
+/* min_vruntime_update(): recompute n's aggregate from its own values and its children's
+ * (right child first, as the kernel's); true if it did not change (RB_DECLARE_CALLBACKS'
+ * early exit: nothing above can change either). In registers, stored once, inlined: it
+ * runs ~7 times a spawn. */
+static inline __attribute__((always_inline)) bool augment_recompute(struct ts_rb_node *n)
 {
-	struct ts_sched_entity *se = node_se(n);
-	struct ts_rb_node *kids[2] = {n->right, n->left};
-	uint64_t old_min_vruntime = se->min_vruntime, old_min_slice = se->min_slice;
+	struct ts_sched_entity *se = node_se_nn(n);
+	uint64_t min_vruntime = se->vruntime, min_slice = se->slice;
 
-	se->min_vruntime = se->vruntime;
-	se->min_slice = se->slice;
-	for (int i = 0; i < 2; i++) {
-		struct ts_sched_entity *rse;
-
-		if (!kids[i])
-			continue;
-		rse = node_se(kids[i]);
-		if (vdiff(se->min_vruntime, rse->min_vruntime) > 0)
-			se->min_vruntime = rse->min_vruntime;
-		if (rse->min_slice < se->min_slice)
-			se->min_slice = rse->min_slice;
+	if (n->right) {
+		const struct ts_sched_entity *rse = node_se_nn(n->right);
+		if (vdiff(min_vruntime, rse->min_vruntime) > 0)
+			min_vruntime = rse->min_vruntime;
+		if (rse->min_slice < min_slice)
+			min_slice = rse->min_slice;
 	}
-	return se->min_vruntime == old_min_vruntime && se->min_slice == old_min_slice;
+	if (n->left) {
+		const struct ts_sched_entity *rse = node_se_nn(n->left);
+		if (vdiff(min_vruntime, rse->min_vruntime) > 0)
+			min_vruntime = rse->min_vruntime;
+		if (rse->min_slice < min_slice)
+			min_slice = rse->min_slice;
+	}
+	bool same = min_vruntime == se->min_vruntime && min_slice == se->min_slice;
+	se->min_vruntime = min_vruntime;
+	se->min_slice = min_slice;
+	return same;
 }
 
 /* The augmented callbacks' propagate(): from n up to (not including) stop, until a node's
@@ -58,8 +62,8 @@ static void change_child(struct ts_rb_root_cached *t, struct ts_rb_node *parent,
  * aggregate; old is recomputed. Ancestors keep their node sets. */
 static void rotate_augment(struct ts_rb_node *old, struct ts_rb_node *new)
 {
-	node_se(new)->min_vruntime = node_se(old)->min_vruntime;
-	node_se(new)->min_slice = node_se(old)->min_slice;
+	node_se_nn(new)->min_vruntime = node_se_nn(old)->min_vruntime;
+	node_se_nn(new)->min_slice = node_se_nn(old)->min_slice;
 	augment_recompute(old);
 }
 
@@ -99,15 +103,24 @@ static inline bool is_red(const struct ts_rb_node *n)
 void ts_rb_insert_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
 {
 	struct ts_rb_node *n = &se->run_node, *p = NULL, **link = &t->root;
-	bool leftmost = true;
+	bool leftmost = true, rightmost = true;
 
-	while (*link) {
-		p = *link;
-		if (tree_before(t, se, node_se(p))) {
-			link = &p->left;
-		} else {
-			link = &p->right;
-			leftmost = false;
+	if (t->rightmost && !tree_before(t, se, node_se_nn(t->rightmost))) {
+		/* Not before the last node, so not before any: the descent would go right at
+		 * every node and end in the last one's empty right slot. */
+		p = t->rightmost;
+		link = &p->right;
+		leftmost = false;
+	} else {
+		while (*link) {
+			p = *link;
+			if (tree_before(t, se, node_se_nn(p))) {
+				link = &p->left;
+				rightmost = false;
+			} else {
+				link = &p->right;
+				leftmost = false;
+			}
 		}
 	}
 	n->parent = p;
@@ -116,10 +129,12 @@ void ts_rb_insert_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se
 	*link = n;
 	if (leftmost)
 		t->leftmost = n;
+	if (rightmost)
+		t->rightmost = n;
 	/* __enqueue_entity(): a leaf's aggregate is its own; then rb_add_augmented_cached()'s
 	 * propagate(parent, NULL) */
-	node_se(n)->min_vruntime = se->vruntime;
-	node_se(n)->min_slice = se->slice;
+	node_se_nn(n)->min_vruntime = se->vruntime;
+	node_se_nn(n)->min_slice = se->slice;
 	propagate_until(p, NULL);
 
 	while ((p = n->parent) && p->red) {
@@ -180,6 +195,24 @@ static struct ts_rb_node *rb_next(const struct ts_rb_node *n)
 	return (struct ts_rb_node *)p;
 }
 
+static struct ts_rb_node *rb_last_of(struct ts_rb_node *n)
+{
+	while (n->right)
+		n = n->right;
+	return n;
+}
+
+static struct ts_rb_node *rb_prev(const struct ts_rb_node *n)
+{
+	const struct ts_rb_node *p;
+
+	if (n->left)
+		return rb_last_of(n->left);
+	while ((p = n->parent) && n == p->left)
+		n = p;
+	return (struct ts_rb_node *)p;
+}
+
 void ts_rb_erase_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
 {
 	struct ts_rb_node *z = &se->run_node, *x, *xp;
@@ -187,6 +220,8 @@ void ts_rb_erase_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
 
 	if (t->leftmost == z)
 		t->leftmost = rb_next(z);
+	if (t->rightmost == z)
+		t->rightmost = rb_prev(z);
 
 	if (!z->left || !z->right) {
 		x = z->left ? z->left : z->right;
@@ -220,8 +255,8 @@ void ts_rb_erase_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
 		/* __rb_erase_augmented(): the successor takes z's place and z's aggregate
 		 * (copy), the nodes below it that lost it are fixed (propagate(parent,
 		 * successor)), then from the successor up */
-		node_se(y)->min_vruntime = se->min_vruntime;
-		node_se(y)->min_slice = se->min_slice;
+		node_se_nn(y)->min_vruntime = se->min_vruntime;
+		node_se_nn(y)->min_slice = se->min_slice;
 		propagate_until(xp, y);
 		propagate_until(y, NULL);
 	}

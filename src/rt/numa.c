@@ -447,19 +447,24 @@ void rt_numa_task_release(struct rt_task *t)
 	/* A stop work of a swap may still name t as the partner: it finishes in a few
 	 * microseconds, or after its timeout. A worker reaping a detached task (task.c) may
 	 * be the one that stop work was posted to: it serves it meanwhile (t, dead, stays). */
-	struct rt_worker *w = rt_current() ? NULL : rt_this_worker();
-	while (atomic_load_explicit(&t->numa_pins, memory_order_acquire)) {
-		if (rt_current()) {
-			ts_yield();
-			continue;
+	if (atomic_load_explicit(&t->numa_pins, memory_order_acquire)) {
+		/* Rare: the thread-local look-ups only then (a task's release is on the spawn
+		 * path). */
+		struct rt_worker *w = rt_current() ? NULL : rt_this_worker();
+		while (atomic_load_explicit(&t->numa_pins, memory_order_acquire)) {
+			if (rt_current()) {
+				ts_yield();
+				continue;
+			}
+			if (w)
+				rt_stop_service(w, t, false);
+			sched_yield();
 		}
-		if (w)
-			rt_stop_service(w, t, false);
-		sched_yield();
 	}
 	if (t->ts.numa)
 		ts_numa_task_free(rt_g.s, &t->ts);
-	free(t->numa.region);
+	if (t->numa.region) /* mostly none: not even the call of free(NULL) */
+		free(t->numa.region);
 	memset(&t->numa, 0, sizeof(t->numa));
 }
 

@@ -334,6 +334,7 @@ struct rt {
 	int nr_workers;
 	struct rt_rq_lock *rq_lock; /* [topo->nr_cpus], 64-byte aligned */
 	size_t stack_size;
+	size_t stack_map_size; /* a default stack's mapping: tested at every spawn and release */
 	int idle_spin;
 	bool haltpoll; /* idle workers poll before they park (park.c): each has its own CPU */
 	bool preempt;  /* ts_rt_config.preempt */

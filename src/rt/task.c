@@ -104,7 +104,7 @@ static size_t map_size_for(size_t stack_size)
 /* Stacks of the default size go to the task caches. */
 static bool default_stack(size_t map_size)
 {
-	return map_size == map_size_for(rt_g.stack_size);
+	return map_size == rt_g.stack_map_size;
 }
 
 /* Unmaps t's stack, and with it t (and the TSan fiber kept with the stack). */
@@ -633,10 +633,13 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	t->arg = arg;
 	/* Not snprintf (the format machinery was 1.5 % of a spawn), nor strncpy (its padding
 	 * of the 32 bytes was another 1.2 %). */
-	const char *name = a->name ? a->name : "task";
-	size_t len = strnlen(name, sizeof(t->name) - 1);
-	memcpy(t->name, name, len);
-	t->name[len] = '\0';
+	if (!a->name) {
+		memcpy(t->name, "task", sizeof("task")); /* inline: no strnlen, no call */
+	} else {
+		size_t len = strnlen(a->name, sizeof(t->name) - 1);
+		memcpy(t->name, a->name, len);
+		t->name[len] = '\0';
+	}
 	rt_spin_lock_init(&t->pi_lock);
 	rt_spin_lock_init(&t->join_lock);
 	atomic_init(&t->wstate, RT_RUNNING);

@@ -478,6 +478,7 @@ static int start(const struct ts_rt_config *cfg)
 	const char *spec = cfg->topology ? cfg->topology : "host";
 	bool host = strcmp(spec, "host") == 0;
 	rt_g.stack_size = cfg->stack_size ? cfg->stack_size : 256 * 1024;
+	rt_g.stack_map_size = rt_stack_map_size(rt_g.stack_size, sizeof(struct rt_task));
 	rt_g.idle_spin = cfg->idle_spin == 0 ? 200 : cfg->idle_spin < 0 ? 0 : cfg->idle_spin;
 	rt_g.preempt = cfg->preempt;
 

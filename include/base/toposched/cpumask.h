@@ -68,9 +68,23 @@ uint64_t ts_cpumask_hash(const struct ts_cpumask *m);
 int ts_cpumask_next(const struct ts_cpumask *m, int cpu);
 int ts_cpumask_next_and(const struct ts_cpumask *a, const struct ts_cpumask *b, int cpu);
 int ts_cpumask_next_andnot(const struct ts_cpumask *a, const struct ts_cpumask *b, int cpu);
+/* ts_cpumask_next(), inline for a mask of one word (the walks of fork balancing over
+ * small groups called it twice per group). */
+static inline int ts_cpumask_next_inline(const struct ts_cpumask *m, int cpu)
+{
+	int start = cpu + 1;
+	if (m->nr_cpus > 64 || start < 0)
+		return ts_cpumask_next(m, cpu);
+	if (start >= m->nr_cpus)
+		return m->nr_cpus;
+	uint64_t w = m->bits[0] & (~UINT64_C(0) << start);
+	int r = w ? __builtin_ctzll(w) : m->nr_cpus;
+	return r < m->nr_cpus ? r : m->nr_cpus;
+}
+
 static inline int ts_cpumask_first(const struct ts_cpumask *m)
 {
-	return ts_cpumask_next(m, -1);
+	return ts_cpumask_next_inline(m, -1);
 }
 static inline int ts_cpumask_first_and(const struct ts_cpumask *a, const struct ts_cpumask *b)
 {
@@ -87,8 +101,8 @@ int ts_cpumask_first_wrap(const struct ts_cpumask *m, int start);
 int ts_cpumask_next_wrap(const struct ts_cpumask *m, int cpu, int start);
 
 #define ts_for_each_cpu(cpu, m)                                                                    \
-	for ((cpu) = ts_cpumask_next((m), -1); (cpu) < (m)->nr_cpus;                               \
-	     (cpu) = ts_cpumask_next((m), (cpu)))
+	for ((cpu) = ts_cpumask_next_inline((m), -1); (cpu) < (m)->nr_cpus;                        \
+	     (cpu) = ts_cpumask_next_inline((m), (cpu)))
 #define ts_for_each_cpu_and(cpu, a, b)                                                             \
 	for ((cpu) = ts_cpumask_next_and((a), (b), -1); (cpu) < (a)->nr_cpus;                      \
 	     (cpu) = ts_cpumask_next_and((a), (b), (cpu)))

@@ -105,10 +105,13 @@ struct ts_rb_node {
 };
 
 /* rb_root_cached: root plus the leftmost node. Ordered by deadline (EEVDF) or, for a queue
- * of the CFS pick, by vruntime (by_vruntime; set by ts_cfs_rq_set_pick()). */
+ * of the CFS pick, by vruntime (by_vruntime; set by ts_cfs_rq_set_pick()). toposched: the
+ * rightmost node too, so that an insert at the end (a forked task's deadline is mostly the
+ * latest) skips the descent to the same leaf slot. */
 struct ts_rb_root_cached {
 	struct ts_rb_node *root;
 	struct ts_rb_node *leftmost;
+	struct ts_rb_node *rightmost;
 	bool by_vruntime;
 };
 
