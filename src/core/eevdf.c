@@ -68,8 +68,7 @@ void ts_cfs_rq_set_pick(struct ts_cfs_rq *cfs, enum ts_fair_pick pick,
 void ts_sched_entity_init(struct ts_sched_entity *se)
 {
 	*se = (struct ts_sched_entity){0};
-	se->load.weight = TS_NICE_0_LOAD;
-	se->load.inv_weight = ts_sched_prio_to_wmult[20];
+	ts_sched_entity_init_zeroed(se);
 }
 
 static void update_inv_weight(struct ts_load_weight *lw)

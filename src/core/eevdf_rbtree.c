@@ -4,6 +4,19 @@
  * entity stays leftmost. */
 #include "eevdf_internal.h"
 
+/* One child's subtree into the aggregate being recomputed (none: nothing). */
+static inline __attribute__((always_inline)) void
+fold_child(const struct ts_rb_node *c, uint64_t *min_vruntime, uint64_t *min_slice)
+{
+	if (!c)
+		return;
+	const struct ts_sched_entity *cse = node_se_nn(c);
+	if (vdiff(*min_vruntime, cse->min_vruntime) > 0)
+		*min_vruntime = cse->min_vruntime;
+	if (cse->min_slice < *min_slice)
+		*min_slice = cse->min_slice;
+}
+
 /* min_vruntime_update(): recompute n's aggregate from its own values and its children's
  * (right child first, as the kernel's); true if it did not change (RB_DECLARE_CALLBACKS'
  * early exit: nothing above can change either). In registers, stored once, inlined: it
@@ -13,20 +26,8 @@ static inline __attribute__((always_inline)) bool augment_recompute(struct ts_rb
 	struct ts_sched_entity *se = node_se_nn(n);
 	uint64_t min_vruntime = se->vruntime, min_slice = se->slice;
 
-	if (n->right) {
-		const struct ts_sched_entity *rse = node_se_nn(n->right);
-		if (vdiff(min_vruntime, rse->min_vruntime) > 0)
-			min_vruntime = rse->min_vruntime;
-		if (rse->min_slice < min_slice)
-			min_slice = rse->min_slice;
-	}
-	if (n->left) {
-		const struct ts_sched_entity *rse = node_se_nn(n->left);
-		if (vdiff(min_vruntime, rse->min_vruntime) > 0)
-			min_vruntime = rse->min_vruntime;
-		if (rse->min_slice < min_slice)
-			min_slice = rse->min_slice;
-	}
+	fold_child(n->right, &min_vruntime, &min_slice);
+	fold_child(n->left, &min_vruntime, &min_slice);
 	bool same = min_vruntime == se->min_vruntime && min_slice == se->min_slice;
 	se->min_vruntime = min_vruntime;
 	se->min_slice = min_slice;
@@ -202,17 +203,6 @@ static struct ts_rb_node *rb_last_of(struct ts_rb_node *n)
 	return n;
 }
 
-static struct ts_rb_node *rb_prev(const struct ts_rb_node *n)
-{
-	const struct ts_rb_node *p;
-
-	if (n->left)
-		return rb_last_of(n->left);
-	while ((p = n->parent) && n == p->left)
-		n = p;
-	return (struct ts_rb_node *)p;
-}
-
 void ts_rb_erase_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
 {
 	struct ts_rb_node *z = &se->run_node, *x, *xp;
@@ -220,8 +210,10 @@ void ts_rb_erase_entity(struct ts_rb_root_cached *t, struct ts_sched_entity *se)
 
 	if (t->leftmost == z)
 		t->leftmost = rb_next(z);
+	/* the last node has no right child: its predecessor is the last of its left
+	 * subtree, or its parent (whose right child it is) */
 	if (t->rightmost == z)
-		t->rightmost = rb_prev(z);
+		t->rightmost = z->left ? rb_last_of(z->left) : z->parent;
 
 	if (!z->left || !z->right) {
 		x = z->left ? z->left : z->right;

@@ -176,10 +176,8 @@ int ts_task_init(struct ts_sched *s, struct ts_task *p, int nice, const struct t
 		 int cpu, struct ts_error *err)
 {
 	memset(p, 0, sizeof(*p));
-	/* ts_sched_entity_init() less its clearing, done just above (a second pass over
-	 * the entity's 232 bytes, 1 % of a spawn). */
-	p->se.load.weight = TS_NICE_0_LOAD;
-	p->se.load.inv_weight = ts_sched_prio_to_wmult[20];
+	/* the entity is cleared just above: not a second pass (1 % of a spawn) */
+	ts_sched_entity_init_zeroed(&p->se);
 	if (ts_set_load_weight(&p->se, nice))
 		return ts_error_set(err, -EINVAL, "task: nice %d is outside %d..%d", nice,
 				    TS_MIN_NICE, TS_MAX_NICE);

@@ -463,8 +463,7 @@ void rt_numa_task_release(struct rt_task *t)
 	}
 	if (t->ts.numa)
 		ts_numa_task_free(rt_g.s, &t->ts);
-	if (t->numa.region) /* mostly none: not even the call of free(NULL) */
-		free(t->numa.region);
+	free(t->numa.region);
 	memset(&t->numa, 0, sizeof(t->numa));
 }
 

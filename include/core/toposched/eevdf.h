@@ -205,6 +205,12 @@ void ts_cfs_rq_set_pick(struct ts_cfs_rq *cfs, enum ts_fair_pick pick,
 			const struct ts_cfs_params *params);
 /* A dequeued nice-0 task entity. */
 void ts_sched_entity_init(struct ts_sched_entity *se);
+/* ts_sched_entity_init() of an entity already zeroed: its nice-0 weight. */
+static inline void ts_sched_entity_init_zeroed(struct ts_sched_entity *se)
+{
+	se->load.weight = TS_NICE_0_LOAD;
+	se->load.inv_weight = ts_sched_prio_to_wmult[20];
+}
 
 /* set_load_weight() / reweight_task_fair(): weight/inv_weight from the tables, through
  * reweight_entity() on se->cfs_rq: a queued entity keeps its lag and relative deadline
