@@ -36,11 +36,17 @@ static inline __attribute__((always_inline)) bool augment_recompute(struct ts_rb
 
 /* The augmented callbacks' propagate(): from n up to (not including) stop, until a node's
  * aggregate does not change. */
-static void propagate_until(struct ts_rb_node *n, const struct ts_rb_node *stop)
+static void propagate_loop(struct ts_rb_node *n, const struct ts_rb_node *stop)
 {
 	for (; n != stop; n = n->parent)
 		if (augment_recompute(n))
 			break;
+}
+/* The empty walk (a root inserted or erased) without the call. */
+static inline void propagate_until(struct ts_rb_node *n, const struct ts_rb_node *stop)
+{
+	if (n != stop)
+		propagate_loop(n, stop);
 }
 
 void ts_rb_augment_propagate(struct ts_rb_node *n)

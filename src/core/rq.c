@@ -64,14 +64,14 @@ static inline __attribute__((always_inline)) void
 enqueue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
 	       struct ts_sched_entity *se, uint64_t now, int flags, int kind)
 {
-	update_curr(cfs, now, s->features);
+	update_curr_charge(cfs, now, s->features);
 	update_load_avg_se(s, cfs, se, now, UPDATE_TG | DO_ATTACH, kind);
 	if (kind != TASK_SE) {
 		se_update_runnable(se);
 		/* The group entity's new weight before it is placed. */
 		update_cfs_group(s, se, now);
 	}
-	ts_enqueue_entity(cfs, se, now, flags, s->features);
+	eevdf_enqueue_entity(cfs, se, now, flags, s->features);
 	if (cfs->nr_queued == 1 && cfs != &rq->cfs)
 		list_add_leaf_cfs_rq(cfs);
 	fold_resched(rq, cfs);
@@ -81,14 +81,14 @@ static inline __attribute__((always_inline)) void
 dequeue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
 	       struct ts_sched_entity *se, uint64_t now, int flags, bool migrating, int kind)
 {
-	update_curr(cfs, now, s->features);
+	update_curr_charge(cfs, now, s->features);
 	int action = UPDATE_TG;
 	if (migrating && kind == TASK_SE)
 		action |= DO_DETACH;
 	update_load_avg_se(s, cfs, se, now, action, kind);
 	if (kind != TASK_SE)
 		se_update_runnable(se);
-	ts_dequeue_entity(cfs, se, now, flags, s->features);
+	eevdf_dequeue_entity(cfs, se, now, flags, s->features);
 	if (kind != TASK_SE)
 		update_cfs_group(s, se, now);
 	fold_resched(rq, cfs);
@@ -100,7 +100,7 @@ set_next_entity(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_entit
 	/* PELT while the entity is not yet running (cfs->curr is not se). */
 	if (se->on_rq)
 		update_load_avg(s, cfs, se, now, UPDATE_TG);
-	ts_set_next_entity(cfs, se, now);
+	eevdf_set_next_entity(cfs, se, now);
 }
 
 static inline __attribute__((always_inline)) void
@@ -112,7 +112,7 @@ put_prev_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
 		update_curr(cfs, now, s->features);
 		update_load_avg(s, cfs, prev, now, 0);
 	}
-	ts_put_prev_entity(cfs, prev, now, s->features);
+	eevdf_put_prev_entity(cfs, prev, now, s->features);
 	fold_resched(rq, cfs);
 }
 
@@ -174,7 +174,8 @@ enqueue_task_fair(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint6
 		enqueue_group_levels(s, rq, se, now);
 	ts_list_add(&p->cfs_node, &rq->cfs_tasks);
 	add_nr_running(s, rq);
-	ts_numa_account_enqueue(s, p, rq->cpu); /* account_entity_enqueue() */
+	if (p->numa) /* account_entity_enqueue() */
+		ts_numa_account_enqueue(s, p, rq->cpu);
 	ts_task_set_state(p, TS_TASK_RUNNABLE);
 }
 
@@ -240,7 +241,8 @@ static inline __attribute__((always_inline)) void dequeue_task_fair(struct ts_sc
 		dequeue_group_levels(s, rq, se, now, flags, flags & TS_DEQUEUE_SLEEP);
 	ts_list_del(&p->cfs_node);
 	rq->nr_running--;
-	ts_numa_account_dequeue(s, p); /* account_entity_dequeue() */
+	if (p->numa) /* account_entity_dequeue() */
+		ts_numa_account_dequeue(s, p);
 }
 
 /* pick_task_fair(): top down from the root, pick_next_entity() per level with each level's
@@ -257,7 +259,7 @@ pick_task_fair(struct ts_sched *s, struct ts_rq *rq, uint64_t now)
 			update_curr(cfs, now, s->features);
 			fold_resched(rq, cfs);
 		}
-		se = ts_pick_next_entity(cfs, s->features);
+		se = eevdf_pick_next_entity(cfs, s->features);
 		if (!se)
 			return NULL;
 		cfs = se->my_q;
@@ -337,7 +339,7 @@ preempt_on(struct ts_sched *s, struct ts_rq *rq, struct ts_task *p, uint64_t now
 		if (!rq->cfs.resched && ts_features_has(s->features, TS_FEAT_WAKEUP_PREEMPTION)) {
 			ts_find_matching_se(&se, &pse);
 			struct ts_cfs_rq *cfs = se->cfs_rq;
-			resched = ts_wakeup_preempt_entity(cfs, pse, now, s->features);
+			resched = eevdf_wakeup_preempt_entity(cfs, pse, now, s->features);
 			if (resched)
 				rq->cfs.resched = true;
 			fold_resched(rq, cfs);
@@ -377,7 +379,9 @@ static void migrate_task_rq(struct ts_sched *s, struct ts_task *p, int new_cpu, 
 	ts_stat_inc(&s->rq[new_cpu].stats.migrations);
 }
 
-bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_flags)
+/* activate_task(), inline into try_to_wake_up(). */
+static inline __attribute__((always_inline)) bool activate_task(struct ts_sched *s, int cpu,
+								struct ts_task *p, int wake_flags)
 {
 	struct ts_rq *rq = &s->rq[cpu];
 	uint64_t now = rq_clock(s, rq);
@@ -420,6 +424,11 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
 	return resched;
 }
 
+bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_flags)
+{
+	return activate_task(s, cpu, p, wake_flags);
+}
+
 /* post_init_entity_util_avg(): a new task starts with half the spare capacity of the
  * queue it lands on (its group's cfs_rq), in proportion to its weight. */
 static void post_init_entity_util_avg(struct ts_sched *s, struct ts_task *p, int cpu)
@@ -441,8 +450,9 @@ static void post_init_entity_util_avg(struct ts_sched *s, struct ts_task *p, int
 	sa->runnable_avg = sa->util_avg;
 }
 
-static void count_wakeup(struct ts_sched *s, struct ts_task *p, int waker_cpu, int cpu,
-			 const struct ts_placement *pl, int wake_flags)
+static inline __attribute__((always_inline)) void
+count_wakeup(struct ts_sched *s, struct ts_task *p, int waker_cpu, int cpu,
+	     const struct ts_placement *pl, int wake_flags)
 {
 	struct ts_cpu_stats *st = &s->rq[waker_cpu].stats;
 	ts_stat_inc(&st->ttwu_count);
@@ -475,7 +485,8 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 {
 	wake_flags |= TS_WF_TTWU;
 	struct ts_placement pl = ts_select_task_rq(s, p, waker_cpu, waker, wake_flags);
-	pl.ttwu_queued = ts_ttwu_queue_cond(s, p, waker_cpu, pl.cpu); /* ttwu_queue_wakelist() */
+	/* ttwu_queue_wakelist(): ttwu_queue_cond() is false for the waker's own CPU */
+	pl.ttwu_queued = pl.cpu != waker_cpu && ts_ttwu_queue_cond(s, p, waker_cpu, pl.cpu);
 	struct ts_rq *rq = &s->rq[pl.cpu];
 	/* Until p is queued, other wakers must not take pl.cpu for idle; the waker's own CPU
 	 * runs the waker and never looks idle, so a local wake-up (not queued on a wake list)
@@ -499,7 +510,7 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 	}
 	if (mark)
 		atomic_fetch_sub_explicit(&rq->ro.ttwu_pending, 1, memory_order_relaxed);
-	ts_activate_task(s, pl.cpu, p, wake_flags);
+	activate_task(s, pl.cpu, p, wake_flags);
 	/* Under the target's lock: once it is dropped p may run, block and be woken again,
 	 * and its nr_wakeups* would be written by two wakers at once. */
 	count_wakeup(s, p, waker_cpu, pl.cpu, &pl, wake_flags);
@@ -758,11 +769,11 @@ void ts_yield_task(struct ts_sched *s, int cpu)
 		s->ops.resched_cpu(s->host, cpu);
 		return;
 	}
-	ts_clear_buddies(cfs, &p->se);
-	update_curr(cfs, now, s->features);
+	clear_buddies(cfs, &p->se);
+	update_curr_charge(cfs, now, s->features);
 	fold_resched(rq, cfs);
 	/* yield_task_fair(): give up the rest of this request */
-	p->se.deadline += ts_calc_delta_fair(p->se.slice, &p->se);
+	p->se.deadline += calc_delta_fair(p->se.slice, &p->se);
 	s->ops.resched_cpu(s->host, cpu);
 }
 

@@ -64,47 +64,61 @@ static void *slot(struct ts_chan *c, size_t i)
 	return c->buf + ring_index(c, i) * c->elem;
 }
 
+/* An element's copy: an int- or word-sized one (a pointer, an integer) in a move, without
+ * memcpy()'s call through the PLT. */
+static inline void elem_copy(const struct ts_chan *c, void *dst, const void *src)
+{
+	if (c->elem == sizeof(uint64_t))
+		memcpy(dst, src, sizeof(uint64_t));
+	else if (c->elem == sizeof(uint32_t))
+		memcpy(dst, src, sizeof(uint32_t));
+	else
+		memcpy(dst, src, c->elem);
+}
+
 /* With c->lock held. 1: done, 0: would block, <0: error. *wake gets a task to wake. */
-static int send_locked(struct ts_chan *c, const void *e, struct rt_task **wake)
+static inline __attribute__((always_inline)) int send_locked(struct ts_chan *c, const void *e,
+							     struct rt_task **wake)
 {
 	if (c->closed)
 		return rt_error(-EPIPE, "ts_chan_send: the channel is closed");
 	struct rt_waiter *r = rt_waitq_pop(&c->receivers);
 	if (r) { /* a receiver waits: the buffer is empty */
-		memcpy(r->buf, e, c->elem);
+		elem_copy(c, r->buf, e);
 		r->status = 0;
-		r->done = 1;
 		*wake = r->task;
+		rt_waiter_done(r);
 		return 1;
 	}
 	if (c->count < c->cap) {
-		memcpy(slot(c, c->count++), e, c->elem);
+		elem_copy(c, slot(c, c->count++), e);
 		return 1;
 	}
 	return 0;
 }
 
-static int recv_locked(struct ts_chan *c, void *e, struct rt_task **wake)
+static inline __attribute__((always_inline)) int recv_locked(struct ts_chan *c, void *e,
+							     struct rt_task **wake)
 {
 	if (c->count) {
-		memcpy(e, slot(c, 0), c->elem);
+		elem_copy(c, e, slot(c, 0));
 		c->head = ring_index(c, 1);
 		c->count--;
 		struct rt_waiter *s = rt_waitq_pop(&c->senders);
 		if (s) { /* the buffer was full: the first blocked sender's element moves in */
-			memcpy(slot(c, c->count++), s->buf, c->elem);
+			elem_copy(c, slot(c, c->count++), s->buf);
 			s->status = 0;
-			s->done = 1;
 			*wake = s->task;
+			rt_waiter_done(s);
 		}
 		return 1;
 	}
 	struct rt_waiter *s = rt_waitq_pop(&c->senders);
 	if (s) { /* rendezvous */
-		memcpy(e, s->buf, c->elem);
+		elem_copy(c, e, s->buf);
 		s->status = 0;
-		s->done = 1;
 		*wake = s->task;
+		rt_waiter_done(s);
 		return 1;
 	}
 	if (c->closed)
@@ -112,7 +126,9 @@ static int recv_locked(struct ts_chan *c, void *e, struct rt_task **wake)
 	return 0;
 }
 
-static int chan_op(struct ts_chan *c, void *e, bool send, bool block, int wake_flags)
+/* Inline: each entry point keeps only its own branches. */
+static inline __attribute__((always_inline)) int chan_op(struct ts_chan *c, void *e, bool send,
+							 bool block, int wake_flags)
 {
 	if (!c)
 		return rt_error(-EINVAL, "ts_chan: NULL channel");
@@ -132,9 +148,8 @@ static int chan_op(struct ts_chan *c, void *e, bool send, bool block, int wake_f
 	if (rc == 0) {
 		struct rt_waiter w = {.task = self, .buf = e};
 		rt_waitq_push(send ? &c->senders : &c->receivers, &w);
-		rt_wait_done(&c->lock, &w);
+		rt_wait_done_unlock(&c->lock, &w);
 		rc = w.status;
-		rt_spin_unlock(&c->lock);
 		return rc < 0 ? rt_error(rc, "ts_chan_%s: the channel was closed",
 					 send ? "send" : "recv")
 			      : 0;
@@ -186,13 +201,13 @@ int ts_chan_close(struct ts_chan *c)
 	struct rt_waiter *w;
 	while ((w = rt_waitq_pop(&c->senders))) {
 		w->status = -EPIPE;
-		w->done = 1;
 		rt_chain_add(&chain, w->task);
+		rt_waiter_done(w);
 	}
 	while ((w = rt_waitq_pop(&c->receivers))) {
 		w->status = -EPIPE;
-		w->done = 1;
 		rt_chain_add(&chain, w->task);
+		rt_waiter_done(w);
 	}
 	rt_spin_unlock(&c->lock);
 	rt_chain_wake(chain, 0);

@@ -22,13 +22,10 @@
 #include <time.h>
 
 #define RT_TSC_CALIBRATE_NS 5000000u /* 5 ms once per process: ~10 ppm */
-#define RT_TSC_SHIFT	    32
 
-static struct {
-	bool on;
-	uint64_t tsc0, ns0;
-	uint64_t mult; /* ns per cycle << RT_TSC_SHIFT */
-} tsc;
+#if defined(__x86_64__)
+struct rt_tsc rt_tsc;
+#endif
 static pthread_once_t tsc_once = PTHREAD_ONCE_INIT;
 
 uint64_t rt_monotonic_ns(void)
@@ -77,10 +74,10 @@ static void tsc_calibrate(void)
 	/* between 100 MHz and 10 GHz, or it is no usable TSC */
 	if (cycles < ns / 10 || cycles > ns * 10)
 		return;
-	tsc.mult = (uint64_t)(((unsigned __int128)ns << RT_TSC_SHIFT) / cycles);
-	tsc.tsc0 = c1;
-	tsc.ns0 = n1;
-	tsc.on = true;
+	rt_tsc.mult = (uint64_t)(((unsigned __int128)ns << RT_TSC_SHIFT) / cycles);
+	rt_tsc.tsc0 = c1;
+	rt_tsc.ns0 = n1;
+	rt_tsc.on = true;
 }
 
 void rt_clock_init(void)
@@ -88,19 +85,6 @@ void rt_clock_init(void)
 	pthread_once(&tsc_once, tsc_calibrate);
 }
 
-uint64_t rt_clock_ns(void)
-{
-	if (tsc.on) {
-		uint64_t d = rdtsc() - tsc.tsc0;
-		return tsc.ns0 + (uint64_t)(((unsigned __int128)d * tsc.mult) >> RT_TSC_SHIFT);
-	}
-	return rt_monotonic_ns();
-}
 #else
 void rt_clock_init(void) {}
-
-uint64_t rt_clock_ns(void)
-{
-	return rt_monotonic_ns();
-}
 #endif

@@ -52,8 +52,8 @@ static int wake_n(struct ts_cond *c, bool all)
 	rt_spin_lock(&c->lock);
 	struct rt_waiter *w;
 	while ((w = rt_waitq_pop(&c->waiters))) {
-		w->done = 1;
 		rt_chain_add(&chain, w->task);
+		rt_waiter_done(w);
 		if (!all)
 			break;
 	}

@@ -88,8 +88,8 @@ int ts_mutex_unlock(struct ts_mutex *m)
 	struct rt_task *wake = NULL;
 	m->owner = w ? (const void *)w->task : NULL;
 	if (w) {
-		w->done = 1;
 		wake = w->task;
+		rt_waiter_done(w);
 	}
 	rt_spin_unlock(&m->lock);
 	if (wake)

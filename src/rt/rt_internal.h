@@ -271,6 +271,11 @@ struct rt_timer_heap {
 	size_t n, cap;
 };
 
+/* rt_worker.round_clock. A wake-up (rt_do_ttwu()) is ARMED: its first clock() reading
+ * (record_wakee()) is kept (TAKEN), and serves the activation once the target's rq lock
+ * was taken without waiting (ON): try_to_wake_up() reads the clock once. */
+enum rt_round_clock { RT_CLOCK_OFF, RT_CLOCK_ON, RT_CLOCK_ARMED, RT_CLOCK_TAKEN };
+
 struct rt_worker {
 	alignas(64) atomic_int need_resched;
 	atomic_int parked;   /* futex word: 1 while parked (park.c) */
@@ -283,10 +288,10 @@ struct rt_worker {
 	 * thread's CPU time and the park count at the last tick. */
 	bool steal_on;
 	uint64_t steal_wall, steal_cpu, steal_parks;
-	/* The clock of a scheduling round (worker.c): while round_clock is set (rq locked,
-	 * this thread), the host's clock() returns round_now. */
+	/* The clock of a scheduling round or a wake-up (worker.c, enum rt_round_clock): while
+	 * it is RT_CLOCK_ON (rq locked, this thread), the host's clock() returns round_now. */
 	uint64_t round_now;
-	bool round_clock;
+	unsigned char round_clock;
 	/* The task a direct task-to-task switch left: its on_cpu is cleared by the task
 	 * switched to, once off its stack (rt_after_switch()). */
 	struct rt_task *switch_from;
@@ -385,8 +390,30 @@ static inline bool rt_is_running(void)
 /* clock.c: the runtime's clock (ns, monotonic; the TSC scaled where reliable), set up
  * by rt_clock_init() (once per process), and the system's CLOCK_MONOTONIC. */
 void rt_clock_init(void);
-uint64_t rt_clock_ns(void);
 uint64_t rt_monotonic_ns(void);
+#if defined(__x86_64__)
+#define RT_TSC_SHIFT 32
+extern struct rt_tsc {
+	bool on;
+	uint64_t tsc0, ns0;
+	uint64_t mult; /* ns per cycle << RT_TSC_SHIFT */
+} rt_tsc;
+/* Inline: a channel hop reads it twice, a yield once. */
+static inline uint64_t rt_clock_ns(void)
+{
+	if (__builtin_expect(rt_tsc.on, 1)) {
+		uint64_t d = __builtin_ia32_rdtsc() - rt_tsc.tsc0;
+		return rt_tsc.ns0 +
+		       (uint64_t)(((unsigned __int128)d * rt_tsc.mult) >> RT_TSC_SHIFT);
+	}
+	return rt_monotonic_ns();
+}
+#else
+static inline uint64_t rt_clock_ns(void)
+{
+	return rt_monotonic_ns();
+}
+#endif
 
 /* steal.c: the wall time a worker's thread did not run while it had a task running,
  * passed to the core as steal time at ticks (only the worker's own thread calls these;
@@ -397,7 +424,10 @@ uint64_t rt_steal_tick(struct rt_worker *w, uint64_t now);
 void rt_worker_kick(struct rt_worker *w);		       /* need_resched + unpark (park.c) */
 void rt_worker_park(struct rt_worker *w, uint64_t timeout_ns); /* 0 = no timeout */
 void rt_inbox_push(struct rt_worker *w, struct rt_task *t, int kind);
-void rt_stat_bump(ts_counter *c);
+static inline void rt_stat_bump(ts_counter *c)
+{
+	ts_stat_inc(c);
+}
 
 /* ---- wake-ups and waiting (wake.c) ---- */
 
@@ -405,9 +435,9 @@ void rt_stat_bump(ts_counter *c);
  * the waker is that task on its worker's CPU; from a worker's loop the waker is no task;
  * from a plain thread the wake-up is handed to a worker's inbox. */
 bool rt_wake(struct rt_task *t, int wake_flags);
-/* The core's wake-up of a task this caller has claimed, on behalf of cpu. */
-/* try_to_wake_up() of t from this thread's worker, on CPU cpu (its own). */
-void rt_do_ttwu(struct rt_task *t, int cpu, struct rt_task *waker, int wake_flags);
+/* The core's wake-up of a task this caller has claimed: try_to_wake_up() of t from this
+ * thread's worker w, on its CPU, with no rq lock held. */
+void rt_do_ttwu(struct rt_task *t, struct rt_worker *w, struct rt_task *waker, int wake_flags);
 /* Wake-ups whose activation the kernel would have queued on the target's wakelist, summed
  * over the workers (relaxed; ts_rt_stats has no field for it yet). */
 /* Announces that the current task is about to block (call with the wait queue's lock
@@ -430,21 +460,48 @@ void rt_claim_cpu(struct rt_task *t);
 struct rt_waiter {
 	struct rt_waiter *next;
 	struct rt_task *task;
-	int done;   /* set by the waker under the owner's lock */
+	/* Set by the waker under the owner's lock (rt_waiter_done()), after everything
+	 * else it tells the waiter, and before it wakes it. */
+	atomic_int done;
 	int status; /* result for the waiter */
 	void *buf;  /* channel element */
 };
 struct rt_waitq {
 	struct rt_waiter *head, *tail;
 };
-void rt_waitq_push(struct rt_waitq *q, struct rt_waiter *w);
-struct rt_waiter *rt_waitq_pop(struct rt_waitq *q);
+static inline void rt_waitq_push(struct rt_waitq *q, struct rt_waiter *w)
+{
+	w->next = NULL;
+	if (q->tail)
+		q->tail->next = w;
+	else
+		q->head = w;
+	q->tail = w;
+}
+static inline struct rt_waiter *rt_waitq_pop(struct rt_waitq *q)
+{
+	struct rt_waiter *w = q->head;
+	if (w) {
+		q->head = w->next;
+		if (!q->head)
+			q->tail = NULL;
+		w->next = NULL;
+	}
+	return w;
+}
+/* The waker's last touch of w: the waiter may return (and its frame go) once it sees it. */
+static inline void rt_waiter_done(struct rt_waiter *w)
+{
+	atomic_store_explicit(&w->done, 1, memory_order_release);
+}
 static inline bool rt_waitq_empty(const struct rt_waitq *q)
 {
 	return !q->head;
 }
 /* Blocks the current task until w->done, with *lock held on entry and on return. */
 void rt_wait_done(rt_spinlock_t *lock, struct rt_waiter *w);
+/* The same, with *lock held on entry and dropped on return. */
+void rt_wait_done_unlock(rt_spinlock_t *lock, struct rt_waiter *w);
 /* Wake chain: collect under the lock, wake after unlocking. */
 static inline void rt_chain_add(struct rt_task **chain, struct rt_task *t)
 {

@@ -38,8 +38,8 @@ int ts_wg_add(struct ts_waitgroup *wg, int delta)
 	if (wg->count == 0) {
 		struct rt_waiter *w;
 		while ((w = rt_waitq_pop(&wg->waiters))) {
-			w->done = 1;
 			rt_chain_add(&chain, w->task);
+			rt_waiter_done(w);
 		}
 	}
 	rt_spin_unlock(&wg->lock);

@@ -21,7 +21,9 @@
  * and the reading is newer than anything this rq saw before it was locked. The cache
  * stops at the first unlock of this rq (host_unlock), so newly-idle balancing, which
  * drops the lock and measures its own cost with clock(), sees real time from there on;
- * wake-ups, the inbox and every call from a task read the real clock. Expired sleeps
+ * every call from a task reads the real clock, and a wake-up reads it once: its first
+ * reading (select_task_rq()'s record_wakee(), jiffies in the kernel) serves the
+ * activation's rq clock when the target's lock was free (else it reads again). Expired sleeps
  * are fired against the round's reading unless the round did slow work after it: that
  * can only fire a sleeper later (by the length of one round), never early, and
  * ts_sleep_ns() re-checks the real clock anyway.
@@ -88,30 +90,38 @@ __attribute__((noinline)) void rt_set_this_worker(struct rt_worker *w)
 	tls_worker = w;
 }
 
-void rt_stat_bump(ts_counter *c)
-{
-	ts_stat_inc(c);
-}
-
 /* ---- host interface ---- */
-
-static uint64_t host_clock(void *h)
-{
-	(void)h;
-	struct rt_worker *w = tls_worker;
-	if (w && w->round_clock)
-		return w->round_now;
-	return rt_clock_ns();
-}
 
 /* Starts a round's clock on w (its rq locked by this thread); returns the reading. */
 static inline uint64_t round_clock_start(struct rt_worker *w)
 {
 	uint64_t now = rt_clock_ns();
 	w->round_now = now;
-	w->round_clock = true;
+	w->round_clock = RT_CLOCK_ON;
 	return now;
 }
+
+/* A wake-up before its rq lock: a real reading, the latest kept. */
+static __attribute__((noinline)) uint64_t wake_clock_take(struct rt_worker *w)
+{
+	w->round_now = rt_clock_ns();
+	w->round_clock = RT_CLOCK_TAKEN;
+	return w->round_now;
+}
+
+static uint64_t host_clock(void *h)
+{
+	(void)h;
+	struct rt_worker *w = tls_worker;
+	if (w) {
+		if (w->round_clock == RT_CLOCK_ON)
+			return w->round_now;
+		if (w->round_clock != RT_CLOCK_OFF)
+			return wake_clock_take(w);
+	}
+	return rt_clock_ns();
+}
+
 static void host_resched(void *h, int cpu)
 {
 	(void)h;
@@ -141,12 +151,28 @@ static inline bool held_in_set(int cpu)
 	}
 	return true;
 }
+/* A round's lock of its own rq (no wake-up's clock to hand on). */
+static inline void round_lock(int cpu)
+{
+	if (!held_in_set(cpu))
+		rt_spin_lock(rt_rq_lock_of(cpu));
+}
 static void host_lock(void *h, int cpu)
 {
 	(void)h;
 	if (held_in_set(cpu))
 		return;
-	rt_spin_lock(rt_rq_lock_of(cpu));
+	rt_spinlock_t *l = rt_rq_lock_of(cpu);
+	bool waited = false;
+	if (__builtin_expect(atomic_exchange_explicit(&l->locked, 1, memory_order_acquire), 0)) {
+		rt_spin_lock_slow(l);
+		waited = true;
+	}
+	/* A wake-up's reading serves its activation, as update_rq_clock() would, unless it
+	 * is older than a wait for the lock: then the activation reads again. */
+	struct rt_worker *w = tls_worker;
+	if (w && __builtin_expect(w->round_clock == RT_CLOCK_TAKEN, 0))
+		w->round_clock = waited ? RT_CLOCK_OFF : RT_CLOCK_ON;
 }
 static void host_unlock(void *h, int cpu)
 {
@@ -155,13 +181,16 @@ static void host_unlock(void *h, int cpu)
 		return;
 	struct rt_worker *w = tls_worker;
 	if (w && w->cpu == cpu)
-		w->round_clock = false; /* the round's reading is only good while locked */
+		w->round_clock = RT_CLOCK_OFF; /* the round's reading is only good while locked */
 	rt_spin_unlock(rt_rq_lock_of(cpu));
 }
 static uint64_t host_scan_time(void *h, int cpu, int nr_scanned, uint64_t t0)
 {
 	(void)h, (void)cpu, (void)nr_scanned;
 	uint64_t now = rt_clock_ns();
+	struct rt_worker *w = tls_worker;
+	if (w && w->round_clock == RT_CLOCK_TAKEN)
+		w->round_now = now; /* a wake-up's latest reading */
 	return now > t0 ? now - t0 : 0;
 }
 
@@ -229,7 +258,7 @@ static bool inbox_drain(struct rt_worker *w)
 			rt_trace_new(t, NULL, &pl);
 			rt_stat_bump(&w->spawned);
 		} else {
-			rt_do_ttwu(t, w->cpu, NULL, 0);
+			rt_do_ttwu(t, w, NULL, 0);
 			rt_stat_bump(&w->wakeups);
 		}
 		t = next;
@@ -239,7 +268,8 @@ static bool inbox_drain(struct rt_worker *w)
 
 /* ---- the scheduler loop ---- */
 
-void rt_spin_lock_slow(rt_spinlock_t *l)
+/* noinline: inlined, its loop costs each uncontended lock saved registers */
+__attribute__((noinline)) void rt_spin_lock_slow(rt_spinlock_t *l)
 {
 	unsigned spins = 0;
 	do {
@@ -252,10 +282,10 @@ void rt_spin_lock_slow(rt_spinlock_t *l)
 	} while (atomic_exchange_explicit(&l->locked, 1, memory_order_acquire));
 }
 
-void rt_claim_cpu(struct rt_task *t)
+static __attribute__((noinline)) void claim_cpu_wait(struct rt_task *t)
 {
 	unsigned spins = 0;
-	while (atomic_exchange_explicit(&t->on_cpu, 1, memory_order_acquire)) {
+	do {
 		/* Only the few instructions of a direct switch on another worker, unless
 		 * that worker's thread was preempted right there. */
 		while (atomic_load_explicit(&t->on_cpu, memory_order_relaxed)) {
@@ -264,7 +294,14 @@ void rt_claim_cpu(struct rt_task *t)
 			else
 				cpu_relax();
 		}
-	}
+	} while (atomic_exchange_explicit(&t->on_cpu, 1, memory_order_acquire));
+}
+
+void rt_claim_cpu(struct rt_task *t)
+{
+	/* the wait out of line: inlined, its loop cost each switch saved registers */
+	if (__builtin_expect(atomic_exchange_explicit(&t->on_cpu, 1, memory_order_acquire), 0))
+		claim_cpu_wait(t);
 }
 
 void rt_after_switch(void)
@@ -320,7 +357,7 @@ static void *worker_main(void *arg)
 			reason = -1;
 		}
 
-		host_lock(NULL, cpu);
+		round_lock(cpu);
 		uint64_t now = round_clock_start(w);
 		if (now - w->last_tick >= s->tick_nsec) {
 			w->last_tick = now;
@@ -375,7 +412,7 @@ static void *worker_main(void *arg)
 			atomic_store_explicit(&held->on_cpu, 0, memory_order_release);
 
 		if (deferred) {
-			rt_do_ttwu(deferred, cpu, NULL, 0);
+			rt_do_ttwu(deferred, w, NULL, 0);
 			rt_stat_bump(&w->wakeups);
 		}
 		if (reason == RT_SW_EXIT)
@@ -725,12 +762,12 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 /* The start of a direct round (a yield or a block without the loop): false when the loop
  * has work of its own (stop work, the inbox, the tick, an expired sleep); else true, with
  * w's rq locked and the round's clock started. */
-static bool direct_round_begin(struct rt_worker *w)
+static inline __attribute__((always_inline)) bool direct_round_begin(struct rt_worker *w)
 {
 	struct ts_sched *s = rt_g.s;
 	if (!inbox_empty(w) || atomic_load_explicit(&w->stop_n, memory_order_relaxed))
 		return false;
-	host_lock(NULL, w->cpu);
+	round_lock(w->cpu);
 	uint64_t now = round_clock_start(w);
 	if (now - w->last_tick >= s->tick_nsec || (w->timers.n && w->timers.v[0]->wake_at <= now)) {
 		host_unlock(NULL, w->cpu);
@@ -822,7 +859,7 @@ void rt_block_direct(struct rt_task *t)
 	}
 	host_unlock(NULL, cpu);
 	if (deferred) {
-		rt_do_ttwu(t, cpu, NULL, 0);
+		rt_do_ttwu(t, w, NULL, 0);
 		rt_stat_bump(&w->wakeups);
 	}
 	if (n == &t->ts)
