@@ -286,9 +286,11 @@ static void set_next_task_fair(struct ts_sched *s, struct ts_task *next, uint64_
  * their common ancestor. When prev is picked again the kernel does nothing; here every
  * level of its path is put and set again, renewing its slice protection at each level
  * (what the flat core always did at its one level), so that a task alone in its groups is
- * scheduled exactly like a root task of the same weight. */
-static void put_prev_set_next(struct ts_sched *s, struct ts_rq *rq, struct ts_task *prev,
-			      struct ts_task *next, uint64_t now)
+ * scheduled exactly like a root task of the same weight. Inline into both picks (a call
+ * was ~20 instructions a switch). */
+static inline __attribute__((always_inline)) void
+put_prev_set_next(struct ts_sched *s, struct ts_rq *rq, struct ts_task *prev, struct ts_task *next,
+		  uint64_t now)
 {
 	struct ts_sched_entity *se = &next->se, *pse = &prev->se;
 	/* CFS: prev keeps running as the kernel's does, its slice (prev_sum_exec_runtime)
@@ -480,22 +482,23 @@ count_wakeup(struct ts_sched *s, struct ts_task *p, int waker_cpu, int cpu,
 	(void)pl;
 }
 
-struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int waker_cpu,
-				      struct ts_task *waker, int wake_flags)
+void ts_try_to_wake_up_to(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
+			  int waker_cpu, struct ts_task *waker, int wake_flags)
 {
 	wake_flags |= TS_WF_TTWU;
-	struct ts_placement pl = ts_select_task_rq(s, p, waker_cpu, waker, wake_flags);
+	ts_select_task_rq_to(pl, s, p, waker_cpu, waker, wake_flags);
+	int cpu = pl->cpu; /* a local: pl escapes into the host's calls */
 	/* ttwu_queue_wakelist(): ttwu_queue_cond() is false for the waker's own CPU */
-	pl.ttwu_queued = pl.cpu != waker_cpu && ts_ttwu_queue_cond(s, p, waker_cpu, pl.cpu);
-	struct ts_rq *rq = &s->rq[pl.cpu];
-	/* Until p is queued, other wakers must not take pl.cpu for idle; the waker's own CPU
+	pl->ttwu_queued = cpu != waker_cpu && ts_ttwu_queue_cond(s, p, waker_cpu, cpu);
+	struct ts_rq *rq = &s->rq[cpu];
+	/* Until p is queued, other wakers must not take cpu for idle; the waker's own CPU
 	 * runs the waker and never looks idle, so a local wake-up (not queued on a wake list)
 	 * skips the two locked instructions. */
-	bool mark = !waker || pl.cpu != waker_cpu || pl.ttwu_queued;
+	bool mark = !waker || cpu != waker_cpu || pl->ttwu_queued;
 	if (mark)
 		atomic_fetch_add_explicit(&rq->ro.ttwu_pending, 1, memory_order_relaxed);
-	s->ops.rq_lock(s->host, pl.cpu);
-	if (pl.ttwu_queued && s->ops.wakelist_ipi) {
+	s->ops.rq_lock(s->host, cpu);
+	if (pl->ttwu_queued && s->ops.wakelist_ipi) {
 		/* __ttwu_queue_wakelist(): p joins the target's wake list, off its run queue
 		 * (ttwu_pending keeps the CPU from looking idle), until the target takes the
 		 * IPI: no balancer can see it, nothing counts it in nr_running or load. */
@@ -503,18 +506,25 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 		p->wake_next = NULL;
 		*rq->wake_tail = p;
 		rq->wake_tail = &p->wake_next;
-		count_wakeup(s, p, waker_cpu, pl.cpu, &pl, wake_flags);
-		s->ops.rq_unlock(s->host, pl.cpu);
-		s->ops.wakelist_ipi(s->host, pl.cpu);
-		return pl;
+		count_wakeup(s, p, waker_cpu, cpu, pl, wake_flags);
+		s->ops.rq_unlock(s->host, cpu);
+		s->ops.wakelist_ipi(s->host, cpu);
+		return;
 	}
 	if (mark)
 		atomic_fetch_sub_explicit(&rq->ro.ttwu_pending, 1, memory_order_relaxed);
-	activate_task(s, pl.cpu, p, wake_flags);
+	activate_task(s, cpu, p, wake_flags);
 	/* Under the target's lock: once it is dropped p may run, block and be woken again,
 	 * and its nr_wakeups* would be written by two wakers at once. */
-	count_wakeup(s, p, waker_cpu, pl.cpu, &pl, wake_flags);
-	s->ops.rq_unlock(s->host, pl.cpu);
+	count_wakeup(s, p, waker_cpu, cpu, pl, wake_flags);
+	s->ops.rq_unlock(s->host, cpu);
+}
+
+struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int waker_cpu,
+				      struct ts_task *waker, int wake_flags)
+{
+	struct ts_placement pl;
+	ts_try_to_wake_up_to(&pl, s, p, waker_cpu, waker, wake_flags);
 	return pl;
 }
 
@@ -569,16 +579,16 @@ static bool wake_up_new_task_at(struct ts_sched *s, struct ts_task *p, int cpu, 
 	return resched;
 }
 
-/* wake_up_new_task() up to the choice of the CPU. */
-static struct ts_placement new_task_select(struct ts_sched *s, struct ts_task *p, int parent_cpu,
-					   struct ts_task *parent)
+/* wake_up_new_task() up to the choice of the CPU, into *pl. */
+static void new_task_select(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
+			    int parent_cpu, struct ts_task *parent)
 {
 	/* The child sits on the forking CPU (sched_cgroup_fork()), which wake_up_new_task()
 	 * remembers as its recent_used_cpu before fork balancing moves it. */
 	p->recent_used_cpu = parent_cpu;
 	if (s->fair_pick == TS_FAIR_PICK_CFS)
 		cfs_task_fork(s, p, parent_cpu, false);
-	return ts_select_task_rq(s, p, parent_cpu, parent, TS_WF_FORK);
+	ts_select_task_rq_to(pl, s, p, parent_cpu, parent, TS_WF_FORK);
 }
 
 /* CFS: task_fork_fair() ran on the forking CPU, which p->recent_used_cpu still names
@@ -591,7 +601,8 @@ static int new_task_fork_cpu(struct ts_sched *s, const struct ts_task *p)
 struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, int parent_cpu,
 					struct ts_task *parent)
 {
-	struct ts_placement pl = new_task_select(s, p, parent_cpu, parent);
+	struct ts_placement pl;
+	new_task_select(&pl, s, p, parent_cpu, parent);
 	wake_up_new_task_at(s, p, pl.cpu, new_task_fork_cpu(s, p));
 	return pl;
 }
@@ -599,7 +610,8 @@ struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, i
 struct ts_placement ts_wake_up_new_task_or_queue(struct ts_sched *s, struct ts_task *p,
 						 int parent_cpu, struct ts_task *parent)
 {
-	struct ts_placement pl = new_task_select(s, p, parent_cpu, parent);
+	struct ts_placement pl;
+	new_task_select(&pl, s, p, parent_cpu, parent);
 	if (pl.cpu != parent_cpu && ts_ttwu_queue_cond(s, p, parent_cpu, pl.cpu)) {
 		atomic_fetch_add_explicit(&s->rq[pl.cpu].ro.ttwu_pending, 1, memory_order_relaxed);
 		pl.ttwu_queued = true;
@@ -621,16 +633,24 @@ bool ts_wake_up_new_task_on(struct ts_sched *s, struct ts_task *p, int cpu)
 	return wake_up_new_task_at(s, p, cpu, -1);
 }
 
+/* The current task p (runnable) leaves the queue: it sleeps or exits. */
+static inline __attribute__((always_inline)) void deactivate_curr(struct ts_sched *s,
+								  struct ts_rq *rq,
+								  struct ts_task *p, uint64_t now,
+								  enum ts_task_state new_state)
+{
+	dequeue_task_fair(s, rq, p, now, TS_DEQUEUE_SLEEP, false);
+	ts_task_set_state(p, new_state);
+	ts_rq_publish(s, rq);
+}
+
 void ts_deactivate_curr(struct ts_sched *s, int cpu, enum ts_task_state new_state)
 {
 	struct ts_rq *rq = &s->rq[cpu];
 	struct ts_task *p = rq->curr;
 	if (!p || p->state != TS_TASK_RUNNABLE)
 		return;
-	uint64_t now = rq_clock(s, rq);
-	dequeue_task_fair(s, rq, p, now, TS_DEQUEUE_SLEEP, false);
-	ts_task_set_state(p, new_state);
-	ts_rq_publish(s, rq);
+	deactivate_curr(s, rq, p, rq_clock(s, rq), new_state);
 }
 
 /* __update_idle_core(): a CPU going idle whose SMT siblings are all idle tells its LLC
@@ -651,10 +671,10 @@ static void update_idle_core(struct ts_sched *s, int cpu)
 	atomic_store_explicit(&sds->has_idle_cores, 1, memory_order_relaxed);
 }
 
-struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
+/* __schedule()'s pick and switch at now, the pass's rq clock. */
+static inline __attribute__((always_inline)) struct ts_task *
+schedule_at(struct ts_sched *s, struct ts_rq *rq, int cpu, uint64_t now)
 {
-	struct ts_rq *rq = &s->rq[cpu];
-	uint64_t now = rq_clock(s, rq);
 	struct ts_task *prev = rq->curr;
 	bool was_busy = prev != NULL;
 	/* prev is charged at its own level even when it just blocked; a queued prev is charged
@@ -704,6 +724,22 @@ struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
 	if (!next)
 		update_idle_core(s, cpu);
 	return next;
+}
+
+struct ts_task *ts_schedule(struct ts_sched *s, int cpu)
+{
+	struct ts_rq *rq = &s->rq[cpu];
+	return schedule_at(s, rq, cpu, rq_clock(s, rq));
+}
+
+struct ts_task *ts_schedule_deactivate(struct ts_sched *s, int cpu, enum ts_task_state new_state)
+{
+	struct ts_rq *rq = &s->rq[cpu];
+	uint64_t now = rq_clock(s, rq);
+	struct ts_task *p = rq->curr;
+	if (p && p->state == TS_TASK_RUNNABLE)
+		deactivate_curr(s, rq, p, now, new_state);
+	return schedule_at(s, rq, cpu, now);
 }
 
 void ts_put_prev_task(struct ts_sched *s, int cpu)

@@ -88,10 +88,14 @@ static inline bool fits_capacity(unsigned long util, unsigned long cap)
 	return util * 1280 < cap * 1024;
 }
 
-/* asym_fits_cpu(): always true on symmetric machines. */
+/* asym_fits_cpu(): always true on symmetric machines (asym: sched_asym_cpucap_active()). */
+static inline bool fits_cpu(struct ts_sched *s, bool asym, unsigned long task_util, int cpu)
+{
+	return !asym || fits_capacity(task_util, ts_capacity_of(s, cpu));
+}
 static inline bool asym_fits_cpu(struct sis *c, int cpu)
 {
-	return !c->asym || fits_capacity(c->task_util, ts_capacity_of(c->s, cpu));
+	return fits_cpu(c->s, c->asym, c->task_util, cpu);
 }
 
 /* cpu_smt_mask(cpu), or NULL when cpu is its own core. */
@@ -642,67 +646,17 @@ static int select_idle_split(struct sis *c, struct ts_sched_domain *sd, int prev
 
 /* ---- select_idle_sibling ---- */
 
-static int select_idle_sibling(struct sis *c, struct ts_task *waker, int prev, int target)
+/* select_idle_sibling() from step 5 on: the scans of sd_asym_cpucapacity or sd_llc. Out of
+ * line, so that its state and scans do not weigh on the fast steps' frame. */
+static __attribute__((noinline)) int select_idle_scan(struct sis *c, int prev, int target,
+						      int prev_aff, int recent_used_cpu)
 {
 	struct ts_sched *s = c->s;
-	struct ts_task *p = c->p;
 	const struct ts_domains *d = s->dom;
 	struct ts_placement *pl = c->pl;
 	struct ts_sched_domain *sd;
 	bool has_idle_core = false;
-	int i, recent_used_cpu, prev_aff = -1;
-
-	if (c->asym)
-		c->task_util = p->se.avg.util_avg; /* task_util_est(), simplified */
-
-	/* 1. */
-	if (choose_idle_cpu(s, target) && asym_fits_cpu(c, target)) {
-		pl->reason = TS_PLACE_TARGET_IDLE;
-		return target;
-	}
-
-	/* 2. The previous CPU is cache affine and idle: don't be stupid. */
-	if (prev != target && ts_cpus_share_cache(d, prev, target) && choose_idle_cpu(s, prev) &&
-	    asym_fits_cpu(c, prev)) {
-		if (!c->cluster || ts_cpus_share_resources(d, prev, target)) {
-			pl->reason = TS_PLACE_PREV;
-			return prev;
-		}
-		prev_aff = prev; /* idle, same LLC, other cluster */
-	}
-
-	/* 3. A per-CPU kthread (IO completion) waking the task that queued work for it:
-	 * essentially a sync wake-up, stack on it. */
-	if (c->k->kthread_stack && waker && waker->percpu_kthread && prev == c->this_cpu &&
-	    ts_rq_nr_running(s, c->this_cpu) <= 1 && asym_fits_cpu(c, prev)) {
-		pl->reason = TS_PLACE_KTHREAD_STACK;
-		return prev;
-	}
-
-	/* 4. A recently used CPU, replaced by prev as the candidate for next time (before
-	 * v5.15 only when it is used). */
-	recent_used_cpu = p->recent_used_cpu;
-	if (c->k->recent_used_prev)
-		p->recent_used_cpu = prev;
-	if (recent_used_cpu != prev && recent_used_cpu != target) {
-		if (recent_used_cpu >= 0 && recent_used_cpu < s->nr_cpus &&
-		    ts_cpus_share_cache(d, recent_used_cpu, target) &&
-		    choose_idle_cpu(s, recent_used_cpu) && ts_task_allowed(p, recent_used_cpu) &&
-		    asym_fits_cpu(c, recent_used_cpu)) {
-			ts_stat_inc(&c->st->sis_recent_hit);
-			if (!c->k->recent_used_prev)
-				p->recent_used_cpu = prev;
-			if (!c->cluster || ts_cpus_share_resources(d, recent_used_cpu, target)) {
-				pl->reason = TS_PLACE_RECENT;
-				return recent_used_cpu;
-			}
-		} else {
-			ts_stat_inc(&c->st->sis_recent_miss);
-			recent_used_cpu = -1;
-		}
-	} else {
-		recent_used_cpu = -1;
-	}
+	int i;
 
 	/* 5. Asymmetric capacity: the domain of interest is sd_asym_cpucapacity. */
 	if (c->asym) {
@@ -768,12 +722,105 @@ static int select_idle_sibling(struct sis *c, struct ts_task *waker, int prev, i
 	return target;
 }
 
+/* sched_cluster_active && SIS_CLUSTER: the SIS steps look at clusters (the cluster scan is
+ * written for the merged select_idle_cpu()). */
+static inline bool sis_cluster(const struct ts_sched *s)
+{
+	return s->dom->cluster_active && feat(s, TS_FEAT_SIS_CLUSTER) &&
+	       s->kernel.sis_order != TS_SIS_ORDER_SPLIT;
+}
+
+/* select_idle_sibling(): steps 1-4 here, with their state in registers; the scans from
+ * step 5 on (select_idle_scan()) take theirs in a struct sis, built only when there is a
+ * domain to scan. *counted_only: the scans' sis_scanned count without a CPU examined. */
+static inline __attribute__((always_inline)) int
+select_idle_sibling(struct ts_sched *s, struct ts_task *p, int this_cpu, struct ts_cpu_stats *st,
+		    struct ts_placement *pl, struct ts_task *waker, int prev, int target,
+		    int *counted_only)
+{
+	const struct ts_domains *d = s->dom;
+	const struct ts_kernel_profile *k = &s->kernel;
+	bool asym = d->asym_cpucapacity;
+	unsigned long task_util = asym ? p->se.avg.util_avg : 0; /* task_util_est(), simplified */
+	int recent_used_cpu, prev_aff = -1;
+
+	/* 1. */
+	if (choose_idle_cpu(s, target) && fits_cpu(s, asym, task_util, target)) {
+		pl->reason = TS_PLACE_TARGET_IDLE;
+		return target;
+	}
+
+	/* 2. The previous CPU is cache affine and idle: don't be stupid. */
+	if (prev != target && ts_cpus_share_cache(d, prev, target) && choose_idle_cpu(s, prev) &&
+	    fits_cpu(s, asym, task_util, prev)) {
+		if (!sis_cluster(s) || ts_cpus_share_resources(d, prev, target)) {
+			pl->reason = TS_PLACE_PREV;
+			return prev;
+		}
+		prev_aff = prev; /* idle, same LLC, other cluster */
+	}
+
+	/* 3. A per-CPU kthread (IO completion) waking the task that queued work for it:
+	 * essentially a sync wake-up, stack on it. */
+	if (k->kthread_stack && waker && waker->percpu_kthread && prev == this_cpu &&
+	    ts_rq_nr_running(s, this_cpu) <= 1 && fits_cpu(s, asym, task_util, prev)) {
+		pl->reason = TS_PLACE_KTHREAD_STACK;
+		return prev;
+	}
+
+	/* 4. A recently used CPU, replaced by prev as the candidate for next time (before
+	 * v5.15 only when it is used). */
+	recent_used_cpu = p->recent_used_cpu;
+	if (k->recent_used_prev)
+		p->recent_used_cpu = prev;
+	if (recent_used_cpu != prev && recent_used_cpu != target) {
+		if (recent_used_cpu >= 0 && recent_used_cpu < s->nr_cpus &&
+		    ts_cpus_share_cache(d, recent_used_cpu, target) &&
+		    choose_idle_cpu(s, recent_used_cpu) && ts_task_allowed(p, recent_used_cpu) &&
+		    fits_cpu(s, asym, task_util, recent_used_cpu)) {
+			ts_stat_inc(&st->sis_recent_hit);
+			if (!k->recent_used_prev)
+				p->recent_used_cpu = prev;
+			if (!sis_cluster(s) ||
+			    ts_cpus_share_resources(d, recent_used_cpu, target)) {
+				pl->reason = TS_PLACE_RECENT;
+				return recent_used_cpu;
+			}
+		} else {
+			ts_stat_inc(&st->sis_recent_miss);
+			recent_used_cpu = -1;
+		}
+	} else {
+		recent_used_cpu = -1;
+	}
+
+	/* 5./6. No domain to scan (select_idle_scan() would find the same). */
+	if (!(asym && d->cpu[target].sd_asym_cpucapacity) && !d->cpu[target].sd_llc) {
+		pl->reason = TS_PLACE_NO_LLC;
+		return target;
+	}
+	struct sis c = {
+		.s = s,
+		.p = p,
+		.this_cpu = this_cpu,
+		.st = st,
+		.pl = pl,
+		.k = k,
+		.cluster = sis_cluster(s),
+		.asym = asym,
+		.task_util = task_util,
+	};
+	int cpu = select_idle_scan(&c, prev, target, prev_aff, recent_used_cpu);
+	*counted_only = c.counted_only;
+	return cpu;
+}
+
 /* ---- select_task_rq_fair ---- */
 
-struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int waker_cpu,
-				      struct ts_task *waker, int wake_flags)
+void ts_select_task_rq_to(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
+			  int waker_cpu, struct ts_task *waker, int wake_flags)
 {
-	struct ts_placement pl = {0};
+	*pl = (struct ts_placement){0};
 	const struct ts_domains *d = s->dom;
 	int cpu = waker_cpu, prev_cpu = p->cpu, new_cpu = prev_cpu;
 	bool want_affine = false;
@@ -782,9 +829,9 @@ struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int
 	struct ts_sched_domain *tmp, *sd = NULL;
 	struct ts_cpu_stats *st = &s->rq[waker_cpu].stats;
 
-	pl.cpu = prev_cpu;
-	pl.target = prev_cpu;
-	pl.reason = TS_PLACE_TARGET_FALLBACK;
+	pl->cpu = prev_cpu;
+	pl->target = prev_cpu;
+	pl->reason = TS_PLACE_TARGET_FALLBACK;
 
 	/* select_task_rq() (kernel/sched/core.c): a task allowed one CPU goes there without
 	 * asking its class, so neither the wakee bookkeeping nor the SIS counters see it
@@ -792,8 +839,8 @@ struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int
 	if (p->cpus_allowed && p->nr_cpus_allowed == 1) {
 		int only = ts_cpumask_first(p->cpus_allowed);
 		if (only < s->nr_cpus && ts_cpumask_test(d->cpu_map, only)) {
-			pl.cpu = pl.target = only;
-			pl.reason = TS_PLACE_SINGLE_CPU;
+			pl->cpu = pl->target = only;
+			pl->reason = TS_PLACE_SINGLE_CPU;
 			goto done;
 		}
 	}
@@ -801,14 +848,14 @@ struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int
 	if (wake_flags & TS_WF_TTWU) {
 		record_wakee(s, waker, p);
 		if ((wake_flags & TS_WF_CURRENT_CPU) && ts_task_allowed(p, cpu)) {
-			pl.cpu = pl.target = cpu;
-			pl.reason = TS_PLACE_CURRENT_CPU;
+			pl->cpu = pl->target = cpu;
+			pl->reason = TS_PLACE_CURRENT_CPU;
 			goto done;
 		}
 		/* (no EAS: find_energy_efficient_cpu() is never tried) */
 		want_affine = !wake_wide(s, waker, p, cpu) && ts_task_allowed(p, cpu);
 	}
-	pl.want_affine = want_affine;
+	pl->want_affine = want_affine;
 
 	ts_for_each_domain(d, cpu, tmp)
 	{
@@ -817,7 +864,7 @@ struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int
 		if (want_affine && (tmp->flags & TS_SD_WAKE_AFFINE) &&
 		    ts_cpumask_test(tmp->span, prev_cpu)) {
 			if (cpu != prev_cpu)
-				new_cpu = wake_affine(s, tmp, p, waker, cpu, prev_cpu, sync, &pl);
+				new_cpu = wake_affine(s, tmp, p, waker, cpu, prev_cpu, sync, pl);
 			sd = NULL;
 			break;
 		}
@@ -830,50 +877,47 @@ struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int
 	if (sd) {
 		/* The slow path: fork/exec balancing (or an SD_BALANCE_WAKE level). */
 		new_cpu = ts_sched_balance_find_dst_cpu(s, sd, p, cpu, prev_cpu, sd_flag);
-		pl.cpu = new_cpu;
-		pl.reason = TS_PLACE_SLOW_PATH;
+		pl->cpu = new_cpu;
+		pl->reason = TS_PLACE_SLOW_PATH;
 	} else if (wake_flags & TS_WF_TTWU) {
-		struct sis c = {
-			.s = s,
-			.p = p,
-			.this_cpu = cpu,
-			.st = st,
-			.pl = &pl,
-			.k = &s->kernel,
-			/* the cluster scan is written for the merged select_idle_cpu() */
-			.cluster = d->cluster_active && feat(s, TS_FEAT_SIS_CLUSTER) &&
-				   s->kernel.sis_order != TS_SIS_ORDER_SPLIT,
-			.asym = d->asym_cpucapacity,
-		};
-		pl.target = new_cpu;
+		int counted_only = 0;
+		pl->target = new_cpu;
 		ts_stat_inc(&st->sis_search);
-		pl.cpu = select_idle_sibling(&c, waker, prev_cpu, new_cpu);
+		pl->cpu = select_idle_sibling(s, p, cpu, st, pl, waker, prev_cpu, new_cpu,
+					      &counted_only);
 		/* +1: the fast path counts as one scan (Mel Gorman's accounting) */
 		ts_stat_add(&st->sis_scanned,
-			    1 + (uint64_t)pl.nr_scanned + (uint64_t)c.counted_only);
+			    1 + (uint64_t)pl->nr_scanned + (uint64_t)counted_only);
 		/* before v5.15 (89aafd67f28c) the waker remembered its own CPU */
 		if (!s->kernel.recent_used_prev && want_affine && waker)
 			waker->recent_used_cpu = cpu;
 	} else {
-		pl.cpu = new_cpu;
-		pl.target = new_cpu;
+		pl->cpu = new_cpu;
+		pl->target = new_cpu;
 	}
 
 	/* is_cpu_allowed() / select_fallback_rq(), simplified: only reachable when the
 	 * affinity changed while p slept (prev no longer allowed). */
-	if (pl.cpu < 0 || pl.cpu >= s->nr_cpus || !ts_task_allowed(p, pl.cpu) ||
-	    !ts_cpumask_test(d->cpu_map, pl.cpu)) {
+	if (pl->cpu < 0 || pl->cpu >= s->nr_cpus || !ts_task_allowed(p, pl->cpu) ||
+	    !ts_cpumask_test(d->cpu_map, pl->cpu)) {
 		int f = p->cpus_allowed ? ts_cpumask_first_and(p->cpus_allowed, d->cpu_map)
 					: ts_cpumask_first(d->cpu_map);
 		if (f < s->nr_cpus)
-			pl.cpu = f;
+			pl->cpu = f;
 	}
 done:
 	/* Reasons describe wake-ups (their sum is ttwu_count); fork/exec placements are
 	 * counted on their own (the kernel keeps separate exec/fork balance schedstats). */
 	if (wake_flags & TS_WF_TTWU)
-		ts_stat_inc(&st->reasons[pl.reason]);
+		ts_stat_inc(&st->reasons[pl->reason]);
 	else
 		ts_stat_inc(&st->fork_exec_placements);
+}
+
+struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int waker_cpu,
+				      struct ts_task *waker, int wake_flags)
+{
+	struct ts_placement pl;
+	ts_select_task_rq_to(&pl, s, p, waker_cpu, waker, wake_flags);
 	return pl;
 }

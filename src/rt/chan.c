@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) int chan_op(struct ts_chan *c, void
 	}
 	rt_spin_unlock(&c->lock);
 	if (wake)
-		rt_wake(wake, wake_flags);
+		rt_wake_by(self, wake, wake_flags);
 	if (self && rt_g.preempt) /* a safe point: no lock held */
 		ts_cond_resched();
 	return rc < 0 ? rc : 0;

@@ -435,6 +435,8 @@ static inline void rt_stat_bump(ts_counter *c)
  * the waker is that task on its worker's CPU; from a worker's loop the waker is no task;
  * from a plain thread the wake-up is handed to a worker's inbox. */
 bool rt_wake(struct rt_task *t, int wake_flags);
+/* rt_wake() by self, the caller's rt_current() (a channel hop has it already). */
+bool rt_wake_by(struct rt_task *self, struct rt_task *t, int wake_flags);
 /* The core's wake-up of a task this caller has claimed: try_to_wake_up() of t from this
  * thread's worker w, on its CPU, with no rq lock held. */
 void rt_do_ttwu(struct rt_task *t, struct rt_worker *w, struct rt_task *waker, int wake_flags);

@@ -63,8 +63,8 @@ static inline __attribute__((always_inline)) void do_ttwu(struct rt_task *t, str
 	rt_spin_lock(&t->pi_lock);
 	rt_trace_waking(t);
 	w->round_clock = RT_CLOCK_ARMED; /* one clock reading (worker.c) */
-	struct ts_placement pl =
-		ts_try_to_wake_up(rt_g.s, &t->ts, w->cpu, waker ? &waker->ts : NULL, wake_flags);
+	struct ts_placement pl;
+	ts_try_to_wake_up_to(&pl, rt_g.s, &t->ts, w->cpu, waker ? &waker->ts : NULL, wake_flags);
 	w->round_clock = RT_CLOCK_OFF;
 	rt_spin_unlock(&t->pi_lock);
 	rt_trace_wakeup(t, &pl);
@@ -79,7 +79,11 @@ void rt_do_ttwu(struct rt_task *t, struct rt_worker *w, struct rt_task *waker, i
 
 bool rt_wake(struct rt_task *t, int wake_flags)
 {
-	struct rt_task *self = rt_current();
+	return rt_wake_by(rt_current(), t, wake_flags);
+}
+
+bool rt_wake_by(struct rt_task *self, struct rt_task *t, int wake_flags)
+{
 	/* a running task's worker is the one that switched to it (no second TLS call) */
 	struct rt_worker *w = self ? self->worker : rt_this_worker();
 	for (;;) {

@@ -838,13 +838,11 @@ void rt_block_direct(struct rt_task *t)
 	int cpu = w->cpu;
 	if (!direct_round_begin(w))
 		goto loop;
-	bool parking = false;
 	int st = RT_BLOCKING;
-	if (atomic_compare_exchange_strong(&t->wstate, &st, RT_PARKING)) {
-		ts_deactivate_curr(s, cpu, TS_TASK_SLEEPING);
-		parking = true;
-	}
-	struct ts_task *n = ts_schedule(s, cpu);
+	bool parking = atomic_compare_exchange_strong(&t->wstate, &st, RT_PARKING);
+	/* ts_deactivate_curr() + ts_schedule() in one pass when t still blocks */
+	struct ts_task *n =
+		parking ? ts_schedule_deactivate(s, cpu, TS_TASK_SLEEPING) : ts_schedule(s, cpu);
 	bool numa = n && rt_task_of(n)->numa.nr_pages && rt_numa_due(w, rt_task_of(n));
 	bool deferred = false;
 	if (parking) {

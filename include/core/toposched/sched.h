@@ -356,6 +356,11 @@ struct ts_placement {
  * wakee state, p->recent_used_cpu, the SIS hints and the waker CPU's statistics. */
 struct ts_placement ts_select_task_rq(struct ts_sched *s, struct ts_task *p, int waker_cpu,
 				      struct ts_task *waker, int wake_flags);
+/* ts_select_task_rq() into *pl: the wake-up path fills one placement in place. Returned by
+ * value, a placement is copied out with 16-byte loads right after its fields' narrower
+ * stores, which the CPU cannot forward (a stall of each copy, ~30 ns a pipe round trip). */
+void ts_select_task_rq_to(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
+			  int waker_cpu, struct ts_task *waker, int wake_flags);
 
 /* ---- run-queue operations (rq.c) ---- */
 
@@ -368,6 +373,9 @@ bool ts_activate_task(struct ts_sched *s, int cpu, struct ts_task *p, int wake_f
  * rq lock held (it takes the target's through ops->rq_lock). */
 struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int waker_cpu,
 				      struct ts_task *waker, int wake_flags);
+/* ts_try_to_wake_up() into *pl (as ts_select_task_rq_to()). */
+void ts_try_to_wake_up_to(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
+			  int waker_cpu, struct ts_task *waker, int wake_flags);
 /* sched_ttwu_pending() (rq locked): cpu takes the wakelist IPI and activates the wake-ups
  * queued on it, oldest first (ts_activate_task() each: wake-up preemption may resched cpu).
  * Only with ops->wakelist_ipi. */
@@ -411,6 +419,9 @@ void ts_deactivate_curr(struct ts_sched *s, int cpu, enum ts_task_state new_stat
  * ops->rq_lock for them after releasing none — see balance.c for the lock order), then
  * switch to idle. Returns the task to run, or NULL for idle. */
 struct ts_task *ts_schedule(struct ts_sched *s, int cpu);
+/* ts_deactivate_curr() then ts_schedule(), as __schedule() does for a task that blocks:
+ * one pass, one read of the rq clock (update_rq_clock()) for both. */
+struct ts_task *ts_schedule_deactivate(struct ts_sched *s, int cpu, enum ts_task_state new_state);
 
 /* sched_tick() on cpu (rq locked): entity_tick() at every level of curr's hierarchy
  * (charge, PELT, group weights), slice expiry at any level -> resched; returns true when
