@@ -47,7 +47,8 @@ static void test_queued_on_an_idle_cpu_then_activated_there(void **state)
 	struct ts_task *pa = env_busy(&a, 0), *pb = env_busy(&b, 0);
 	struct ts_task *ca = env_task(&a, 0, NULL, 0), *cb = env_task(&b, 0, NULL, 0);
 
-	struct ts_placement pl = ts_wake_up_new_task_or_queue(a.s, ca, 0, pa);
+	struct ts_placement pl;
+	ts_wake_up_new_task_or_queue(&pl, a.s, ca, 0, pa);
 	assert_int_equal(pl.cpu, 1);
 	assert_true(pl.ttwu_queued);
 	assert_int_equal(pending(&a, 1), 1);
@@ -91,11 +92,12 @@ static void test_a_pending_cpu_does_not_draw_the_next_child(void **state)
 	env_start(&e, load_topology(ONE_LLC), NULL, NULL);
 	struct ts_task *parent = env_busy(&e, 0);
 	struct ts_task *first = env_task(&e, 0, NULL, 0), *second = env_task(&e, 0, NULL, 0);
-	struct ts_placement pl = ts_wake_up_new_task_or_queue(e.s, first, 0, parent);
+	struct ts_placement pl;
+	ts_wake_up_new_task_or_queue(&pl, e.s, first, 0, parent);
 	assert_int_equal(pl.cpu, 1);
 	assert_true(pl.ttwu_queued);
 
-	pl = ts_wake_up_new_task_or_queue(e.s, second, 0, parent);
+	ts_wake_up_new_task_or_queue(&pl, e.s, second, 0, parent);
 	assert_int_equal(pl.cpu, 0);
 	assert_false(pl.ttwu_queued); /* the forking CPU itself: activated here */
 	assert_true(second->se.on_rq);
@@ -129,7 +131,8 @@ static void busy_target(const char *topology, bool want_queued)
 	}
 	assert_ptr_equal(ts_cpu_rq(e.s, 0)->curr, parent);
 	struct ts_task *child = env_task(&e, 0, NULL, 0);
-	struct ts_placement pl = ts_wake_up_new_task_or_queue(e.s, child, 0, parent);
+	struct ts_placement pl;
+	ts_wake_up_new_task_or_queue(&pl, e.s, child, 0, parent);
 	assert_int_equal(pl.cpu, 1);
 	assert_int_equal(pl.ttwu_queued, want_queued);
 	assert_int_equal(pending(&e, 1), want_queued ? 1 : 0);

@@ -607,18 +607,17 @@ struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, i
 	return pl;
 }
 
-struct ts_placement ts_wake_up_new_task_or_queue(struct ts_sched *s, struct ts_task *p,
-						 int parent_cpu, struct ts_task *parent)
+void ts_wake_up_new_task_or_queue(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
+				  int parent_cpu, struct ts_task *parent)
 {
-	struct ts_placement pl;
-	new_task_select(&pl, s, p, parent_cpu, parent);
-	if (pl.cpu != parent_cpu && ts_ttwu_queue_cond(s, p, parent_cpu, pl.cpu)) {
-		atomic_fetch_add_explicit(&s->rq[pl.cpu].ro.ttwu_pending, 1, memory_order_relaxed);
-		pl.ttwu_queued = true;
-		return pl;
+	new_task_select(pl, s, p, parent_cpu, parent);
+	int cpu = pl->cpu; /* a local: pl escapes into the host's calls */
+	if (cpu != parent_cpu && ts_ttwu_queue_cond(s, p, parent_cpu, cpu)) {
+		atomic_fetch_add_explicit(&s->rq[cpu].ro.ttwu_pending, 1, memory_order_relaxed);
+		pl->ttwu_queued = true;
+		return;
 	}
-	wake_up_new_task_at(s, p, pl.cpu, new_task_fork_cpu(s, p));
-	return pl;
+	wake_up_new_task_at(s, p, cpu, new_task_fork_cpu(s, p));
 }
 
 bool ts_wake_up_new_task_queued(struct ts_sched *s, struct ts_task *p, int cpu)

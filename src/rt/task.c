@@ -663,8 +663,8 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 		 * run-queue lock from here cost a spawn ~40 % more on the 2-CPU VM (the lock,
 		 * the queue and the tree each a cache-line transfer between the workers,
 		 * contended by the idle worker's own scheduling; docs/runtime.md). */
-		struct ts_placement pl = ts_wake_up_new_task_or_queue(rt_g.s, &t->ts, w->cpu,
-								      self ? &self->ts : NULL);
+		struct ts_placement pl;
+		ts_wake_up_new_task_or_queue(&pl, rt_g.s, &t->ts, w->cpu, self ? &self->ts : NULL);
 		rt_trace_new(t, self, &pl);
 		rt_stat_bump(&w->spawned);
 		if (pl.ttwu_queued)

@@ -393,9 +393,10 @@ struct ts_placement ts_wake_up_new_task(struct ts_sched *s, struct ts_task *p, i
  * then, when the chosen CPU is not parent_cpu and runs nothing, p is counted in that CPU's
  * ttwu_pending (so it no longer looks idle to other choices) and pl.ttwu_queued is set:
  * the host must call ts_wake_up_new_task_queued() for p on that CPU, which runs the rest
- * of wake_up_new_task() there. Otherwise p is activated here, as ts_wake_up_new_task(). */
-struct ts_placement ts_wake_up_new_task_or_queue(struct ts_sched *s, struct ts_task *p,
-						 int parent_cpu, struct ts_task *parent);
+ * of wake_up_new_task() there. Otherwise p is activated here, as ts_wake_up_new_task().
+ * The placement is filled in *pl (see ts_select_task_rq_to()). */
+void ts_wake_up_new_task_or_queue(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
+				  int parent_cpu, struct ts_task *parent);
 /* The rest of wake_up_new_task() for a task that ts_wake_up_new_task_or_queue() queued on
  * cpu (its pl.cpu): as ts_wake_up_new_task_on() (no rq lock held; takes cpu's), and p
  * leaves cpu's ttwu_pending. Returns true when cpu was asked to reschedule. */
