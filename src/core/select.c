@@ -89,13 +89,9 @@ static inline bool fits_capacity(unsigned long util, unsigned long cap)
 }
 
 /* asym_fits_cpu(): always true on symmetric machines (asym: sched_asym_cpucap_active()). */
-static inline bool fits_cpu(struct ts_sched *s, bool asym, unsigned long task_util, int cpu)
+static inline bool asym_fits_cpu(struct ts_sched *s, bool asym, unsigned long task_util, int cpu)
 {
 	return !asym || fits_capacity(task_util, ts_capacity_of(s, cpu));
-}
-static inline bool asym_fits_cpu(struct sis *c, int cpu)
-{
-	return fits_cpu(c->s, c->asym, c->task_util, cpu);
 }
 
 /* cpu_smt_mask(cpu), or NULL when cpu is its own core. */
@@ -745,14 +741,14 @@ select_idle_sibling(struct ts_sched *s, struct ts_task *p, int this_cpu, struct 
 	int recent_used_cpu, prev_aff = -1;
 
 	/* 1. */
-	if (choose_idle_cpu(s, target) && fits_cpu(s, asym, task_util, target)) {
+	if (choose_idle_cpu(s, target) && asym_fits_cpu(s, asym, task_util, target)) {
 		pl->reason = TS_PLACE_TARGET_IDLE;
 		return target;
 	}
 
 	/* 2. The previous CPU is cache affine and idle: don't be stupid. */
 	if (prev != target && ts_cpus_share_cache(d, prev, target) && choose_idle_cpu(s, prev) &&
-	    fits_cpu(s, asym, task_util, prev)) {
+	    asym_fits_cpu(s, asym, task_util, prev)) {
 		if (!sis_cluster(s) || ts_cpus_share_resources(d, prev, target)) {
 			pl->reason = TS_PLACE_PREV;
 			return prev;
@@ -763,7 +759,7 @@ select_idle_sibling(struct ts_sched *s, struct ts_task *p, int this_cpu, struct 
 	/* 3. A per-CPU kthread (IO completion) waking the task that queued work for it:
 	 * essentially a sync wake-up, stack on it. */
 	if (k->kthread_stack && waker && waker->percpu_kthread && prev == this_cpu &&
-	    ts_rq_nr_running(s, this_cpu) <= 1 && fits_cpu(s, asym, task_util, prev)) {
+	    ts_rq_nr_running(s, this_cpu) <= 1 && asym_fits_cpu(s, asym, task_util, prev)) {
 		pl->reason = TS_PLACE_KTHREAD_STACK;
 		return prev;
 	}
@@ -777,7 +773,7 @@ select_idle_sibling(struct ts_sched *s, struct ts_task *p, int this_cpu, struct 
 		if (recent_used_cpu >= 0 && recent_used_cpu < s->nr_cpus &&
 		    ts_cpus_share_cache(d, recent_used_cpu, target) &&
 		    choose_idle_cpu(s, recent_used_cpu) && ts_task_allowed(p, recent_used_cpu) &&
-		    fits_cpu(s, asym, task_util, recent_used_cpu)) {
+		    asym_fits_cpu(s, asym, task_util, recent_used_cpu)) {
 			ts_stat_inc(&st->sis_recent_hit);
 			if (!k->recent_used_prev)
 				p->recent_used_cpu = prev;
