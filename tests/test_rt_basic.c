@@ -652,6 +652,85 @@ static void *wait_then_done(void *p)
 	return NULL;
 }
 
+/* ---- a wait group's count from tasks on every worker: the changes that leave it above
+ * zero are lock-free (waitgroup.c), the change to zero wakes the waiters, and no waiter
+ * returns before it ---- */
+
+#define WG_DONERS  64
+#define WG_WAITERS 4
+
+struct wg_race {
+	struct ts_waitgroup *wg;
+	atomic_long dones;  /* counted before each ts_wg_done() */
+	atomic_long early;  /* waiters that returned with dones short of WG_DONERS */
+	atomic_long passed; /* waiters that returned */
+};
+
+static void *wg_race_doner(void *p)
+{
+	struct wg_race *r = p;
+	for (int i = 0; i < 3; i++)
+		ts_yield();
+	atomic_fetch_add(&r->dones, 1);
+	ts_wg_done(r->wg);
+	return NULL;
+}
+
+static void *wg_race_waiter(void *p)
+{
+	struct wg_race *r = p;
+	if (ts_wg_wait(r->wg))
+		return (void *)"ts_wg_wait failed";
+	if (atomic_load(&r->dones) != WG_DONERS)
+		atomic_fetch_add(&r->early, 1);
+	atomic_fetch_add(&r->passed, 1);
+	return NULL;
+}
+
+static void *wg_race_main(void *p)
+{
+	struct wg_race *r = p;
+	for (int round = 0; round < 20; round++) {
+		atomic_store(&r->dones, 0);
+		if (ts_wg_add(r->wg, WG_DONERS))
+			return (void *)"ts_wg_add failed";
+		ts_task_handle h[WG_WAITERS + WG_DONERS];
+		for (int i = 0; i < WG_WAITERS; i++)
+			h[i] = ts_spawn(wg_race_waiter, r, NULL);
+		for (int i = 0; i < WG_DONERS; i++)
+			h[WG_WAITERS + i] = ts_spawn(wg_race_doner, r, NULL);
+		for (int i = 0; i < WG_WAITERS + WG_DONERS; i++) {
+			void *ret = NULL;
+			if (!h[i].id || ts_join(h[i], &ret) || ret)
+				return ret ? ret : (void *)"spawn or join failed";
+		}
+		/* zero: a refused change leaves it so, and a wait returns at once */
+		if (ts_wg_add(r->wg, -1) != -EINVAL || ts_wg_wait(r->wg))
+			return (void *)"zero count";
+	}
+	return NULL;
+}
+
+static void test_wg_race(void **state)
+{
+	(void)state;
+	struct wg_race r = {.wg = ts_wg_create()};
+	assert_non_null(r.wg);
+	ts_task_handle h = ts_spawn(wg_race_main, &r, NULL);
+	void *ret = (void *)"not joined";
+	assert_int_equal(ts_join(h, &ret), 0);
+	assert_null(ret);
+	assert_int_equal(atomic_load(&r.passed), 20 * WG_WAITERS);
+	assert_int_equal(atomic_load(&r.early), 0);
+	/* 2 - 1 leaves 1 (the lock-free path), then 1 - 2 is refused and changes nothing */
+	assert_int_equal(ts_wg_add(r.wg, 2), 0);
+	assert_int_equal(ts_wg_done(r.wg), 0);
+	assert_int_equal(ts_wg_add(r.wg, -2), -EINVAL);
+	assert_int_equal(ts_wg_done(r.wg), 0);
+	assert_int_equal(ts_wg_done(r.wg), -EINVAL);
+	ts_wg_destroy(r.wg);
+}
+
 /* A live detached task cannot be joined; once it has exited its handle is stale. */
 static void test_join_detached_refused(void **state)
 {
@@ -746,6 +825,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detached_from_task, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detached_slots_reused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wg_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_join_detached_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detached_from_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sequential_spawns_reuse, setup, teardown),

@@ -24,7 +24,10 @@
 #define RT_TSC_CALIBRATE_NS 5000000u /* 5 ms once per process: ~10 ppm */
 
 #if defined(__x86_64__)
+#include <cpuid.h>
+
 struct rt_tsc rt_tsc;
+bool rt_prefetchw;
 #endif
 static pthread_once_t tsc_once = PTHREAD_ONCE_INIT;
 
@@ -80,9 +83,18 @@ static void tsc_calibrate(void)
 	rt_tsc.on = true;
 }
 
+/* Also the CPU feature rt_prefetch_w() reads: PREFETCHW (CPUID 0x80000001 ECX bit 8). */
+static void clock_once(void)
+{
+	unsigned int a, b, c, d;
+	if (__get_cpuid(0x80000001u, &a, &b, &c, &d))
+		rt_prefetchw = (c >> 8) & 1u;
+	tsc_calibrate();
+}
+
 void rt_clock_init(void)
 {
-	pthread_once(&tsc_once, tsc_calibrate);
+	pthread_once(&tsc_once, clock_once);
 }
 
 #else

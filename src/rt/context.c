@@ -98,6 +98,7 @@ void rt_ctx_init_task(struct rt_ctx *c, void *lo, size_t size, void (*entry)(voi
 #endif
 }
 
+#if defined(TS_RT_ASAN) || defined(TS_RT_TSAN)
 void *rt_ctx_keep_fiber(struct rt_ctx *c)
 {
 	(void)c;
@@ -134,6 +135,7 @@ void rt_ctx_destroy(struct rt_ctx *c)
 		ASAN_UNPOISON_MEMORY_REGION(c->stack_lo, c->stack_size);
 #endif
 }
+#endif
 
 static inline void raw_switch(struct rt_ctx *from, struct rt_ctx *to)
 {
@@ -167,9 +169,11 @@ void rt_ctx_switch_final(struct rt_ctx *from, struct rt_ctx *to)
 	abort(); /* a finished task is never resumed */
 }
 
+#if defined(TS_RT_ASAN) || defined(TS_RT_TSAN)
 void rt_ctx_entered(void)
 {
 #if defined(TS_RT_ASAN)
 	__sanitizer_finish_switch_fiber(NULL, NULL, NULL);
 #endif
 }
+#endif

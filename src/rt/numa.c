@@ -436,12 +436,6 @@ int ts_task_get_preferred_node(ts_task_handle h, int *node)
 
 /* ---- task state ---- */
 
-void rt_numa_task_init(struct rt_task *t)
-{
-	memset(&t->numa, 0, sizeof(t->numa));
-	atomic_init(&t->numa_pins, 0);
-}
-
 void rt_numa_task_release(struct rt_task *t)
 {
 	/* A stop work of a swap may still name t as the partner: it finishes in a few

@@ -68,6 +68,29 @@ static inline void rt_spin_unlock(rt_spinlock_t *l)
 	atomic_store_explicit(&l->locked, 0, memory_order_release);
 }
 
+/* Asks for the n cache lines from p (64-byte aligned) in the state a store needs, without
+ * waiting for them: x86-64's PREFETCHW where the CPU has it (rt_prefetchw, clock.c), else
+ * a prefetch for writing as the compiler has it (x86-64 without PRFCHW: a plain
+ * prefetch). For lines another worker wrote last, whose transfers a store would otherwise
+ * wait for at the next locked instruction (a store buffer drains there), and a load one
+ * by one. n is a constant at every call: the loop unrolls. */
+#if defined(__x86_64__)
+extern bool rt_prefetchw;
+#endif
+static inline __attribute__((always_inline)) void rt_prefetch_w(const void *p, int n)
+{
+	const char *c = p;
+#if defined(__x86_64__)
+	if (__builtin_expect(rt_prefetchw, 1)) {
+		for (int i = 0; i < n; i++)
+			__asm__ volatile("prefetchw %0" : : "m"(c[64 * i]));
+		return;
+	}
+#endif
+	for (int i = 0; i < n; i++)
+		__builtin_prefetch(c + 64 * i, 1, 3);
+}
+
 /* ---- context switch (context.c, context_switch.S) ---- */
 
 /* An execution context: a task's stack, or a worker thread's own stack. */
@@ -88,6 +111,7 @@ void rt_ctx_init_thread(struct rt_ctx *c);
  * TSan it runs on `fiber` if not NULL (one rt_ctx_keep_fiber() gave), else on a new one. */
 void rt_ctx_init_task(struct rt_ctx *c, void *lo, size_t size, void (*entry)(void *), void *arg,
 		      void *fiber);
+#if defined(TS_RT_ASAN) || defined(TS_RT_TSAN)
 /* Releases what the sanitizers keep for c (not the stack); c must not be running. */
 void rt_ctx_destroy(struct rt_ctx *c);
 /* Takes c's TSan fiber out of it, to be reused by a later context (NULL without TSan):
@@ -95,12 +119,29 @@ void rt_ctx_destroy(struct rt_ctx *c);
 void *rt_ctx_keep_fiber(struct rt_ctx *c);
 /* Destroys a fiber rt_ctx_keep_fiber() gave (NULL: nothing). */
 void rt_ctx_fiber_free(void *fiber);
+/* The first call of a new context's entry function (finishes the sanitizers' switch). */
+void rt_ctx_entered(void);
+#else
+/* Without sanitizers there is nothing to do: no call on the spawn and exit paths. */
+static inline void rt_ctx_destroy(struct rt_ctx *c)
+{
+	(void)c;
+}
+static inline void *rt_ctx_keep_fiber(struct rt_ctx *c)
+{
+	(void)c;
+	return NULL;
+}
+static inline void rt_ctx_fiber_free(void *fiber)
+{
+	(void)fiber;
+}
+static inline void rt_ctx_entered(void) {}
+#endif
 /* Saves the caller into from and resumes to; returns when something switches back. */
 void rt_ctx_switch(struct rt_ctx *from, struct rt_ctx *to);
 /* Same, for a context that will never be resumed (task exit). */
 _Noreturn void rt_ctx_switch_final(struct rt_ctx *from, struct rt_ctx *to);
-/* The first call of a new context's entry function (finishes the sanitizers' switch). */
-void rt_ctx_entered(void);
 
 /* ---- stacks (stack.c) ---- */
 
@@ -185,10 +226,11 @@ struct rt_task {
 	rt_spinlock_t pi_lock;	  /* held around ts_try_to_wake_up(), as p->pi_lock */
 	struct rt_worker *worker; /* the worker running it (valid while it runs) */
 	int reason;		  /* enum rt_switch_reason, set before switching out */
+	bool blocked;		  /* it has blocked (rt_prepare_block()): a waker may have
+				   * taken pi_lock for it (rt_task_finish()) */
 	ts_task_fn fn;
 	void *arg, *ret;
 	uint64_t id;
-	char name[32];
 	/* join */
 	rt_spinlock_t join_lock;
 	atomic_int finished; /* futex word for plain-thread joiners */
@@ -210,12 +252,40 @@ struct rt_task {
 	 * task as the partner and are not done yet (it is not freed while there are any). */
 	struct rt_numa_task numa;
 	atomic_int numa_pins;
+	/* Written at spawn, read by the trace and error messages: after the fields a worker
+	 * reads to run the task (numa.nr_pages included), which then fit one line less. */
+	char name[32];
 	char err[TS_ERR_MSG_MAX]; /* ts_rt_last_error() for this task; last (task.c) */
 };
 
 static inline struct rt_task *rt_task_of(struct ts_task *p)
 {
 	return p->host_data;
+}
+
+/* rt_prefetch_w() of the lines of t that starting and running it touch: its struct up to
+ * the error message's first byte (the core's task, the runtime's fields) and the first
+ * frame below it (rt_ctx_init_task()). A spawn writes them on one worker, the worker
+ * that runs the task reads and writes them on another, and when that one frees it the
+ * next spawn writes them again: each time the lines cross between the CPUs, one by one
+ * as the code reaches them, and each store among them holds up the next locked
+ * instruction until its line came. Asked for together, ahead, the transfers overlap. */
+/* (A task's struct is 64-byte aligned: at the top of its stack's mapping, stack.c.) */
+#define RT_TASK_LINE(off) ((off) & ~(size_t)63)
+static inline void rt_task_prefetch(const struct rt_task *t)
+{
+	rt_prefetch_w((const char *)t - 128,
+		      (int)(RT_TASK_LINE(offsetof(struct rt_task, err)) + 128) / 64 + 1);
+}
+/* The runtime's fields of t that running it touches (after the core, which touched its
+ * own, picked it): up to the name, which only the spawn writes. */
+static inline void rt_task_prefetch_rt(const struct rt_task *t)
+{
+	rt_prefetch_w((const char *)t + RT_TASK_LINE(offsetof(struct rt_task, ctx)),
+		      (int)(RT_TASK_LINE(offsetof(struct rt_task, name)) -
+			    RT_TASK_LINE(offsetof(struct rt_task, ctx))) /
+				      64 +
+			      1);
 }
 
 /* The task running on this thread (NULL in a worker's own context or a plain thread) and
@@ -277,8 +347,14 @@ struct rt_timer_heap {
 enum rt_round_clock { RT_CLOCK_OFF, RT_CLOCK_ON, RT_CLOCK_ARMED, RT_CLOCK_TAKEN };
 
 struct rt_worker {
+	/* What other threads write to reach this worker, on one line: a push onto its inbox
+	 * and the kick after it (rt_inbox_push(): need_resched, then parked) take that line
+	 * from this worker once, not twice, and its idle polling reads one line. */
 	alignas(64) atomic_int need_resched;
-	atomic_int parked;   /* futex word: 1 while parked (park.c) */
+	atomic_int parked; /* futex word: 1 while parked (park.c) */
+	/* The inbox: a stack other threads push onto (rt_inbox_push()) and the worker takes
+	 * whole (inbox_drain()), lock-free. */
+	_Atomic(struct rt_task *) inbox;
 	alignas(64) int cpu; /* scheduler CPU */
 	int os_cpu;	     /* real CPU it is pinned to */
 	pthread_t thread;
@@ -296,9 +372,6 @@ struct rt_worker {
 	 * switched to, once off its stack (rt_after_switch()). */
 	struct rt_task *switch_from;
 	struct rt_timer_heap timers; /* sleeping tasks of this worker; only its thread */
-	/* The inbox: a stack other threads push onto (rt_inbox_push()) and the worker takes
-	 * whole (inbox_drain()), lock-free; on a line of its own, as the pushers write it. */
-	_Alignas(64) _Atomic(struct rt_task *) inbox;
 	_Alignas(64) struct rt_task_cache tcache; /* only this worker's thread (loop, tasks) */
 	/* finished tasks not accounted for yet (rt_exits_flush()), its thread only: the
 	 * detached ones (their slots not released) and the count of all */
@@ -532,9 +605,8 @@ void rt_stop_notify(void);
 /* Start/stop: the node maps, the trace, each worker's scratch and lock set. */
 int rt_numa_start(const struct ts_rt_config *cfg, bool host);
 void rt_numa_stop(void);
-/* The task's NUMA fields at spawn (the core's p->numa comes on first use); their
- * release at join (waits out swap pins). */
-void rt_numa_task_init(struct rt_task *t);
+/* The release of a task's NUMA fields at join (waits out swap pins); at spawn they are
+ * zero (task_alloc()), and the core's p->numa comes on first use. */
 void rt_numa_task_release(struct rt_task *t);
 /* A scan of t is due (w's rq locked, t its curr). */
 bool rt_numa_due(struct rt_worker *w, struct rt_task *t);

@@ -44,6 +44,7 @@ void rt_switch_out(struct rt_task *t, int reason)
 
 void rt_prepare_block(struct rt_task *t)
 {
+	t->blocked = true;
 	atomic_store_explicit(&t->wstate, RT_BLOCKING, memory_order_relaxed);
 }
 

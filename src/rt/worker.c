@@ -244,6 +244,8 @@ static bool inbox_drain(struct rt_worker *w)
 		return false;
 	struct rt_task *lifo = atomic_exchange(&w->inbox, NULL), *t = NULL;
 	while (lifo) { /* oldest first */
+		/* Pushed by another thread, which wrote it last (a spawn: all of it). */
+		rt_task_prefetch(lifo);
 		struct rt_task *next = lifo->inbox_next;
 		lifo->inbox_next = t;
 		t = lifo;
@@ -348,7 +350,11 @@ static void *worker_main(void *arg)
 		 * again) on another worker. */
 		int reason = prev ? prev->reason : -1;
 		rt_trace_left(w, prev, reason);
-		atomic_store(&w->need_resched, 0);
+		/* Cleared only when set: the store is a locked instruction, on the line that
+		 * pushers onto the inbox write (a kick seen as 0 here was nothing to clear;
+		 * one that comes after the look leaves it 1, and the loop runs once more). */
+		if (atomic_load_explicit(&w->need_resched, memory_order_relaxed))
+			atomic_store(&w->need_resched, 0);
 		/* A safe point: stop work of other workers' NUMA swaps. A yielded prev may be
 		 * their partner; then it is no longer ours to account. */
 		if (atomic_load_explicit(&w->stop_n, memory_order_relaxed) &&
@@ -394,6 +400,11 @@ static void *worker_main(void *arg)
 				    : reason == RT_SW_SCHEDULED && s->rq[cpu].curr
 					    ? s->rq[cpu].curr
 					    : ts_schedule(s, cpu);
+		/* The picked task may come from another worker (a pull, a wake-up, a spawn):
+		 * the lines of the runtime's fields are asked for at once (the struct is the
+		 * task's: ts first, and the core has touched its own). */
+		if (n)
+			rt_task_prefetch_rt((struct rt_task *)n);
 		if (n && rt_task_of(n)->numa.nr_pages)
 			numa = rt_numa_due(w, rt_task_of(n));
 		if (parking) {
