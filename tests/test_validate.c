@@ -74,7 +74,7 @@ struct fake {
 
 /* Seed k, configuration c at load index l: mean 100 (k + 1) + 10 c + l; SIS search
  * 10 (c + 1), scanned 100 per load; 1 remote of 4 group-line transfers; 30 (l + 1)
- * migrations in 3 ms of busy CPU time. */
+ * migrations in 3 ms of busy CPU time; CPU utilisation 0.25 (l + 1). */
 static void fake_init(struct fake *f, const char *workload)
 {
 	memset(f, 0, sizeof(*f));
@@ -100,6 +100,7 @@ static void fake_init(struct fake *f, const char *workload)
 				p->stats.tg.line_misses[TS_REL_LLC] = 5;
 				p->stats.migrations = (uint64_t)(30 * (l + 1));
 				p->stats.busy_ns = 3000000; /* 3 ms of CPU time */
+				p->stats.cpu_util = 0.25 * (l + 1);
 			}
 }
 
@@ -138,6 +139,8 @@ static void test_extract(void **state)
 	assert_near(ts_val_extract(&r, &f.e, 0, &finished), 25, 1e-12);
 	r = row_of(TS_VAL_MIGRATION_RATE, 64); /* 60 migrations in 3 ms of CPU time */
 	assert_near(ts_val_extract(&r, &f.e, 0, &finished), 20000, 1e-9);
+	r = row_of(TS_VAL_IDLE, 64); /* utilisation 0.5 */
+	assert_near(ts_val_extract(&r, &f.e, 0, &finished), 50, 1e-12);
 	assert_true(finished);
 	r = row_of(TS_VAL_CHANGE, 128); /* a load the sweep did not run */
 	assert_true(isnan(ts_val_extract(&r, &f.e, 0, &finished)));

@@ -173,6 +173,9 @@ double ts_val_extract(const struct ts_val_row *row, const struct ts_experiment *
 		return a && a->stats.busy_ns
 			       ? (double)a->stats.migrations / ((double)a->stats.busy_ns / 1e9)
 			       : NAN;
+	case TS_VAL_IDLE:
+		a = point_at(e, ca, row->load, finished);
+		return a ? 100.0 * (1.0 - a->stats.cpu_util) : NAN;
 	}
 	return NAN;
 }

@@ -56,6 +56,12 @@ static const struct ts_val_source sources[] = {
 	       "http://www.uwsg.indiana.edu/hypermail/linux/kernel/2306.2/05258.html. Icelake "
 	       "2 sockets 80C/160T, v6.4-rc5 with CONFIG_RT_GROUP_SCHED=y; UnixBench Pipe-based "
 	       "Context Switching, 160 parallel copies; perf c2c of the load_avg line"},
+	{"S4", "Chen Yu, \"[RFC PATCH v2 2/2] sched/fair: Choose the CPU where short task is "
+	       "running during wake up\", linux-kernel list, 23 Oct 2022, Message-ID "
+	       "<1a34e009de0dbe5900c7b2c6074c8e0c04e8596a.1666531576.git.yu.c.chen@intel.com>. "
+	       "Baseline v6.0 (CFS pick, SIS_UTIL); Sapphire Rapids, 56 cores (112 CPUs) per "
+	       "LLC, SNC off; will-it-scale context_switch1: N instances of two tasks "
+	       "ping-ponging over pipes, no task bound to a CPU"},
 };
 
 /* ---- experiments ---- */
@@ -184,8 +190,33 @@ static const struct ts_val_experiment pipe_icx = {
 			 "tg->load_avg rate limit (1528c661c24b came later)",
 };
 
+static const struct ts_val_experiment pipe_spr = {
+	.id = "pipe-sapphire-rapids-llc",
+	.machine = "spr-2s",
+	.workload = "pipe",
+	.pin = "0",
+	.configs = {{"baseline", "kernel=6.0"}},
+	.nr_configs = 1,
+	.loads = {112},
+	.nr_loads = 1,
+	.duration_ns = 10 * MS,
+	.warmup_ns = 20 * MS,
+	.seeds = 3,
+	.published_run = "will-it-scale context_switch1, 112 instances (224 tasks) on an LLC of "
+			 "112 CPUs; here pinned to node 0, one socket's LLC (S4 does not say "
+			 "how the 112 CPUs were chosen)",
+};
+
 /* ---- what the simulator lacks, per published run ---- */
 
+#define NEEDS_LOCK_CONTENTION                                                                      \
+	"with two tasks per CPU the simulated pairs collapse, each onto one CPU, within ~10 ms "   \
+	"and stay there (no idle time: every scan fails, so every wake-up takes the waker's "      \
+	"CPU); before that, while CPUs still idle, they migrate tens of thousands of times per "   \
+	"busy CPU-second, as the real run keeps doing. S4's profile names what keeps the real "    \
+	"machine idle: run-queue lock contention (1.65 % of the cycles at 56 instances, 15.13 % "  \
+	"at 112), the woken CPU held in sched_ttwu_pending(); the model's run-queue locks never "  \
+	"contend (docs/workloads.md, 'One pair per CPU')"
 #define NEEDS_V5_6                                                                                 \
 	"runs --kernel 5.6 (v5.6 SIS order, unaged SIS_PROP, the 2020 SIS counting, the CFS "      \
 	"pick) and hackbench's pipe as v5.6 runs it (pipe->mutex, page slots, wake-up rules); "    \
@@ -201,8 +232,9 @@ static const struct ts_val_experiment pipe_icx = {
 #define NEEDS_RT_GROUP                                                                             \
 	"runs the v6.4 layout with RT_GROUP_SCHED against the re-layout, but the simulated "       \
 	"pairs stop migrating once each shares one CPU (tens of migrations per busy CPU-second, "  \
-	"row pipe-icx-migration-rate, against the tens of thousands the c2c profile implies; "     \
-	"docs/workloads.md), so set_task_cpu()'s reads of rt_se/rt_rq are rarely made"
+	"row pipe-icx-migration-rate, against the tens of thousands the c2c profile implies: "     \
+	"the collapsed regime of docs/workloads.md, 'One pair per CPU'), so set_task_cpu()'s "     \
+	"reads of rt_se/rt_rq are rarely made"
 #define TBENCH_BYTES                                                                               \
 	"the model's MB/s counts request and reply bytes: 3.4 % above tbench's own figure "        \
 	"for the same op rate (docs/workloads.md)"
@@ -502,6 +534,23 @@ static const struct ts_val_row rows[] = {
 	 .source = &sources[2],
 	 .band = AT_LEAST(10000),
 	 .note = NEEDS_RT_GROUP,
+	 .quick = true},
+
+	/* ---- validation: two tasks per CPU on a large LLC ---- */
+	{.id = "pipe-spr-idle-112",
+	 .role = TS_VAL_VALIDATION,
+	 .exp = &pipe_spr,
+	 .figure = TS_VAL_IDLE,
+	 .a = BASE,
+	 .load = 112,
+	 .what = "idle time with 112 pipe pairs (224 tasks) on 112 CPUs, no task bound",
+	 .unit = "%",
+	 .published = 30.7,
+	 .published_text = "around 30 % (top: %Cpu0 2.7 us, 66.7 sy, 30.7 id); with the "
+			   "tasks bound to CPUs nearly 0 % and about +300 % throughput",
+	 .source = &sources[3],
+	 .band = NO_BAND,
+	 .note = NEEDS_LOCK_CONTENTION,
 	 .quick = true},
 };
 

@@ -45,6 +45,8 @@ enum ts_val_figure {
 				   from another node (perf c2c's remote HITMs) */
 	TS_VAL_MIGRATION_RATE,	/* a's task migrations at load per second of busy CPU time
 				   (the window's set_task_cpu() calls / its CPU time) */
+	TS_VAL_IDLE,		/* a's idle time at load, % of the run's CPUs' time: 100 (1 -
+				   CPU utilisation), top's "id" */
 };
 
 enum ts_val_band_kind {
