@@ -324,7 +324,7 @@ eevdf_pick_next_entity(struct ts_cfs_rq *cfs, struct ts_features f)
 }
 
 /* v' = v + d ==> avg_vruntime' = avg_vruntime - d * avg_load */
-static void avg_vruntime_update(struct ts_cfs_rq *cfs, int64_t delta)
+static inline void avg_vruntime_update(struct ts_cfs_rq *cfs, int64_t delta)
 {
 	cfs->avg_vruntime = s64_sub(cfs->avg_vruntime, s64_mul((int64_t)cfs->avg_load, delta));
 }
