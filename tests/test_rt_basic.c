@@ -731,6 +731,41 @@ static void test_wg_race(void **state)
 	ts_wg_destroy(r.wg);
 }
 
+/* A wait that returns lets its caller destroy the group at once: the task whose done made
+ * the count zero must be finished with the group by then (it still pops the waiters and
+ * unlocks after its change). The waiter waits only once the child has started, so that
+ * many rounds find the change to zero under way; ASan and TSan check every round. */
+static void *wg_destroy_rounds(void *p)
+{
+	(void)p;
+	struct ts_task_attr a = TS_TASK_ATTR_INIT;
+	a.detached = true;
+	for (int i = 0; i < 1000; i++) {
+		struct batch b = {.wg = ts_wg_create()};
+		if (!b.wg || ts_wg_add(b.wg, 1))
+			return (void *)"wait group";
+		if (!ts_spawn(detached_child, &b, &a).id)
+			return (void *)"spawn failed";
+		/* until the child is in its done (on either worker), so that the wait often
+		 * finds the count reaching zero under way */
+		while (!atomic_load(&b.ran))
+			ts_yield();
+		if (ts_wg_wait(b.wg) || atomic_load(&b.ran) != 1)
+			return (void *)"wait returned early";
+		ts_wg_destroy(b.wg);
+	}
+	return NULL;
+}
+
+static void test_wg_destroy_after_wait(void **state)
+{
+	(void)state;
+	ts_task_handle h = ts_spawn(wg_destroy_rounds, NULL, NULL);
+	void *ret = (void *)"not joined";
+	assert_int_equal(ts_join(h, &ret), 0);
+	assert_null(ret);
+}
+
 /* A live detached task cannot be joined; once it has exited its handle is stale. */
 static void test_join_detached_refused(void **state)
 {
@@ -826,6 +861,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_detached_from_task, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detached_slots_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wg_race, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wg_destroy_after_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_join_detached_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detached_from_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sequential_spawns_reuse, setup, teardown),

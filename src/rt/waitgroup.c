@@ -79,9 +79,9 @@ int ts_wg_wait(struct ts_waitgroup *wg)
 	struct rt_task *self = rt_current();
 	if (!self)
 		return rt_error(-EPERM, "ts_wg_wait: blocking call outside a task");
-	/* Zero already: the changes that made it so come before (acquire), no lock. */
-	if (atomic_load_explicit(&wg->count, memory_order_acquire) <= 0)
-		return 0;
+	/* Always under the lock, even when the count is zero already: the task whose change
+	 * made it zero still pops the waiters and unlocks, and a wait that returned without
+	 * the lock would let its caller free the group under it (ts_wg_destroy()). */
 	rt_spin_lock(&wg->lock);
 	if (atomic_load_explicit(&wg->count, memory_order_acquire) > 0) {
 		struct rt_waiter w = {.task = self};
