@@ -660,8 +660,7 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	err.code = 0;
 	err.msg[0] = '\0';
 	rc = ts_task_init(rt_g.s, &t->ts, a->nice, mask, target >= 0 ? target : home->cpu, &err);
-	if (mask)
-		ts_cpumask_free(mask);
+	ts_cpumask_free(mask);
 	if (rc) {
 		ts_task_destroy(&t->ts);
 		task_unmap(t);

@@ -404,7 +404,7 @@ static void *worker_main(void *arg)
 		 * the lines of the runtime's fields are asked for at once (the struct is the
 		 * task's: ts first, and the core has touched its own). */
 		if (n)
-			rt_task_prefetch_rt((struct rt_task *)n);
+			rt_task_prefetch_rt(rt_task_of(n));
 		if (n && rt_task_of(n)->numa.nr_pages)
 			numa = rt_numa_due(w, rt_task_of(n));
 		if (parking) {
