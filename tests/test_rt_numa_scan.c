@@ -48,6 +48,7 @@ static void *scanned_task(void *arg)
 			sink += (unsigned long)k;
 		ts_yield();
 	}
+	(void)sink;
 	/* This task runs: no worker scans it now, its core state is stable. */
 	struct ts_task *p = &rt_current()->ts;
 	struct ts_sched *s = ts_rt_sched();
