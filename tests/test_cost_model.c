@@ -121,8 +121,10 @@ static void check_monotone(const char *machine, const struct ts_cost_term *tiers
 	for (int rel = TS_REL_SAME_CPU; rel < TS_REL_REMOTE; rel++)
 		if (!(tiers[rel].value <= tiers[rel + 1].value + EPS)) {
 			print_message("%s: %s.%s = %g > %s.%s = %g\n", machine, family,
-				      ts_cpu_relation_name((enum ts_cpu_relation)rel), tiers[rel].value, family,
-				      ts_cpu_relation_name((enum ts_cpu_relation)(rel + 1)), tiers[rel + 1].value);
+				      ts_cpu_relation_name((enum ts_cpu_relation)rel),
+				      tiers[rel].value, family,
+				      ts_cpu_relation_name((enum ts_cpu_relation)(rel + 1)),
+				      tiers[rel + 1].value);
 			fail();
 		}
 }
@@ -174,8 +176,9 @@ static void test_every_preset(void **state)
 			bool na = starts_with(m.c2c[rel].source, "n/a: ");
 			if (na == reachable[rel]) {
 				print_message("%s: c2c.%s reachable=%d but source '%s'\n",
-					      p[i].name, ts_cpu_relation_name((enum ts_cpu_relation)rel), reachable[rel],
-					      m.c2c[rel].source);
+					      p[i].name,
+					      ts_cpu_relation_name((enum ts_cpu_relation)rel),
+					      reachable[rel], m.c2c[rel].source);
 				fail();
 			}
 			/* a present tier's derived terms are derived, never "n/a" */
