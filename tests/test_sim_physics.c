@@ -141,6 +141,13 @@ static double cost(const struct ts_cost_model *c, const char *name)
 	return t->value;
 }
 
+/* sim_refill_ns()'s total */
+static double refill(const struct sim *m, const struct sim_task *t, int cpu)
+{
+	double moved;
+	return sim_refill_ns(m, t, cpu, &moved);
+}
+
 /* The refill a task pays as it is switched in (sim_refill_ns()), by hand from broadwell-2s's
  * terms: back on its CPU the part of its working set the runs in between evicted from the
  * core's L2; on the SMT sibling that and its footprint from the sibling's L1; on any other
@@ -167,27 +174,33 @@ static void test_refill_by_where_the_task_runs(void **state)
 	struct ts_task_class big = {.name = "big", .footprint_kib = 256};
 	struct sim_task t = {.cls = &small, .last_cpu = -1};
 	assert_true(m->run_kib > 16 && m->run_kib < 256);
-	assert_near(sim_refill_ns(m, &t, 0), 0, 0); /* its first run */
+	assert_near(refill(m, &t, 0), 0, 0); /* its first run */
 	/* it last ran on CPU 0 (core 0), and 300 KiB entered core 0's L2 since */
 	t.last_cpu = 0;
 	t.cache_mark = 100;
 	caches[mc.topo->cpu[0].core] = 400;
 	double evicted = m->run_kib * (1 - exp(-300.0 / cost(c, "cache.capacity_kib"))) *
 			 cost(c, "refill.llc");
-	assert_near(sim_refill_ns(m, &t, 0), evicted, 1e-9);
-	assert_near(sim_refill_ns(m, &t, 40), evicted + 16 * cost(c, "refill.smt"), 1e-9);
+	assert_near(refill(m, &t, 0), evicted, 1e-9);
+	assert_near(refill(m, &t, 40), evicted + 16 * cost(c, "refill.smt"), 1e-9);
+	/* on its core nothing counts as moved; on another core all of it does */
+	double moved;
+	assert_near(sim_refill_ns(m, &t, 40, &moved), evicted + 16 * cost(c, "refill.smt"), 1e-9);
+	assert_near(moved, 0, 0);
+	assert_near(sim_refill_ns(m, &t, 1, &moved), m->run_kib * cost(c, "refill.llc"), 1e-9);
+	assert_near(moved, m->run_kib * cost(c, "refill.llc"), 1e-9);
 	/* another core of the LLC, then of the other socket (SLIT 21): everything */
-	assert_near(sim_refill_ns(m, &t, 1), m->run_kib * cost(c, "refill.llc"), 1e-9);
-	assert_near(sim_refill_ns(m, &t, 20),
-		    m->run_kib * ts_cost_refill_between(c, mc.topo, 0, 20), 1e-9);
-	assert_true(sim_refill_ns(m, &t, 20) > sim_refill_ns(m, &t, 1));
+	assert_near(refill(m, &t, 1), m->run_kib * cost(c, "refill.llc"), 1e-9);
+	assert_near(refill(m, &t, 20), m->run_kib * ts_cost_refill_between(c, mc.topo, 0, 20),
+		    1e-9);
+	assert_true(refill(m, &t, 20) > refill(m, &t, 1));
 	/* nothing evicted: back on its CPU free, on another core the same */
 	caches[mc.topo->cpu[0].core] = 100;
-	assert_near(sim_refill_ns(m, &t, 0), 0, 1e-12);
-	assert_near(sim_refill_ns(m, &t, 1), m->run_kib * cost(c, "refill.llc"), 1e-9);
+	assert_near(refill(m, &t, 0), 0, 1e-12);
+	assert_near(refill(m, &t, 1), m->run_kib * cost(c, "refill.llc"), 1e-9);
 	/* a program whose own footprint is larger refetches that */
 	t.cls = &big;
-	assert_near(sim_refill_ns(m, &t, 1), 256 * cost(c, "refill.llc"), 1e-9);
+	assert_near(refill(m, &t, 1), 256 * cost(c, "refill.llc"), 1e-9);
 	free(caches);
 	free(m);
 	machine_free(&mc);
@@ -276,6 +289,68 @@ static void test_newidle_balance_cut_off(void **state)
 	machine_free(&m);
 }
 
+/* The work a run charges, by term (ts_sim_result.work_ns), on lat_pipe pairs whose every
+ * hand-off is known: on two CPUs of one cluster each round trip switches two woken tasks in
+ * after idle (ctx_switch and handoff.cluster each, no switch_out); on one CPU each switch-in
+ * follows the other task (ctx_switch and switch_out, no hand-off between CPUs, a refill of
+ * what the other run evicted). Pinned, the tasks never scan and never move. Without
+ * background activity, and at full speed (Kunpeng 920 has no turbo and no SMT), the terms
+ * only tasks pay add up to the CPUs' busy time (balancing is partly an idle CPU's kernel
+ * work, which is not busy time). */
+static struct ts_sim_result pipe_pair_run(const struct machine *m, int a, int b)
+{
+	int cpus[2] = {a, b};
+	struct ts_sim_config cfg = sim_config(m, ts_workload_find("pipe"), 1);
+	cfg.pin_cpus = cpus;
+	cfg.nr_pin_cpus = 2;
+	cfg.warmup_ns = 2 * MS;
+	cfg.duration_ns = 20 * MS;
+	cfg.no_background = true;
+	return sim_run_ok(&cfg);
+}
+
+static void test_work_by_term(void **state)
+{
+	(void)state;
+	struct machine m;
+	machine_load(&m, "kunpeng920");
+	const struct ts_cost_model *c = &m.costs;
+	double ctx = cost(c, "ctx_switch"), out = cost(c, "switch_out");
+	for (int one_cpu = 0; one_cpu < 2; one_cpu++) {
+		struct ts_sim_result r = pipe_pair_run(&m, one_cpu ? 0 : 1, 0);
+		const double *w = r.work_ns;
+		double tasks = 0;
+		for (int i = 0; i < TS_WORK_NR; i++) {
+			print_message("%s %-14s %12.0f\n", one_cpu ? "0,0" : "1,0",
+				      ts_sim_work_name((enum ts_sim_work)i), w[i]);
+			assert_true(w[i] >= 0);
+			if (i != TS_WORK_BALANCE && i != TS_WORK_KERNEL)
+				tasks += w[i];
+		}
+		double switches = 2.0 * (double)r.marks; /* two switch-ins a round trip */
+		assert_true(r.marks > 1000);
+		assert_near(w[TS_WORK_CTX_SWITCH] / (switches * ctx), 1, 0.02);
+		assert_near(w[TS_WORK_REFILL_MOVED], 0, 0);
+		assert_near(w[TS_WORK_IDLE_SCAN], 0, 0);
+		assert_true(w[TS_WORK_PROGRAM] > 0);
+		if (one_cpu) {
+			assert_near(w[TS_WORK_SWITCH_OUT] / (switches * out), 1, 0.02);
+			assert_near(w[TS_WORK_HANDOFF], 0, 0);
+			assert_true(w[TS_WORK_REFILL_EVICTED] > 0);
+		} else {
+			assert_true(w[TS_WORK_SWITCH_OUT] < 0.01 * w[TS_WORK_CTX_SWITCH]);
+			assert_near(w[TS_WORK_HANDOFF] / (switches * cost(c, "handoff.cluster")), 1,
+				    0.02);
+		}
+		print_message("tasks' terms %.0f, busy %llu\n", tasks,
+			      (unsigned long long)r.busy_ns);
+		assert_near(tasks / (double)r.busy_ns, 1, 0.02);
+	}
+	assert_string_equal(ts_sim_work_name(TS_WORK_REFILL_MOVED), "refill_moved");
+	assert_string_equal(ts_sim_work_name(TS_WORK_NR), "?");
+	machine_free(&m);
+}
+
 static void test_pin_cpus_errors(void **state)
 {
 	(void)state;
@@ -312,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_wake_enqueue_busy_target),
 		cmocka_unit_test(test_periodic_balance_charged),
 		cmocka_unit_test(test_newidle_balance_cut_off),
+		cmocka_unit_test(test_work_by_term),
 		cmocka_unit_test(test_pin_cpus_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -229,6 +229,7 @@ struct sim {
 	uint64_t *numa_arrival;	     /* per CPU: 1 + when its last NUMA arrival was applied */
 	struct ts_sim_numa numa;     /* the engine's NUMA counters (measured window) */
 	double numa_sys_ns;
+	double work_by[TS_WORK_NR]; /* work charged in the window, by term (ts_sim_work) */
 	uint64_t ticks0;
 	/* ---- task groups (cfg->groups; NULL without) ---- */
 	struct sim_groups *groups;
@@ -298,8 +299,10 @@ static inline uint64_t sim_ns_of(double v)
 	return v > 0 ? (uint64_t)llround(v) : 0;
 }
 
-/* Adds CPU work (ns, fractional) to a task. */
-static inline void sim_add_work(struct sim_task *t, double ns)
+/* Adds CPU work (ns, fractional) to a task, counted under no term: work that was counted
+ * where it was priced (a wake-up's, sim_wake(); an idle CPU's kernel work a task waits
+ * for). */
+static inline void sim_task_add_work(struct sim_task *t, double ns)
 {
 	if (ns <= 0)
 		return;
@@ -307,6 +310,31 @@ static inline void sim_add_work(struct sim_task *t, double ns)
 	double whole = floor(total);
 	t->work += (uint64_t)whole;
 	t->work_frac = total - whole;
+}
+
+/* The term of work already counted where it was priced (a wake-up's, sim_wake()). */
+#define SIM_WORK_COUNTED TS_WORK_NR
+
+/* Counts ns of work charged now under term w (in the window only). */
+static inline void sim_count_work(struct sim *m, enum ts_sim_work w, double ns)
+{
+	if (ns > 0 && m->in_window && w < TS_WORK_NR)
+		m->work_by[w] += ns;
+}
+
+/* Work counted under w that is dropped before it ran (a spin cut short, a memory sweep's
+ * segment planned again). */
+static inline void sim_uncount_work(struct sim *m, enum ts_sim_work w, double ns)
+{
+	if (ns > 0 && m->in_window)
+		m->work_by[w] -= ns;
+}
+
+/* Adds CPU work (ns, fractional) to a task, counted under term w. */
+static inline void sim_add_work(struct sim *m, struct sim_task *t, double ns, enum ts_sim_work w)
+{
+	sim_count_work(m, w, ns);
+	sim_task_add_work(t, ns);
 }
 
 /* ---- events ---- */
@@ -442,10 +470,10 @@ static inline double *sim_cache_kib(struct sim *m, int cpu)
 	return &m->core_cache_kib[m->topo->cpu[cpu].core];
 }
 void sim_set_curr(struct sim *m, int cpu, struct sim_task *next);
-double sim_refill_ns(const struct sim *m, const struct sim_task *t, int cpu);
+double sim_refill_ns(const struct sim *m, const struct sim_task *t, int cpu, double *moved);
 double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *waker, int flags);
 __attribute__((cold)) void sim_tg_settle(struct sim *m, int cpu);
-void sim_charge_cpu(struct sim *m, int cpu, double ns);
+void sim_charge_cpu(struct sim *m, int cpu, double ns, enum ts_sim_work w);
 void sim_balance_costs_init(struct sim *m);
 void sim_charge_balance(struct sim *m, int cpu);
 double sim_balance_cost_so_far(const struct sim *m, int cpu, int first, int last);
@@ -490,7 +518,7 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t);
  * newly-idle balancing) */
 #define SIM_NOISE_STREAM 0x6e6f697365ULL /* ts_rng_derive() index of the noise stream */
 void sim_background_init(struct sim *m);
-void sim_kernel_busy(struct sim *m, int cpu, double ns);
+void sim_kernel_busy(struct sim *m, int cpu, double ns, enum ts_sim_work w);
 void sim_tick_background(struct sim *m, int cpu);
 void sim_kernel_switch(struct sim *m, int cpu, const struct sim_task *prev, struct sim_task *next);
 uint64_t sim_newidle_time(void *h, int cpu, uint64_t t0);

@@ -39,11 +39,12 @@ void sim_background_init(struct sim *m)
 /* ns of kernel work on cpu while it has no task: from now, or after the work already
  * under way. Not counted in the CPU's busy time, which is its tasks' (busy = exec); a
  * task switched in while it lasts waits for it as CPU work of its own. */
-void sim_kernel_busy(struct sim *m, int cpu, double ns)
+void sim_kernel_busy(struct sim *m, int cpu, double ns, enum ts_sim_work w)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
 	if (ns <= 0)
 		return;
+	sim_count_work(m, w, ns);
 	uint64_t from = c->kernel_until > m->now ? c->kernel_until : m->now;
 	uint64_t d = sim_ns_of(ns);
 	c->kernel_until = from + d;
@@ -67,14 +68,14 @@ void sim_tick_background(struct sim *m, int cpu)
 		while (c->next_softirq <= m->now);
 	}
 	if (c->curr) {
-		sim_charge_cpu(m, cpu, ns);
+		sim_charge_cpu(m, cpu, ns, TS_WORK_KERNEL);
 		return;
 	}
 	if (m->now - c->idle_since >= m->tick_ns)
 		return; /* the tick is stopped */
 	if (c->kernel_until <= m->now)
 		c->kernel_until = m->now + m->idle_exit_ns; /* leaves its idle state first */
-	sim_kernel_busy(m, cpu, ns);
+	sim_kernel_busy(m, cpu, ns, TS_WORK_KERNEL);
 }
 
 /* cpu switches from prev to next (sim_set_curr()). A CPU going idle starts its idle
@@ -94,7 +95,7 @@ void sim_kernel_switch(struct sim *m, int cpu, const struct sim_task *prev, stru
 		return;
 	uint64_t rest = c->kernel_until - m->now;
 	c->kernel_until = m->now;
-	sim_add_work(next, (double)rest);
+	sim_task_add_work(next, (double)rest); /* counted as the kernel work it is */
 }
 
 /* ---- newly-idle balancing's CPU time ----
@@ -127,9 +128,9 @@ void sim_newidle_end(struct sim *m, int cpu, struct sim_task *next)
 	double ns = c->newidle_timed - c->newidle_charged;
 	c->newidle_charged = c->newidle_timed;
 	if (next)
-		sim_add_work(next, ns);
+		sim_add_work(m, next, ns, TS_WORK_BALANCE);
 	else
-		sim_kernel_busy(m, cpu, ns);
+		sim_kernel_busy(m, cpu, ns, TS_WORK_BALANCE);
 }
 
 /* ---- the per-CPU kworker: vmstat_update() ----
@@ -228,7 +229,7 @@ enum sim_step sim_step_kworker(struct sim *m, int cpu, struct sim_task *t)
 {
 	if (!t->work && !t->pc) {
 		t->pc = 1;
-		sim_add_work(t, m->vmstat_ns);
+		sim_add_work(m, t, m->vmstat_ns, TS_WORK_KERNEL);
 	}
 	if (t->work > 0) {
 		sim_start_segment(m, cpu);

@@ -7,19 +7,24 @@
 
 /* The refill a task pays as it is switched in on cpu (not after itself): on another core
  * none of its working set is in that core's L2, so it refetches all of it (its run's,
- * `cache.run_kib`, or its program's footprint where that is larger) from where it last ran;
- * back on its core (this CPU or an SMT sibling, which shares the L2 but not the L1), the
- * part the runs in between evicted, from the shared LLC, and after a sibling its
- * footprint. */
-double sim_refill_ns(const struct sim *m, const struct sim_task *t, int cpu)
+ * `cache.run_kib`, or its program's footprint where that is larger) from where it last ran
+ * (*moved: that part); back on its core (this CPU or an SMT sibling, which shares the L2
+ * but not the L1), the part the runs in between evicted, from the shared LLC, and after a
+ * sibling its footprint (the rest of the returned total). */
+double sim_refill_ns(const struct sim *m, const struct sim_task *t, int cpu, double *moved)
 {
+	*moved = 0;
 	if (t->last_cpu < 0)
 		return 0; /* its first run: what it brings in is its start's cost */
 	double ns = 0;
 	bool same_core = m->topo->cpu[t->last_cpu].core == m->topo->cpu[cpu].core;
-	if (t->last_cpu != cpu)
-		ns += sim_cost_of(m, m->refill, ts_cost_refill_between, t->last_cpu, cpu) *
-		      (same_core ? t->cls->footprint_kib : fmax(m->run_kib, t->cls->footprint_kib));
+	if (t->last_cpu != cpu) {
+		double kib =
+			same_core ? t->cls->footprint_kib : fmax(m->run_kib, t->cls->footprint_kib);
+		ns += sim_cost_of(m, m->refill, ts_cost_refill_between, t->last_cpu, cpu) * kib;
+		if (!same_core)
+			*moved = ns;
+	}
 	if (same_core)
 		ns += ts_cost_evicted_kib(m->costs, m->core_cache_kib[m->topo->cpu[cpu].core] -
 							    t->cache_mark) *
@@ -55,23 +60,27 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 	next->on_cpu = cpu;
 	c->busy_since = m->now;
 	if (m->groups && m->tg_stall[cpu] > 0) { /* task groups: stalls of the switch */
-		sim_add_work(next, m->tg_stall[cpu]);
+		sim_add_work(m, next, m->tg_stall[cpu], TS_WORK_TG_STALL);
 		m->tg_stall[cpu] = 0;
 	}
 	if (next != prev) {
-		sim_add_work(next, (double)m->ctx_switch_ns);
+		sim_add_work(m, next, (double)m->ctx_switch_ns, TS_WORK_CTX_SWITCH);
 		if (prev) /* the leaving task's part of the switch, before next runs */
-			sim_add_work(next, m->switch_out);
-		double *cache = sim_cache_kib(m, cpu);
-		sim_add_work(next, sim_refill_ns(m, next, cpu));
+			sim_add_work(m, next, m->switch_out, TS_WORK_SWITCH_OUT);
+		double *cache = sim_cache_kib(m, cpu), moved;
+		double refill = sim_refill_ns(m, next, cpu, &moved);
+		sim_add_work(m, next, moved, TS_WORK_REFILL_MOVED);
+		sim_add_work(m, next, refill - moved, TS_WORK_REFILL_EVICTED);
 		*cache += m->run_kib; /* this run's working set enters */
 		next->cache_mark = *cache;
 		next->last_cpu = cpu;
 	}
 	if (next->woken) {
 		/* the wake-up's state comes over from the waker's CPU */
-		sim_add_work(next, sim_cost_of(m, m->handoff, ts_cost_handoff_between,
-					       next->waker_cpu, cpu));
+		sim_add_work(
+			m, next,
+			sim_cost_of(m, m->handoff, ts_cost_handoff_between, next->waker_cpu, cpu),
+			TS_WORK_HANDOFF);
 		next->woken = false;
 		if (next->cls->measure_wakeup && sim_measuring(m))
 			sim_hist_add(m->lat, m->now - next->wake_ns);
@@ -79,7 +88,9 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 }
 
 /* ts_try_to_wake_up() of a blocked task by `waker` (NULL: a timer) from cpu. Returns the
- * exact scan time of the placement, which the caller charges. */
+ * CPU work the wake-up costs its waker (the enqueue on a busy CPU, the scan's probes, task
+ * groups' line stalls), which the caller charges; it is counted here, by term, so the
+ * caller charges it with sim_task_add_work() or sim_charge_cpu(..., SIM_WORK_COUNTED). */
 double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *waker, int flags)
 {
 	SIM_CHECK(t->t.state == TS_TASK_SLEEPING, "waking task %d in state %d", t->t.id,
@@ -104,19 +115,25 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 	 * one, or one of another LLC, takes its wake list and pays in its own time, which
 	 * is not charged) */
 	if (pl.cpu != cpu && m->cpu[pl.cpu].curr &&
-	    ts_topology_relation(m->topo, cpu, pl.cpu) <= TS_REL_LLC)
+	    ts_topology_relation(m->topo, cpu, pl.cpu) <= TS_REL_LLC) {
 		cost += sim_cost_of(m, m->wake_enqueue, ts_cost_wake_enqueue_between, cpu, pl.cpu);
+		sim_count_work(m, TS_WORK_WAKE_ENQUEUE, cost);
+	}
 	int n = 0;
+	double scan = 0;
 	for (int r = 0; r < TS_REL_NR; r++) {
 		if (pl.scanned_by_relation[r]) {
 			n += pl.scanned_by_relation[r];
-			cost += pl.scanned_by_relation[r] * m->scan[r];
+			scan += pl.scanned_by_relation[r] * m->scan[r];
 		}
 	}
+	cost += scan;
+	sim_count_work(m, TS_WORK_IDLE_SCAN, scan);
 	if (n)
 		m->scan_mix_per_cpu = cost / n;
 	if (m->groups) { /* task groups: the waker's line stalls of the wake-up */
 		cost += m->tg_stall[cpu];
+		sim_count_work(m, TS_WORK_TG_STALL, m->tg_stall[cpu]);
 		m->tg_stall[cpu] = 0;
 	}
 	return cost;
@@ -135,23 +152,23 @@ __attribute__((noinline, cold)) void sim_tg_settle(struct sim *m, int cpu)
 	if (!c->curr || m->error)
 		return;
 	sim_stop_segment(m, cpu);
-	sim_add_work(c->curr, ns);
+	sim_add_work(m, c->curr, ns, TS_WORK_TG_STALL);
 	sim_start_segment(m, cpu);
 }
 
-/* Charges ns of CPU time to whatever runs on cpu (a timer wake-up's scan, balancing, the
- * tick): an idle CPU does it as kernel work (sim_kernel_busy()). */
-void sim_charge_cpu(struct sim *m, int cpu, double ns)
+/* Charges ns of CPU time, counted under w, to whatever runs on cpu (a timer wake-up's
+ * scan, balancing, the tick): an idle CPU does it as kernel work (sim_kernel_busy()). */
+void sim_charge_cpu(struct sim *m, int cpu, double ns, enum ts_sim_work w)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
 	if (ns <= 0)
 		return;
 	if (!c->curr) {
-		sim_kernel_busy(m, cpu, ns);
+		sim_kernel_busy(m, cpu, ns, w);
 		return;
 	}
 	sim_stop_segment(m, cpu);
-	sim_add_work(c->curr, ns);
+	sim_add_work(m, c->curr, ns, w);
 	if (c->curr->work)
 		sim_start_segment(m, cpu);
 	else
@@ -216,5 +233,5 @@ void sim_charge_balance(struct sim *m, int cpu)
 	double total = sim_balance_cost_so_far(m, cpu, TS_CPU_IDLE, TS_CPU_NOT_IDLE);
 	double ns = total - c->lb_charged;
 	c->lb_charged = total;
-	sim_charge_cpu(m, cpu, ns);
+	sim_charge_cpu(m, cpu, ns, TS_WORK_BALANCE);
 }

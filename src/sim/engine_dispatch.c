@@ -202,7 +202,7 @@ static void on_timer(struct sim *m, int cpu, struct sim_task *t, uint64_t expire
 {
 	double cost = sim_wake(m, t, cpu, NULL, 0);
 	t->wake_ns = expired;
-	sim_charge_cpu(m, cpu, cost);
+	sim_charge_cpu(m, cpu, cost, SIM_WORK_COUNTED);
 }
 
 static double wall_now(void)

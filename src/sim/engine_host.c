@@ -140,7 +140,7 @@ static void host_tg_line_access(void *h, int rq_cpu, const void *line, bool writ
 	struct sim_cpu *c = &m->cpu[cpu];
 	if (cpu != m->cur_cpu && c->curr && c->seg_active) {
 		sim_stop_segment(m, cpu);
-		sim_add_work(c->curr, ns);
+		sim_add_work(m, c->curr, ns, TS_WORK_TG_STALL);
 		sim_start_segment(m, cpu);
 	} else {
 		m->tg_stall[cpu] += ns;

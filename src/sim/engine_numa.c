@@ -17,13 +17,15 @@ __attribute__((noinline)) void sim_touch_stop(struct sim *m, struct sim_task *t,
 		tc->pos = sim_sweep_advance(&tc->sw, tc->seg_from, tc->seg_to,
 					    sim_lat_row(m, tc->seg_node),
 					    tc->seg_cost * (double)done / (double)t->work);
+	if (done < t->work) /* the rest is planned again */
+		sim_uncount_work(m, TS_WORK_PROGRAM, (double)(t->work - done));
 	t->work = 0;
 }
 
 /* CPU time NUMA balancing costs a task: it runs before the task's next work. */
 static void charge_numa(struct sim *m, struct sim_task *t, double ns)
 {
-	sim_add_work(t, ns);
+	sim_add_work(m, t, ns, TS_WORK_NUMA);
 	if (sim_measuring(m))
 		m->numa_sys_ns += ns;
 }
@@ -198,6 +200,7 @@ bool sim_touch_step(struct sim *m, int cpu, struct sim_task *t, const struct ts_
 	tc->seg_node = node;
 	uint64_t w = sim_ns_of(cost);
 	t->work = w ? w : 1;
+	sim_count_work(m, TS_WORK_PROGRAM, (double)t->work);
 	return false;
 }
 

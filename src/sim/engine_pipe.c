@@ -54,7 +54,7 @@ static int pipe_lock(struct sim *m, int cpu, struct sim_task *t, struct sim_chan
 /* __pipe_unlock(); the CPU time of the wake-up it makes goes to t. */
 static void pipe_unlock(struct sim *m, int cpu, struct sim_task *t)
 {
-	sim_add_work(t, sim_mx_unlock(m, cpu, t));
+	sim_task_add_work(t, sim_mx_unlock(m, cpu, t)); /* a wake-up */
 	t->mx_stage = 0;
 }
 
@@ -94,7 +94,8 @@ int sim_pipe_write(struct sim *m, int cpu, struct sim_task *t, const struct ts_p
 			return STEP_BLOCK;
 		}
 		t->pipe_was = was_empty;
-		sim_add_work(t, (double)ph->ns); /* the write itself, holding the lock */
+		/* the write itself, holding the lock */
+		sim_add_work(m, t, (double)ph->ns, TS_WORK_PROGRAM);
 		t->mx_stage = 2;
 		return -1;
 	}
@@ -117,9 +118,9 @@ int sim_pipe_write(struct sim *m, int cpu, struct sim_task *t, const struct ts_p
 	sim_advance(t);
 	pipe_unlock(m, cpu, t);
 	if (t->pipe_was)
-		sim_add_work(t, wake_one(m, cpu, t, &ch->receivers));
+		sim_task_add_work(t, wake_one(m, cpu, t, &ch->receivers));
 	if (wake_next_writer)
-		sim_add_work(t, wake_one(m, cpu, t, &ch->senders));
+		sim_task_add_work(t, wake_one(m, cpu, t, &ch->senders));
 	return syscall_exit(m, cpu, t);
 }
 
@@ -143,10 +144,13 @@ int sim_pipe_read(struct sim *m, int cpu, struct sim_task *t, const struct ts_ph
 			ch->slots--;
 		}
 		m->msgs_recv++;
-		sim_add_work(t, sim_cost_of(m, m->bulk, ts_cost_bulk_between, msg.sender_cpu, cpu) *
-					msg.bytes / 1024.0);
+		sim_add_work(m, t,
+			     sim_cost_of(m, m->bulk, ts_cost_bulk_between, msg.sender_cpu, cpu) *
+				     msg.bytes / 1024.0,
+			     TS_WORK_PAYLOAD);
 		*sim_cache_kib(m, cpu) += msg.bytes / 1024.0; /* the payload enters */
-		sim_add_work(t, (double)ph->ns);	      /* the read, holding the lock */
+		/* the read, holding the lock */
+		sim_add_work(m, t, (double)ph->ns, TS_WORK_PROGRAM);
 		t->pipe_was = was_full;
 		t->mx_stage = 2;
 		return -1;
@@ -154,6 +158,6 @@ int sim_pipe_read(struct sim *m, int cpu, struct sim_task *t, const struct ts_ph
 	sim_advance(t);
 	pipe_unlock(m, cpu, t);
 	if (t->pipe_was) /* even if the pipe is still full */
-		sim_add_work(t, wake_one(m, cpu, t, &ch->senders));
+		sim_task_add_work(t, wake_one(m, cpu, t, &ch->senders));
 	return syscall_exit(m, cpu, t);
 }

@@ -81,7 +81,7 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 				sim_advance(t);
 			break;
 		case TS_PH_RUN:
-			sim_add_work(t, (double)draw_ns(m, ph));
+			sim_add_work(m, t, (double)draw_ns(m, ph), TS_WORK_PROGRAM);
 			sim_advance(t);
 			break;
 		case TS_PH_MARK:
@@ -147,13 +147,14 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 				struct sim_task *r =
 					(struct sim_task *)((char *)l -
 							    offsetof(struct sim_task, wait));
-				sim_add_work(t, sim_wake(m, r, cpu, t, ph->sync ? TS_WF_SYNC : 0));
+				sim_task_add_work(
+					t, sim_wake(m, r, cpu, t, ph->sync ? TS_WF_SYNC : 0));
 			}
 			break;
 		}
 		case TS_PH_CONNECT:
 			sim_advance(t);
-			sim_add_work(t, sim_connect(m, cpu, t));
+			sim_task_add_work(t, sim_connect(m, cpu, t)); /* a wake-up */
 			break;
 		case TS_PH_BARRIER:
 			if (m->started) { /* released (or arrived after the release) */
@@ -164,7 +165,7 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 				t->arrived = true;
 				double cost = sim_at_barrier(m, cpu, t);
 				if (cost > 0) { /* it pays the wake-up first, then waits */
-					sim_add_work(t, cost);
+					sim_task_add_work(t, cost); /* a wake-up */
 					break;
 				}
 			}
@@ -198,9 +199,11 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 				return STEP_BLOCK;
 			}
 			m->msgs_recv++;
-			sim_add_work(t, sim_cost_of(m, m->bulk, ts_cost_bulk_between,
-						    msg.sender_cpu, cpu) *
-						msg.bytes / 1024.0);
+			sim_add_work(
+				m, t,
+				sim_cost_of(m, m->bulk, ts_cost_bulk_between, msg.sender_cpu, cpu) *
+					msg.bytes / 1024.0,
+				TS_WORK_PAYLOAD);
 			*sim_cache_kib(m, cpu) += msg.bytes / 1024.0; /* the payload enters */
 			sim_advance(t);
 			struct sim_wait_link *l = sim_waitq_pop(&ch->senders);
@@ -208,7 +211,7 @@ enum sim_step sim_step_task(struct sim *m, int cpu, struct sim_task *t)
 				struct sim_task *s =
 					(struct sim_task *)((char *)l -
 							    offsetof(struct sim_task, wait));
-				sim_add_work(t, sim_wake(m, s, cpu, t, 0));
+				sim_task_add_work(t, sim_wake(m, s, cpu, t, 0));
 			}
 			break;
 		}

@@ -476,7 +476,7 @@ static void fork_now(struct sim *m, int cpu, struct sim_task *parent, struct sim
 	if (sim_tracing(m))
 		sim_trace_wakeup(m, cpu, child, &pl, false, true);
 	if (m->groups) { /* task groups: the parent pays the line stalls of the fork */
-		sim_add_work(parent, m->tg_stall[cpu]);
+		sim_add_work(m, parent, m->tg_stall[cpu], TS_WORK_TG_STALL);
 		m->tg_stall[cpu] = 0;
 	}
 }
@@ -496,7 +496,7 @@ bool sim_step_fork(struct sim *m, int cpu, struct sim_task *t)
 	}
 	if (t->next_child < t->nr_children) {
 		t->forking = m->children[t->child0 + t->next_child++];
-		sim_add_work(t, m->fork_ns * (0.5 + ts_rng_unit(&m->rng)));
+		sim_add_work(m, t, m->fork_ns * (0.5 + ts_rng_unit(&m->rng)), TS_WORK_START);
 		return true;
 	}
 	return false;
@@ -520,7 +520,7 @@ void sim_fork_phase(struct sim *m, struct sim_task *t, const struct ts_phase *ph
 	}
 	(*next)++;
 	t->forking = child->t.id;
-	sim_add_work(t, m->fork_ns * (0.5 + ts_rng_unit(&m->rng)));
+	sim_add_work(m, t, m->fork_ns * (0.5 + ts_rng_unit(&m->rng)), TS_WORK_START);
 }
 
 /* TS_PH_START_DELAY: rt-app's forked thread takes t_zero + delay as its t_first (the
@@ -640,7 +640,7 @@ enum sim_step sim_step_launcher(struct sim *m, int cpu, struct sim_task *t)
 		}
 		benchmark_starts(m);
 		for (int i = 0; i < m->nr_waiting; i++)
-			sim_add_work(t, sim_wake(m, m->barrier[i], cpu, t, 0));
+			sim_task_add_work(t, sim_wake(m, m->barrier[i], cpu, t, 0));
 		m->nr_waiting = 0;
 	}
 }
@@ -659,7 +659,7 @@ enum sim_step sim_step_listener(struct sim *m, int cpu, struct sim_task *t)
 			return STEP_BLOCK;
 		}
 		t->forking = m->tasks[m->conns[m->conn_head++]].server;
-		sim_add_work(t, m->accept_ns + m->fork_ns);
+		sim_add_work(m, t, m->accept_ns + m->fork_ns, TS_WORK_START);
 	}
 }
 

@@ -5,6 +5,28 @@
 
 #include "engine.h"
 
+const char *ts_sim_work_name(enum ts_sim_work w)
+{
+	static const char *const names[TS_WORK_NR] = {
+		[TS_WORK_PROGRAM] = "program",
+		[TS_WORK_PAYLOAD] = "payload",
+		[TS_WORK_CTX_SWITCH] = "ctx_switch",
+		[TS_WORK_SWITCH_OUT] = "switch_out",
+		[TS_WORK_REFILL_EVICTED] = "refill_evicted",
+		[TS_WORK_REFILL_MOVED] = "refill_moved",
+		[TS_WORK_HANDOFF] = "handoff",
+		[TS_WORK_WAKE_ENQUEUE] = "wake_enqueue",
+		[TS_WORK_IDLE_SCAN] = "idle_scan",
+		[TS_WORK_BALANCE] = "balance",
+		[TS_WORK_MUTEX_SPIN] = "mutex_spin",
+		[TS_WORK_START] = "start",
+		[TS_WORK_KERNEL] = "kernel",
+		[TS_WORK_NUMA] = "numa",
+		[TS_WORK_TG_STALL] = "tg_stall",
+	};
+	return (unsigned)w < TS_WORK_NR ? names[w] : "?";
+}
+
 static void snapshot(struct sim *m, struct stat_snap *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -105,6 +127,8 @@ void sim_fill_result(struct sim *m, struct ts_sim_result *out)
 	out->wakeups = end.wakeups - a->wakeups;
 	out->migrations = end.migrations - a->migrations;
 	out->busy_ns = end.busy - a->busy;
+	for (int i = 0; i < TS_WORK_NR; i++) /* counted in the window only */
+		out->work_ns[i] = m->work_by[i];
 	out->exec_ns = end.exec - a->exec;
 	out->cpu_util = win ? (double)out->busy_ns / ((double)m->nr_allowed * (double)win) : 0;
 	uint64_t queued = 0;

@@ -39,7 +39,7 @@ static struct sim_task *pop_waiter(struct sim_sync *o)
 static void wake(struct sim *m, int cpu, struct sim_task *t, struct sim_task *w, bool released)
 {
 	w->released = released;
-	sim_add_work(t, sim_wake(m, w, cpu, t, 0));
+	sim_task_add_work(t, sim_wake(m, w, cpu, t, 0));
 }
 
 static void unlock(struct sim *m, int cpu, struct sim_task *t, struct sim_sync *mx)

@@ -363,6 +363,8 @@ static void add_result(struct ts_exp_stats *st, const struct ts_sim_result *r)
 		st->all_finished = false;
 	for (int i = 0; i < ts_report_numa_nr; i++)
 		*ts_report_numa_ptr(&st->numa, i) += ts_report_numa_value(&r->numa, i);
+	for (int i = 0; i < TS_WORK_NR; i++)
+		st->work_ns[i] += r->work_ns[i];
 	ts_sim_tg_result_add(&st->tg, &r->tg); /* task groups */
 }
 

@@ -60,6 +60,7 @@ const struct ts_part_field ts_part_fields[] = {
 	{"finished", TS_PART_BOOL, R(finished), 0},
 	{"messages_queued", TS_PART_U64, R(messages_queued), 0},
 	{"exec_ns", TS_PART_U64, R(exec_ns), 0},
+	{"work_ns", TS_PART_F64, R(work_ns), TS_WORK_NR},
 	/* struct ts_sim_numa's fields in their order (the numa keys of the report JSON) */
 	{"numa", TS_PART_U64, R(numa), N(numa)},
 	{"tg_enabled", TS_PART_BOOL, R(tg.enabled), 0},
@@ -89,7 +90,7 @@ const int ts_part_nr_fields = (int)(sizeof(ts_part_fields) / sizeof(ts_part_fiel
 #if defined(__x86_64__) || defined(__aarch64__)
 /* A field added to struct ts_sim_result must be carried by the parts (a report may read
  * it): add it to ts_part_fields, then update this size. */
-_Static_assert(sizeof(struct ts_sim_result) == 1544,
+_Static_assert(sizeof(struct ts_sim_result) == 1664,
 	       "struct ts_sim_result changed: update ts_part_fields");
 #endif
 

@@ -58,6 +58,7 @@ static void kick(struct sim *m, struct sim_task *s)
 	int scpu = s->on_cpu;
 	if (scpu >= 0)
 		sim_stop_segment(m, scpu);
+	sim_uncount_work(m, TS_WORK_MUTEX_SPIN, (double)s->work);
 	s->work = 0; /* a spinner's work is only its spin */
 	if (scpu >= 0)
 		sim_start_segment(m, scpu);
@@ -100,8 +101,9 @@ enum sim_mx_lock sim_mx_lock(struct sim *m, int cpu, struct sim_task *t, struct 
 		t->mx_state = SIM_MX_HELD;
 		/* a spinner sees the owner's release after the lock's line comes over */
 		if (spun && mx->release_cpu >= 0)
-			sim_add_work(t,
-				     sim_cost_of(m, m->c2c, ts_cost_between, mx->release_cpu, cpu));
+			sim_add_work(m, t,
+				     sim_cost_of(m, m->c2c, ts_cost_between, mx->release_cpu, cpu),
+				     TS_WORK_MUTEX_SPIN);
 		return SIM_MX_ACQUIRED;
 	}
 	if (t->mx_waiter) /* a woken first waiter that lost it again */
@@ -109,7 +111,8 @@ enum sim_mx_lock sim_mx_lock(struct sim *m, int cpu, struct sim_task *t, struct 
 	if (mx->owner->on_cpu >= 0 && !nospin) { /* mutex_spin_on_owner(): the owner runs */
 		spinner_append(mx, t);
 		t->mx_state = SIM_MX_SPIN;
-		sim_add_work(t, (double)m->tick_ns); /* until the owner's unlock kicks it */
+		/* until the owner's unlock kicks it */
+		sim_add_work(m, t, (double)m->tick_ns, TS_WORK_MUTEX_SPIN);
 		return SIM_MX_SPINNING;
 	}
 	if (!t->mx_waiter) { /* __mutex_add_waiter() */
@@ -168,6 +171,7 @@ bool sim_mx_resched(struct sim *m, int cpu, struct sim_task *t)
 		return false;
 	m->cpu[cpu].need_resched = false;
 	sim_stop_segment(m, cpu);
+	sim_uncount_work(m, TS_WORK_MUTEX_SPIN, (double)t->work);
 	t->work = 0;
 	t->mx_nospin = true;
 	sim_cpu_run(m, cpu); /* it blocks in the mutex (or finds the lock its own) */

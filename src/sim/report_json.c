@@ -179,6 +179,11 @@ static void write_stats(struct ts_json_writer *w, const struct ts_exp_stats *st)
 	ts_json_member_uint(w, "messages_sent", st->messages_sent);
 	ts_json_member_uint(w, "messages_received", st->messages_received);
 	ts_json_member_uint(w, "busy_ns", st->busy_ns);
+	jw_open(w, "work_ns", '{');
+	for (int i = 0; i < TS_WORK_NR; i++)
+		ts_json_member_uint(w, ts_sim_work_name((enum ts_sim_work)i),
+				    st->work_ns[i] > 0 ? (uint64_t)llround(st->work_ns[i]) : 0);
+	jw_close(w, '}');
 	ts_json_member_uint(w, "sim_ns", st->sim_ns);
 	ts_json_member_uint(w, "start_ns", st->start_ns);
 	ts_json_member_uint(w, "settle_ns", st->settle_ns);

@@ -68,6 +68,7 @@ struct ts_exp_stats {
 	double wall_s;		 /* host time of the runs, summed (never in deterministic output) */
 	bool all_finished;	 /* every run's `finished` */
 	struct ts_sim_numa numa; /* every field summed (tasks_* too: their ratio is the share) */
+	double work_ns[TS_WORK_NR]; /* the runs' work by term, summed */
 	/* ---- task groups: the runs' group results summed (ts_sim_tg_result_add) ---- */
 	struct ts_sim_tg_result tg;
 };

@@ -390,6 +390,30 @@ void ts_sim_lb_add_domain(struct ts_sim_lb *out, const struct ts_sd_stats *st);
 void ts_sim_lb_add_delta(struct ts_sim_lb *out, const struct ts_sim_lb *a,
 			 const struct ts_sim_lb *b);
 
+/* What the CPU work a run charges pays for (the cost model's terms, docs/model.md), for
+ * struct ts_sim_result's work_ns: every ns of work charged in the window, to a task or
+ * as kernel work of an idle CPU, counted once under the term that priced it. */
+enum ts_sim_work {
+	TS_WORK_PROGRAM,	/* the workload's own RUN phases, pipe reads and writes */
+	TS_WORK_PAYLOAD,	/* a message's payload copied from the sender's CPU */
+	TS_WORK_CTX_SWITCH,	/* ctx_switch: a task switched in */
+	TS_WORK_SWITCH_OUT,	/* switch_out: the leaving task's part, after another task */
+	TS_WORK_REFILL_EVICTED, /* back on its core: what other runs evicted (+ SMT footprint) */
+	TS_WORK_REFILL_MOVED,	/* on another core: the whole working set */
+	TS_WORK_HANDOFF,	/* a woken task's first run: the wake-up's state */
+	TS_WORK_WAKE_ENQUEUE,	/* the waker's enqueue on a busy CPU of its LLC */
+	TS_WORK_IDLE_SCAN,	/* select_idle_sibling()'s probes */
+	TS_WORK_BALANCE,	/* periodic, idle and newly-idle balance passes */
+	TS_WORK_MUTEX_SPIN,	/* spinning on pipe->mutex, and the lock's line after it */
+	TS_WORK_START,		/* fork, accept and connect in the start-up */
+	TS_WORK_KERNEL,		/* the tick, softirqs, the per-CPU kworker */
+	TS_WORK_NUMA,		/* NUMA balancing: scans, hinting faults, page migrations */
+	TS_WORK_TG_STALL,	/* task groups: stalls on the groups' cache lines */
+	TS_WORK_NR
+};
+/* The term's name in reports ("program", "ctx_switch", ...). */
+const char *ts_sim_work_name(enum ts_sim_work w);
+
 struct ts_sim_result {
 	double metric;		     /* the workload's metric for this run */
 	uint64_t marks, bytes;	     /* raw counts behind the metric (measured window) */
@@ -419,6 +443,8 @@ struct ts_sim_result {
 	uint64_t exec_ns;	  /* CPU time the core accounted (sum_exec_runtime) in
 				     the window; equals busy_ns */
 	struct ts_sim_numa numa;
+	double work_ns[TS_WORK_NR]; /* CPU work charged in the window by term (ns at full
+				       speed: CPU time is work / the CPU's speed) */
 	/* ---- task groups: zero (enabled = false) without cfg->groups ---- */
 	struct ts_sim_tg_result tg;
 };
