@@ -228,8 +228,7 @@ struct sim {
 	struct sim_numa_stop *stops; /* in flight */
 	uint64_t *numa_arrival;	     /* per CPU: 1 + when its last NUMA arrival was applied */
 	struct ts_sim_numa numa;     /* the engine's NUMA counters (measured window) */
-	double numa_sys_ns;
-	double work_by[TS_WORK_NR]; /* work charged in the window, by term (ts_sim_work) */
+	double work_by[TS_WORK_NR];  /* work charged in the window, by term (ts_sim_work) */
 	uint64_t ticks0;
 	/* ---- task groups (cfg->groups; NULL without) ---- */
 	struct sim_groups *groups;

@@ -116,8 +116,10 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 	 * is not charged) */
 	if (pl.cpu != cpu && m->cpu[pl.cpu].curr &&
 	    ts_topology_relation(m->topo, cpu, pl.cpu) <= TS_REL_LLC) {
-		cost += sim_cost_of(m, m->wake_enqueue, ts_cost_wake_enqueue_between, cpu, pl.cpu);
-		sim_count_work(m, TS_WORK_WAKE_ENQUEUE, cost);
+		double enqueue =
+			sim_cost_of(m, m->wake_enqueue, ts_cost_wake_enqueue_between, cpu, pl.cpu);
+		sim_count_work(m, TS_WORK_WAKE_ENQUEUE, enqueue);
+		cost += enqueue;
 	}
 	int n = 0;
 	double scan = 0;

@@ -25,9 +25,7 @@ __attribute__((noinline)) void sim_touch_stop(struct sim *m, struct sim_task *t,
 /* CPU time NUMA balancing costs a task: it runs before the task's next work. */
 static void charge_numa(struct sim *m, struct sim_task *t, double ns)
 {
-	sim_add_work(m, t, ns, TS_WORK_NUMA);
-	if (sim_measuring(m))
-		m->numa_sys_ns += ns;
+	sim_add_work(m, t, ns, TS_WORK_NUMA); /* counted: the window's system_ns */
 }
 
 static int phase_slot(const struct sim_task *t)

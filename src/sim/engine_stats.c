@@ -192,7 +192,7 @@ void sim_fill_result(struct sim *m, struct ts_sim_result *out)
 	nu->reserve_conflict_noalt = NUMA_DELTA(reserve_conflict_noalt);
 	nu->reserved_skips = NUMA_DELTA(reserved_skips);
 #undef NUMA_DELTA
-	nu->system_ns = sim_ns_of(m->numa_sys_ns);
+	nu->system_ns = sim_ns_of(m->work_by[TS_WORK_NUMA]);
 	/* At the end: where every task with a preferred node ran last (an exited task's CPU
 	 * is the one it exited on). */
 	for (int i = 0; i < m->nr_tasks_inited; i++) {
