@@ -510,6 +510,56 @@ static void test_newidle_host_time(void **state)
 	env_free(e);
 }
 
+/* The newly-idle gate of each era. Before v5.16 the walk needs avg_idle >=
+ * sysctl_sched_migration_cost (500 us) whatever it costs; from v5.16 (9d783c8dd112,
+ * c5b0a7eefc70) only the first level's max_newidle_lb_cost. Passes of 7 us: with avg_idle
+ * 300 us v5.15 does not walk and v5.16 pulls; with 600 us both pull. And before v5.16 a
+ * rise of max_newidle_lb_cost does not put off its decay (e60b56e46b38): the LLC level's
+ * cost rises to 7 us half a second after its last decay, and a tick 0.6 s later decays
+ * it on v5.15 only. */
+static void test_newidle_generations(void **state)
+{
+	(void)state;
+	static const char *const versions[] = {"5.15", "5.16"};
+	for (int v = 0; v < 2; v++) {
+		bool v516 = v == 1;
+		struct ts_sched_config cfg = {0};
+		struct ts_error err = {0};
+		assert_int_equal(ts_kernel_profile_parse(versions[v], &cfg.kernel, &err), 0);
+		struct ts_host_ops ops = fake_ops;
+		ops.newidle_time = pass_7us;
+		struct env *e = calloc(1, sizeof(*e));
+		assert_non_null(e);
+		env_open(e, preset("kunpeng920"), "", &cfg, &ops, ENV_MAX_TASKS);
+		e->f.now = 1000 * MS;
+		place(e, 0, 8, NULL);
+		place(e, 5, 1, NULL);
+		struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);
+		uint64_t jiffies = e->f.now / MS;
+		mc->last_decay_max_lb_cost = jiffies - (uint64_t)e->s->hz / 2;
+		e->s->rq[5].avg_idle = 300000;
+		struct ts_task *next = block_and_schedule(e, 5);
+		assert_int_equal(ts_stat_read(&base->stats.lb_count[TS_CPU_NEWLY_IDLE]), v516);
+		assert_int_equal(nr_on(e, 0), v516 ? 7 : 8);
+		if (!v516) {
+			assert_null(next);
+			assert_int_equal(mc->max_newidle_lb_cost, 0);
+			place(e, 5, 1, NULL);
+			e->s->rq[5].avg_idle = 600000;
+			assert_non_null(block_and_schedule(e, 5));
+			assert_int_equal(nr_on(e, 0), 7);
+		}
+		assert_int_equal(mc->max_newidle_lb_cost, 7000);
+		assert_int_equal(mc->last_decay_max_lb_cost,
+				 v516 ? e->f.now / MS : jiffies - (uint64_t)e->s->hz / 2);
+		e->f.now += 600 * MS;
+		ts_balance_tick(e->s, 5);
+		assert_int_equal(mc->max_newidle_lb_cost, v516 ? 7000 : 7000 * 253 / 256);
+		assert_int_equal(e->f.lock_errors, 0);
+		env_free(e);
+	}
+}
+
 /* The kernel's newly-idle pass runs with its rq unlocked and idle_stamp set; a wake-up
  * landing meanwhile samples avg_idle from the pass's start, even if the pass then pulls.
  * A modelled pass takes no time, so the core keeps its window: 2 passes x 7 us here. */
@@ -627,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_newidle_gates),
 		cmocka_unit_test(test_newidle_cost_and_decay),
 		cmocka_unit_test(test_newidle_host_time),
+		cmocka_unit_test(test_newidle_generations),
 		cmocka_unit_test(test_newidle_window_samples_avg_idle),
 		cmocka_unit_test(test_find_dst_cpu_fork),
 		cmocka_unit_test(test_find_dst_cpu_numa_imbalance),

@@ -518,7 +518,8 @@ static uint64_t get_sd_balance_interval(struct ts_sched *s, const struct ts_sche
 }
 
 /* update_newidle_cost(): track the max cost; decay it by ~1% per second. Returns true
- * when it decayed. */
+ * when it decayed. Before v5.16 only the tick's visit (cost 0) calls it, so the decay
+ * comes every second whatever the last rise (rebalance_domains()' next_decay_max_lb_cost). */
 static bool update_newidle_cost(struct ts_sched *s, struct ts_sched_domain *sd, uint64_t cost)
 {
 	uint64_t jiffies = jiffies_of(s);
@@ -623,8 +624,12 @@ int ts_balance_newidle(struct ts_sched *s, int cpu)
 	/* Set before balancing, so that this time counts as idle. */
 	ts_rq_set_idle_stamp(this_rq, rq_clock(s, this_rq));
 
-	if (!atomic_load_explicit(&s->overloaded, memory_order_relaxed) ||
-	    (sd && this_rq->avg_idle < sd->max_newidle_lb_cost)) {
+	/* v5.16+ (9d783c8dd112, c5b0a7eefc70): no walk that the first level's cost would not
+	 * fit in avg_idle; before, none while avg_idle < sysctl_sched_migration_cost. */
+	bool too_short = s->kernel.newidle_cost_gate
+				 ? sd && this_rq->avg_idle < sd->max_newidle_lb_cost
+				 : this_rq->avg_idle < TS_SCHED_MIGRATION_COST_NS;
+	if (!atomic_load_explicit(&s->overloaded, memory_order_relaxed) || too_short) {
 		if (sd)
 			update_next_balance_of(s, sd, &next_balance);
 		goto out;
@@ -646,7 +651,10 @@ int ts_balance_newidle(struct ts_sched *s, int cpu)
 			uint64_t domain_cost = t1 > t0 ? t1 - t0 : 0;
 			if (s->ops.newidle_time) /* a modelled machine: its pass's time */
 				domain_cost = s->ops.newidle_time(s->host, cpu, t0);
-			update_newidle_cost(s, sd, domain_cost);
+			if (s->kernel.newidle_cost_gate)
+				update_newidle_cost(s, sd, domain_cost);
+			else if (domain_cost > sd->max_newidle_lb_cost)
+				sd->max_newidle_lb_cost = domain_cost; /* before v5.16: a rise only */
 			curr_cost += domain_cost;
 			t0 = t1;
 		}

@@ -76,6 +76,13 @@ struct ts_kernel_profile {
 	/* avg_scan_cost learns only from SIS_PROP's budgeted scans (bae4ec13640b, v5.12);
 	 * before, from every select_idle_cpu() scan that ran to its end. */
 	bool scan_cost_sis_prop_only;
+	/* sched_balance_newidle() skips its walk while avg_idle < the first domain's
+	 * max_newidle_lb_cost (9d783c8dd112), with no sysctl_sched_migration_cost gate
+	 * (c5b0a7eefc70), and a rise of max_newidle_lb_cost puts its ~1 %-a-second decay off
+	 * by a second (e60b56e46b38), all v5.16; before, the walk was skipped while
+	 * avg_idle < sysctl_sched_migration_cost (500 us), and the maximum decayed every
+	 * second whatever its last rise. */
+	bool newidle_cost_gate;
 	/* The mechanisms the era has (and turns on by default): SIS_UTIL (70fb5ccf2ebb,
 	 * v6.0), the cluster-aware wake-up (8881e1639f1f, 22165f61d0c4, v6.7), the
 	 * tg->load_avg rate limit (1528c661c24b, v6.7). SIS_PROP is in every kernel up to
