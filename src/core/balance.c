@@ -651,10 +651,11 @@ int ts_balance_newidle(struct ts_sched *s, int cpu)
 			uint64_t domain_cost = t1 > t0 ? t1 - t0 : 0;
 			if (s->ops.newidle_time) /* a modelled machine: its pass's time */
 				domain_cost = s->ops.newidle_time(s->host, cpu, t0);
+			/* before v5.16 the walk only raised the maximum */
 			if (s->kernel.newidle_cost_gate)
 				update_newidle_cost(s, sd, domain_cost);
 			else if (domain_cost > sd->max_newidle_lb_cost)
-				sd->max_newidle_lb_cost = domain_cost; /* before v5.16: a rise only */
+				sd->max_newidle_lb_cost = domain_cost;
 			curr_cost += domain_cost;
 			t0 = t1;
 		}
