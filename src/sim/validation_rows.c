@@ -178,16 +178,17 @@ static const struct ts_val_experiment pipe_icx = {
 	.machine = "icelake-2s",
 	.workload = "pipe",
 	.groups_spec = "app=all",
-	.configs = {{"before", "tg_layout=v6.4 RT_GROUP_SCHED NO_TG_LOAD_RATELIMIT"},
-		    {"after", "tg_layout=relayout RT_GROUP_SCHED NO_TG_LOAD_RATELIMIT"}},
+	.configs = {{"before", "kernel=6.4 tg_layout=v6.4 RT_GROUP_SCHED"},
+		    {"after", "kernel=6.4 tg_layout=relayout RT_GROUP_SCHED"}},
 	.nr_configs = 2,
 	.loads = {160},
 	.nr_loads = 1,
 	.duration_ns = 10 * MS,
 	.warmup_ns = 5 * MS,
 	.seeds = 3,
-	.published_run = "UnixBench context1, 160 copies, in one cgroup; v6.4-rc5 had no "
-			 "tg->load_avg rate limit (1528c661c24b came later)",
+	.published_run = "UnixBench context1, 160 copies, in one cgroup, on v6.4-rc5 (the "
+			 "CFS pick, SIS_UTIL, no tg->load_avg rate limit: 1528c661c24b came "
+			 "later)",
 };
 
 static const struct ts_val_experiment pipe_spr = {
@@ -230,7 +231,8 @@ static const struct ts_val_experiment pipe_spr = {
 	"pick) and hackbench's pipe as v5.6 runs it; 1,000 loops, a tenth of mmtests' 10,000 "     \
 	"(at 100 loops the gains were +1.6 ... +2.8 %)"
 #define NEEDS_RT_GROUP                                                                             \
-	"runs the v6.4 layout with RT_GROUP_SCHED against the re-layout, but the simulated "       \
+	"runs --kernel 6.4, the v6.4 layout with RT_GROUP_SCHED against the re-layout, but the "   \
+	"simulated "                                                                               \
 	"pairs stop migrating once each shares one CPU (tens of migrations per busy CPU-second, "  \
 	"row pipe-icx-migration-rate, against the tens of thousands the c2c profile implies: "     \
 	"the collapsed regime of docs/workloads.md, 'One pair per CPU'), so set_task_cpu()'s "     \
