@@ -3,7 +3,8 @@
  * each era's feature defaults, and hand-computed wake-ups where the eras differ (the split
  * scans of v5.4-v5.11, v5.12's merged scan without select_idle_smt(), the unaged
  * avg_idle/512 budget, the scan start at target, the 2020 SIS counting, the recent_used_cpu
- * rules before v5.15, the per-CPU kthread stacking of v5.6). Then the CLI's --kernel. */
+ * rules before v5.15, the per-CPU kthread stacking of v5.6, the wakelist before v6.0). Then
+ * the CLI's --kernel. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "test_support.h"
 #include "toposched/kernel_profile.h"
 #include "toposched/sched.h"
+#include "toposched/ttwu.h"
 
 #define WAKE_SYNC (TS_WF_TTWU | TS_WF_SYNC)
 #define R(c)	  ts_stat_read(&(c))
@@ -41,7 +43,8 @@ static bool same_profile(const struct ts_kernel_profile *a, const struct ts_kern
 	       a->sis_counting == b->sis_counting && a->scan_after_target == b->scan_after_target &&
 	       a->recent_used_prev == b->recent_used_prev && a->kthread_stack == b->kthread_stack &&
 	       a->scan_cost_sis_prop_only == b->scan_cost_sis_prop_only &&
-	       a->newidle_cost_gate == b->newidle_cost_gate && a->has_sis_util == b->has_sis_util &&
+	       a->newidle_cost_gate == b->newidle_cost_gate &&
+	       a->wakelist_idle == b->wakelist_idle && a->has_sis_util == b->has_sis_util &&
 	       a->has_sis_cluster == b->has_sis_cluster &&
 	       a->has_tg_load_ratelimit == b->has_tg_load_ratelimit &&
 	       a->has_sis_prop == b->has_sis_prop;
@@ -60,6 +63,7 @@ static void test_profiles(void **state)
 	assert_true(k.kthread_stack);
 	assert_false(k.scan_cost_sis_prop_only);
 	assert_false(k.newidle_cost_gate);
+	assert_false(k.wakelist_idle);
 	assert_false(k.has_sis_util);
 	assert_true(k.has_sis_prop);
 
@@ -85,7 +89,9 @@ static void test_profiles(void **state)
 	assert_false(k.has_sis_util);
 	assert_int_equal(k.fair_pick, TS_FAIR_PICK_CFS);
 
+	assert_false(kernel("5.19").wakelist_idle);
 	k = kernel("6.1");
+	assert_true(k.wakelist_idle);
 	assert_true(k.has_sis_util);
 	assert_true(k.has_sis_prop);
 	assert_int_equal(k.fair_pick, TS_FAIR_PICK_CFS);
@@ -405,6 +411,27 @@ static void test_kthread_stack_generations(void **state)
 	}
 }
 
+/* The wakelist: from v6.0 (f3dd3f674555) a wake-up onto an idle CPU of the waker's LLC
+ * is queued there; on v5.19 only a CPU of another LLC takes it. Kunpeng 920: the waker on
+ * CPU 0, an idle CPU 5 of its LLC, a busy CPU 6 of it, an idle CPU 40 of the next node's. */
+static void test_wakelist_generations(void **state)
+{
+	(void)state;
+	static const char *const versions[] = {"5.19", "6.0"};
+	for (int v = 0; v < 2; v++) {
+		struct env env, *e = &env;
+		env_kernel(e, "kunpeng920", versions[v]);
+		env_busy(e, 0);
+		env_busy(e, 6);
+		struct ts_task *p = wakee(e, 5);
+		assert_int_equal(ts_ttwu_queue_cond(e->s, p, 0, 5), v == 1);
+		assert_false(ts_ttwu_queue_cond(e->s, p, 0, 6));
+		assert_true(ts_ttwu_queue_cond(e->s, p, 0, 40));
+		assert_false(ts_ttwu_queue_cond(e->s, p, 0, 0));
+		env_close(e);
+	}
+}
+
 /* ---- the CLI ---- */
 
 static void test_cli_kernel(void **state)
@@ -449,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_scan_cost_generations),
 		cmocka_unit_test(test_recent_used_generations),
 		cmocka_unit_test(test_kthread_stack_generations),
+		cmocka_unit_test(test_wakelist_generations),
 		cmocka_unit_test(test_cli_kernel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

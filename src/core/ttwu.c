@@ -1,4 +1,4 @@
-/* ttwu_queue_cond() (ttwu.h), kernel/sched/core.c v6.x. */
+/* ttwu_queue_cond() (ttwu.h), kernel/sched/core.c v6.x, and before v6.0. */
 #include "toposched/ttwu.h"
 
 #include "toposched/sched.h"
@@ -15,8 +15,9 @@ bool ts_ttwu_queue_cond(struct ts_sched *s, const struct ts_task *p, int this_cp
 	if (cpu == this_cpu)
 		return false;
 	/* An idle wakee CPU: the wakelist offloads the activation to it, as the current
-	 * CPU is likely busy. nr_running is checked to avoid stacking tasks. */
-	return ts_rq_nr_running(s, cpu) == 0;
+	 * CPU is likely busy. nr_running is checked to avoid stacking tasks. From v6.0
+	 * (f3dd3f674555); before, the waker activated the task itself. */
+	return s->kernel.wakelist_idle && ts_rq_nr_running(s, cpu) == 0;
 }
 
 int ts_ttwu_activate_cpu(struct ts_sched *s, const struct ts_task *p, int this_cpu, int cpu)

@@ -113,8 +113,9 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 	double cost = 0;
 	/* the waker enqueues on a busy CPU of its LLC itself (ttwu_queue_cond(): an idle
 	 * one, or one of another LLC, takes its wake list and pays in its own time, which
-	 * is not charged) */
-	if (pl.cpu != cpu && m->cpu[pl.cpu].curr &&
+	 * is not charged; before v6.0 only another LLC's CPU took it) */
+	bool self_enqueue = m->cpu[pl.cpu].curr || (!pl.ttwu_queued && !m->s->kernel.wakelist_idle);
+	if (pl.cpu != cpu && self_enqueue &&
 	    ts_topology_relation(m->topo, cpu, pl.cpu) <= TS_REL_LLC) {
 		double enqueue =
 			sim_cost_of(m, m->wake_enqueue, ts_cost_wake_enqueue_between, cpu, pl.cpu);

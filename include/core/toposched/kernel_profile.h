@@ -83,6 +83,12 @@ struct ts_kernel_profile {
 	 * avg_idle < sysctl_sched_migration_cost (500 us), and the maximum decayed every
 	 * second whatever its last rise. */
 	bool newidle_cost_gate;
+	/* ttwu_queue_cond(): a wake-up onto an idle CPU of the waker's LLC goes to that CPU's
+	 * wakelist, which activates the task itself (f3dd3f674555, 28156108fecb; v6.0);
+	 * before, only a CPU of another LLC took the wakelist and the waker activated the
+	 * task on an idle CPU of its own LLC. (v5.8-v5.19 also queued a wakee still
+	 * descheduling, 2ebb17717550: the core has no such wake-up path in any era.) */
+	bool wakelist_idle;
 	/* The mechanisms the era has (and turns on by default): SIS_UTIL (70fb5ccf2ebb,
 	 * v6.0), the cluster-aware wake-up (8881e1639f1f, 22165f61d0c4, v6.7), the
 	 * tg->load_avg rate limit (1528c661c24b, v6.7). SIS_PROP is in every kernel up to
