@@ -56,17 +56,20 @@ static void print_profile_text(FILE *out, const struct ts_kernel_profile *k)
 {
 	char name[16];
 	struct ts_kernel_mechanism m;
-	int name_w = (int)strlen("mechanism");
-	for (int i = 0; ts_kernel_profile_mechanism(k, i, &m); i++)
+	int name_w = (int)strlen("mechanism"), commit_w = (int)strlen("commit");
+	for (int i = 0; ts_kernel_profile_mechanism(k, i, &m); i++) {
 		if ((int)strlen(m.name) > name_w)
 			name_w = (int)strlen(m.name);
+		if ((int)strlen(m.commit) > commit_w)
+			commit_w = (int)strlen(m.commit);
+	}
 	ts_kernel_profile_name(k, name, sizeof(name));
-	fprintf(out, "\nkernel %s:\n%-*s  %-6s  %-25s  %s\n", name, name_w, "mechanism", "since",
-		"commit", "in this kernel");
+	fprintf(out, "\nkernel %s:\n%-*s  %-6s  %-*s  %s\n", name, name_w, "mechanism", "since",
+		commit_w, "commit", "in this kernel");
 	for (int i = 0; ts_kernel_profile_mechanism(k, i, &m); i++) {
 		char since[16];
 		snprintf(since, sizeof(since), "v%d.%d", m.since_major, m.since_minor);
-		fprintf(out, "%-*s  %-6s  %-25s  %s\n", name_w, m.name, since, m.commit,
+		fprintf(out, "%-*s  %-6s  %-*s  %s\n", name_w, m.name, since, commit_w, m.commit,
 			m.generation);
 	}
 }
