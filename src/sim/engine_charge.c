@@ -111,11 +111,10 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 	m->tg_exec_cpu = -1;
 	t->waker_cpu = cpu;
 	double cost = 0;
-	/* the waker enqueues on a busy CPU of its LLC itself (ttwu_queue_cond(): an idle
-	 * one, or one of another LLC, takes its wake list and pays in its own time, which
-	 * is not charged; before v6.0 only another LLC's CPU took it) */
-	bool self_enqueue = m->cpu[pl.cpu].curr || (!pl.ttwu_queued && !m->s->kernel.wakelist_idle);
-	if (pl.cpu != cpu && self_enqueue &&
+	/* the waker activates the task on another CPU of its LLC itself unless the core
+	 * queued it on that CPU's wake list (ttwu_queue_cond()), which pays in its own time,
+	 * not charged */
+	if (pl.cpu != cpu && !pl.ttwu_queued &&
 	    ts_topology_relation(m->topo, cpu, pl.cpu) <= TS_REL_LLC) {
 		double enqueue =
 			sim_cost_of(m, m->wake_enqueue, ts_cost_wake_enqueue_between, cpu, pl.cpu);

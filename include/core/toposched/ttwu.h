@@ -15,8 +15,8 @@ struct ts_task;
  * not run on cpu (the wakelist is not used then); true when cpu does not share this_cpu's
  * LLC (!cpus_share_cache(): remote data is not touched), false when cpu is this_cpu, true
  * when cpu's run queue is empty (offload the activation to the idle CPU; p, not yet
- * enqueued, is not counted; from v6.0, s->kernel.wakelist_idle), else false. cpu_active() and the
- * stop/sched_ext classes never stop it in toposched's hosts. */
+ * enqueued, is not counted; from v6.0: s->kernel.wakelist_idle), else false.
+ * cpu_active() and the stop/sched_ext classes never stop it in toposched's hosts. */
 bool ts_ttwu_queue_cond(struct ts_sched *s, const struct ts_task *p, int this_cpu, int cpu);
 
 /* The CPU that executes the activation: cpu when ts_ttwu_queue_cond(), else this_cpu. */
