@@ -452,12 +452,34 @@ static void test_wakeup_terms(void **state)
 	assert_true(starts_with(source(&m, "handoff.remote"), "estimate: "));
 	assert_near(term(&m, "cache.capacity_kib"), 2048, EPS);
 
-	/* eviction: nothing in between, nothing to refetch; run_kib x (1 - e^-x/C) */
+	/* eviction, least recently used: nothing lost while the run's working set and what
+	 * entered after it fit the 512-KiB L2, then the overflow, at most the whole run */
 	model_for(NULL, "kunpeng920", &m);
 	double run = term(&m, "cache.run_kib");
 	assert_near(ts_cost_evicted_kib(&m, 0), 0, EPS);
-	assert_near(ts_cost_evicted_kib(&m, 512), run * (1 - exp(-1.0)), 1e-9);
+	assert_near(ts_cost_evicted_kib(&m, run), 0, EPS); /* one other run: 284 KiB fit */
+	assert_near(ts_cost_evicted_kib(&m, 512 - run), 0, EPS);
+	assert_near(ts_cost_evicted_kib(&m, 512 - run + 10), 10, 1e-9);
+	assert_near(ts_cost_evicted_kib(&m, 512), run, 1e-9);
 	assert_near(ts_cost_evicted_kib(&m, 1e9), run, 1e-9);
+
+	/* ctx_switch: the rest of a same-cluster lat_pipe hand-off (5,797 ns a round trip) after
+	 * the two pipe syscalls, the wake-up signal, the idle exit and the hand-off */
+	assert_near(term(&m, "ctx_switch"),
+		    5797.0 / 2 - (2 * 400 + 34.5 + 1000 + term(&m, "handoff.cluster")), 0.005);
+	assert_true(starts_with(source(&m, "ctx_switch"), "derived: "));
+	assert_near(term(&m, "numa.stop_latency"), 2 * term(&m, "ctx_switch"), EPS);
+	model_for(NULL, "kunpeng920-48", &m); /* its own pair: 10,180 ns */
+	assert_near(term(&m, "ctx_switch"),
+		    10180.0 / 2 - (2 * 400 + 34.5 + 1000 + term(&m, "handoff.cluster")), 0.005);
+	struct ts_cost_model kp920;
+	model_for(NULL, "kunpeng920", &kp920);
+	model_for(NULL, "icelake-2s", &m); /* no pair of its own: kunpeng920's */
+	assert_near(term(&m, "ctx_switch"), term(&kp920, "ctx_switch"), EPS);
+	assert_true(starts_with(source(&m, "ctx_switch"), "estimate: "));
+	model_for(NULL, "jacobsville", &m);
+	assert_near(term(&m, "ctx_switch"), term(&kp920, "ctx_switch") * 2500 / 1500, 0.005);
+	model_for(NULL, "kunpeng920", &m);
 
 	/* pairwise getters on the preset's topology */
 	struct ts_topology *t = load("kunpeng920");

@@ -89,8 +89,9 @@ static void test_mutex_serialises_writers(void **state)
  * writer fills the page and waits; each read finds the pipe full and wakes it; it sleeps
  * again until the page's last read frees the slot, then writes the next 40. Of 10 pages,
  * the reads of the first 9 each wake the writer (the last page's find it gone): 360
- * wake-ups, less the few reads that come while the woken writer has not slept again (the
- * 2025 rule, waking only when a slot is free, would give 9). */
+ * wake-ups, less the few reads that come while the woken writer has not slept again, plus
+ * the reader's own if it reaches the empty pipe before the first write (the 2025 rule,
+ * waking only when a slot is free, would give 9). */
 static struct ts_phase fast_writer[] = {
 	{.kind = TS_PH_RUN, .ns = 200},
 	{.kind = TS_PH_SEND, .ch = {.chan = 0}, .bytes = 100, .ns = 100, .pipe = true}};
@@ -110,7 +111,7 @@ static void test_full_pipe_wakes_writer_every_read(void **state)
 	struct ts_sim_result r = run_pinned(&m, &full_pipe, cpus, 2);
 	print_message("full one-page pipe: %llu wake-ups for 400 messages\n",
 		      (unsigned long long)r.wakeups);
-	assert_true(r.wakeups >= 340 && r.wakeups <= 360);
+	assert_true(r.wakeups >= 340 && r.wakeups <= 370);
 	machine_free(&m);
 }
 

@@ -103,10 +103,10 @@ static void test_schedstat_parsed_back_matches_report(void **state)
 	struct ts_sim_config base = sim_config(&m, w, 1);
 	struct ts_experiment e = {
 		.base = base,
-		/* a run with failed newly-idle passes (below); seeds 7 and 9 had them until
-		 * the start drew the CPUs' idle history, and until a migration refetched the
-		 * whole working set */
-		.seed = 31,
+		/* a run with failed newly-idle passes (below); seeds 7, 9 and then 31 had them
+		 * until the start drew the CPUs' idle history, a migration refetched the whole
+		 * working set, and the switch-in became lat_pipe's (414 ns on Kunpeng) */
+		.seed = 1,
 		.configs = &config,
 		.nr_configs = 1,
 		.loads = loads,

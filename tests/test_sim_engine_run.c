@@ -373,14 +373,14 @@ static struct ts_sim_result busy_run(const struct machine *m, int pairs, const c
  * CPUs examined per scan peak near 80 % (28 pairs; 24 before wake_affine_weight() used the
  * kernel's task_h_load(), whose root factor load * L / (L + 1) makes wake-ups a little
  * more affine), and from there on SIS_UTIL's budget shrinks with the LLC's utilisation
- * until it scans nothing (by 40 pairs since the wake-up hand-off and switch costs of
- * docs/model.md, so the loads sampled are 30, 34 and 38). */
+ * until it scans nothing (by 48 pairs since the switch-in became lat_pipe's, so the loads
+ * sampled are 36, 42 and 48). */
 static void test_sis_util_scan_falls_with_load(void **state)
 {
 	(void)state;
 	struct machine m;
 	machine_load(&m, "kunpeng920");
-	const int pairs[] = {30, 34, 38};
+	const int pairs[] = {36, 42, 48};
 	double last_llc = 1e9, per[3];
 	for (int i = 0; i < 3; i++) {
 		struct ts_sim_result r = busy_run(&m, pairs[i], "");

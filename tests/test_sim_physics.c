@@ -64,6 +64,8 @@ static void test_pinned_pair_kunpeng920(void **state)
 	print_message("kunpeng920 lat_pipe: same cluster %.3f, other cluster %.3f, other die %.3f "
 		      "us\n",
 		      cluster, other, die);
+	/* ctx_switch is derived from it; background activity adds ~50 ns a round trip */
+	assert_near(cluster, 5.797, 0.08);
 	assert_near(other - cluster, 7.406 - 5.797, 0.03);
 	assert_near(die - cluster, 12.870 - 5.797, 0.05);
 	/* every other cluster of the die alike */
@@ -82,7 +84,8 @@ static void test_pinned_pair_one_cpu_kunpeng920_48(void **state)
 	print_message("kunpeng920-48 lat_pipe: same cluster %.3f, one CPU %.3f us\n", cluster,
 		      one_cpu);
 	assert_true(one_cpu > cluster);
-	assert_near(one_cpu - cluster, 11.88 - 10.18, 0.03);
+	assert_near(cluster, 10.18, 0.08); /* its own ctx_switch is derived from it */
+	assert_near(one_cpu - cluster, 11.88 - 10.18, 0.05);
 	machine_free(&m);
 }
 
@@ -97,8 +100,10 @@ static void test_eviction_on_one_cpu(void **state)
 	int one[1] = {2};
 	double rt1 = pipe_rt(&m, one, 1, 1), rt2 = pipe_rt(&m, one, 1, 2);
 	print_message("one CPU: 1 pair %.3f us, 2 pairs %.3f us per round trip\n", rt1, rt2);
-	/* each of a round trip's two runs comes back after two more runs of 142 KiB:
-	 * 2 x (e^-142/512 - e^-426/512) x 142 KiB x refill.llc (57.12 ns/KiB) ~ 5.2 us more */
+	/* each of a round trip's two runs comes back after three other runs of 142 KiB instead
+	 * of one: with its own, 568 KiB against the 512-KiB L2 (least recently used) where 284
+	 * fit, so it refetches 56 KiB: 2 x 56 x refill.llc (57.12 ns/KiB) ~ 6.4 us more, on top
+	 * of the other pair's runs in between */
 	assert_true(rt2 > rt1 + 4.0);
 	struct ts_error err = {0};
 	assert_int_equal(ts_cost_model_set(&m.costs, "cache.run_kib=0", &err), 0);
@@ -179,8 +184,10 @@ static void test_refill_by_where_the_task_runs(void **state)
 	t.last_cpu = 0;
 	t.cache_mark = 100;
 	caches[mc.topo->cpu[0].core] = 400;
-	double evicted = m->run_kib * (1 - exp(-300.0 / cost(c, "cache.capacity_kib"))) *
+	/* least recently used: of its 142 KiB, 300 newer KiB in a 256-KiB L2 leave none */
+	double evicted = fmin(m->run_kib, m->run_kib + 300.0 - cost(c, "cache.capacity_kib")) *
 			 cost(c, "refill.llc");
+	assert_near(evicted, m->run_kib * cost(c, "refill.llc"), 1e-9);
 	assert_near(refill(m, &t, 0), evicted, 1e-9);
 	assert_near(refill(m, &t, 40), evicted + 16 * cost(c, "refill.smt"), 1e-9);
 	/* on its core nothing counts as moved; on another core all of it does */
@@ -292,8 +299,8 @@ static void test_newidle_balance_cut_off(void **state)
 /* The work a run charges, by term (ts_sim_result.work_ns), on lat_pipe pairs whose every
  * hand-off is known: on two CPUs of one cluster each round trip switches two woken tasks in
  * after idle (ctx_switch and handoff.cluster each, no switch_out); on one CPU each switch-in
- * follows the other task (ctx_switch and switch_out, no hand-off between CPUs, a refill of
- * what the other run evicted). Pinned, the tasks never scan and never move. Without
+ * follows the other task (ctx_switch and switch_out, no hand-off between CPUs, and no
+ * refill: the two runs fit the L2). Pinned, the tasks never scan and never move. Without
  * background activity, and at full speed (Kunpeng 920 has no turbo and no SMT), the terms
  * only tasks pay add up to the CPUs' busy time (balancing is partly an idle CPU's kernel
  * work, which is not busy time). */
@@ -336,7 +343,8 @@ static void test_work_by_term(void **state)
 		if (one_cpu) {
 			assert_near(w[TS_WORK_SWITCH_OUT] / (switches * out), 1, 0.02);
 			assert_near(w[TS_WORK_HANDOFF], 0, 0);
-			assert_true(w[TS_WORK_REFILL_EVICTED] > 0);
+			/* the two runs' 284 KiB fit the 512-KiB L2: nothing to refetch */
+			assert_near(w[TS_WORK_REFILL_EVICTED], 0, 0);
 		} else {
 			assert_true(w[TS_WORK_SWITCH_OUT] < 0.01 * w[TS_WORK_CTX_SWITCH]);
 			assert_near(w[TS_WORK_HANDOFF] / (switches * cost(c, "handoff.cluster")), 1,

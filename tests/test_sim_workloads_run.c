@@ -183,12 +183,11 @@ static void test_determinism_every_builtin(void **state)
 		print_message("%-18s load %2d: seeds 1, 2, 3 -> %.6g, %.6g, %.6g %s\n", w->name,
 			      load, a.metric, c.metric, d.metric, w->unit);
 		/* a metric counted in whole units over a short window (specjbb: 200 ops/s per
-		 * transaction) may coincide for three seeds: look a few seeds further */
-		bool differs = c.metric != a.metric || d.metric != a.metric;
-		for (uint64_t seed = 4; !differs && seed <= 8; seed++) {
-			cfg.seed = seed;
-			differs = sim_run_ok(&cfg).metric != a.metric;
-		}
+		 * transaction) may coincide for several seeds: then the runs must differ
+		 * elsewhere (the wake-ups, the CPUs' busy time) */
+		c.wall_s = d.wall_s = 0;
+		bool differs = c.metric != a.metric || d.metric != a.metric ||
+			       memcmp(&a, &c, sizeof(a)) != 0 || memcmp(&a, &d, sizeof(a)) != 0;
 		assert_true(differs);
 	}
 	machine_free(&m);

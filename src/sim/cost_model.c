@@ -6,6 +6,7 @@
 #include "toposched/cost_model.h"
 
 #include "cost_presets.h"
+#include "syscall_costs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -385,28 +386,80 @@ static double cents(double v)
 	return round(v * 100) / 100;
 }
 
+/* What a least-recently-used cache of cap KiB has lost of a run's working set of run KiB
+ * once intervening KiB of other data entered after it: the run's lines are the oldest, and
+ * the cache keeps the newest cap KiB. (A random-replacement cache would lose
+ * run x (1 - exp(-intervening / cap)), part of it at any load; docs/model.md, "Cache
+ * capacity", says why the model takes LRU.) */
+static double lru_evicted_kib(double run, double intervening, double cap)
+{
+	if (intervening <= 0 || cap <= 0)
+		return 0;
+	return fmin(run, fmax(0, run + intervening - cap));
+}
+
 /* The leaving task's part of a switch on Kunpeng 920 and the figures behind it: per
  * hand-off the one-CPU lat_pipe pair pays switch_out plus the eviction of its working set by
  * the other task's run, the two-CPU pair idle_exit + c2c.cluster + handoff.cluster, and the
  * 6-cluster machine's one-CPU pair is (11,880 - 10,180) / 2 ns dearer. */
 struct kp_switch_out {
-	double value, idle_exit, c2c, handoff, evict, ctx_switch;
+	double value, idle_exit, c2c, handoff, evict;
 };
+
+/* handoff.cluster of the Kunpeng presets: HANDOFF_LINES contended lines inside a cluster. */
+static double kunpeng_handoff_cluster(void)
+{
+	return cents(HANDOFF_LINES * KP_LOCK_CLUSTER_NS);
+}
 
 static struct kp_switch_out kunpeng_switch_out(const struct preset_costs *kp)
 {
 	struct kp_switch_out k = {
 		.idle_exit = kp->idle_exit.v,
 		.c2c = kp->c2c[TS_REL_CLUSTER].v,
-		.handoff = cents(HANDOFF_LINES * KP_LOCK_CLUSTER_NS),
-		.ctx_switch = kp->ctx_switch.v,
+		.handoff = kunpeng_handoff_cluster(),
 	};
-	/* refill.llc (the rule of build()) and ts_cost_evicted_kib() on kunpeng920's figures */
+	/* refill.llc (the rule of build()) and ts_cost_evicted_kib() on kunpeng920's figures:
+	 * one other run entered since */
 	double refill_llc = LINES_PER_KIB * kp->c2c[TS_REL_LLC].v / MISSES_IN_FLIGHT;
-	k.evict = CACHE_RUN_KIB * -expm1(-CACHE_RUN_KIB / kp->cache_capacity_kib.v) * refill_llc;
+	k.evict = lru_evicted_kib(CACHE_RUN_KIB, CACHE_RUN_KIB, kp->cache_capacity_kib.v) *
+		  refill_llc;
 	k.value = cents((KP6_PIPE_SAME_CPU_NS - KP6_PIPE_SAME_CLUSTER_NS) / 2.0 + k.idle_exit +
 			k.c2c + k.handoff - k.evict);
 	return k;
+}
+
+/* ctx_switch (the switch-in after idle) of a machine with its own lat_pipe pair on two CPUs
+ * of one cluster: each of the round trip's two hand-offs is the writer's write, the wake-up
+ * signal, the reader's idle exit, its switch-in, its hand-off and its read
+ * (2 x SYSCALL_PIPE_NS + c2c.cluster + idle_exit + ctx_switch + handoff.cluster, the pipe
+ * workload's phases and engine_charge.c), so the switch-in is what the measured round trip
+ * leaves of that: the one term without a figure of its own takes the rest. */
+static double lat_pipe_ctx_switch(const struct preset_costs *pc)
+{
+	return cents(pc->pipe_same_cluster.v / 2.0 -
+		     (2.0 * SYSCALL_PIPE_NS + pc->c2c[TS_REL_CLUSTER].v + pc->idle_exit.v +
+		      kunpeng_handoff_cluster()));
+}
+
+/* ctx_switch: from the machine's own lat_pipe pair, else kunpeng920's scaled by the
+ * preset's figure (CTX_SWITCH_EST_NS = the same). */
+static void build_ctx_switch(const struct preset_costs *pc, struct ts_cost_model *m)
+{
+	if (pc->pipe_same_cluster.src) {
+		set_term(&m->ctx_switch, lat_pipe_ctx_switch(pc),
+			 "derived: half the measured round trip of %s less the rest of a "
+			 "hand-off: %g / 2 - (2 x %d (SYSCALL_PIPE_NS, the write and the read) + "
+			 "%g (c2c.cluster) + %g (idle_exit) + %.2f (handoff.cluster))",
+			 pc->pipe_same_cluster.src, pc->pipe_same_cluster.v, SYSCALL_PIPE_NS,
+			 pc->c2c[TS_REL_CLUSTER].v, pc->idle_exit.v, kunpeng_handoff_cluster());
+		return;
+	}
+	double kp = lat_pipe_ctx_switch(ts_cost_find_preset("kunpeng920"));
+	set_term(&m->ctx_switch, cents(kp * pc->ctx_switch.v / CTX_SWITCH_EST_NS),
+		 "estimate: kunpeng920's ctx_switch (%.2f ns, derived from its lmbench lat_pipe "
+		 "pair) x %g / %g: %s",
+		 kp, pc->ctx_switch.v, CTX_SWITCH_EST_NS, pc->ctx_switch.src);
 }
 
 /* handoff.*, wake_enqueue.* and switch_out, from the c2c tiers and the Kunpeng 920 pinned
@@ -424,7 +477,7 @@ static void build_wakeup(const struct preset_costs *pc, struct ts_cost_model *m)
 		 "definition: enqueueing on the waker's own run queue is part of the syscall's "
 		 "own cost (the workload's RUN phases)");
 	if (pc->kunpeng_lat_pipe) {
-		const double cl = lines * KP_LOCK_CLUSTER_NS;
+		const double cl = kunpeng_handoff_cluster();
 		const double c2c_cl = m->c2c[TS_REL_CLUSTER].value;
 		set_term(&m->handoff[TS_REL_CLUSTER], cents(cl),
 			 "derived: %.2f lines x %.1f ns, a contended line handed over inside a "
@@ -504,7 +557,7 @@ static void build_wakeup(const struct preset_costs *pc, struct ts_cost_model *m)
 	}
 
 	/* switch_out: Kunpeng's from its pinned pairs; other machines the same kernel work
-	 * (dequeue, put_prev, pick), scaled as ctx_switch is. */
+	 * (dequeue, put_prev, pick), scaled as their ctx_switch is. */
 	struct kp_switch_out k = kunpeng_switch_out(ts_cost_find_preset("kunpeng920"));
 	if (pc->kunpeng_lat_pipe)
 		set_term(&m->switch_out, k.value,
@@ -513,15 +566,15 @@ static void build_wakeup(const struct preset_costs *pc, struct ts_cost_model *m)
 			 "one CPU 11.88 vs one cluster 10.18 us per round trip: per hand-off the "
 			 "one-CPU pair pays switch_out and its working set's eviction by the other "
 			 "run, the two-CPU pair idle_exit + c2c.cluster + handoff.cluster: "
-			 "switch_out = 850 + %g + %g + %.2f - %.2f (cache.run_kib x (1 - "
-			 "exp(-cache.run_kib / cache.capacity_kib)) x refill.llc)",
+			 "switch_out = 850 + %g + %g + %.2f - %.2f (what the other run evicts: "
+			 "max(0, 2 x cache.run_kib - cache.capacity_kib) x refill.llc)",
 			 k.idle_exit, k.c2c, k.handoff, k.evict);
 	else
-		set_term(&m->switch_out, cents(k.value * m->ctx_switch.value / k.ctx_switch),
-			 "derived: kunpeng920's switch_out (%.2f ns, from the 6-cluster lat_pipe "
-			 "pairs) x ctx_switch / kunpeng920's ctx_switch (%g / %g): the same "
-			 "kernel work (dequeue, put_prev, pick)",
-			 k.value, m->ctx_switch.value, k.ctx_switch);
+		set_term(&m->switch_out, cents(k.value * pc->ctx_switch.v / CTX_SWITCH_EST_NS),
+			 "estimate: kunpeng920's switch_out (%.2f ns, derived from the 6-cluster "
+			 "lat_pipe pairs) x %g / %g, as ctx_switch: the same kernel work (dequeue, "
+			 "put_prev, pick)",
+			 k.value, pc->ctx_switch.v, CTX_SWITCH_EST_NS);
 }
 
 static void build(const struct preset_costs *pc, bool generic, int generic_remote_distance,
@@ -606,7 +659,7 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 	if (generic)
 		m->remote_distance.value = generic_remote_distance;
 	set_fig(&m->idle_exit, pc->idle_exit);
-	set_fig(&m->ctx_switch, pc->ctx_switch);
+	build_ctx_switch(pc, m);
 	set_fig(&m->mem_local, pc->mem_local);
 	set_fig(&m->mem_per_distance, pc->mem_per_distance);
 
@@ -621,12 +674,14 @@ static void build(const struct preset_costs *pc, bool generic, int generic_remot
 		 "misses in flight (Kunpeng 920 cross-check: single-thread STREAM copy remote "
 		 "4.1 GB/s on the plantegg blog, moves 1 KiB in ~500 ns)",
 		 far, m->mem_local.value, LINES_PER_KIB, far, m->mem_local.value, MISSES_IN_FLIGHT);
+	char ctx_kind[32];
+	source_kind(m->ctx_switch.source, ctx_kind, sizeof(ctx_kind));
 	set_term(&m->numa_stop_latency, 2 * m->ctx_switch.value,
 		 "derived: migrate_task_to()/migrate_swap() run the move on the CPU's stopper "
 		 "thread (stop_one_cpu / stop_two_cpus, kernel/stop_machine.c): it is woken, "
 		 "preempts the task (a context switch), moves it, and the CPU switches back "
-		 "(a second): 2 x ctx_switch (%g ns, itself an estimate)",
-		 m->ctx_switch.value);
+		 "(a second): 2 x ctx_switch (%g ns, %s)",
+		 m->ctx_switch.value, ctx_kind);
 	set_fig(&m->cache_capacity_kib, pc->cache_capacity_kib);
 	set_term(&m->cache_run_kib, CACHE_RUN_KIB,
 		 "calibrated: the one free value of the cache-capacity mechanism, set once on "
@@ -852,10 +907,8 @@ TIER_GETTER(ts_cost_balance_per_task, balance_per_task)
 
 double ts_cost_evicted_kib(const struct ts_cost_model *m, double intervening_kib)
 {
-	double cap = m->cache_capacity_kib.value;
-	if (intervening_kib <= 0 || cap <= 0)
-		return 0;
-	return m->cache_run_kib.value * -expm1(-intervening_kib / cap);
+	return lru_evicted_kib(m->cache_run_kib.value, intervening_kib,
+			       m->cache_capacity_kib.value);
 }
 
 double ts_cost_mem(const struct ts_cost_model *m, int distance)

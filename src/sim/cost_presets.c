@@ -16,13 +16,14 @@
 #define KCORES_ICX    "KCORES 'Dual Intel Xeon Platinum 8358 CPU 2.60GHz by-leavelet.csv'"
 #define KCORES_SPR    "KCORES 'Intel Xeon W9-3475X 2.2GHz 36Cores 2023-Q2 by-ReinForce-II.csv'"
 
+/* The switch cost of a preset without a lat_pipe pair of its own: kunpeng920's, derived
+ * from its pair, scaled by this figure against CTX_SWITCH_EST_NS (cost_model.c). */
 #define CTX_SWITCH_EST                                                                             \
 	{                                                                                          \
-		1500, "estimate: no published figure found; the direct cost of switching "         \
-		      "between two tasks on one CPU (__schedule, switch_mm, register state; "      \
-		      "cache "                                                                     \
-		      "effects are refill.*) is of the order of 1-2 us on 2-3 GHz server cores; "  \
-		      "1.5 us"                                                                     \
+		CTX_SWITCH_EST_NS,                                                                 \
+			"no published figure found; a 2-3 GHz server core runs the kernel's "      \
+			"switch code (__schedule, switch_mm, register state) as fast as Kunpeng "  \
+			"920's"                                                                    \
 	}
 
 #define HINT_FAULT_EST                                                                             \
@@ -160,13 +161,16 @@ static const struct preset_costs preset_costs[] = {
 					"taken at: node 0 to the near die of the other socket "
 					"(XA320 V2 SLIT 10/16/32/33)"},
 		.idle_exit = IDLE_EXIT_WFI,
-		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
 		.cache_capacity_kib = {512, "measured: TaiShan v110 core, private L2 512 KiB per "
 					    "core, no SMT (Huawei Kunpeng 920 product page; "
 					    "WikiChip hisilicon/microarchitectures/taishan_v110); "
 					    "L1D 64 KiB is inside that budget"},
 		.kunpeng_lat_pipe = true,
+		.pipe_same_cluster = {5797, "lmbench lat_pipe, CPU 1 <-> 0, 5,807 and 5,787 ns "
+					    "(openeuler-mirror/wayca-scheduler tools/"
+					    "kp920.2P.8CCL.type2/"
+					    "log.pipe.lock.0420.8ccl.filtered.txt)"},
 		.mem_local = {117, "measured: plantegg 'Intel AMD 鲲鹏 海光 飞腾性能PK' (2021), "
 				   "lmbench lat_mem_rd -t 64M, 920-4826 2P, local"},
 		.mem_per_distance = {4.04,
@@ -213,12 +217,15 @@ static const struct preset_costs preset_costs[] = {
 		.remote_distance = {20, "estimate: node 0 to the near die of the other socket "
 					"(D06 SLIT 10/12/20/22)"},
 		.idle_exit = IDLE_EXIT_WFI,
-		.ctx_switch = CTX_SWITCH_EST,
 		.numa_hint_fault = HINT_FAULT_EST,
 		.cache_capacity_kib =
 			{512, "measured: TaiShan v110 core, private L2 512 KiB per core, no SMT "
 			      "(WikiChip hisilicon/microarchitectures/taishan_v110)"},
 		.kunpeng_lat_pipe = true,
+		.pipe_same_cluster = {10180, "lmbench lat_pipe, two CPUs of one cluster, 6 pairs "
+					     "9,952-10,358 ns, mean 10,180 (openeuler-mirror/"
+					     "wayca-scheduler tools/kp920.2P.6CCL/"
+					     "log.pipe-latency.0404.filtered.txt)"},
 		.mem_local = {117, "measured: plantegg (2021), lmbench lat_mem_rd -t 64M, "
 				   "920-4826 2P, local"},
 		.mem_per_distance = {8.35,
@@ -543,8 +550,8 @@ static const struct preset_costs preset_costs[] = {
 		.idle_exit = {2000, "declared: Linux drivers/idle/intel_idle.c snr_cstates "
 				    "(Snow Ridge, the Atom P5900 SoC) C1 exit_latency 2 us"},
 		.ctx_switch = {2500,
-			       "estimate: no published figure found; Tremont cores at about 2.2 "
-			       "GHz with lower IPC than the big cores' 1.5 us estimate"},
+			       "no published figure found; Tremont cores at about 2.2 GHz with "
+			       "lower IPC than the big cores: 2.5 / 1.5 of their switch time"},
 		.mem_local = {100, "estimate: no published figure found; DDR4 server DRAM as on "
 				   "the other presets (95-122 ns)"},
 		.numa_hint_fault = {1700, "estimate: the 1 us of the big cores' estimate "

@@ -8,6 +8,11 @@
 
 #include "toposched/topology.h"
 
+/* The unit of a preset's ctx_switch figure when it has no lat_pipe pair of its own: its
+ * ctx_switch and switch_out are kunpeng920's x figure / CTX_SWITCH_EST_NS (the big cores'
+ * 1,500, Jacobsville's slower ones 2,500). */
+#define CTX_SWITCH_EST_NS 1500.0
+
 struct fig {
 	double v;
 	const char *src; /* NULL: not given */
@@ -28,6 +33,9 @@ struct preset_costs {
 	/* The hand-off tiers come from the Kunpeng 920 lat_pipe figures (a TaiShan v110
 	 * machine), not from HANDOFF_LINES x c2c. */
 	bool kunpeng_lat_pipe;
+	/* This machine's own lmbench lat_pipe round trip between two CPUs of one cluster, ns
+	 * (src NULL: none published): ctx_switch is then derived from it, not ctx_switch. */
+	struct fig pipe_same_cluster;
 	/* CPU speed (cpu_speed.c): the throughput of two busy SMT siblings relative to one
 	 * thread alone on the core (src NULL: no SMT), and the core clock by active cores of
 	 * the package: with one active core, with all of them, and the drop per extra active

@@ -32,14 +32,13 @@
 
 #include "toposched/sim.h"
 
+#include "syscall_costs.h"
+
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- per-operation CPU costs shared by several workloads (all estimates) ----------------
  *
- * SYSCALL_PIPE_NS: one read(2) or write(2) of a small message on a pipe, excluding the
- *   wake-up and the copy of the payload to another CPU (both the engine's): syscall entry
- *   and exit (~0.1-0.2 us with today's mitigations), fdget, pipe->mutex, appending to or
- *   consuming from a pipe_buffer page. estimate: 0.4 us on a 2-3 GHz server core.
+ * SYSCALL_PIPE_NS (syscall_costs.h): one read(2) or write(2) of a small message on a pipe.
  * SYSCALL_UNIX_NS: the same on an AF_UNIX stream socket: unix_stream_sendmsg allocates an skb
  *   per write (alloc_skb, skb_copy_datagram_from_iter, queue under the receiver's lock),
  *   unix_stream_read_generic dequeues, copies and frees it. estimate: twice the pipe path
@@ -58,7 +57,6 @@
  * UDP: we found no published basis for a different per-message cost (netperf's
  *   doc/netperf.texi names only the recvfrom/sendto asymmetry), so UDP_RR uses the TCP figures; see
  * netperf below. */
-#define SYSCALL_PIPE_NS 400
 /* SYSCALL_ENTRY_NS: of a pipe syscall, the part outside pipe->mutex (entry, exit, fdget):
  *   the midpoint of the 0.1-0.2 us above. estimate.
  * PIPE_LOCKED_NS: what hackbench's pipe_write() and pipe_read() do holding pipe->mutex (the
