@@ -34,7 +34,8 @@ struct preset_costs {
 	 * machine), not from HANDOFF_LINES x c2c. */
 	bool kunpeng_lat_pipe;
 	/* This machine's own lmbench lat_pipe round trip between two CPUs of one cluster, ns
-	 * (src NULL: none published): ctx_switch is then derived from it, not ctx_switch. */
+	 * (src NULL: none published): ctx_switch is then derived from it, not ctx_switch. Only
+	 * with kunpeng_lat_pipe: the derivation takes the hand-off of that rule. */
 	struct fig pipe_same_cluster;
 	/* CPU speed (cpu_speed.c): the throughput of two busy SMT siblings relative to one
 	 * thread alone on the core (src NULL: no SMT), and the core clock by active cores of
