@@ -232,7 +232,7 @@ static const struct ts_val_experiment pipe_spr = {
 	"(at 100 loops the gains were +1.6 ... +2.8 %)"
 #define NEEDS_RT_GROUP                                                                             \
 	"runs --kernel 6.4, the v6.4 layout with RT_GROUP_SCHED against the re-layout, but "       \
-	"the simulated pairs stop migrating once each shares one CPU (tens of migrations per "     \
+	"the simulated pairs stop migrating once each shares one CPU (a few migrations per "       \
 	"busy CPU-second, row pipe-icx-migration-rate, against the tens of thousands the c2c "     \
 	"profile implies: the collapsed regime of docs/workloads.md, 'One pair per CPU'), so "     \
 	"set_task_cpu()'s reads of rt_se/rt_rq are rarely made"
