@@ -1260,10 +1260,12 @@ void rtb_print_stats(FILE *f, const struct rtb_result *r)
 		(double)s->rt.steal_ns / 1e6);
 	fprintf(f,
 		"  wake-ups %llu through the core (ttwu %llu, %llu local), %llu early, %llu "
-		"deferred, %llu the kernel would queue on the target (ttwu_queue_cond)\n",
+		"deferred, %llu the kernel would queue on the target (ttwu_queue_cond), %llu "
+		"activated by the target\n",
 		(unsigned long long)s->rt.wakeups, (unsigned long long)s->ttwu,
 		(unsigned long long)s->ttwu_local, (unsigned long long)s->rt.early_wakeups,
-		(unsigned long long)s->rt.deferred_wakeups, (unsigned long long)s->rt.ttwu_queued);
+		(unsigned long long)s->rt.deferred_wakeups, (unsigned long long)s->rt.ttwu_queued,
+		(unsigned long long)s->rt.wakelist);
 	fprintf(f, "  fork placements %llu, migrations %llu, wake_affine %llu of %llu\n",
 		(unsigned long long)s->fork_placements, (unsigned long long)s->migrations,
 		(unsigned long long)s->wake_affine, (unsigned long long)s->wake_affine_attempts);

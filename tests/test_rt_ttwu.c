@@ -1,14 +1,18 @@
 /* The runtime's wake path goes through the core's ttwu_queue_cond() (ttwu.h): the
  * placement of each wake-up says whether the kernel would queue its activation on the
- * target's wakelist, and rt_do_ttwu() counts those (ts_rt_stats.ttwu_queued). The runtime has no
- * wakelist and activates from the waker either way. Two tasks ping-pong over channels on
- * a virtual machine of two LLCs (CPUs 0-1 and 2-3): pinned to CPUs 0 and 2, every wake-up
- * a task issues crosses the LLCs and is one the kernel queues (the target executes it, as
- * the simulator's line model charges it: test_sim_groups.c); a deferred one (the waker
- * found the task being switched out) is done by the task's own worker, onto its own CPU,
- * and is not. Both pinned to CPU 0, every wake-up is onto the waker's own CPU and none
- * is. test_ttwu_queue.c has the rule's cases. With ts_chan_send_handoff() (WF_CURRENT_CPU)
- * every placed wake-up goes to the waker's own CPU, whatever is idle. */
+ * target's wakelist, and rt_do_ttwu() counts those (ts_rt_stats.ttwu_queued). Where the
+ * target worker runs nothing it activates the wake-up itself, off its inbox (counted in
+ * ts_rt_stats.wakelist); a busy target's wake-up the waker activates. Two tasks ping-pong
+ * over channels on a virtual machine of two LLCs (CPUs 0-1 and 2-3): pinned to CPUs 0
+ * and 2, every wake-up a task issues crosses the LLCs, is one the kernel queues (the
+ * target executes it, as the simulator's line model charges it: test_sim_groups.c) and,
+ * its target idle (each CPU runs one task, which sleeps when woken), is activated by the
+ * target; a deferred one (the waker found the task being switched out) is done by the
+ * task's own worker, onto its own CPU, and is not. Both pinned to CPU 0, every wake-up is
+ * onto the waker's own CPU and none is. test_ttwu_queue.c has the rule's cases. With
+ * ts_chan_send_handoff() (WF_CURRENT_CPU) every placed wake-up goes to the waker's own
+ * CPU, whatever is idle; with ts_chan_send_sync() to the wakee's idle previous CPU (unless
+ * the pair came to share one), whose worker activates it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,7 +59,7 @@ static void *pong(void *arg)
 /* Runs the ping-pong with a on cpus_a and b on cpus_b; the run's wake-ups and those the
  * kernel would have queued. */
 static void run(const char *cpus_a, const char *cpus_b, uint64_t *wakeups, uint64_t *deferred,
-		uint64_t *queued, uint64_t reasons[TS_PLACE_NR])
+		uint64_t *queued, uint64_t *listed, uint64_t reasons[TS_PLACE_NR])
 {
 	struct ts_rt_config cfg = {.topology = "synthetic:pack:2 l3:1 core:2 pu:1"};
 	if (ts_rt_start(&cfg))
@@ -76,6 +80,7 @@ static void run(const char *cpus_a, const char *cpus_b, uint64_t *wakeups, uint6
 	*wakeups = st.wakeups;
 	*deferred = st.deferred_wakeups;
 	*queued = st.ttwu_queued;
+	*listed = st.wakelist;
 	struct ts_sched *s = ts_rt_sched();
 	for (int r = 0; r < TS_PLACE_NR; r++) {
 		reasons[r] = 0;
@@ -90,24 +95,27 @@ static void run(const char *cpus_a, const char *cpus_b, uint64_t *wakeups, uint6
 static void test_cross_llc_wakeups_are_queued(void **state)
 {
 	(void)state;
-	uint64_t wakeups, deferred, queued, reasons[TS_PLACE_NR];
-	run("0", "2", &wakeups, &deferred, &queued, reasons);
-	print_message("    cross-LLC: %llu wake-ups (%llu deferred), %llu for the wakelist\n",
+	uint64_t wakeups, deferred, queued, listed, reasons[TS_PLACE_NR];
+	run("0", "2", &wakeups, &deferred, &queued, &listed, reasons);
+	print_message("    cross-LLC: %llu wake-ups (%llu deferred), %llu for the wakelist, %llu "
+		      "activated by the target\n",
 		      (unsigned long long)wakeups, (unsigned long long)deferred,
-		      (unsigned long long)queued);
+		      (unsigned long long)queued, (unsigned long long)listed);
 	assert_true(wakeups > deferred);
 	assert_int_equal(queued, wakeups - deferred);
+	assert_int_equal(listed, queued);
 }
 
 static void test_same_cpu_wakeups_are_not(void **state)
 {
 	(void)state;
-	uint64_t wakeups, deferred, queued, reasons[TS_PLACE_NR];
-	run("0", "0", &wakeups, &deferred, &queued, reasons);
+	uint64_t wakeups, deferred, queued, listed, reasons[TS_PLACE_NR];
+	run("0", "0", &wakeups, &deferred, &queued, &listed, reasons);
 	print_message("    same CPU: %llu wake-ups, %llu for the wakelist\n",
 		      (unsigned long long)wakeups, (unsigned long long)queued);
 	assert_true(wakeups > 0);
 	assert_int_equal(queued, 0);
+	assert_int_equal(listed, 0);
 }
 
 /* Placed wake-ups of a ping-pong that may run anywhere: WF_SYNC leaves them to
@@ -117,11 +125,11 @@ static void test_same_cpu_wakeups_are_not(void **state)
  * waker or its flags, as the kernel's try_to_wake_up() leaves a wakee still on_cpu to its
  * own CPU's wake list: *deferred says how many of *placed those were. */
 static uint64_t placed_on_current_cpu(int (*send)(struct ts_chan *, const void *), uint64_t *placed,
-				      uint64_t *deferred)
+				      uint64_t *deferred, uint64_t *queued, uint64_t *listed)
 {
-	uint64_t wakeups, queued, reasons[TS_PLACE_NR];
+	uint64_t wakeups, reasons[TS_PLACE_NR];
 	send_fn = send;
-	run("0-3", "0-3", &wakeups, deferred, &queued, reasons);
+	run("0-3", "0-3", &wakeups, deferred, queued, listed, reasons);
 	send_fn = ts_chan_send;
 	*placed = 0;
 	for (int r = 0; r < TS_PLACE_NR; r++)
@@ -132,16 +140,25 @@ static uint64_t placed_on_current_cpu(int (*send)(struct ts_chan *, const void *
 static void test_handoff_wakes_on_current_cpu(void **state)
 {
 	(void)state;
-	uint64_t placed, deferred,
-		here = placed_on_current_cpu(ts_chan_send_handoff, &placed, &deferred);
+	uint64_t placed, deferred, queued, listed,
+		here = placed_on_current_cpu(ts_chan_send_handoff, &placed, &deferred, &queued,
+					     &listed);
 	print_message(
 		"    hand-off: %llu of %llu placed wake-ups on the waker's CPU, %llu deferred\n",
 		(unsigned long long)here, (unsigned long long)placed, (unsigned long long)deferred);
 	assert_true(placed > deferred);
 	assert_int_equal(here, placed - deferred);
-	here = placed_on_current_cpu(ts_chan_send_sync, &placed, &deferred);
+	assert_int_equal(listed, 0);
+	here = placed_on_current_cpu(ts_chan_send_sync, &placed, &deferred, &queued, &listed);
+	print_message("    sync: %llu of %llu placed wake-ups for the wakelist, %llu activated by "
+		      "their target\n",
+		      (unsigned long long)queued, (unsigned long long)placed,
+		      (unsigned long long)listed);
 	assert_true(placed > 0);
 	assert_int_equal(here, 0);
+	/* Every CPU but the waker's runs nothing (two tasks; under load the pair may share
+	 * one CPU, and then no wake-up is queued at all). */
+	assert_int_equal(listed, queued);
 }
 
 int main(void)

@@ -4,7 +4,8 @@
  * rt_do_ttwu()) both use. On a 2-LLC grid (CPUs 0-1 and 2-3, one LLC and node each) over
  * the fake host: the kernel's cases in order (not allowed, another LLC, the waker's own
  * CPU, an idle target, a busy one), and ts_try_to_wake_up() reporting the same decision
- * for a real wake-up. test_rt_ttwu.c runs the cases through the runtime,
+ * for a real wake-up; ts_try_to_wake_up_or_list() handing an idle target's activation to
+ * the host and keeping a busy one's. test_rt_ttwu.c runs the cases through the runtime,
  * test_sim_groups.c's whole runs through the simulator's line model. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -166,12 +167,88 @@ static void test_wakelist_defers_activation(void **state)
 	}
 }
 
+/* ts_try_to_wake_up_or_list() (the runtime's wake path): where ttwu_queue_cond() holds and
+ * the target runs nothing, the activation is left to the target (true): p sleeps, off
+ * every queue and wake list, counted woken and in the target's ttwu_pending (so the target
+ * no longer looks idle) until ts_ttwu_listed_activate() on it; a busy target, the waker's
+ * own CPU and a busy CPU of another LLC are activated at once by the waker (false). */
+static void test_listed_wakeups(void **state)
+{
+	(void)state;
+	struct env e;
+	open_env(&e);
+	struct ts_cpumask *m1 = only(&e, 1), *m2 = only(&e, 2), *m0 = only(&e, 0);
+	/* each blocks as its CPU's current task; then the waker runs on CPU 0 */
+	struct ts_task *near = env_spawn(&e, 1, m1, NULL);
+	struct ts_task *far = env_spawn(&e, 2, m2, NULL);
+	struct ts_task *here = env_spawn(&e, 0, m0, NULL);
+	block(&e, near);
+	block(&e, far);
+	block(&e, here);
+	env_spawn(&e, 0, NULL, NULL);
+	const struct ts_rq *rq1 = ts_cpu_rq(e.s, 1);
+	struct ts_placement pl;
+	/* an idle target of the waker's LLC */
+	assert_true(ts_try_to_wake_up_or_list(&pl, e.s, near, 0, NULL, TS_WF_SYNC));
+	assert_int_equal(pl.cpu, 1);
+	assert_true(pl.ttwu_queued);
+	assert_int_equal(near->state, TS_TASK_SLEEPING);
+	assert_int_equal(ts_rq_nr_running(e.s, 1), 0);
+	assert_int_equal(atomic_load(&rq1->ro.ttwu_pending), 1);
+	assert_false(ts_idle_cpu(e.s, 1));
+	assert_null(rq1->wake_list);
+	assert_int_equal(near->nr_wakeups, 1);
+	fake_lock(&e.f, 0); /* another CPU's lock held: the activation takes its own */
+	ts_ttwu_listed_activate(e.s, near, 1);
+	fake_unlock(&e.f, 0);
+	assert_int_equal(near->state, TS_TASK_RUNNABLE);
+	assert_int_equal(near->cpu, 1);
+	assert_int_equal(ts_rq_nr_running(e.s, 1), 1);
+	assert_int_equal(atomic_load(&rq1->ro.ttwu_pending), 0);
+	/* an idle target of another LLC */
+	assert_true(ts_try_to_wake_up_or_list(&pl, e.s, far, 0, NULL, 0));
+	assert_int_equal(pl.cpu, 2);
+	ts_ttwu_listed_activate(e.s, far, 2);
+	assert_int_equal(ts_rq_nr_running(e.s, 2), 1);
+	/* the waker's own CPU */
+	assert_false(ts_try_to_wake_up_or_list(&pl, e.s, here, 0, NULL, 0));
+	assert_false(pl.ttwu_queued);
+	assert_int_equal(here->state, TS_TASK_RUNNABLE);
+	assert_int_equal(ts_rq_nr_running(e.s, 0), 2);
+	/* busy targets, of this LLC and of the other: near and far run, block, and another
+	 * task runs on their CPUs */
+	for (int cpu = 1; cpu <= 2; cpu++) {
+		fake_lock(&e.f, cpu);
+		ts_schedule(e.s, cpu);
+		fake_unlock(&e.f, cpu);
+	}
+	assert_ptr_equal(ts_cpu_rq(e.s, 1)->curr, near);
+	assert_ptr_equal(ts_cpu_rq(e.s, 2)->curr, far);
+	block(&e, near);
+	env_spawn(&e, 1, m1, NULL);
+	assert_false(ts_try_to_wake_up_or_list(&pl, e.s, near, 0, NULL, 0));
+	assert_false(pl.ttwu_queued);
+	assert_int_equal(near->state, TS_TASK_RUNNABLE);
+	block(&e, far);
+	env_spawn(&e, 2, m2, NULL);
+	assert_int_equal(ts_rq_nr_running(e.s, 2), 1);
+	assert_false(ts_try_to_wake_up_or_list(&pl, e.s, far, 0, NULL, 0));
+	assert_true(pl.ttwu_queued); /* the kernel's rule, which the waker carried out */
+	assert_int_equal(ts_rq_nr_running(e.s, 2), 2);
+	assert_int_equal(atomic_load(&ts_cpu_rq(e.s, 2)->ro.ttwu_pending), 0);
+	ts_cpumask_free(m1);
+	ts_cpumask_free(m2);
+	ts_cpumask_free(m0);
+	env_destroy(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cond_cases),
 		cmocka_unit_test(test_try_to_wake_up_reports_it),
 		cmocka_unit_test(test_wakelist_defers_activation),
+		cmocka_unit_test(test_listed_wakeups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -482,14 +482,13 @@ count_wakeup(struct ts_sched *s, struct ts_task *p, int waker_cpu, int cpu,
 	(void)pl;
 }
 
-void ts_try_to_wake_up_to(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
-			  int waker_cpu, struct ts_task *waker, int wake_flags)
+/* try_to_wake_up() after select_task_rq(): ttwu_queue() onto pl->cpu. */
+static inline __attribute__((always_inline)) void ttwu_queue(struct ts_placement *pl,
+							     struct ts_sched *s, struct ts_task *p,
+							     int waker_cpu, struct ts_task *waker,
+							     int wake_flags)
 {
-	wake_flags |= TS_WF_TTWU;
-	ts_select_task_rq_to(pl, s, p, waker_cpu, waker, wake_flags);
 	int cpu = pl->cpu; /* a local: pl escapes into the host's calls */
-	/* ttwu_queue_wakelist(): ttwu_queue_cond() is false for the waker's own CPU */
-	pl->ttwu_queued = cpu != waker_cpu && ts_ttwu_queue_cond(s, p, waker_cpu, cpu);
 	struct ts_rq *rq = &s->rq[cpu];
 	/* Until p is queued, other wakers must not take cpu for idle; the waker's own CPU
 	 * runs the waker and never looks idle, so a local wake-up (not queued on a wake list)
@@ -518,6 +517,45 @@ void ts_try_to_wake_up_to(struct ts_placement *pl, struct ts_sched *s, struct ts
 	 * and its nr_wakeups* would be written by two wakers at once. */
 	count_wakeup(s, p, waker_cpu, cpu, pl, wake_flags);
 	s->ops.rq_unlock(s->host, cpu);
+}
+
+void ts_try_to_wake_up_to(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
+			  int waker_cpu, struct ts_task *waker, int wake_flags)
+{
+	wake_flags |= TS_WF_TTWU;
+	ts_select_task_rq_to(pl, s, p, waker_cpu, waker, wake_flags);
+	/* ttwu_queue_wakelist(): ttwu_queue_cond() is false for the waker's own CPU */
+	pl->ttwu_queued = pl->cpu != waker_cpu && ts_ttwu_queue_cond(s, p, waker_cpu, pl->cpu);
+	ttwu_queue(pl, s, p, waker_cpu, waker, wake_flags);
+}
+
+bool ts_try_to_wake_up_or_list(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
+			       int waker_cpu, struct ts_task *waker, int wake_flags)
+{
+	wake_flags |= TS_WF_TTWU;
+	ts_select_task_rq_to(pl, s, p, waker_cpu, waker, wake_flags);
+	int cpu = pl->cpu;
+	pl->ttwu_queued = cpu != waker_cpu && ts_ttwu_queue_cond(s, p, waker_cpu, cpu);
+	if (!pl->ttwu_queued || ts_rq_nr_running(s, cpu) != 0) {
+		ttwu_queue(pl, s, p, waker_cpu, waker, wake_flags);
+		return false;
+	}
+	/* __ttwu_queue_wakelist() without the target's lock: the host hands p over. Until it
+	 * is activated ttwu_pending keeps cpu from looking idle; p cannot run, so no other
+	 * waker writes its counters meanwhile. */
+	atomic_fetch_add_explicit(&s->rq[cpu].ro.ttwu_pending, 1, memory_order_relaxed);
+	p->wake_flags = wake_flags;
+	count_wakeup(s, p, waker_cpu, cpu, pl, wake_flags);
+	return true;
+}
+
+bool ts_ttwu_listed_activate(struct ts_sched *s, struct ts_task *p, int cpu)
+{
+	s->ops.rq_lock(s->host, cpu);
+	atomic_fetch_sub_explicit(&s->rq[cpu].ro.ttwu_pending, 1, memory_order_relaxed);
+	bool resched = activate_task(s, cpu, p, p->wake_flags);
+	s->ops.rq_unlock(s->host, cpu);
+	return resched;
 }
 
 struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int waker_cpu,

@@ -213,7 +213,7 @@ struct rt_stop_work {
 /* What an inbox entry asks of its worker: to place and activate a task spawned by a plain
  * thread (NEW), to activate one a task placed there (NEW_QUEUED:
  * ts_wake_up_new_task_queued()), or to wake one up (WAKE). */
-enum rt_inbox_kind { RT_INBOX_NEW, RT_INBOX_NEW_QUEUED, RT_INBOX_WAKE };
+enum rt_inbox_kind { RT_INBOX_NEW, RT_INBOX_NEW_QUEUED, RT_INBOX_WAKE, RT_INBOX_WAKE_LISTED };
 
 struct rt_worker;
 
@@ -392,6 +392,7 @@ struct rt_worker {
 	ts_counter preemptions;
 	ts_counter steal_ns;	/* steal time passed to the core (steal.c) */
 	ts_counter ttwu_queued; /* wake-ups the kernel would activate on the target (wake.c) */
+	ts_counter wakelist;	/* ... that the target activated (it ran nothing; wake.c) */
 	ts_counter numa_scans, numa_searches, numa_faults, numa_faults_local, numa_decisions,
 		numa_migrations, numa_swaps, numa_migrate_failed;
 };

@@ -54,10 +54,13 @@ void rt_block(struct rt_task *t)
 }
 
 /* The core's try_to_wake_up() also says whether the kernel would queue the activation on
- * the target's wakelist (ttwu_queue_cond(): another LLC, or an idle target). The runtime
- * has no wakelist: the waker always activates under the target's rq lock. It counts the
- * wake-ups the kernel would have sent there (ttwu_queued), which is where the runtime's
- * waker pays cross-LLC lock and cache-line traffic the kernel avoids. */
+ * the target's wakelist (ttwu_queue_cond(): another LLC, or an idle target; counted in
+ * ttwu_queued). Where the target runs nothing, the worker does as the kernel does: the
+ * waker pushes t onto the target's inbox (the wake list; the push's kick is the IPI) and
+ * the target activates it under its own rq lock, so the waker writes none of the target's
+ * queue, tree or load lines, which the target would then fetch back before it runs t.
+ * A busy target keeps the waker's activation: a worker cannot be interrupted, and t would
+ * wait in its inbox, out of every balancer's sight, until that worker's next switch. */
 static inline __attribute__((always_inline)) void do_ttwu(struct rt_task *t, struct rt_worker *w,
 							  struct rt_task *waker, int wake_flags)
 {
@@ -65,12 +68,17 @@ static inline __attribute__((always_inline)) void do_ttwu(struct rt_task *t, str
 	rt_trace_waking(t);
 	w->round_clock = RT_CLOCK_ARMED; /* one clock reading (worker.c) */
 	struct ts_placement pl;
-	ts_try_to_wake_up_to(&pl, rt_g.s, &t->ts, w->cpu, waker ? &waker->ts : NULL, wake_flags);
+	bool listed = ts_try_to_wake_up_or_list(&pl, rt_g.s, &t->ts, w->cpu,
+						waker ? &waker->ts : NULL, wake_flags);
 	w->round_clock = RT_CLOCK_OFF;
 	rt_spin_unlock(&t->pi_lock);
 	rt_trace_wakeup(t, &pl);
 	if (pl.ttwu_queued)
 		rt_stat_bump(&w->ttwu_queued);
+	if (listed) { /* the last touch of t here: once pushed, it may run */
+		rt_stat_bump(&w->wakelist);
+		rt_inbox_push(rt_g.worker[pl.cpu], t, RT_INBOX_WAKE_LISTED);
+	}
 }
 
 void rt_do_ttwu(struct rt_task *t, struct rt_worker *w, struct rt_task *waker, int wake_flags)

@@ -255,6 +255,8 @@ static bool inbox_drain(struct rt_worker *w)
 		struct rt_task *next = t->inbox_next;
 		if (t->inbox_kind == RT_INBOX_NEW_QUEUED) {
 			ts_wake_up_new_task_queued(rt_g.s, &t->ts, w->cpu);
+		} else if (t->inbox_kind == RT_INBOX_WAKE_LISTED) {
+			ts_ttwu_listed_activate(rt_g.s, &t->ts, w->cpu);
 		} else if (t->inbox_kind == RT_INBOX_NEW) {
 			struct ts_placement pl = ts_wake_up_new_task(rt_g.s, &t->ts, w->cpu, NULL);
 			rt_trace_new(t, NULL, &pl);
@@ -363,6 +365,10 @@ static void *worker_main(void *arg)
 			reason = -1;
 		}
 
+		/* Wake-ups listed here (and spawns placed here) are activated before the pick,
+		 * as an idle CPU runs sched_ttwu_pending() on the IPI before it schedules: an
+		 * idle worker kicked by a push then runs the task in this round, not the next. */
+		inbox_drain(w);
 		round_lock(cpu);
 		uint64_t now = round_clock_start(w);
 		if (now - w->last_tick >= s->tick_nsec) {
@@ -753,6 +759,7 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 		out->early_wakeups += ts_stat_read(&w->early_wakeups);
 		out->deferred_wakeups += ts_stat_read(&w->deferred_wakeups);
 		out->ttwu_queued += ts_stat_read(&w->ttwu_queued);
+		out->wakelist += ts_stat_read(&w->wakelist);
 		out->switches += ts_stat_read(&w->switches);
 		out->parks += ts_stat_read(&w->parks);
 		out->ticks += ts_stat_read(&w->ticks);

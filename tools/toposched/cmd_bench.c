@@ -101,6 +101,7 @@ static void json_stats(struct ts_json_writer *w, const struct rtb_stats *s)
 	ts_json_member_uint(w, "early_wakeups", s->rt.early_wakeups);
 	ts_json_member_uint(w, "deferred_wakeups", s->rt.deferred_wakeups);
 	ts_json_member_uint(w, "ttwu_queued", s->rt.ttwu_queued);
+	ts_json_member_uint(w, "wakelist", s->rt.wakelist);
 	ts_json_member_uint(w, "switches", s->rt.switches);
 	ts_json_member_uint(w, "parks", s->rt.parks);
 	ts_json_member_uint(w, "ticks", s->rt.ticks);

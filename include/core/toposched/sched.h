@@ -376,6 +376,21 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 /* ts_try_to_wake_up() into *pl (as ts_select_task_rq_to()). */
 void ts_try_to_wake_up_to(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
 			  int waker_cpu, struct ts_task *waker, int wake_flags);
+/* ts_try_to_wake_up_to() for a host whose CPUs run the activation of a wake-up queued for
+ * them, as ttwu_queue_wakelist() lets the target run ttwu_do_activate() (sched_ttwu_pending())
+ * so that the waker writes none of its run queue. The same choice and pl->ttwu_queued;
+ * then, when ttwu_queue_cond() holds and the chosen CPU runs nothing, p is counted in that
+ * CPU's ttwu_pending (it no longer looks idle to other choices), the wake-up is counted, and
+ * true is returned: the host hands p to that CPU, which calls ts_ttwu_listed_activate().
+ * A busy target is left to the waker, as ts_try_to_wake_up_to() (false): a host that
+ * cannot interrupt a running CPU would hide p from balancing until that CPU's next
+ * switch. No rq lock held; the host serialises wake-ups of p (p->pi_lock). */
+bool ts_try_to_wake_up_or_list(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
+			       int waker_cpu, struct ts_task *waker, int wake_flags);
+/* ttwu_do_activate() on cpu of a wake-up ts_try_to_wake_up_or_list() listed there, under
+ * cpu's lock (taken here). Returns true if cpu must reschedule (ops->resched_cpu was
+ * called too). */
+bool ts_ttwu_listed_activate(struct ts_sched *s, struct ts_task *p, int cpu);
 /* sched_ttwu_pending() (rq locked): cpu takes the wakelist IPI and activates the wake-ups
  * queued on it, oldest first (ts_activate_task() each: wake-up preemption may resched cpu).
  * Only with ops->wakelist_ipi. */

@@ -7,9 +7,10 @@
  * stacks (guard page below) switched in assembly (x86-64, AArch64; ucontext elsewhere).
  * A task that blocks (channel, mutex, condition variable, wait group, sleep, join) leaves
  * its worker; whoever wakes it calls the core's ts_try_to_wake_up(), which selects a CPU
- * (wake_affine + select_idle_sibling, WF_SYNC when the waker is about to block),
- * enqueues it there under that CPU's run-queue lock and, through the host's resched_cpu,
- * unparks that worker if it sleeps.
+ * (wake_affine + select_idle_sibling, WF_SYNC when the waker is about to block) and
+ * enqueues it there under that CPU's run-queue lock, unparking that worker if it sleeps;
+ * where that worker runs nothing, the worker enqueues it itself (the kernel's wakelist,
+ * ttwu_queue_cond()).
  *
  * Scheduling is cooperative: a task is switched out only when it blocks, yields or
  * exits. The tick (slice expiry, PELT, periodic load balancing) runs at those points
@@ -122,8 +123,9 @@ struct ts_rt_stats {
 	uint64_t early_wakeups; /* wake-ups that found the task not yet switched out */
 	uint64_t deferred_wakeups; /* ... caught while it was being switched out */
 	uint64_t ttwu_queued;	   /* wake-ups whose activation the kernel would run on the
-				    * target's wakelist (ttwu_queue_cond()); the runtime has no
-				    * wakelist, so the waker still enqueues */
+				    * target's wakelist (ttwu_queue_cond()) */
+	uint64_t wakelist;	   /* ... of which the target worker ran the activation (it ran
+				    * nothing); the waker activated the others itself */
 	uint64_t switches;	   /* worker -> task switches */
 	uint64_t parks;		   /* futex waits of idle workers */
 	uint64_t ticks;		   /* ts_sched_tick() calls */
