@@ -519,23 +519,32 @@ static inline __attribute__((always_inline)) void ttwu_queue(struct ts_placement
 	s->ops.rq_unlock(s->host, cpu);
 }
 
-void ts_try_to_wake_up_to(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
-			  int waker_cpu, struct ts_task *waker, int wake_flags)
+/* try_to_wake_up() up to ttwu_queue(): select_task_rq() into *pl and whether the kernel
+ * would queue the activation on pl->cpu's wakelist. Returns the wake-up's flags. */
+static inline __attribute__((always_inline)) int ttwu_select(struct ts_placement *pl,
+							     struct ts_sched *s, struct ts_task *p,
+							     int waker_cpu, struct ts_task *waker,
+							     int wake_flags)
 {
 	wake_flags |= TS_WF_TTWU;
 	ts_select_task_rq_to(pl, s, p, waker_cpu, waker, wake_flags);
 	/* ttwu_queue_wakelist(): ttwu_queue_cond() is false for the waker's own CPU */
 	pl->ttwu_queued = pl->cpu != waker_cpu && ts_ttwu_queue_cond(s, p, waker_cpu, pl->cpu);
+	return wake_flags;
+}
+
+void ts_try_to_wake_up_to(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
+			  int waker_cpu, struct ts_task *waker, int wake_flags)
+{
+	wake_flags = ttwu_select(pl, s, p, waker_cpu, waker, wake_flags);
 	ttwu_queue(pl, s, p, waker_cpu, waker, wake_flags);
 }
 
 bool ts_try_to_wake_up_or_list(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
 			       int waker_cpu, struct ts_task *waker, int wake_flags)
 {
-	wake_flags |= TS_WF_TTWU;
-	ts_select_task_rq_to(pl, s, p, waker_cpu, waker, wake_flags);
+	wake_flags = ttwu_select(pl, s, p, waker_cpu, waker, wake_flags);
 	int cpu = pl->cpu;
-	pl->ttwu_queued = cpu != waker_cpu && ts_ttwu_queue_cond(s, p, waker_cpu, cpu);
 	if (!pl->ttwu_queued || ts_rq_nr_running(s, cpu) != 0) {
 		ttwu_queue(pl, s, p, waker_cpu, waker, wake_flags);
 		return false;
