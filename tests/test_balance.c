@@ -129,6 +129,63 @@ static void test_periodic_spreads_cluster(void **state)
 	env_free(e);
 }
 
+/* Every CPU of node 0 busy with n tasks, their PELT sums published as the tick would. */
+static void load_node0(struct env *e, const unsigned *per_cluster, unsigned long load_per_task)
+{
+	for (int c = 0; c < 32; c++) {
+		unsigned n = per_cluster[c / 4];
+		place(e, c, (int)n, NULL);
+		atomic_store(&e->s->rq[c].ro.load_avg, n * load_per_task);
+		atomic_store(&e->s->rq[c].ro.runnable_avg, n * 1024UL);
+		atomic_store(&e->s->rq[c].ro.util_avg, 1024UL);
+	}
+}
+
+/* The warm-up's question (ts_balance_finds_imbalance()): with every CPU of node 0 busy,
+ * cluster 0 holding twice the tasks of the others, busy balancing of the LLC (MC: groups
+ * are clusters) on another cluster's balance CPU finds cluster 0 busiest; on cluster 0's
+ * own it does not (local is the busiest). Asking writes nothing: no task moves, no
+ * counter, balance state, SIS_UTIL budget or root-domain flag changes. Within the LLC's
+ * imbalance_pct (117) it is balanced. */
+static void test_dry_run_finds_imbalance(void **state)
+{
+	(void)state;
+	struct env *e = env_on(preset("kunpeng920"));
+	const unsigned uneven[8] = {4, 2, 2, 2, 2, 2, 2, 2};
+	load_node0(e, uneven, 1024);
+	struct ts_sched_domain *mc4 = domain_of_span(e, 4, 32), *mc0 = domain_of_span(e, 0, 32);
+	struct ts_sched_domain_shared *sds = e->s->dom->cpu[0].sd_llc_shared;
+	atomic_store(&sds->nr_idle_scan, 7);
+	bool overloaded = atomic_load(&e->s->overloaded);
+	unsigned failed = mc4->nr_balance_failed, interval = mc4->balance_interval;
+	uint64_t last = mc4->last_balance, counts = lb_sum(e, 4, 0, TS_CPU_NOT_IDLE);
+	struct ts_cpumask *scratch = ts_cpumask_alloc(e->f.nr_cpus);
+	assert_non_null(scratch);
+
+	assert_true(ts_balance_finds_imbalance(e->s, 4, mc4, scratch));
+	assert_false(ts_balance_finds_imbalance(e->s, 0, mc0, scratch));
+	for (int c = 0; c < 32; c++)
+		assert_int_equal(nr_on(e, c), uneven[c / 4]);
+	assert_int_equal(atomic_load(&sds->nr_idle_scan), 7);
+	assert_int_equal(ts_stat_read(&e->s->rq[4].stats.nr_idle_scan_updates), 0);
+	assert_int_equal(atomic_load(&e->s->overloaded), overloaded);
+	assert_int_equal(mc4->nr_balance_failed, failed);
+	assert_int_equal(mc4->balance_interval, interval);
+	assert_int_equal(mc4->last_balance, last);
+	assert_int_equal(lb_sum(e, 4, 0, TS_CPU_NOT_IDLE), counts);
+
+	/* cluster 0's load 1.125 times the others': inside imbalance_pct, balanced */
+	for (int c = 0; c < 4; c++)
+		atomic_store(&e->s->rq[c].ro.load_avg, 2304UL);
+	assert_false(ts_balance_finds_imbalance(e->s, 4, mc4, scratch));
+	/* 1.25 times: outside it */
+	for (int c = 0; c < 4; c++)
+		atomic_store(&e->s->rq[c].ro.load_avg, 2560UL);
+	assert_true(ts_balance_finds_imbalance(e->s, 4, mc4, scratch));
+	ts_cpumask_free(scratch);
+	env_free(e);
+}
+
 /* A CPU whose task blocks pulls one task from the overloaded CPU in ts_schedule(). */
 static void test_newidle_pulls(void **state)
 {
@@ -664,6 +721,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_periodic_spreads_cluster),
+		cmocka_unit_test(test_dry_run_finds_imbalance),
 		cmocka_unit_test(test_newidle_pulls),
 		cmocka_unit_test(test_nearest_level_first),
 		cmocka_unit_test(test_numa_levels_serialized),

@@ -534,6 +534,26 @@ static bool update_newidle_cost(struct ts_sched *s, struct ts_sched_domain *sd, 
 	return false;
 }
 
+/* find_busiest_group() as busy periodic balancing of sd would run it now on cpu, without
+ * moving anything or writing any statistic, SIS_UTIL budget or root-domain flag. */
+bool ts_balance_finds_imbalance(struct ts_sched *s, int cpu, struct ts_sched_domain *sd,
+				struct ts_cpumask *scratch)
+{
+	struct lb_env env = {
+		.s = s,
+		.sd = sd,
+		.dst_cpu = cpu,
+		.dst_grpmask = sd->groups[0]->balance_mask,
+		.idle = TS_CPU_NOT_IDLE,
+		.cpus = scratch,
+		.migration_type = migrate_load,
+		.fbq_type = all,
+		.dry_run = true,
+	};
+	ts_cpumask_and(env.cpus, sd->span, s->dom->cpu_map);
+	return ts_find_busiest_group(&env) != NULL;
+}
+
 /* The balancing CPU's scratch masks (balance for one CPU never runs twice at once). */
 static struct lb_masks lb_masks_of(struct ts_sched *s, int cpu)
 {

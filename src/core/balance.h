@@ -43,6 +43,7 @@ struct lb_env {
 	enum migration_type migration_type;
 	enum fbq_type fbq_type;
 	struct ts_cpumask *swb_cpus; /* should_we_balance_tmpmask */
+	bool dry_run; /* ts_balance_finds_imbalance(): decide, write nothing shared */
 };
 
 struct sg_lb_stats {

@@ -158,11 +158,12 @@ static void update_sd_lb_stats(struct lb_env *env, struct sd_lb_stats *sds)
 		env->fbq_type = fbq_classify_group(&sds->busiest_stat);
 	/* set_rd_overloaded() (v6.9): written only when it changes, so that the line every
 	 * CPU reads is not taken by each balancing pass. */
-	if (!sd->parent &&
+	if (!env->dry_run && !sd->parent &&
 	    atomic_load_explicit(&s->overloaded, memory_order_relaxed) != sg_overloaded)
 		atomic_store_explicit(&s->overloaded, sg_overloaded, memory_order_relaxed);
 	/* update_idle_cpu_scan(): periodic balancing of the LLC domain only. */
-	if (env->idle != TS_CPU_NEWLY_IDLE && sd == s->dom->cpu[env->dst_cpu].sd_llc)
+	if (!env->dry_run && env->idle != TS_CPU_NEWLY_IDLE &&
+	    sd == s->dom->cpu[env->dst_cpu].sd_llc)
 		ts_update_idle_cpu_scan(s, env->dst_cpu, sum_util);
 }
 

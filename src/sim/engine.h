@@ -257,6 +257,8 @@ struct sim {
 	double fork_ns, accept_ns;
 	uint64_t *scan_updates0; /* per CPU: nr_idle_scan_updates at the start */
 	bool *llc_seen;		 /* scratch, by sd_llc_id */
+	struct ts_cpumask *lb_scratch; /* for ts_balance_finds_imbalance() */
+	bool tasks_bound;	       /* some task may not run on every CPU of the run */
 	uint64_t settle_ns;	 /* warm-up past cfg->warmup_ns (see sim_window_due()) */
 };
 

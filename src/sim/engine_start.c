@@ -32,6 +32,7 @@ void sim_free(struct sim *m)
 	free(m->sync);
 	free(m->scan_updates0);
 	free(m->llc_seen);
+	ts_cpumask_free(m->lb_scratch);
 	for (int i = 0; i < m->nr_chan; i++)
 		sim_chan_free(&m->chan[i]);
 	free(m->chan);
@@ -160,7 +161,8 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 		return ts_error_set(err, -ENOMEM, "sim: out of memory for %d tasks", m->nr_tasks);
 	m->scan_updates0 = calloc((size_t)m->nr_cpus, sizeof(*m->scan_updates0));
 	m->llc_seen = calloc((size_t)m->nr_cpus, sizeof(*m->llc_seen));
-	if (!m->scan_updates0 || !m->llc_seen)
+	m->lb_scratch = ts_cpumask_alloc(m->nr_cpus);
+	if (!m->scan_updates0 || !m->llc_seen || !m->lb_scratch)
 		return ts_error_set(err, -ENOMEM, "sim: out of memory");
 	m->fork_ns = m->costs->fork.value;
 	m->accept_ns = m->costs->accept.value;
@@ -197,8 +199,8 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	bool class_cpus = false;
 	for (int ci = 0; ci < w->nr_classes; ci++)
 		class_cpus |= w->classes[ci].nr_cpus > 0;
-	if ((cfg->bind != TS_BIND_NONE || cfg->pin_cpus || class_cpus) &&
-	    !(bound = ts_cpumask_alloc(m->nr_cpus)))
+	m->tasks_bound = cfg->bind != TS_BIND_NONE || cfg->pin_cpus || class_cpus;
+	if (m->tasks_bound && !(bound = ts_cpumask_alloc(m->nr_cpus)))
 		return ts_error_set(err, -ENOMEM, "sim: out of memory");
 	int id = 0;
 	for (int inst = 0; inst < m->nr_instances; inst++) {
@@ -556,19 +558,66 @@ static void benchmark_starts(struct sim *m)
 	}
 }
 
-/* The largest busy balance interval of the run's LLC domains, ns: max_interval x
- * busy_factor (get_sd_balance_interval() on a busy CPU). */
+/* The busy balance interval of sd, ns: max_interval x busy_factor
+ * (get_sd_balance_interval() on a busy CPU). */
+static uint64_t busy_interval_ns(const struct sim *m, const struct ts_sched_domain *sd)
+{
+	return (uint64_t)sd->max_interval * sd->busy_factor * m->tick_ns;
+}
+
+/* The largest busy balance interval of the run's LLC domains, ns. */
 static uint64_t llc_busy_interval_ns(const struct sim *m)
 {
-	uint64_t jiffies = 0;
+	uint64_t ns = 0;
 	for (int c = 0; c < m->nr_cpus; c++) {
 		if (m->allowed && !ts_cpumask_test(m->allowed, c))
 			continue;
 		const struct ts_sched_domain *llc = m->s->dom->cpu[c].sd_llc;
-		if (llc && (uint64_t)llc->max_interval * llc->busy_factor > jiffies)
-			jiffies = (uint64_t)llc->max_interval * llc->busy_factor;
+		if (llc && busy_interval_ns(m, llc) > ns)
+			ns = busy_interval_ns(m, llc);
 	}
-	return jiffies * m->tick_ns;
+	return ns;
+}
+
+/* The domains whose busy balancing the warm-up waits for: those of the run's CPUs within
+ * an LLC that balance between groups of several cores (Kunpeng's clusters), each seen
+ * from the CPU that balances it when busy (should_we_balance(): the local group's balance
+ * CPU). Not waited for: levels whose groups are one core (SMT, CLS, an x86 LLC's cores),
+ * whose balancing of collapsed pairs never rests, and NUMA levels, whose busy intervals
+ * are seconds (160 ms x 16 on broadwell-2s): a wait of several would cost minutes. A run
+ * whose tasks are bound to CPUs (--pin-cpus, --bind, an rt-app file's cpus) does not wait:
+ * its imbalance may be one no balancer is allowed to fix. */
+static bool waits_for(const struct sim *m, int cpu, const struct ts_sched_domain *sd)
+{
+	return !m->tasks_bound && (!m->allowed || ts_cpumask_test(m->allowed, cpu)) &&
+	       (sd->flags & TS_SD_SHARE_LLC) && sd->groups[0]->cores > 1 &&
+	       ts_group_balance_cpu(sd->groups[0]) == cpu;
+}
+
+/* The largest busy balance interval of the domains waited for, ns. */
+static uint64_t balanced_busy_interval_ns(const struct sim *m)
+{
+	uint64_t ns = 0;
+	struct ts_sched_domain *sd;
+	for (int c = 0; c < m->nr_cpus; c++)
+		ts_for_each_domain(m->s->dom, c, sd)
+			if (waits_for(m, c, sd) && busy_interval_ns(m, sd) > ns)
+				ns = busy_interval_ns(m, sd);
+	return ns;
+}
+
+/* Would busy periodic balancing still move load between the groups of any domain waited
+ * for? The benchmark's own start can leave a cluster with a few tasks and another with
+ * many; with every CPU busy only the busy balancer evens them out, at intervals of about
+ * a second on a 32-CPU LLC, a few seconds of the published runs' minutes. */
+static bool balance_settled(struct sim *m)
+{
+	struct ts_sched_domain *sd;
+	for (int c = 0; c < m->nr_cpus; c++)
+		ts_for_each_domain(m->s->dom, c, sd)
+			if (waits_for(m, c, sd) && ts_balance_finds_imbalance(m->s, c, sd, m->lb_scratch))
+				return false;
+	return true;
 }
 
 /* Has every LLC of the run's CPUs recomputed its SIS_UTIL budget (update_idle_cpu_scan(),
@@ -591,15 +640,20 @@ static bool llc_state_settled(struct sim *m)
 	return true;
 }
 
+/* The longest wait for the balancer, in busy intervals of the domains waited for. */
+#define BALANCE_WAIT_INTERVALS 16
+
 /* EV_WINDOW (open-ended workloads): the warm-up is over when cfg->warmup_ns has passed
  * and, with SIS_UTIL, every LLC's budget reflects the load (llc_state_settled()), or at
  * the latest two busy LLC balance intervals later; until then it looks again every tick.
  * The measured window then runs for cfg->duration_ns. */
 void sim_window_due(struct sim *m)
 {
-	uint64_t cap = m->start_ns + m->cfg->warmup_ns + 2 * llc_busy_interval_ns(m);
-	if (ts_features_has(m->cfg->features, TS_FEAT_SIS_UTIL) && m->now < cap &&
-	    !llc_state_settled(m)) {
+	uint64_t warm = m->start_ns + m->cfg->warmup_ns;
+	if ((ts_features_has(m->cfg->features, TS_FEAT_SIS_UTIL) &&
+	     m->now < warm + 2 * llc_busy_interval_ns(m) && !llc_state_settled(m)) ||
+	    (m->now < warm + BALANCE_WAIT_INTERVALS * balanced_busy_interval_ns(m) &&
+	     !balance_settled(m))) {
 		sim_post(m, m->now + m->tick_ns, EV_WINDOW, -1, NULL, 0);
 		return;
 	}

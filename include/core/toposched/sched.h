@@ -490,6 +490,12 @@ struct ts_task *ts_active_load_balance_cpu_stop(struct ts_sched *s, int busiest_
  * utilisation of its CPUs (called from LLC-level periodic balancing). */
 void ts_update_idle_cpu_scan(struct ts_sched *s, int cpu, unsigned long sum_util);
 
+/* Would busy periodic balancing of sd on cpu find an imbalance now (find_busiest_group()
+ * with CPU_NOT_IDLE)? Read-only: for a host that waits until the balancer has nothing
+ * left to do (the simulator's warm-up). scratch: a mask of the scheduler's CPUs. */
+bool ts_balance_finds_imbalance(struct ts_sched *s, int cpu, struct ts_sched_domain *sd,
+				struct ts_cpumask *scratch);
+
 /* ---- list helpers ---- */
 static inline void ts_list_init(struct ts_list_head *h)
 {
