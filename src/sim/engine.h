@@ -255,11 +255,11 @@ struct sim {
 	uint64_t idle_ns;		     /* the idle pre-phase (T0 to the launcher's start) */
 	uint64_t start_ns;		     /* when the benchmark started */
 	double fork_ns, accept_ns;
-	uint64_t *scan_updates0; /* per CPU: nr_idle_scan_updates at the start */
-	bool *llc_seen;		 /* scratch, by sd_llc_id */
+	uint64_t *scan_updates0;       /* per CPU: nr_idle_scan_updates at the start */
+	bool *llc_seen;		       /* scratch, by sd_llc_id */
 	struct ts_cpumask *lb_scratch; /* for ts_balance_finds_imbalance() */
 	bool tasks_bound;	       /* some task may not run on every CPU of the run */
-	uint64_t settle_ns;	 /* warm-up past cfg->warmup_ns (see sim_window_due()) */
+	uint64_t settle_ns;	       /* warm-up past cfg->warmup_ns (see sim_window_due()) */
 };
 
 static inline struct sim_task *sim_task_of(struct ts_task *p)

@@ -600,9 +600,9 @@ static uint64_t balanced_busy_interval_ns(const struct sim *m)
 	uint64_t ns = 0;
 	struct ts_sched_domain *sd;
 	for (int c = 0; c < m->nr_cpus; c++)
-		ts_for_each_domain(m->s->dom, c, sd)
-			if (waits_for(m, c, sd) && busy_interval_ns(m, sd) > ns)
-				ns = busy_interval_ns(m, sd);
+		ts_for_each_domain(m->s->dom, c,
+				   sd) if (waits_for(m, c, sd) && busy_interval_ns(m, sd) > ns) ns =
+			busy_interval_ns(m, sd);
 	return ns;
 }
 
@@ -614,9 +614,10 @@ static bool balance_settled(struct sim *m)
 {
 	struct ts_sched_domain *sd;
 	for (int c = 0; c < m->nr_cpus; c++)
-		ts_for_each_domain(m->s->dom, c, sd)
-			if (waits_for(m, c, sd) && ts_balance_finds_imbalance(m->s, c, sd, m->lb_scratch))
-				return false;
+		ts_for_each_domain(m->s->dom, c,
+				   sd) if (waits_for(m, c, sd) &&
+					   ts_balance_finds_imbalance(m->s, c, sd,
+								      m->lb_scratch)) return false;
 	return true;
 }
 
@@ -645,8 +646,10 @@ static bool llc_state_settled(struct sim *m)
 
 /* EV_WINDOW (open-ended workloads): the warm-up is over when cfg->warmup_ns has passed
  * and, with SIS_UTIL, every LLC's budget reflects the load (llc_state_settled()), or at
- * the latest two busy LLC balance intervals later; until then it looks again every tick.
- * The measured window then runs for cfg->duration_ns. */
+ * the latest two busy LLC balance intervals later, and busy balancing has nothing left
+ * to even out (balance_settled()), or at the latest BALANCE_WAIT_INTERVALS busy intervals
+ * later; until then it looks again every tick. The measured window then runs for
+ * cfg->duration_ns. */
 void sim_window_due(struct sim *m)
 {
 	uint64_t warm = m->start_ns + m->cfg->warmup_ns;
