@@ -117,6 +117,7 @@ static void test_window_waits_for_cluster_balance(void **state)
 	print_message("tbench x64 on 2 x 4 CPUs: settle %.1f ms\n", (double)r.settle_ns / 1e6);
 	assert_true(r.settle_ns > 0);
 	assert_true(r.settle_ns < 16 * 16 * 16 * MS);
+	assert_int_equal(r.settle_capped, 0);
 	cfg.load = 2;
 	r = sim_run_ok(&cfg);
 	assert_int_equal(r.settle_ns, 0);

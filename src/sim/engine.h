@@ -260,6 +260,7 @@ struct sim {
 	struct ts_cpumask *lb_scratch; /* for ts_balance_finds_imbalance() */
 	bool tasks_bound;	       /* some task may not run on every CPU of the run */
 	uint64_t settle_ns;	       /* warm-up past cfg->warmup_ns (see sim_window_due()) */
+	bool settle_capped;	       /* ... ended at a cap, unsettled */
 };
 
 static inline struct sim_task *sim_task_of(struct ts_task *p)

@@ -653,14 +653,18 @@ static bool llc_state_settled(struct sim *m)
 void sim_window_due(struct sim *m)
 {
 	uint64_t warm = m->start_ns + m->cfg->warmup_ns;
-	if ((ts_features_has(m->cfg->features, TS_FEAT_SIS_UTIL) &&
-	     m->now < warm + 2 * llc_busy_interval_ns(m) && !llc_state_settled(m)) ||
-	    (m->now < warm + BALANCE_WAIT_INTERVALS * balanced_busy_interval_ns(m) &&
-	     !balance_settled(m))) {
+	bool scan_waits =
+		ts_features_has(m->cfg->features, TS_FEAT_SIS_UTIL) && !llc_state_settled(m);
+	bool lb_waits = balanced_busy_interval_ns(m) > 0 && !balance_settled(m);
+	bool scan_cut = scan_waits && m->now >= warm + 2 * llc_busy_interval_ns(m);
+	bool lb_cut =
+		lb_waits && m->now >= warm + BALANCE_WAIT_INTERVALS * balanced_busy_interval_ns(m);
+	if ((scan_waits && !scan_cut) || (lb_waits && !lb_cut)) {
 		sim_post(m, m->now + m->tick_ns, EV_WINDOW, -1, NULL, 0);
 		return;
 	}
-	m->settle_ns = m->now - (m->start_ns + m->cfg->warmup_ns);
+	m->settle_ns = m->now - warm;
+	m->settle_capped = scan_cut || lb_cut;
 	sim_window_open(m);
 	sim_post(m, m->now + m->cfg->duration_ns, EV_END, -1, NULL, 0);
 }

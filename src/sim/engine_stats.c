@@ -108,6 +108,7 @@ void sim_fill_result(struct sim *m, struct ts_sim_result *out)
 	out->sim_ns = m->now - m->t0;
 	out->start_ns = m->started ? m->start_ns - m->t0 : out->sim_ns;
 	out->settle_ns = m->settle_ns;
+	out->settle_capped = m->settle_capped;
 	out->events = m->events;
 	out->sis.search = end.sis.search - a->sis.search;
 	out->sis.domain_search = end.sis.domain_search - a->sis.domain_search;

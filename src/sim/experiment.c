@@ -353,6 +353,7 @@ static void add_result(struct ts_exp_stats *st, const struct ts_sim_result *r)
 	st->sim_ns += r->sim_ns;
 	st->start_ns += r->start_ns;
 	st->settle_ns += r->settle_ns;
+	st->settle_capped += r->settle_capped;
 	st->busy_ns += r->busy_ns;
 	st->marks += r->marks;
 	st->bytes += r->bytes;

@@ -23,6 +23,7 @@ const struct ts_part_field ts_part_fields[] = {
 	{"sim_ns", TS_PART_U64, R(sim_ns), 0},
 	{"start_ns", TS_PART_U64, R(start_ns), 0},
 	{"settle_ns", TS_PART_U64, R(settle_ns), 0},
+	{"settle_capped", TS_PART_U64, R(settle_capped), 0},
 	{"events", TS_PART_U64, R(events), 0},
 	{"cpu_util", TS_PART_F64, R(cpu_util), 0},
 	{"wakeup_lat_us", TS_PART_F64, R(wakeup_lat_us), 4},
@@ -90,7 +91,7 @@ const int ts_part_nr_fields = (int)(sizeof(ts_part_fields) / sizeof(ts_part_fiel
 #if defined(__x86_64__) || defined(__aarch64__)
 /* A field added to struct ts_sim_result must be carried by the parts (a report may read
  * it): add it to ts_part_fields, then update this size. */
-_Static_assert(sizeof(struct ts_sim_result) == 1664,
+_Static_assert(sizeof(struct ts_sim_result) == 1672,
 	       "struct ts_sim_result changed: update ts_part_fields");
 #endif
 

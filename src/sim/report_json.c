@@ -187,6 +187,7 @@ static void write_stats(struct ts_json_writer *w, const struct ts_exp_stats *st)
 	ts_json_member_uint(w, "sim_ns", st->sim_ns);
 	ts_json_member_uint(w, "start_ns", st->start_ns);
 	ts_json_member_uint(w, "settle_ns", st->settle_ns);
+	ts_json_member_uint(w, "settle_capped", st->settle_capped);
 	ts_json_member_uint(w, "events", st->events);
 	ts_json_member_bool(w, "finished", st->all_finished);
 	jw_open(w, "numa", '{');

@@ -243,6 +243,11 @@ static double settle_ms(const struct ts_exp_stats *s, int i)
 	(void)i;
 	return (double)s->settle_ns / 1e6;
 }
+static double settle_capped(const struct ts_exp_stats *s, int i)
+{
+	(void)i;
+	return (double)s->settle_capped;
+}
 static double numa_system_s(const struct ts_exp_stats *s, int i)
 {
 	(void)i;
@@ -525,9 +530,11 @@ static void config_block(const struct ts_experiment *e, int c, FILE *out)
 	rows[nr++] = (struct row){"wake-ups", ROW_COUNT, 0, wakeups};
 	rows[nr++] = (struct row){"migrations", ROW_COUNT, 0, migrations};
 	rows[nr++] = (struct row){"CPU utilisation %", ROW_PCT, 0, cpu_util};
-	/* the idle machine and the start-up; the warm-up's wait for SIS_UTIL to settle */
+	/* the idle machine and the start-up; the warm-up's wait for SIS_UTIL and the
+	 * balancer to settle, and the runs whose wait ended at its cap */
 	rows[nr++] = (struct row){"start-up ms", ROW_RATIO, 0, start_ms};
 	rows[nr++] = (struct row){"warm-up past --warmup ms", ROW_RATIO, 0, settle_ms};
+	rows[nr++] = (struct row){"warm-up cut unsettled", ROW_COUNT, 0, settle_capped};
 	static const char *const lat_labels[4] = {
 		"wake-up latency p50 us", "wake-up latency p90 us", "wake-up latency p99 us",
 		"wake-up latency p99.9 us"};

@@ -59,6 +59,7 @@ struct ts_exp_stats {
 	uint64_t wakeups, migrations;
 	uint64_t events, sim_ns, busy_ns;
 	uint64_t start_ns, settle_ns; /* ts_sim_result's: the start-up, the warm-up's wait */
+	uint64_t settle_capped;	      /* runs whose wait ended at its cap */
 	uint64_t marks, bytes;
 	uint64_t messages_sent, messages_received;
 	uint64_t scan_hist[TS_SCAN_HIST_BUCKETS];

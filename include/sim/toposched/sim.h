@@ -421,7 +421,9 @@ struct ts_sim_result {
 	uint64_t start_ns;	     /* of which before the benchmark started: the idle machine
 					and the start-up (forks, connections, barrier) */
 	uint64_t settle_ns;	     /* warm-up added past warmup_ns until every LLC's SIS_UTIL
-					budget was recomputed under the load (0: none needed) */
+					budget was recomputed under the load and busy balancing
+					had evened the clusters (0: none needed) */
+	uint64_t settle_capped;	     /* 1: that wait ended at its cap, not settled */
 	uint64_t events;	     /* events processed */
 	double wall_s;		     /* host time the run took (reports only) */
 	double cpu_util;	     /* busy CPU time / (CPUs x measured time), 0..1 */
