@@ -314,6 +314,24 @@ static bool queue_active_balance(struct ts_sched *s, struct lb_env *env, int bus
 	return true;
 }
 
+/* load_balance()'s env for balancing sd on dst_cpu: cpus (load_balance_mask) is the
+ * domain's span within the scheduler's CPUs. */
+static struct lb_env lb_env_of(struct ts_sched *s, struct ts_sched_domain *sd, int dst_cpu,
+			       enum ts_idle_type idle, struct ts_cpumask *cpus)
+{
+	ts_cpumask_and(cpus, sd->span, s->dom->cpu_map);
+	return (struct lb_env){
+		.s = s,
+		.sd = sd,
+		.dst_cpu = dst_cpu,
+		.dst_grpmask = sd->groups[0]->balance_mask,
+		.idle = idle,
+		.cpus = cpus,
+		.migration_type = migrate_load,
+		.fbq_type = all,
+	};
+}
+
 /* sched_balance_rq(), once load_balance(): returns the number of tasks pulled to this_cpu
  * (or to another CPU of its group after an affinity retry). No rq lock held. */
 static int sched_balance_rq(struct ts_sched *s, int this_cpu, struct ts_sched_domain *sd,
@@ -321,19 +339,9 @@ static int sched_balance_rq(struct ts_sched *s, int this_cpu, struct ts_sched_do
 {
 	struct ts_sched_domain *sd_parent = sd->parent;
 	int ld_moved = 0;
-	struct lb_env env = {
-		.s = s,
-		.sd = sd,
-		.dst_cpu = this_cpu,
-		.dst_grpmask = sd->groups[0]->balance_mask,
-		.idle = idle,
-		.loop_break = SCHED_NR_MIGRATE_BREAK,
-		.cpus = m->cpus,
-		.swb_cpus = m->swb,
-		.migration_type = migrate_load,
-		.fbq_type = all,
-	};
-	ts_cpumask_and(env.cpus, sd->span, s->dom->cpu_map);
+	struct lb_env env = lb_env_of(s, sd, this_cpu, idle, m->cpus);
+	env.loop_break = SCHED_NR_MIGRATE_BREAK;
+	env.swb_cpus = m->swb;
 	ts_stat_inc(&sd->stats.lb_count[idle]);
 
 redo:
@@ -539,18 +547,8 @@ static bool update_newidle_cost(struct ts_sched *s, struct ts_sched_domain *sd, 
 bool ts_balance_finds_imbalance(struct ts_sched *s, int cpu, struct ts_sched_domain *sd,
 				struct ts_cpumask *scratch)
 {
-	struct lb_env env = {
-		.s = s,
-		.sd = sd,
-		.dst_cpu = cpu,
-		.dst_grpmask = sd->groups[0]->balance_mask,
-		.idle = TS_CPU_NOT_IDLE,
-		.cpus = scratch,
-		.migration_type = migrate_load,
-		.fbq_type = all,
-		.dry_run = true,
-	};
-	ts_cpumask_and(env.cpus, sd->span, s->dom->cpu_map);
+	struct lb_env env = lb_env_of(s, sd, cpu, TS_CPU_NOT_IDLE, scratch);
+	env.dry_run = true;
 	return ts_find_busiest_group(&env) != NULL;
 }
 

@@ -594,15 +594,18 @@ static bool waits_for(const struct sim *m, int cpu, const struct ts_sched_domain
 	       ts_group_balance_cpu(sd->groups[0]) == cpu;
 }
 
-/* The largest busy balance interval of the domains waited for, ns. */
+/* The largest busy balance interval of the domains waited for, ns (0: none). */
 static uint64_t balanced_busy_interval_ns(const struct sim *m)
 {
 	uint64_t ns = 0;
 	struct ts_sched_domain *sd;
-	for (int c = 0; c < m->nr_cpus; c++)
-		ts_for_each_domain(m->s->dom, c,
-				   sd) if (waits_for(m, c, sd) && busy_interval_ns(m, sd) > ns) ns =
-			busy_interval_ns(m, sd);
+	for (int c = 0; c < m->nr_cpus; c++) {
+		ts_for_each_domain(m->s->dom, c, sd)
+		{
+			if (waits_for(m, c, sd) && busy_interval_ns(m, sd) > ns)
+				ns = busy_interval_ns(m, sd);
+		}
+	}
 	return ns;
 }
 
@@ -613,11 +616,14 @@ static uint64_t balanced_busy_interval_ns(const struct sim *m)
 static bool balance_settled(struct sim *m)
 {
 	struct ts_sched_domain *sd;
-	for (int c = 0; c < m->nr_cpus; c++)
-		ts_for_each_domain(m->s->dom, c,
-				   sd) if (waits_for(m, c, sd) &&
-					   ts_balance_finds_imbalance(m->s, c, sd,
-								      m->lb_scratch)) return false;
+	for (int c = 0; c < m->nr_cpus; c++) {
+		ts_for_each_domain(m->s->dom, c, sd)
+		{
+			if (waits_for(m, c, sd) &&
+			    ts_balance_finds_imbalance(m->s, c, sd, m->lb_scratch))
+				return false;
+		}
+	}
 	return true;
 }
 
@@ -655,10 +661,10 @@ void sim_window_due(struct sim *m)
 	uint64_t warm = m->start_ns + m->cfg->warmup_ns;
 	bool scan_waits =
 		ts_features_has(m->cfg->features, TS_FEAT_SIS_UTIL) && !llc_state_settled(m);
-	bool lb_waits = balanced_busy_interval_ns(m) > 0 && !balance_settled(m);
+	uint64_t lb_interval = balanced_busy_interval_ns(m);
+	bool lb_waits = lb_interval > 0 && !balance_settled(m);
 	bool scan_cut = scan_waits && m->now >= warm + 2 * llc_busy_interval_ns(m);
-	bool lb_cut =
-		lb_waits && m->now >= warm + BALANCE_WAIT_INTERVALS * balanced_busy_interval_ns(m);
+	bool lb_cut = lb_waits && m->now >= warm + BALANCE_WAIT_INTERVALS * lb_interval;
 	if ((scan_waits && !scan_cut) || (lb_waits && !lb_cut)) {
 		sim_post(m, m->now + m->tick_ns, EV_WINDOW, -1, NULL, 0);
 		return;
