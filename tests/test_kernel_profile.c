@@ -47,7 +47,7 @@ static bool same_profile(const struct ts_kernel_profile *a, const struct ts_kern
 	       a->wakelist_idle == b->wakelist_idle && a->has_sis_util == b->has_sis_util &&
 	       a->has_sis_cluster == b->has_sis_cluster &&
 	       a->has_tg_load_ratelimit == b->has_tg_load_ratelimit &&
-	       a->has_sis_prop == b->has_sis_prop;
+	       a->has_sis_prop == b->has_sis_prop && a->numa_imbalance == b->numa_imbalance;
 }
 
 static void test_profiles(void **state)
@@ -105,6 +105,19 @@ static void test_profiles(void **state)
 	assert_int_equal(k.fair_pick, TS_FAIR_PICK_EEVDF);
 	assert_false(k.has_sis_cluster);
 	assert_true(k.has_sis_prop);
+
+	/* the NUMA imbalance's generations (tests/test_numa_imbalance.c runs them) */
+	static const struct {
+		const char *v;
+		enum ts_numa_imbalance era;
+	} numa[] = {{"5.4", TS_NUMA_IMB_NONE},	     {"5.5", TS_NUMA_IMB_NONE},
+		    {"5.6", TS_NUMA_IMB_PAIR_LB},    {"5.7", TS_NUMA_IMB_PAIR_SRC},
+		    {"5.9", TS_NUMA_IMB_PAIR_SRC},   {"5.10", TS_NUMA_IMB_PAIR_DST},
+		    {"5.11", TS_NUMA_IMB_QUARTER},   {"5.17", TS_NUMA_IMB_QUARTER},
+		    {"5.18", TS_NUMA_IMB_LLCS},	     {"5.19", TS_NUMA_IMB_LLCS},
+		    {"6.0", TS_NUMA_IMB_CONSISTENT}, {"6.12", TS_NUMA_IMB_CONSISTENT}};
+	for (size_t i = 0; i < sizeof(numa) / sizeof(numa[0]); i++)
+		assert_int_equal(kernel(numa[i].v).numa_imbalance, numa[i].era);
 
 	k = kernel("6.12");
 	assert_int_equal(k.sis_order, TS_SIS_ORDER_CLUSTER);

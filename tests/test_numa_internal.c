@@ -258,17 +258,18 @@ static void test_load_too_imbalanced_numbers(void **state)
 	assert_true(load_too_imbalanced(2000, 2000, &env));  /* |4096000 - 2048000| = 2048000 */
 }
 
-/* adjust_numa_imbalance(imbalance, dst_running, imb_numa_nr): the imbalance as is when
- * dst_running > imb_numa_nr, else 0 up to NUMA_IMBALANCE_MIN (2). */
+/* adjust_numa_imbalance(imbalance, dst_running, imb_numa_nr) of v6.0+: the imbalance as
+ * is when dst_running > imb_numa_nr, else 0 up to NUMA_IMBALANCE_MIN (2). (The other
+ * generations: tests/test_numa_imbalance.c.) */
 static void test_adjust_numa_imbalance_table(void **state)
 {
 	(void)state;
-	assert_int_equal(adjust_numa_imbalance(2, 4, 4), 0);
-	assert_int_equal(adjust_numa_imbalance(3, 4, 4), 3);
-	assert_int_equal(adjust_numa_imbalance(1, 5, 4), 1);
-	assert_int_equal(adjust_numa_imbalance(0, 5, 4), 0);
-	assert_int_equal(adjust_numa_imbalance(2, 1, 1), 0);
-	assert_int_equal(adjust_numa_imbalance(2, 2, 1), 2);
+	assert_int_equal(ts_numa_adjust_imbalance(TS_NUMA_IMB_CONSISTENT, 2, 4, 4), 0);
+	assert_int_equal(ts_numa_adjust_imbalance(TS_NUMA_IMB_CONSISTENT, 3, 4, 4), 3);
+	assert_int_equal(ts_numa_adjust_imbalance(TS_NUMA_IMB_CONSISTENT, 1, 5, 4), 1);
+	assert_int_equal(ts_numa_adjust_imbalance(TS_NUMA_IMB_CONSISTENT, 0, 5, 4), 0);
+	assert_int_equal(ts_numa_adjust_imbalance(TS_NUMA_IMB_CONSISTENT, 2, 1, 1), 0);
+	assert_int_equal(ts_numa_adjust_imbalance(TS_NUMA_IMB_CONSISTENT, 2, 2, 1), 2);
 }
 
 int main(void)

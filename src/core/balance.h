@@ -26,8 +26,6 @@ enum migration_type { migrate_load, migrate_util, migrate_task, migrate_misfit }
  * node; all: no distinction. */
 enum fbq_type { regular, remote, all };
 
-#define NUMA_IMBALANCE_MIN 2
-
 struct lb_env {
 	struct ts_sched *s;
 	struct ts_sched_domain *sd;
@@ -126,15 +124,6 @@ static inline enum group_type group_classify(unsigned int imbalance_pct,
 	if (!group_has_capacity(imbalance_pct, sgs))
 		return group_fully_busy;
 	return group_has_spare;
-}
-
-static inline long adjust_numa_imbalance(long imbalance, long dst_running, long imb_numa_nr)
-{
-	if (dst_running > imb_numa_nr) /* !allow_numa_imbalance() */
-		return imbalance;
-	if (imbalance <= NUMA_IMBALANCE_MIN)
-		return 0;
-	return imbalance;
 }
 
 /* balance_busiest.c: sched_balance_find_src_group() and sched_balance_find_src_rq(), once

@@ -5,6 +5,7 @@
 #include <limits.h>
 
 #include "balance.h"
+#include "numa_imbalance.h"
 
 /* smt_balance(): an SMT group with more than one task should give one to an idle dst. */
 static bool smt_balance(const struct lb_env *env, const struct sg_lb_stats *sgs,
@@ -215,17 +216,16 @@ static void calculate_imbalance(struct lb_env *env, struct sd_lb_stats *sds)
 			return;
 		}
 		env->migration_type = migrate_task;
+		long imbalance;
 		if (busiest->group_weight == 1 || sds->prefer_sibling) {
-			env->imbalance = sibling_imbalance(env, sds, busiest, local);
+			imbalance = sibling_imbalance(env, sds, busiest, local);
 		} else {
 			long d = (long)local->idle_cpus - (long)busiest->idle_cpus;
-			env->imbalance = d > 0 ? d : 0;
+			imbalance = d > 0 ? d : 0;
 		}
-		if (env->sd->flags & TS_SD_NUMA)
-			env->imbalance = adjust_numa_imbalance(env->imbalance,
-							       (long)local->sum_nr_running + 1,
-							       (long)env->sd->imb_numa_nr);
-		env->imbalance >>= 1;
+		/* the NUMA allowance, and halving: tasks to move to restore balance */
+		env->imbalance =
+			ts_numa_spare_imbalance(env->s, env->sd, imbalance, local, busiest);
 		return;
 	}
 

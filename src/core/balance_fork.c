@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "balance.h"
+#include "numa_imbalance.h"
 
 /* The *_without() helpers: cpu's load/util/runnable without p's contribution, when p is
  * queued there (exec balancing of the running task). */
@@ -148,22 +149,9 @@ static struct ts_sched_group *find_idlest_group(struct ts_sched *s, struct ts_sc
 			return NULL;
 		break;
 	case group_has_spare:
-		if (sd->flags & TS_SD_NUMA) {
-			/* (No numa_preferred_nid yet: the NUMA_BALANCING preferred-node rule is
-			 * left out.) Keep the task near its parent while the local node stays
-			 * below the allowed imbalance, counting only CPUs it may use. */
-			long imb_numa_nr = (long)sd->imb_numa_nr;
-			long w = p->cpus_allowed
-					 ? ts_cpumask_weight_and(local->span, p->cpus_allowed)
-					 : local->group_weight;
-			if (w < imb_numa_nr)
-				imb_numa_nr = w;
-			long imbalance =
-				labs((long)local_sgs.idle_cpus - (long)idlest_sgs.idle_cpus);
-			if (!adjust_numa_imbalance(imbalance, (long)local_sgs.sum_nr_running + 1,
-						   imb_numa_nr))
-				return NULL;
-		}
+		if ((sd->flags & TS_SD_NUMA) &&
+		    ts_numa_fork_stays_local(s, sd, local, &local_sgs, &idlest_sgs, p))
+			return NULL;
 		if (local_sgs.idle_cpus >= idlest_sgs.idle_cpus)
 			return NULL;
 		break;

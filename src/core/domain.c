@@ -371,22 +371,26 @@ static int build_domains_of(struct builder *b, int cpu)
 	return 0;
 }
 
-/* adjust_numa_imbalance(), on the tree before degeneration. */
+/* adjust_numa_imbalance(), on the tree before degeneration: build_sched_domains()'s
+ * imb_numa_nr, as v6.0 (026b98a93bbd) and as v5.18-v5.19 (e496132ebedd) compute it. */
 static void adjust_numa_imbalance(struct ts_sched_domain *sd_llc)
 {
 	struct ts_sched_domain *parent = sd_llc->parent;
 	unsigned int nr_llcs = (unsigned)parent->span_weight / (unsigned)sd_llc->span_weight;
 	unsigned int imb = nr_llcs == 1 ? (unsigned)parent->span_weight >> 3 : nr_llcs;
+	unsigned int imb_v5_18 = nr_llcs == 1 ? (unsigned)parent->span_weight >> 2 : nr_llcs;
 	if (imb < 1)
 		imb = 1;
-	parent->imb_numa_nr = imb;
 	struct ts_sched_domain *p = parent->parent;
 	while (p && !(p->flags & TS_SD_NUMA))
 		p = p->parent;
 	unsigned int imb_span = (unsigned)(p ? p->span_weight : parent->span_weight);
 	for (p = parent; p; p = p->parent) {
 		unsigned int factor = (unsigned)p->span_weight / imb_span;
-		p->imb_numa_nr = imb * (factor > 1 ? factor : 1);
+		if (factor < 1)
+			factor = 1;
+		p->imb_numa_nr = imb * factor;
+		p->imb_numa_nr_v5_18 = imb_v5_18 * factor;
 	}
 }
 

@@ -13,6 +13,10 @@
 /* The changes, in merge order. */
 enum change {
 	KTHREAD_STACK,
+	NUMA_LB_PAIR,
+	NUMA_SPARE_MOVE,
+	NUMA_BALANCE_DST,
+	NUMA_QUARTER,
 	MERGED_SCAN,
 	SCAN_COST_SIS_PROP,
 	SIS_COUNTING,
@@ -21,6 +25,8 @@ enum change {
 	SCAN_AFTER_TARGET,
 	RECENT_USED_PREV,
 	NEWIDLE_COST_GATE,
+	NUMA_IMB_NR,
+	NUMA_CONSISTENT,
 	WAKELIST_IDLE,
 	SIS_UTIL,
 	EEVDF,
@@ -40,6 +46,17 @@ struct change_info {
 static const struct change_info changes[NR_CHANGES] = {
 	[KTHREAD_STACK] = {"sis_kthread_stack", V(5, 6), "52262ee567ad", "no",
 			   "a per-CPU kthread's wakee stacks on it"},
+	[NUMA_LB_PAIR] = {"numa_lb_allowance", V(5, 6), "b396f52326de", "none",
+			  "an imbalance dropped while the busiest node runs <= 2 tasks"},
+	[NUMA_SPARE_MOVE] = {"numa_spare_move", V(5, 7), "fb86f5b21192",
+			     "task_numa_find_cpu() weighs loads only",
+			     "a move to a node with spare capacity unless it unbalances"},
+	[NUMA_BALANCE_DST] = {"numa_spare_count", V(5, 10), "233e7aca4c8a",
+			      "the source node's running tasks",
+			      "the destination node's running tasks"},
+	[NUMA_QUARTER] = {"numa_imbalance", V(5, 11), "7d2b5dd0bcc4 23e6082a522e",
+			  "fork: stay while the local node has an idle CPU",
+			  "fork, balancing: allowed below a quarter of the CPUs"},
 	[MERGED_SCAN] = {"sis_scan", V(5, 12), "9fe1f127b913 6cd56ef1df39",
 			 "select_idle_core(), select_idle_cpu(), select_idle_smt(target)",
 			 "one select_idle_cpu() for cores and CPUs"},
@@ -60,6 +77,11 @@ static const struct change_info changes[NR_CHANGES] = {
 	[NEWIDLE_COST_GATE] = {"newidle_gate", V(5, 16), "9d783c8dd112 c5b0a7eefc70 e60b56e46b38",
 			       "no newly-idle walk while avg_idle < sysctl_sched_migration_cost",
 			       "no newly-idle walk while avg_idle < max_newidle_lb_cost"},
+	[NUMA_IMB_NR] = {"numa_imb_nr", V(5, 18), "2cfb7a1b031b e496132ebedd",
+			 "a quarter of the CPUs", "imb_numa_nr (one LLC: span >> 2; else LLCs)"},
+	[NUMA_CONSISTENT] = {"numa_consistent", V(6, 0), "cb29a5c19d2d f5b2eeb49991 026b98a93bbd",
+			     "halve, then allow; fork by running tasks only",
+			     "allow, then halve; fork also by idle CPUs; one LLC: span >> 3"},
 	[WAKELIST_IDLE] = {"wakelist", V(6, 0), "f3dd3f674555 28156108fecb",
 			   "another LLC's CPU only", "also an idle CPU of the waker's LLC"},
 	[SIS_UTIL] = {"SIS_UTIL", V(6, 0), "70fb5ccf2ebb", "absent (SIS_PROP on)",
@@ -119,6 +141,13 @@ int ts_kernel_profile_for(int major, int minor, struct ts_kernel_profile *out, s
 		.has_sis_cluster = at(v, CLUSTER_SCAN),
 		.has_tg_load_ratelimit = at(v, TG_LOAD_RATELIMIT),
 		.has_sis_prop = !at(v, SIS_PROP_REMOVED),
+		.numa_imbalance = at(v, NUMA_CONSISTENT)    ? TS_NUMA_IMB_CONSISTENT
+				  : at(v, NUMA_IMB_NR)	    ? TS_NUMA_IMB_LLCS
+				  : at(v, NUMA_QUARTER)	    ? TS_NUMA_IMB_QUARTER
+				  : at(v, NUMA_BALANCE_DST) ? TS_NUMA_IMB_PAIR_DST
+				  : at(v, NUMA_SPARE_MOVE)  ? TS_NUMA_IMB_PAIR_SRC
+				  : at(v, NUMA_LB_PAIR)	    ? TS_NUMA_IMB_PAIR_LB
+							    : TS_NUMA_IMB_NONE,
 	};
 	return 0;
 }

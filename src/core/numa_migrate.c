@@ -2,6 +2,7 @@
  * task_numa_find_cpu(), task_numa_compare(), task_numa_assign() with the per-run-queue
  * reservation rq->numa_migrate_on (NUMA_RESERVE), numa_migrate_preferred(), and the stop
  * work of migrate_task_to()/migrate_swap(). Deviations are marked "toposched:". */
+#include "numa_imbalance.h"
 #include "numa_internal.h"
 
 #include <errno.h>
@@ -148,15 +149,6 @@ static bool load_too_imbalanced(long src_load, long dst_load, struct task_numa_e
 	return imb > old_imb;
 }
 
-static inline long adjust_numa_imbalance(long imbalance, long dst_running, long imb_numa_nr)
-{
-	if (dst_running > imb_numa_nr) /* !allow_numa_imbalance() */
-		return imbalance;
-	if (imbalance <= TS_NUMA_IMBALANCE_MIN)
-		return 0;
-	return imbalance;
-}
-
 static bool task_numa_compare(struct task_numa_env *env, long taskimp, long groupimp, bool maymove)
 {
 	struct ts_sched *s = env->s;
@@ -244,12 +236,19 @@ static void task_numa_find_cpu(struct task_numa_env *env, long taskimp, long gro
 	struct ts_sched *s = env->s;
 	bool maymove = false;
 	int cpu;
-	if (env->dst_stats.node_type == node_has_spare) {
+	enum ts_numa_imbalance era = s->kernel.numa_imbalance;
+	/* Before v5.7 (fb86f5b21192) a move was weighed by load alone. */
+	if (env->dst_stats.node_type == node_has_spare && era <= TS_NUMA_IMB_PAIR_SRC /* v5.7+ */) {
 		/* Would the move cause an imbalance the load balancer would undo? */
 		long src_running = (long)env->src_stats.nr_running - 1;
 		long dst_running = (long)env->dst_stats.nr_running + 1;
 		long imbalance = dst_running - src_running > 0 ? dst_running - src_running : 0;
-		imbalance = adjust_numa_imbalance(imbalance, dst_running, env->imb_numa_nr);
+		/* the node whose tasks decide: the source's until v5.10 (233e7aca4c8a); the
+		 * limit: its CPUs in v5.11-v5.17, imb_numa_nr from v5.18 */
+		long running = era == TS_NUMA_IMB_PAIR_SRC ? src_running : dst_running;
+		long limit = era == TS_NUMA_IMB_QUARTER ? (long)env->dst_stats.weight
+							: (long)env->imb_numa_nr;
+		imbalance = ts_numa_adjust_imbalance(era, imbalance, running, limit);
 		if (!imbalance) {
 			maymove = true;
 			if (env->dst_stats.idle_cpu >= 0) {
@@ -304,7 +303,7 @@ int ts_task_numa_migrate(struct ts_sched *s, struct ts_task *p, struct ts_numa_r
 	struct ts_sched_domain *sd = s->dom->cpu[src_cpu].sd_numa;
 	if (sd) {
 		env.imbalance_pct = 100 + ((int)sd->imbalance_pct - 100) / 2;
-		env.imb_numa_nr = (int)sd->imb_numa_nr;
+		env.imb_numa_nr = (int)ts_numa_imb_nr(s, sd);
 	}
 	/* Cpusets can trap a task in a domain that does not cross nodes. */
 	if (!sd) {

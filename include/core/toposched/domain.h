@@ -88,7 +88,10 @@ struct ts_sched_domain {
 	int numa_level; /* index into the NUMA distances for NODE/NUMA, -1 otherwise */
 	/* sd_init() constants */
 	unsigned int min_interval, max_interval, busy_factor, imbalance_pct, cache_nice_tries;
-	unsigned int imb_numa_nr;
+	/* the NUMA imbalance allowed (build_sched_domains()): v6.0's rule, and v5.18-v5.19's
+	 * (e496132ebedd: a node that is one LLC allows a quarter of its CPUs, not an eighth,
+	 * and no floor of 1) for the kernel profiles of those releases */
+	unsigned int imb_numa_nr, imb_numa_nr_v5_18;
 	/* load-balance state, written under the owning CPU's run-queue lock */
 	unsigned int balance_interval; /* ms */
 	unsigned int nr_balance_failed;

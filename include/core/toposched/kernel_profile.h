@@ -57,6 +57,45 @@ enum ts_sis_counting {
 	TS_SIS_COUNT_SCHEDSTAT16,
 };
 
+/* The NUMA imbalance the kernel lets stand: one rule, adjust_numa_imbalance(), shared by
+ * fork placement (find_idlest_group()'s SD_NUMA case), periodic balancing
+ * (calculate_imbalance()'s) and NUMA balancing (task_numa_find_cpu()'s), changed together by
+ * Mel Gorman's series (docs/kernels.md, "The NUMA imbalance"). Newest first. */
+enum ts_numa_imbalance {
+	/* v6.0+ (cb29a5c19d2d "sched/numa: Apply imbalance limitations consistently",
+	 * f5b2eeb49991, 026b98a93bbd): a fork stays local unless the local node would run more
+	 * than imb_numa_nr tasks (at most the CPUs the task may use there) or the idle-CPU
+	 * difference is above 2; calculate_imbalance() adjusts, then halves; imb_numa_nr of a
+	 * node that is one LLC is its span >> 3, at least 1. */
+	TS_NUMA_IMB_CONSISTENT,
+	/* v5.18-v5.19 (2cfb7a1b031b, e496132ebedd): a fork stays local while the local node's
+	 * running tasks + 1 <= imb_numa_nr; calculate_imbalance() halves, then lets an
+	 * imbalance of at most 2 stand while local running + 1 <= imb_numa_nr; imb_numa_nr of
+	 * a one-LLC node is its span >> 2. */
+	TS_NUMA_IMB_LLCS,
+	/* v5.11-v5.17 (7d2b5dd0bcc4, 23e6082a522e): allow_numa_imbalance() = running < a
+	 * quarter of the CPUs: a fork stays local while the local node runs fewer tasks than a
+	 * quarter of the NUMA domain's CPUs; calculate_imbalance() halves, then lets an
+	 * imbalance of at most 2 stand while the busiest node runs fewer than a quarter of its
+	 * CPUs; task_numa_find_cpu() the same with the destination node. */
+	TS_NUMA_IMB_QUARTER,
+	/* v5.10 (233e7aca4c8a): as v5.7, but task_numa_find_cpu() counts the destination
+	 * node's running tasks. */
+	TS_NUMA_IMB_PAIR_DST,
+	/* v5.7-v5.9 (fb86f5b21192): task_numa_find_cpu() moves to a node with spare capacity
+	 * unless the move leaves an imbalance, ignored while the source node runs at most 2
+	 * tasks; otherwise as v5.6. */
+	TS_NUMA_IMB_PAIR_SRC,
+	/* v5.6 (b396f52326de): calculate_imbalance() halves, then drops any imbalance while
+	 * the busiest node runs at most 2 tasks (NUMA_IMBALANCE_MIN, a communicating pair);
+	 * task_numa_find_cpu() only weighs loads. */
+	TS_NUMA_IMB_PAIR_LB,
+	/* v5.4-v5.5: no allowance in calculate_imbalance() nor task_numa_find_cpu(); a fork
+	 * stays local while the local node has an idle CPU (57abff067a08, v5.5; v5.4's
+	 * load-based find_idlest_group() is not in the core and runs as v5.5's). */
+	TS_NUMA_IMB_NONE,
+};
+
 struct ts_kernel_profile {
 	int major, minor; /* the version asked for; 0.0 = newest (ts_kernel_profile_newest) */
 	enum ts_fair_pick fair_pick;
@@ -94,6 +133,7 @@ struct ts_kernel_profile {
 	 * tg->load_avg rate limit (1528c661c24b, v6.7). SIS_PROP is in every kernel up to
 	 * v6.6 (on by default before v6.0) and removed in v6.7 (984ffb6a4366). */
 	bool has_sis_util, has_sis_cluster, has_tg_load_ratelimit, has_sis_prop;
+	enum ts_numa_imbalance numa_imbalance;
 };
 
 /* "MAJOR.MINOR" of the newest kernel the core follows. */
