@@ -261,6 +261,8 @@ struct sim {
 	bool tasks_bound;	       /* some task may not run on every CPU of the run */
 	uint64_t settle_ns;	       /* warm-up past cfg->warmup_ns (see sim_window_due()) */
 	bool settle_capped;	       /* ... ended at a cap, unsettled */
+	bool multi_node;	       /* the run's CPUs span several nodes */
+	unsigned int *node_cpus, *node_running; /* per node, for nodes_uneven() */
 };
 
 static inline struct sim_task *sim_task_of(struct ts_task *p)

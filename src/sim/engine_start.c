@@ -33,6 +33,8 @@ void sim_free(struct sim *m)
 	free(m->scan_updates0);
 	free(m->llc_seen);
 	ts_cpumask_free(m->lb_scratch);
+	free(m->node_cpus);
+	free(m->node_running);
 	for (int i = 0; i < m->nr_chan; i++)
 		sim_chan_free(&m->chan[i]);
 	free(m->chan);
@@ -84,6 +86,20 @@ __attribute__((noinline)) static int tg_join(struct sim *m, struct sim_task *t, 
 		return ts_error_set(err, rc, "sim: task %d cannot join group '%s'", t->t.id,
 				    tg->name);
 	return 0;
+}
+
+/* Do the run's CPUs span several NUMA nodes? */
+static bool spans_nodes(const struct sim *m)
+{
+	int node = -1;
+	for (int c = 0; c < m->nr_cpus; c++) {
+		if (m->allowed && !ts_cpumask_test(m->allowed, c))
+			continue;
+		if (node >= 0 && m->topo->cpu[c].node != node)
+			return true;
+		node = m->topo->cpu[c].node;
+	}
+	return false;
 }
 
 int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *err)
@@ -162,7 +178,10 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	m->scan_updates0 = calloc((size_t)m->nr_cpus, sizeof(*m->scan_updates0));
 	m->llc_seen = calloc((size_t)m->nr_cpus, sizeof(*m->llc_seen));
 	m->lb_scratch = ts_cpumask_alloc(m->nr_cpus);
-	if (!m->scan_updates0 || !m->llc_seen || !m->lb_scratch)
+	m->node_cpus = calloc((size_t)m->topo->nr_nodes, sizeof(*m->node_cpus));
+	m->node_running = calloc((size_t)m->topo->nr_nodes, sizeof(*m->node_running));
+	if (!m->scan_updates0 || !m->llc_seen || !m->lb_scratch || !m->node_cpus ||
+	    !m->node_running)
 		return ts_error_set(err, -ENOMEM, "sim: out of memory");
 	m->fork_ns = m->costs->fork.value;
 	m->accept_ns = m->costs->accept.value;
@@ -200,6 +219,7 @@ int sim_setup(struct sim *m, const struct ts_sim_config *cfg, struct ts_error *e
 	for (int ci = 0; ci < w->nr_classes; ci++)
 		class_cpus |= w->classes[ci].nr_cpus > 0;
 	m->tasks_bound = cfg->bind != TS_BIND_NONE || cfg->pin_cpus || class_cpus;
+	m->multi_node = spans_nodes(m);
 	if (m->tasks_bound && !(bound = ts_cpumask_alloc(m->nr_cpus)))
 		return ts_error_set(err, -ENOMEM, "sim: out of memory");
 	int id = 0;
@@ -579,48 +599,98 @@ static uint64_t llc_busy_interval_ns(const struct sim *m)
 	return ns;
 }
 
-/* The domains whose busy balancing the warm-up waits for: those of the run's CPUs within
- * an LLC that balance between groups of several cores (Kunpeng's clusters), each seen
- * from the CPU that balances it when busy (should_we_balance(): the local group's balance
- * CPU). Not waited for: levels whose groups are one core (SMT, CLS, an x86 LLC's cores),
- * whose balancing of collapsed pairs never rests, and NUMA levels, whose busy intervals
- * are seconds (160 ms x 16 on broadwell-2s): a wait of several would cost minutes. A run
- * whose tasks are bound to CPUs (--pin-cpus, --bind, an rt-app file's cpus) does not wait:
- * its imbalance may be one no balancer is allowed to fix. */
-static bool waits_for(const struct sim *m, int cpu, const struct ts_sched_domain *sd)
+/* The balancing the warm-up waits for, each seen from the CPU that balances a domain for
+ * its local group (should_we_balance(): the group's balance CPU), on the run's CPUs.
+ *
+ * LB_WAIT_LLC: busy balancing within an LLC between groups of several cores (Kunpeng's
+ * clusters). The benchmark's own start can leave a cluster with a few tasks and another
+ * with many; with every CPU busy only the busy balancer evens them out, at intervals of
+ * about a second on a 32-CPU LLC, a few seconds of the published runs' minutes. Not
+ * waited for: levels whose groups are one core (SMT, CLS, an x86 LLC's cores), whose
+ * balancing of collapsed pairs never rests.
+ *
+ * LB_WAIT_NUMA: a node with spare capacity next to an overloaded one (calculate_imbalance()
+ * fills the spare capacity, whatever the NUMA imbalance allowance): a start whose children
+ * block at a barrier leaves every task on the launcher's node under the fork rules up to
+ * v5.17 (docs/kernels.md, "The NUMA imbalance"), and idle balancing moves them over in a
+ * second or two. Evening out two busy nodes is not waited for: busy NUMA intervals are
+ * seconds (160 ms x 16 on broadwell-2s) and at 320 tbench clients the sockets were still
+ * uneven after 60 s; a wait of several would cost minutes.
+ *
+ * A run whose tasks are bound to CPUs (--pin-cpus, --bind, an rt-app file's cpus) does
+ * not wait: its imbalance may be one no balancer is allowed to fix. */
+enum lb_wait { LB_WAIT_LLC, LB_WAIT_NUMA, NR_LB_WAITS };
+
+static bool waits_for(const struct sim *m, int cpu, const struct ts_sched_domain *sd,
+		      enum lb_wait w)
 {
-	return !m->tasks_bound && (!m->allowed || ts_cpumask_test(m->allowed, cpu)) &&
-	       (sd->flags & TS_SD_SHARE_LLC) && sd->groups[0]->cores > 1 &&
-	       ts_group_balance_cpu(sd->groups[0]) == cpu;
+	if (m->tasks_bound || (m->allowed && !ts_cpumask_test(m->allowed, cpu)) ||
+	    ts_group_balance_cpu(sd->groups[0]) != cpu)
+		return false;
+	if (w == LB_WAIT_NUMA)
+		return m->multi_node && (sd->flags & TS_SD_NUMA);
+	return (sd->flags & TS_SD_SHARE_LLC) && sd->groups[0]->cores > 1;
 }
 
-/* The largest busy balance interval of the domains waited for, ns (0: none). */
-static uint64_t balanced_busy_interval_ns(const struct sim *m)
+/* The interval of the balancing waited for: busy (LLC) or idle, after failures (NUMA). */
+static uint64_t wait_interval_ns(const struct sim *m, const struct ts_sched_domain *sd,
+				 enum lb_wait w)
+{
+	return w == LB_WAIT_NUMA ? (uint64_t)sd->max_interval * m->tick_ns
+				 : busy_interval_ns(m, sd);
+}
+
+/* The largest interval of the domains waited for, ns (0: none). */
+static uint64_t balanced_interval_ns(const struct sim *m, enum lb_wait w)
 {
 	uint64_t ns = 0;
 	struct ts_sched_domain *sd;
 	for (int c = 0; c < m->nr_cpus; c++) {
 		ts_for_each_domain(m->s->dom, c, sd)
 		{
-			if (waits_for(m, c, sd) && busy_interval_ns(m, sd) > ns)
-				ns = busy_interval_ns(m, sd);
+			if (waits_for(m, c, sd, w) && wait_interval_ns(m, sd, w) > ns)
+				ns = wait_interval_ns(m, sd, w);
 		}
 	}
 	return ns;
 }
 
-/* Would busy periodic balancing still move load between the groups of any domain waited
- * for? The benchmark's own start can leave a cluster with a few tasks and another with
- * many; with every CPU busy only the busy balancer evens them out, at intervals of about
- * a second on a 32-CPU LLC, a few seconds of the published runs' minutes. */
-static bool balance_settled(struct sim *m)
+/* Does a node of the run's CPUs run more tasks than it has CPUs while another runs fewer?
+ * Counted on the run queues, not on the balancer's PELT averages, which lag the start by
+ * tens of milliseconds. */
+static bool nodes_uneven(struct sim *m)
+{
+	int nr_nodes = m->topo->nr_nodes;
+	unsigned int *cpus = m->node_cpus, *running = m->node_running;
+	memset(cpus, 0, (size_t)nr_nodes * sizeof(*cpus));
+	memset(running, 0, (size_t)nr_nodes * sizeof(*running));
+	for (int c = 0; c < m->nr_cpus; c++) {
+		if (m->allowed && !ts_cpumask_test(m->allowed, c))
+			continue;
+		int node = m->topo->cpu[c].node;
+		cpus[node]++;
+		running[node] += ts_rq_nr_running(m->s, c);
+	}
+	bool over = false, spare = false;
+	for (int n = 0; n < nr_nodes; n++) {
+		over |= cpus[n] && running[n] > cpus[n];
+		spare |= cpus[n] && running[n] < cpus[n];
+	}
+	return over && spare;
+}
+
+/* Would balancing still move load between the groups of any domain waited for? */
+static bool balance_settled(struct sim *m, enum lb_wait w)
 {
 	struct ts_sched_domain *sd;
 	for (int c = 0; c < m->nr_cpus; c++) {
 		ts_for_each_domain(m->s->dom, c, sd)
 		{
-			if (waits_for(m, c, sd) &&
-			    ts_balance_finds_imbalance(m->s, c, sd, m->lb_scratch))
+			if (!waits_for(m, c, sd, w))
+				continue;
+			if (w == LB_WAIT_NUMA)
+				return !nodes_uneven(m);
+			if (ts_balance_finds_imbalance(m->s, c, sd, m->lb_scratch))
 				return false;
 		}
 	}
@@ -647,30 +717,39 @@ static bool llc_state_settled(struct sim *m)
 	return true;
 }
 
-/* The longest wait for the balancer, in busy intervals of the domains waited for. */
+/* The longest wait for the balancer, in intervals of the domains waited for. */
 #define BALANCE_WAIT_INTERVALS 16
 
 /* EV_WINDOW (open-ended workloads): the warm-up is over when cfg->warmup_ns has passed
  * and, with SIS_UTIL, every LLC's budget reflects the load (llc_state_settled()), or at
- * the latest two busy LLC balance intervals later, and busy balancing has nothing left
- * to even out (balance_settled()), or at the latest BALANCE_WAIT_INTERVALS busy intervals
- * later; until then it looks again every tick. The measured window then runs for
- * cfg->duration_ns. */
+ * the latest two busy LLC balance intervals later, and balancing has nothing left to
+ * even out (balance_settled(), each wait at the latest BALANCE_WAIT_INTERVALS of its
+ * intervals later); until then it looks again every tick. The measured window then runs
+ * for cfg->duration_ns. */
 void sim_window_due(struct sim *m)
 {
 	uint64_t warm = m->start_ns + m->cfg->warmup_ns;
 	bool scan_waits =
 		ts_features_has(m->cfg->features, TS_FEAT_SIS_UTIL) && !llc_state_settled(m);
-	uint64_t lb_interval = balanced_busy_interval_ns(m);
-	bool lb_waits = lb_interval > 0 && !balance_settled(m);
 	bool scan_cut = scan_waits && m->now >= warm + 2 * llc_busy_interval_ns(m);
-	bool lb_cut = lb_waits && m->now >= warm + BALANCE_WAIT_INTERVALS * lb_interval;
-	if ((scan_waits && !scan_cut) || (lb_waits && !lb_cut)) {
+	bool waits = scan_waits && !scan_cut, cut = scan_cut;
+	for (enum lb_wait w = 0; w < NR_LB_WAITS; w++) {
+		uint64_t interval = balanced_interval_ns(m, w);
+		if (!interval)
+			continue;
+		if (balance_settled(m, w))
+			continue;
+		if (m->now >= warm + BALANCE_WAIT_INTERVALS * interval)
+			cut = true;
+		else
+			waits = true;
+	}
+	if (waits) {
 		sim_post(m, m->now + m->tick_ns, EV_WINDOW, -1, NULL, 0);
 		return;
 	}
 	m->settle_ns = m->now - warm;
-	m->settle_capped = scan_cut || lb_cut;
+	m->settle_capped = cut;
 	sim_window_open(m);
 	sim_post(m, m->now + m->cfg->duration_ns, EV_END, -1, NULL, 0);
 }

@@ -373,9 +373,11 @@ static const char md_intro[] =
 	"the row needs) and shown as mean ± sample stddev over the seeds. A % change is "
 	"mmtests': positive means better (higher throughput, shorter time). A run's window "
 	"opens after its warm-up and, where needed, after SIS_UTIL's budget was recomputed "
-	"under the load and busy balancing had evened the clusters the start left uneven "
-	"(docs/engine.md, \"The benchmark starts\"; seconds of virtual time at 64 and more "
-	"tasks on Kunpeng's node 0). The NUMA experiments of docs/workloads.md are not here: "
+	"under the load, busy balancing had evened the clusters the start left uneven and no "
+	"node ran more tasks than CPUs next to one running fewer (docs/engine.md, \"The "
+	"benchmark starts\"; seconds of virtual time at 64 and more tasks on Kunpeng's node 0 "
+	"and on broadwell-2s before v5.18). The NUMA experiments of docs/workloads.md are not "
+	"here: "
 	"they quote only this simulator's own figures, no published result.\n";
 
 static void md_rows(const struct ts_validation *v, enum ts_val_role role, FILE *out)
