@@ -64,6 +64,16 @@ static inline void env_preset(struct env *e, const char *name, const char *featu
 	env_start(e, preset(name), features, NULL);
 }
 
+/* The kernel profile of version text v ("5.6"), which must parse. */
+static inline struct ts_kernel_profile kernel(const char *v)
+{
+	struct ts_kernel_profile k;
+	struct ts_error err = {0};
+	if (ts_kernel_profile_parse(v, &k, &err))
+		fail_msg("kernel %s: %s", v, err.msg);
+	return k;
+}
+
 /* The pool's next task, initialised (nice, allowed: NULL = every CPU) on cpu, not queued;
  * its id is its index in the pool. */
 static inline struct ts_task *env_task(struct env *e, int nice, const struct ts_cpumask *allowed,

@@ -24,15 +24,6 @@
 #define WAKE_SYNC (TS_WF_TTWU | TS_WF_SYNC)
 #define R(c)	  ts_stat_read(&(c))
 
-static struct ts_kernel_profile kernel(const char *v)
-{
-	struct ts_kernel_profile k;
-	struct ts_error err = {0};
-	if (ts_kernel_profile_parse(v, &k, &err))
-		fail_msg("kernel %s: %s", v, err.msg);
-	return k;
-}
-
 /* ---- the table ---- */
 
 /* Field by field: the struct's padding is not part of a profile. */

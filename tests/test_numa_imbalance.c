@@ -22,15 +22,6 @@
 #include "core/numa_imbalance.h"
 #include "sched_env.h"
 
-static struct ts_kernel_profile kernel(const char *v)
-{
-	struct ts_kernel_profile k;
-	struct ts_error err = {0};
-	if (ts_kernel_profile_parse(v, &k, &err))
-		fail_msg("kernel %s: %s", v, err.msg);
-	return k;
-}
-
 static void env_kernel(struct env *e, const char *v)
 {
 	struct ts_sched_config cfg = {.kernel = kernel(v)};
