@@ -36,14 +36,20 @@ static struct ts_host_ops stop_ops_of_fake(void)
 
 /* Kunpeng 920 with a task running on CPU 0 and one on CPU 1, cache cold; every domain is
  * due from the start. */
-static void open_two_running(struct env *e, const struct ts_host_ops *ops)
+static void open_two_running_on(struct env *e, const struct ts_host_ops *ops,
+				const struct ts_sched_config *cfg)
 {
 	memset(stops, 0, sizeof(stops));
-	env_open(e, preset("kunpeng920"), "", NULL, ops, ENV_MAX_TASKS);
+	env_open(e, preset("kunpeng920"), "", cfg, ops, ENV_MAX_TASKS);
 	e->f.now = 1000 * MS;
 	for (int cpu = 0; cpu < 2; cpu++)
 		fake_run_on(e->s, &e->f, env_task(e, 0, NULL, cpu), cpu);
 	e->f.now += MS;
+}
+
+static void open_two_running(struct env *e, const struct ts_host_ops *ops)
+{
+	open_two_running_on(e, ops, NULL);
 }
 
 static struct ts_sched_domain *llc_of(struct env *e, int cpu)
@@ -146,12 +152,123 @@ static void test_no_stopper_no_push(void **state)
 	env_destroy(&e);
 }
 
+/* Two nodes of two CPUs, node 0 overloaded: CPUs 0 and 1 each run a task with five queued
+ * that may run only there (their new tasks' utilisation, half the spare capacity each,
+ * sums past 80 % of the node's); node 1 idles. CPU 2's NUMA-level balance finds
+ * spare capacity next to an overloaded node (migrate_util), tries CPU 0, whose queued task
+ * may not leave and whose running one cannot be pulled: a failure every time. From v5.12
+ * (e9b9734b7465) only an even spread of tasks (migrate_task) earns a push, so nothing is
+ * pushed; before, the failure past cache_nice_tries + 2 (the 5th: 2 tries at NUMA levels)
+ * pushes CPU 0's running task to CPU 2, the pushing
+ * balancer doubles its interval, and (before v5.13, 23fb06d9602b) sets nr_balance_failed
+ * to cache_nice_tries + 1 so that its next balances may move cache-hot tasks. */
+static void push_for_spare_capacity(const char *version, bool pushes)
+{
+	struct env e;
+	struct ts_host_ops ops = stop_ops_of_fake();
+	memset(stops, 0, sizeof(stops));
+	struct ts_sched_config cfg = {.kernel = kernel(version)};
+	struct ts_topology *t = NULL;
+	struct ts_error err = {0};
+	assert_int_equal(ts_topology_load("synthetic:pack:2 numa:1 l3:1 core:2 pu:1", &t, &err), 0);
+	env_open(&e, t, "", &cfg, &ops, ENV_MAX_TASKS);
+	e.f.now = 1000 * MS;
+	struct ts_cpumask *only0 = ts_cpumask_alloc(e.f.nr_cpus);
+	assert_non_null(only0);
+	ts_cpumask_set(only0, 0);
+	struct ts_cpumask *only1 = ts_cpumask_alloc(e.f.nr_cpus);
+	assert_non_null(only1);
+	ts_cpumask_set(only1, 1);
+	/* the running tasks first, then the pinned ones queued behind them (no schedule: the
+	 * running task stays what it is, whatever the era's pick) */
+	for (int cpu = 0; cpu < 2; cpu++) {
+		fake_run_on(e.s, &e.f, env_task(&e, 0, NULL, cpu), cpu);
+		for (int k = 0; k < 5; k++) {
+			struct ts_task *p = env_task(&e, 0, cpu ? only1 : only0, cpu);
+			fake_lock(&e.f, cpu);
+			ts_activate_task(e.s, cpu, p, 0);
+			fake_unlock(&e.f, cpu);
+		}
+	}
+	struct ts_sched_domain *numa = NULL, *sd;
+	ts_for_each_domain(e.s->dom, 2, sd)
+	{
+		if (sd->flags & TS_SD_NUMA)
+			numa = sd;
+	}
+	assert_non_null(numa);
+	unsigned int pushed_at = 0;
+	for (unsigned int i = 1; i <= 6 && !pushed_at; i++) {
+		/* 100 ms of ticks on the busy CPUs, their running tasks kept (the core's
+		 * resched requests not acted on), so that node 0's utilisation builds up */
+		for (int ms = 0; ms < 100; ms++) {
+			e.f.now += MS;
+			for (int cpu = 0; cpu < 2; cpu++) {
+				fake_lock(&e.f, cpu);
+				ts_sched_tick(e.s, cpu);
+				fake_unlock(&e.f, cpu);
+			}
+		}
+		ts_balance_tick(e.s, 2);
+		assert_int_equal(e.f.lock_errors, 0);
+		if (stops[0])
+			pushed_at = i;
+	}
+	print_message("v%s: pushed at balance %u, nr_balance_failed %u, interval %u (min %u)\n",
+		      version, pushed_at, numa->nr_balance_failed, numa->balance_interval,
+		      numa->min_interval);
+	if (!pushes) {
+		assert_int_equal(pushed_at, 0);
+		assert_int_equal(numa->balance_interval, numa->min_interval);
+	} else {
+		assert_int_equal(pushed_at, numa->cache_nice_tries + 3); /* 2 at NUMA levels */
+		assert_true(e.s->rq[0].active_balance);
+		assert_int_equal(e.s->rq[0].push_cpu, 2);
+		assert_int_equal(numa->balance_interval, 2 * numa->min_interval);
+		assert_int_equal(numa->nr_balance_failed, numa->cache_nice_tries + 1);
+	}
+	ts_cpumask_free(only0);
+	ts_cpumask_free(only1);
+	env_destroy(&e);
+}
+
+static void test_push_for_spare_capacity_by_kernel(void **state)
+{
+	(void)state;
+	push_for_spare_capacity("6.12", false);
+	push_for_spare_capacity("5.12", false);
+	push_for_spare_capacity("5.11", true);
+	push_for_spare_capacity("5.6", true);
+}
+
+/* The migrate_task push above on v5.12, before 23fb06d9602b (v5.13): queueing it sets the
+ * level's nr_balance_failed to cache_nice_tries + 1 (2 here, not the 4 failures counted),
+ * so the next balances may move cache-hot tasks; the interval is reset (an even spread of
+ * tasks is the v5.12 case that pushes, as from then on). */
+static void test_push_forces_hot_moves_before_v5_13(void **state)
+{
+	(void)state;
+	struct env e;
+	struct ts_host_ops ops = stop_ops_of_fake();
+	struct ts_sched_config cfg = {.kernel = kernel("5.12")};
+	open_two_running_on(&e, &ops, &cfg);
+	struct ts_sched_domain *llc = llc_of(&e, 4);
+	for (int i = 0; i < 4; i++)
+		balance_cpu4(&e);
+	assert_int_equal(stops[0], 1);
+	assert_int_equal(llc->nr_balance_failed, llc->cache_nice_tries + 1);
+	assert_int_equal(llc->balance_interval, llc->min_interval);
+	env_destroy(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_push_after_four_failures),
 		cmocka_unit_test(test_pinned_not_pushed),
 		cmocka_unit_test(test_no_stopper_no_push),
+		cmocka_unit_test(test_push_for_spare_capacity_by_kernel),
+		cmocka_unit_test(test_push_forces_hot_moves_before_v5_13),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

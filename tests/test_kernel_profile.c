@@ -38,7 +38,9 @@ static bool same_profile(const struct ts_kernel_profile *a, const struct ts_kern
 	       a->wakelist_idle == b->wakelist_idle && a->has_sis_util == b->has_sis_util &&
 	       a->has_sis_cluster == b->has_sis_cluster &&
 	       a->has_tg_load_ratelimit == b->has_tg_load_ratelimit &&
-	       a->has_sis_prop == b->has_sis_prop && a->numa_imbalance == b->numa_imbalance;
+	       a->has_sis_prop == b->has_sis_prop && a->numa_imbalance == b->numa_imbalance &&
+	       a->active_balance_task_only == b->active_balance_task_only &&
+	       a->active_lb_flag == b->active_lb_flag;
 }
 
 static void test_profiles(void **state)
@@ -59,6 +61,10 @@ static void test_profiles(void **state)
 	assert_true(k.has_sis_prop);
 
 	assert_false(kernel("5.5").kthread_stack);
+	assert_false(kernel("5.11").active_balance_task_only);
+	assert_true(kernel("5.12").active_balance_task_only);
+	assert_false(kernel("5.12").active_lb_flag);
+	assert_true(kernel("5.13").active_lb_flag);
 	assert_int_equal(kernel("5.12").sis_order, TS_SIS_ORDER_MERGED);
 	assert_int_equal(kernel("5.12").sis_counting, TS_SIS_COUNT_EXAMINED);
 

@@ -20,7 +20,8 @@
  *
  * Active balancing (a task running on the busiest CPU pushed by that CPU's stopper) needs
  * the host's stop_one_cpu; without it (the runtime) a running task is never pushed. Of
- * need_active_balance() only the imbalanced case applies here (see need_active_balance()).
+ * need_active_balance() only the imbalanced case applies here (see need_active_balance()),
+ * and before v5.12 any repeated failure (s->kernel, kernel_profile.h).
  *
  * Left out, relative to the kernel: misfit tasks (no per-task fit tracking) and asym
  * packing (no CPU priorities), update_group_capacity()
@@ -283,17 +284,17 @@ struct lb_masks {
  * even spread of tasks (migrate_task) that periodic balancing failed to reach more than
  * cache_nice_tries + 2 times in a row, because what would have to move is running. The
  * others need asym packing, misfit tasks or reduced capacities, which the core does not
- * have. */
+ * have. Before v5.12 (e9b9734b7465) any imbalance qualified. */
 static bool need_active_balance(const struct lb_env *env)
 {
-	return env->migration_type == migrate_task &&
+	return (env->migration_type == migrate_task || !env->s->kernel.active_balance_task_only) &&
 	       env->sd->nr_balance_failed > env->sd->cache_nice_tries + 2;
 }
 
 /* sched_balance_rq()'s active balance: queue a push of busiest's running task to this
  * CPU on busiest's stopper, once (busiest->active_balance). False when busiest's task may
  * not run here (out_one_pinned). No rq lock held. */
-static bool queue_active_balance(struct ts_sched *s, struct lb_env *env, int busiest)
+static bool queue_active_balance(struct ts_sched *s, struct lb_env *env, int busiest, bool *pushing)
 {
 	struct ts_rq *rq = &s->rq[busiest];
 	bool queue = false;
@@ -311,6 +312,7 @@ static bool queue_active_balance(struct ts_sched *s, struct lb_env *env, int bus
 	s->ops.rq_unlock(s->host, busiest);
 	if (queue)
 		s->ops.stop_one_cpu(s->host, busiest);
+	*pushing = queue;
 	return true;
 }
 
@@ -339,6 +341,7 @@ static int sched_balance_rq(struct ts_sched *s, int this_cpu, struct ts_sched_do
 {
 	struct ts_sched_domain *sd_parent = sd->parent;
 	int ld_moved = 0;
+	bool pushing = false; /* this pass queued a push (the kernel's active_balance) */
 	struct lb_env env = lb_env_of(s, sd, this_cpu, idle, m->cpus);
 	env.loop_break = SCHED_NR_MIGRATE_BREAK;
 	env.swb_cpus = m->swb;
@@ -406,14 +409,25 @@ redo:
 		/* Only periodic balancing counts failures (newidle is too frequent). */
 		if (idle != TS_CPU_NEWLY_IDLE)
 			sd->nr_balance_failed++;
-		if (s->ops.stop_one_cpu && need_active_balance(&env) &&
-		    !queue_active_balance(s, &env, busiest))
-			goto out_one_pinned;
+		if (s->ops.stop_one_cpu && need_active_balance(&env)) {
+			if (!queue_active_balance(s, &env, busiest, &pushing))
+				goto out_one_pinned;
+			/* Before v5.13 (23fb06d9602b): "We've kicked active balancing, force
+			 * task migration." */
+			if (!s->kernel.active_lb_flag)
+				sd->nr_balance_failed = sd->cache_nice_tries + 1;
+		}
 	} else {
 		sd->nr_balance_failed = 0;
 	}
-	/* We were unbalanced: reset the balancing interval. */
-	sd->balance_interval = sd->min_interval;
+	if (pushing && !s->kernel.active_balance_task_only) {
+		/* Before v5.12: "If we've begun active balancing, start to back off." */
+		if (sd->balance_interval < sd->max_interval)
+			sd->balance_interval *= 2;
+	} else {
+		/* We were unbalanced: reset the balancing interval. */
+		sd->balance_interval = sd->min_interval;
+	}
 	return ld_moved;
 
 out_balanced:
@@ -476,7 +490,9 @@ struct ts_task *ts_active_load_balance_cpu_stop(struct ts_sched *s, int busiest_
 			.dst_cpu = target_cpu,
 			.src_cpu = busiest_cpu,
 			.idle = TS_CPU_IDLE,
-			.flags = LBF_ACTIVE_LB,
+			/* before v5.13 the stopper's env lied about DST_PINNED and its move
+			 * passed task_hot() through nr_balance_failed */
+			.flags = s->kernel.active_lb_flag ? LBF_ACTIVE_LB : LBF_DST_PINNED,
 		};
 		rq_clock(s, busiest); /* update_rq_clock(busiest_rq) */
 		ts_stat_inc(&sd->stats.alb_count);

@@ -122,6 +122,15 @@ struct ts_kernel_profile {
 	 * avg_idle < sysctl_sched_migration_cost (500 us), and the maximum decayed every
 	 * second whatever its last rise. */
 	bool newidle_cost_gate;
+	/* need_active_balance() pushes a running task only for an even spread of tasks
+	 * (migrate_task: imbalanced_active_balance(), e9b9734b7465, v5.12); before, for any
+	 * imbalance that periodic balancing failed to move more than cache_nice_tries + 2
+	 * times in a row, and a pushing balancer doubled its interval. */
+	bool active_balance_task_only;
+	/* The stopper's move ignores task_hot() by a flag (LBF_ACTIVE_LB, 23fb06d9602b,
+	 * v5.13); before, queueing the push set sd->nr_balance_failed to cache_nice_tries + 1,
+	 * which let that level's next balances move cache-hot tasks too. */
+	bool active_lb_flag;
 	/* ttwu_queue_cond(): a wake-up onto an idle CPU of the waker's LLC goes to that CPU's
 	 * wakelist, which activates the task itself (f3dd3f674555, 28156108fecb; v6.0);
 	 * before, only a CPU of another LLC took the wakelist and the waker activated the
