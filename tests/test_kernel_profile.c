@@ -40,7 +40,9 @@ static bool same_profile(const struct ts_kernel_profile *a, const struct ts_kern
 	       a->has_tg_load_ratelimit == b->has_tg_load_ratelimit &&
 	       a->has_sis_prop == b->has_sis_prop && a->numa_imbalance == b->numa_imbalance &&
 	       a->active_balance_task_only == b->active_balance_task_only &&
-	       a->active_lb_flag == b->active_lb_flag;
+	       a->active_lb_flag == b->active_lb_flag &&
+	       a->detach_load_shift == b->detach_load_shift &&
+	       a->detach_util_shift == b->detach_util_shift;
 }
 
 static void test_profiles(void **state)
@@ -65,6 +67,10 @@ static void test_profiles(void **state)
 	assert_true(kernel("5.12").active_balance_task_only);
 	assert_false(kernel("5.12").active_lb_flag);
 	assert_true(kernel("5.13").active_lb_flag);
+	assert_false(kernel("5.9").detach_load_shift);
+	assert_true(kernel("5.10").detach_load_shift);
+	assert_false(kernel("6.7").detach_util_shift);
+	assert_true(kernel("6.8").detach_util_shift);
 	assert_int_equal(kernel("5.12").sis_order, TS_SIS_ORDER_MERGED);
 	assert_int_equal(kernel("5.12").sis_counting, TS_SIS_COUNT_EXAMINED);
 

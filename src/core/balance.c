@@ -168,6 +168,25 @@ static inline unsigned long shr_bound(unsigned long val, unsigned int shift)
 	return val >> (shift < 63 ? shift : 63);
 }
 
+/* detach_tasks(): would moving a task of this load exceed the imbalance? The load shifted
+ * right by the level's failed balances (5a7f55590467, v5.10); before, half the load, and
+ * only until the failures passed cache_nice_tries (6cf82d559e1a, v5.5). */
+static bool too_much_load(const struct lb_env *env, unsigned long load)
+{
+	const struct ts_sched_domain *sd = env->sd;
+	if (env->s->kernel.detach_load_shift)
+		return (long)shr_bound(load, sd->nr_balance_failed) > env->imbalance;
+	return (long)(load / 2) > env->imbalance && sd->nr_balance_failed <= sd->cache_nice_tries;
+}
+
+/* ... of this utilisation: shifted likewise from v6.8 (3af7524b1419), as is before. */
+static bool too_much_util(const struct lb_env *env, unsigned long util)
+{
+	if (env->s->kernel.detach_util_shift)
+		util = shr_bound(util, env->sd->nr_balance_failed);
+	return (long)util > env->imbalance;
+}
+
 /* detach_tasks() + attach_tasks(), with src and dst both locked. */
 static int detach_tasks(struct lb_env *env)
 {
@@ -204,7 +223,7 @@ static int detach_tasks(struct lb_env *env)
 			unsigned long load = ts_task_h_load_of(s, p);
 			if (!load) /* task_h_load() can be 0 deep in a hierarchy */
 				load = 1;
-			if ((long)shr_bound(load, env->sd->nr_balance_failed) > env->imbalance)
+			if (too_much_load(env, load))
 				goto next;
 			env->imbalance -= (long)load;
 			break;
@@ -212,7 +231,7 @@ static int detach_tasks(struct lb_env *env)
 		case migrate_util: {
 			unsigned long util =
 				p->se.avg.util_avg; /* task_util_est() without util_est */
-			if ((long)shr_bound(util, env->sd->nr_balance_failed) > env->imbalance)
+			if (too_much_util(env, util))
 				goto next;
 			env->imbalance -= (long)util;
 			break;

@@ -16,6 +16,7 @@ enum change {
 	NUMA_LB_PAIR,
 	NUMA_SPARE_MOVE,
 	NUMA_BALANCE_DST,
+	DETACH_LOAD_SHIFT,
 	NUMA_QUARTER,
 	MERGED_SCAN,
 	ACTIVE_BALANCE_TASK,
@@ -35,6 +36,7 @@ enum change {
 	SIS_PROP_REMOVED,
 	CLUSTER_SCAN,
 	TG_LOAD_RATELIMIT,
+	DETACH_UTIL_SHIFT,
 	NR_CHANGES
 };
 
@@ -56,6 +58,10 @@ static const struct change_info changes[NR_CHANGES] = {
 	[NUMA_BALANCE_DST] = {"numa_spare_count", V(5, 10), "233e7aca4c8a",
 			      "the source node's tasks decide (from v5.7)",
 			      "the destination node's tasks decide"},
+	[DETACH_LOAD_SHIFT] = {"detach_load", V(5, 10), "5a7f55590467",
+			       "skip a task whose load / 2 > imbalance until the failures pass "
+			       "cache_nice_tries",
+			       "skip a task whose load >> failures > imbalance"},
 	[NUMA_QUARTER] = {"numa_imbalance", V(5, 11), "7d2b5dd0bcc4 23e6082a522e",
 			  "fork: stay while the local node has an idle CPU",
 			  "fork, balancing: allowed below a quarter of the CPUs"},
@@ -101,6 +107,9 @@ static const struct change_info changes[NR_CHANGES] = {
 			  "target's cluster first, prev/recent fallback"},
 	[TG_LOAD_RATELIMIT] = {"TG_LOAD_RATELIMIT", V(6, 7), "1528c661c24b", "absent",
 			       "present, on"},
+	[DETACH_UTIL_SHIFT] = {"detach_util", V(6, 8), "3af7524b1419",
+			       "skip a task whose util > imbalance",
+			       "skip a task whose util >> failures > imbalance"},
 };
 
 static const int newest = V(6, 12);
@@ -144,6 +153,8 @@ int ts_kernel_profile_for(int major, int minor, struct ts_kernel_profile *out, s
 		.recent_used_prev = at(v, RECENT_USED_PREV),
 		.newidle_cost_gate = at(v, NEWIDLE_COST_GATE),
 		.active_balance_task_only = at(v, ACTIVE_BALANCE_TASK),
+		.detach_load_shift = at(v, DETACH_LOAD_SHIFT),
+		.detach_util_shift = at(v, DETACH_UTIL_SHIFT),
 		.active_lb_flag = at(v, ACTIVE_LB_FLAG),
 		.wakelist_idle = at(v, WAKELIST_IDLE),
 		.kthread_stack = at(v, KTHREAD_STACK),

@@ -127,6 +127,13 @@ struct ts_kernel_profile {
 	 * imbalance that periodic balancing failed to move more than cache_nice_tries + 2
 	 * times in a row, and a pushing balancer doubled its interval. */
 	bool active_balance_task_only;
+	/* detach_tasks() skips a task whose load, shifted right by the level's failed
+	 * balances, exceeds the imbalance (5a7f55590467, v5.10); before, one whose half load
+	 * does while the failures have not passed cache_nice_tries (6cf82d559e1a, v5.5). */
+	bool detach_load_shift;
+	/* ... and one whose utilisation, shifted likewise, exceeds it (3af7524b1419, v6.8);
+	 * before, whose utilisation does. */
+	bool detach_util_shift;
 	/* The stopper's move ignores task_hot() by a flag (LBF_ACTIVE_LB, 23fb06d9602b,
 	 * v5.13); before, queueing the push set sd->nr_balance_failed to cache_nice_tries + 1,
 	 * which let that level's next balances move cache-hot tasks too. */
