@@ -717,6 +717,45 @@ static void test_find_dst_cpu_numa_imbalance(void **state)
 	env_free(e);
 }
 
+/* Busy balancing of Kunpeng's LLC (MC, groups = clusters, prefer_sibling) from CPU 4, the
+ * balance CPU of cluster 1 whose four CPUs each run a task (no idle CPU to balance
+ * instead: should_we_balance()), while cluster 0 runs 6 (3 on CPU 0). With their load
+ * averages still 0 both clusters have spare capacity (group_has_capacity() by util), so
+ * the running tasks' difference decides: up to v6.5 busiest->sum_nr_running 6 >
+ * local 4 + 1 and nr_diff = 2, halved: 1 task comes to CPU 4; from v6.6 (7ff1693236f5)
+ * sibling_imbalance() counts only for an idle CPU, and a busy one leaves a busiest group
+ * that is not overloaded alone. */
+static void busy_sibling_pull(const char *version, unsigned int expect_on_4)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	struct ts_sched_config cfg = {.kernel = kernel(version)};
+	env_start(e, preset("kunpeng920"), "", &cfg);
+	e->f.now = 1000 * MS;
+	place(e, 0, 3, NULL);
+	for (int c = 1; c < 4; c++)
+		place(e, c, 1, NULL);
+	for (int c = 4; c < 8; c++)
+		place(e, c, 1, NULL);
+	struct ts_sched_domain *llc = e->s->dom->cpu[4].sd_llc;
+	assert_int_equal(llc->span_weight, 32);
+	e->f.now += 10000 * MS; /* every level due, busy interval included */
+	tick_balance(e, 4);
+	if (nr_on(e, 4) != expect_on_4)
+		fail_msg("kernel %s: %u tasks on CPU 4 after its busy balance, not %u", version,
+			 nr_on(e, 4), expect_on_4);
+	env_free(e);
+}
+
+static void test_busy_sibling_generations(void **state)
+{
+	(void)state;
+	busy_sibling_pull("6.12", 1);
+	busy_sibling_pull("6.6", 1);
+	busy_sibling_pull("6.5", 2);
+	busy_sibling_pull("5.15", 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -739,6 +778,7 @@ int main(void)
 		cmocka_unit_test(test_newidle_window_samples_avg_idle),
 		cmocka_unit_test(test_find_dst_cpu_fork),
 		cmocka_unit_test(test_find_dst_cpu_numa_imbalance),
+		cmocka_unit_test(test_busy_sibling_generations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

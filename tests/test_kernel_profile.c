@@ -42,7 +42,8 @@ static bool same_profile(const struct ts_kernel_profile *a, const struct ts_kern
 	       a->active_balance_task_only == b->active_balance_task_only &&
 	       a->active_lb_flag == b->active_lb_flag &&
 	       a->detach_load_shift == b->detach_load_shift &&
-	       a->detach_util_shift == b->detach_util_shift;
+	       a->detach_util_shift == b->detach_util_shift &&
+	       a->sibling_imbalance == b->sibling_imbalance;
 }
 
 static void test_profiles(void **state)
@@ -71,6 +72,8 @@ static void test_profiles(void **state)
 	assert_true(kernel("5.10").detach_load_shift);
 	assert_false(kernel("6.7").detach_util_shift);
 	assert_true(kernel("6.8").detach_util_shift);
+	assert_false(kernel("6.5").sibling_imbalance);
+	assert_true(kernel("6.6").sibling_imbalance);
 	assert_int_equal(kernel("5.12").sis_order, TS_SIS_ORDER_MERGED);
 	assert_int_equal(kernel("5.12").sis_counting, TS_SIS_COUNT_EXAMINED);
 

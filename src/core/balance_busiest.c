@@ -168,10 +168,15 @@ static void update_sd_lb_stats(struct lb_env *env, struct sd_lb_stats *sds)
 		ts_update_idle_cpu_scan(s, env->dst_cpu, sum_util);
 }
 
-/* sibling_imbalance(): the nr_running difference, normalised by the groups' core counts. */
+/* sibling_imbalance(): the nr_running difference, normalised by the groups' core counts
+ * (7ff1693236f5, v6.6). Before, the plain difference (nr_diff), busy balancing included. */
 static long sibling_imbalance(const struct lb_env *env, const struct sd_lb_stats *sds,
 			      const struct sg_lb_stats *busiest, const struct sg_lb_stats *local)
 {
+	if (!env->s->kernel.sibling_imbalance) {
+		long nr_diff = (long)busiest->sum_nr_running - (long)local->sum_nr_running;
+		return nr_diff > 0 ? nr_diff : 0;
+	}
 	if (!env_idle(env) || !busiest->sum_nr_running)
 		return 0;
 	long ncores_busiest = sds->busiest->cores, ncores_local = sds->local->cores;

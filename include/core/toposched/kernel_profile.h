@@ -134,6 +134,11 @@ struct ts_kernel_profile {
 	/* ... and one whose utilisation, shifted likewise, exceeds it (3af7524b1419, v6.8);
 	 * before, whose utilisation does. */
 	bool detach_util_shift;
+	/* Spreading running tasks between sibling groups (prefer_sibling) counts them scaled
+	 * by the groups' cores and only when idle (sibling_imbalance(), 7ff1693236f5, v6.6);
+	 * before, the plain difference, also from a busy CPU: find_busiest_group() went on
+	 * when busiest ran more than local + 1, calculate_imbalance() took nr_diff. */
+	bool sibling_imbalance;
 	/* The stopper's move ignores task_hot() by a flag (LBF_ACTIVE_LB, 23fb06d9602b,
 	 * v5.13); before, queueing the push set sd->nr_balance_failed to cache_nice_tries + 1,
 	 * which let that level's next balances move cache-hot tasks too. */
