@@ -679,18 +679,18 @@ static bool nodes_uneven(struct sim *m)
 	return over && spare;
 }
 
-/* Would balancing still move load between the groups of any domain waited for? */
+/* Would balancing still move load between the groups of any domain waited for? (Asked
+ * only while some domain is waited for: balanced_interval_ns() > 0.) */
 static bool balance_settled(struct sim *m, enum lb_wait w)
 {
+	if (w == LB_WAIT_NUMA)
+		return !nodes_uneven(m);
 	struct ts_sched_domain *sd;
 	for (int c = 0; c < m->nr_cpus; c++) {
 		ts_for_each_domain(m->s->dom, c, sd)
 		{
-			if (!waits_for(m, c, sd, w))
-				continue;
-			if (w == LB_WAIT_NUMA)
-				return !nodes_uneven(m);
-			if (ts_balance_finds_imbalance(m->s, c, sd, m->lb_scratch))
+			if (waits_for(m, c, sd, w) &&
+			    ts_balance_finds_imbalance(m->s, c, sd, m->lb_scratch))
 				return false;
 		}
 	}
