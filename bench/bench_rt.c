@@ -18,9 +18,8 @@ int main(int argc, char **argv)
 		int b = rtb_lookup(argv[i]);
 		if (b < 0) {
 			fprintf(stderr,
-				"bench_rt: unknown benchmark '%s' (pipe, hackbench, spawn, "
-				"spawn-join, "
-				"yield, wake; --stats)\n",
+				"bench_rt: unknown benchmark '%s' (pipe, pingpong, hackbench, "
+				"spawn, spawn-join, yield, wake; --stats)\n",
 				argv[i]);
 			return 2;
 		}

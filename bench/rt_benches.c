@@ -23,8 +23,8 @@
 #include "toposched/cpumask.h"
 #include "toposched/domain.h"
 
-static const char *const names[RTB_NR] = {"pipe",	"hackbench", "spawn",
-					  "spawn-join", "yield",     "wake"};
+static const char *const names[RTB_NR] = {"pipe",	"pingpong", "hackbench", "spawn",
+					  "spawn-join", "yield",    "wake"};
 
 const char *rtb_name(enum rtb_bench b)
 {
@@ -204,14 +204,24 @@ static int run_task(ts_task_fn fn, void *arg, char *err, size_t n)
 	return 0;
 }
 
-/* ---- pipe ---------------------------------------------------------------------------
+/* ---- pipe, pingpong -----------------------------------------------------------------
  * perf bench sched pipe: one task sends a 4-byte message and waits for the reply; the
  * other echoes it. Both directions are "send, then block on the reply", which is why
  * the kernel's pipe_write() wakes the reader with a sync wake-up: here ts_chan_send_sync.
+ * select_idle_sibling() then moves the reader to the idle CPU (worker) it last ran on, so
+ * every message crosses CPUs, in the kernel and in the runtime alike.
+ *
+ * pingpong is the same exchange with each send a hand-off (ts_chan_send_handoff,
+ * WF_CURRENT_CPU): the reader runs next on the sender's worker, the way Go's channels and
+ * Boost.Fiber's run a woken goroutine or fiber on the waker's P or thread. The kernel's
+ * form is the same pipe exchange with both threads pinned to one CPU, its nearest way to
+ * the same placement (pipes have no WF_CURRENT_CPU wake-up).
+ *
  * A short untimed warm-up (1/10 of the loops, at most 1000) comes first on both sides. */
 
 struct pipe_rt {
 	struct ts_chan *ping, *pong;
+	int (*send)(struct ts_chan *, const void *);
 	long loops, warm;
 	uint64_t t0, t1;
 	const char *error;
@@ -225,7 +235,7 @@ static void *pipe_rt_main(void *p)
 		if (i == a->warm)
 			a->t0 = now_ns();
 		v = (int)i;
-		if (ts_chan_send_sync(a->ping, &v) || ts_chan_recv(a->pong, &v) || v != (int)i) {
+		if (a->send(a->ping, &v) || ts_chan_recv(a->pong, &v) || v != (int)i) {
 			a->error = "pipe: channel operation failed";
 			break;
 		}
@@ -239,7 +249,7 @@ static void *pipe_rt_echo(void *p)
 	struct pipe_rt *a = p;
 	int v;
 	for (long i = 0; i < a->warm + a->loops; i++)
-		if (ts_chan_recv(a->ping, &v) || ts_chan_send_sync(a->pong, &v))
+		if (ts_chan_recv(a->ping, &v) || a->send(a->pong, &v))
 			break;
 	return NULL;
 }
@@ -280,21 +290,36 @@ static void *pipe_k_echo(void *p)
 	return NULL;
 }
 
-static int bench_pipe(const struct rtb_config *c, struct rtb_result *r, char *err, size_t n)
+static int bench_pipe(const struct rtb_config *c, bool handoff, struct rtb_result *r, char *err,
+		      size_t n)
 {
 	long loops = pick(c->loops, RTB_PIPE_LOOPS);
 	long warm = loops / 10 < 1000 ? loops / 10 : 1000;
+	int kcpu = -1; /* the kernel threads' CPU (-1: not pinned) */
 	r->unit = "us";
 	r->what = "per round trip";
 	param_int(r, "loops", loops);
 	param_int(r, "message_bytes", 4);
-	snprintf(r->kernel_cmd, sizeof(r->kernel_cmd), "perf bench sched pipe -T -l %ld", loops);
+	if (handoff) {
+		if ((kcpu = affinity_cpu(0)) < 0)
+			return fail(err, n, -EINVAL, "pingpong: no CPU in the affinity mask");
+		param_int(r, "kernel_cpu", kcpu);
+		snprintf(r->kernel_cmd, sizeof(r->kernel_cmd),
+			 "taskset -c %d perf bench sched pipe -T -l %ld", kcpu, loops);
+	} else {
+		snprintf(r->kernel_cmd, sizeof(r->kernel_cmd), "perf bench sched pipe -T -l %ld",
+			 loops);
+	}
 
 	/* toposched */
 	int rc = rt_begin(c, NULL, err, n);
 	if (rc)
 		return rc;
-	struct pipe_rt a = {.loops = loops, .warm = warm};
+	struct pipe_rt a = {
+		.send = handoff ? ts_chan_send_handoff : ts_chan_send_sync,
+		.loops = loops,
+		.warm = warm,
+	};
 	a.ping = ts_chan_create(1, sizeof(int));
 	a.pong = ts_chan_create(1, sizeof(int));
 	ts_task_handle h1 = {0}, h2 = {0};
@@ -322,8 +347,8 @@ static int bench_pipe(const struct rtb_config *c, struct rtb_result *r, char *er
 	if (pipe(k.ping) || pipe(k.pong))
 		return fail(err, n, -errno, "pipe: pipe(): %s", strerror(errno));
 	pthread_t t1, t2;
-	rc = thread_start(&t1, pipe_k_echo, &k, -1, 0);
-	if (!rc && (rc = thread_start(&t2, pipe_k_main, &k, -1, 0)) != 0) {
+	rc = thread_start(&t1, pipe_k_echo, &k, kcpu, 0);
+	if (!rc && (rc = thread_start(&t2, pipe_k_main, &k, kcpu, 0)) != 0) {
 		close(k.ping[1]); /* the echo thread's read fails: it ends */
 		pthread_join(t1, NULL);
 	} else if (!rc) {
@@ -1100,7 +1125,8 @@ int rtb_run(enum rtb_bench b, const struct rtb_config *cfg, struct rtb_result *o
 	int rc;
 	switch (b) {
 	case RTB_PIPE:
-		rc = bench_pipe(cfg, out, err, errlen);
+	case RTB_PINGPONG:
+		rc = bench_pipe(cfg, b == RTB_PINGPONG, out, err, errlen);
 		break;
 	case RTB_HACKBENCH:
 		rc = bench_hackbench(cfg, out, err, errlen);

@@ -7,6 +7,8 @@
  * above 1 means the runtime is that many times faster. Parameters mirror the real tools
  * so that the kernel side can be rerun with them:
  *   pipe       perf bench sched pipe -T -l LOOPS        us per round trip
+ *   pingpong   the same with hand-off sends (WF_CURRENT_CPU); the kernel's pipe threads
+ *              pinned to one CPU                        us per round trip
  *   hackbench  hackbench -T -p -g GROUPS -l LOOPS       s in total (20 senders x 20
  *              receivers per group, 100-byte messages)
  *   spawn      TASKS tasks in batches of 256, one wait per batch (detached tasks and a
@@ -30,7 +32,16 @@
 
 #include "toposched/runtime_core.h"
 
-enum rtb_bench { RTB_PIPE, RTB_HACKBENCH, RTB_SPAWN, RTB_SPAWN_JOIN, RTB_YIELD, RTB_WAKE, RTB_NR };
+enum rtb_bench {
+	RTB_PIPE,
+	RTB_PINGPONG,
+	RTB_HACKBENCH,
+	RTB_SPAWN,
+	RTB_SPAWN_JOIN,
+	RTB_YIELD,
+	RTB_WAKE,
+	RTB_NR
+};
 
 const char *rtb_name(enum rtb_bench b);
 /* The benchmark called name, or -1. */
@@ -52,7 +63,7 @@ struct rtb_config {
 	const char *topology; /* runtime topology spec; NULL = host */
 	const char *cpus;     /* runtime workers (cpulist); NULL = the affinity mask */
 	const char *features; /* runtime feature string; NULL = defaults */
-	long loops;	      /* pipe, hackbench, yield, wake; 0 = the benchmark's default */
+	long loops;	      /* pipe, pingpong, hackbench, yield, wake; 0 = the default */
 	long groups;	      /* hackbench; 0 = default */
 	long tasks;	      /* spawn, spawn-join; 0 = default */
 };

@@ -3,7 +3,8 @@
  * on as many threads), in bench/peers/. The bench builds them on first use into a cache
  * directory (again when a source is newer), runs each right after the runtime's and the
  * kernel's form of the same benchmark, and reports each peer's figure with its ratio to
- * toposched. A peer whose toolchain is absent is skipped with the reason. */
+ * toposched (the pipe ping-pong for both pipe and pingpong). A peer whose toolchain is
+ * absent is skipped with the reason. */
 #ifndef TS_BENCH_RT_PEERS_H
 #define TS_BENCH_RT_PEERS_H
 

@@ -118,6 +118,36 @@ static void test_pipe_json(void **state)
 	run_free(&r);
 }
 
+/* pingpong: the pipe exchange with hand-off sends, against the pipe threads pinned to one
+ * CPU: every wake-up of the runtime side is a WF_CURRENT_CPU placement onto the waker's
+ * worker, where the pipe row's are not (on a one-worker run the pipe row's would be too). */
+static void test_pingpong_hands_off(void **state)
+{
+	(void)state;
+	struct run r = run_cli(ARGS("bench", "--bench", "pingpong", "--loops", "1000", "--stats",
+				    "--format", "json"));
+	if (r.status != 0 || r.err[0])
+		print_message("exit %d, stderr: %s\n", r.status, r.err);
+	assert_int_equal(r.status, 0);
+	assert_true(json_balanced(r.out));
+	assert_int_equal(count_substr(r.out, "\"bench\": "), 1);
+	assert_non_null(strstr(r.out, "\"bench\": \"pingpong\""));
+	int kcpu = (int)json_number(r.out, "kernel_cpu");
+	char cmd[96];
+	snprintf(cmd, sizeof(cmd), "\"taskset -c %d perf bench sched pipe -T -l 1000\"", kcpu);
+	assert_non_null(strstr(r.out, cmd));
+	/* 1,100 round trips (100 of warm-up), two wake-ups each, all onto the waker's CPU;
+	 * the first receive of each side may find its message already there */
+	double wakeups = json_number(r.out, "ttwu_count"),
+	       current = json_number(r.out, "current_cpu"),
+	       same_cpu = json_number(r.out, "same_cpu");
+	print_message("    pingpong: %g wake-ups, %g current_cpu, %g same_cpu\n", wakeups, current,
+		      same_cpu);
+	assert_true(wakeups >= 2 * 1100 - 2 && wakeups <= 2 * 1100);
+	assert_true(current == wakeups && same_cpu == wakeups);
+	run_free(&r);
+}
+
 /* --repeat: the figures are medians of the runs, the printed ratio (of the medians) lies in
  * the runs' range, and the text says over how many runs. */
 static void test_repeat(void **state)
@@ -413,15 +443,11 @@ static void test_groups_bad_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pipe_json),
-		cmocka_unit_test(test_repeat),
-		cmocka_unit_test(test_peers_skipped),
-		cmocka_unit_test(test_text_and_stats),
-		cmocka_unit_test(test_help),
-		cmocka_unit_test(test_bad_options),
-		cmocka_unit_test(test_groups_text),
-		cmocka_unit_test(test_groups_json),
-		cmocka_unit_test(test_groups_bad_options),
+		cmocka_unit_test(test_pipe_json),      cmocka_unit_test(test_pingpong_hands_off),
+		cmocka_unit_test(test_repeat),	       cmocka_unit_test(test_peers_skipped),
+		cmocka_unit_test(test_text_and_stats), cmocka_unit_test(test_help),
+		cmocka_unit_test(test_bad_options),    cmocka_unit_test(test_groups_text),
+		cmocka_unit_test(test_groups_json),    cmocka_unit_test(test_groups_bad_options),
 	};
 	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
 }

@@ -23,7 +23,12 @@ static const char bench_help[] =
 	"runtime is that many times faster). Every figure is a time; lower is better.\n"
 	"\n"
 	"  pipe       ping-pong of a 4-byte message between two tasks over two channels vs\n"
-	"             two threads over two pipes (perf bench sched pipe -T): us per round trip\n"
+	"             two threads over two pipes (perf bench sched pipe -T): us per round trip;\n"
+	"             both wake the reader with a sync wake-up, which moves it to the other\n"
+	"             idle CPU\n"
+	"  pingpong   the same with hand-off sends (ts_chan_send_handoff, WF_CURRENT_CPU: the\n"
+	"             reader runs next on the sender's worker, as Go's and Boost.Fiber's\n"
+	"             channels do) vs the pipe threads pinned to one CPU: us per round trip\n"
 	"  hackbench  G groups x 20 senders x 20 receivers x L loops of 100-byte messages over\n"
 	"             channels vs threads and pipes (rt-tests hackbench -T -p -g G -l L):\n"
 	"             seconds in total\n"
@@ -37,8 +42,8 @@ static const char bench_help[] =
 	"             two pinned threads, 50 us apart: ns at p50 and p99\n"
 	"\n"
 	"  --bench NAME     run NAME (repeatable; default: all, in the order above)\n"
-	"  --loops N        pipe: round trips (default 50000); hackbench: loops (100);\n"
-	"                   yield: yields per task (500000); wake: samples (5000)\n"
+	"  --loops N        pipe, pingpong: round trips (default 50000); hackbench: loops\n"
+	"                   (100); yield: yields per task (500000); wake: samples (5000)\n"
 	"  --groups G       hackbench groups (default 10)\n"
 	"  --tasks N        spawn, spawn-join: tasks (default 10000)\n"
 	"  --cpus LIST      the runtime's workers (a cpulist; default: the affinity mask)\n"
@@ -497,8 +502,8 @@ int cmd_bench(int argc, char **argv)
 			int b = rtb_lookup(optarg);
 			if (b < 0)
 				return cli_error("bench",
-						 "--bench '%s': unknown (choose pipe, hackbench, "
-						 "spawn, spawn-join, yield or wake)",
+						 "--bench '%s': unknown (choose pipe, pingpong, "
+						 "hackbench, spawn, spawn-join, yield or wake)",
 						 optarg);
 			selected[b] = any = true;
 			break;
