@@ -47,7 +47,8 @@ static inline void cpu_relax(void)
  * The unlock is a plain release store: a glibc mutex's unlock is a locked exchange (it
  * must learn whether to FUTEX_WAKE a sleeper), one of the ~18 locked instructions of a
  * channel hand-over, each of which waits for the core's stores of the switch to drain.
- * A waiter spins with pause and yields its CPU every 1024 polls, so that a holder whose
+ * A waiter spins with pause, looking at the lock less often the longer it waits
+ * (rt_spin_lock_slow()), and yields its CPU every 1024 pauses, so that a holder whose
  * thread the kernel preempted gets to run (as rt_claim_cpu() waits for on_cpu). */
 typedef struct {
 	atomic_int locked;
