@@ -136,15 +136,18 @@ static void test_pingpong_hands_off(void **state)
 	char cmd[96];
 	snprintf(cmd, sizeof(cmd), "\"taskset -c %d perf bench sched pipe -T -l 1000\"", kcpu);
 	assert_non_null(strstr(r.out, cmd));
-	/* 1,100 round trips (100 of warm-up), two wake-ups each, all onto the waker's CPU;
-	 * the first receive of each side may find its message already there */
+	/* 1,100 round trips (100 of warm-up), two wake-ups each, all onto the waker's CPU
+	 * but the first of each task: the two start on different workers, and a task still
+	 * switching out there when its first message comes is woken by its worker, which
+	 * wakes without flags (WAKE_DEFERRED, wake.c); the first receive of each side may
+	 * find its message already there */
 	double wakeups = json_number(r.out, "ttwu_count"),
 	       current = json_number(r.out, "current_cpu"),
 	       same_cpu = json_number(r.out, "same_cpu");
 	print_message("    pingpong: %g wake-ups, %g current_cpu, %g same_cpu\n", wakeups, current,
 		      same_cpu);
 	assert_true(wakeups >= 2 * 1100 - 2 && wakeups <= 2 * 1100);
-	assert_true(current == wakeups && same_cpu == wakeups);
+	assert_true(current >= wakeups - 2 && same_cpu >= wakeups - 2);
 	run_free(&r);
 }
 
