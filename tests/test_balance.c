@@ -756,6 +756,68 @@ static void test_busy_sibling_generations(void **state)
 	busy_sibling_pull("5.15", 2);
 }
 
+/* A wake-up listed for the newly idle CPU while its walk runs: the host sets the CPU's
+ * ttwu_pending after the first level's pass (newidle_time is the hook there). */
+static struct ts_sched *pending_sched;
+static int pending_cpu = -1;
+static uint64_t pass_then_pending(void *h, int cpu, uint64_t t0)
+{
+	(void)h;
+	(void)t0;
+	if (cpu == pending_cpu)
+		atomic_store(&pending_sched->rq[cpu].ro.ttwu_pending, 1);
+	return 7000;
+}
+
+/* CPU 5 goes newly idle with 8 tasks on CPU 0: its cluster (first level) has nothing to
+ * pull, the LLC (second) would pull one. A wake-up listed for CPU 5 after the first pass:
+ * v5.12 ignores it and pulls at the LLC; v5.13 (9c9f520a1467) stops the walk before the
+ * LLC (the walk's own test, up to v5.19); from v6.0 (792b9f65a568) the LLC's pass starts
+ * and should_we_balance() bails out of it (its lb_count counts the pass). A wake-up
+ * pending when the CPU goes idle: v5.12 walks and pulls, v5.13 does not start. */
+static void newidle_pending(const char *version, bool at_start, unsigned expect_on_0,
+			    uint64_t expect_llc_passes)
+{
+	struct ts_sched_config cfg = {.kernel = kernel(version)};
+	struct ts_host_ops ops = fake_ops;
+	ops.newidle_time = pass_then_pending;
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_open(e, preset("kunpeng920"), "", &cfg, &ops, ENV_MAX_TASKS);
+	e->f.now = 1000 * MS;
+	place(e, 0, 8, NULL);
+	place(e, 5, 1, NULL);
+	struct ts_sched_domain *mc = domain_of_span(e, 5, 32);
+	pending_sched = e->s;
+	pending_cpu = at_start ? -1 : 5;
+	if (at_start)
+		atomic_store(&e->s->rq[5].ro.ttwu_pending, 1);
+	block_and_schedule(e, 5);
+	pending_cpu = -1;
+	if (nr_on(e, 0) != expect_on_0 ||
+	    ts_stat_read(&mc->stats.lb_count[TS_CPU_NEWLY_IDLE]) != expect_llc_passes)
+		fail_msg("kernel %s, wake-up pending %s: %u tasks left on CPU 0, %llu LLC passes; "
+			 "want %u and %llu",
+			 version, at_start ? "at the start" : "after the first level", nr_on(e, 0),
+			 (unsigned long long)ts_stat_read(&mc->stats.lb_count[TS_CPU_NEWLY_IDLE]),
+			 expect_on_0, (unsigned long long)expect_llc_passes);
+	atomic_store(&e->s->rq[5].ro.ttwu_pending, 0);
+	env_free(e);
+}
+
+static void test_newidle_pending_generations(void **state)
+{
+	(void)state;
+	newidle_pending("5.12", false, 7, 1);
+	newidle_pending("5.13", false, 8, 0);
+	newidle_pending("5.19", false, 8, 0);
+	newidle_pending("6.0", false, 8, 1);
+	newidle_pending("6.12", false, 8, 1);
+	newidle_pending("5.12", true, 7, 1);
+	newidle_pending("5.13", true, 8, 0);
+	newidle_pending("6.12", true, 8, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -775,6 +837,7 @@ int main(void)
 		cmocka_unit_test(test_newidle_cost_and_decay),
 		cmocka_unit_test(test_newidle_host_time),
 		cmocka_unit_test(test_newidle_generations),
+		cmocka_unit_test(test_newidle_pending_generations),
 		cmocka_unit_test(test_newidle_window_samples_avg_idle),
 		cmocka_unit_test(test_find_dst_cpu_fork),
 		cmocka_unit_test(test_find_dst_cpu_numa_imbalance),

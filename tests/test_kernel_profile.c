@@ -43,7 +43,10 @@ static bool same_profile(const struct ts_kernel_profile *a, const struct ts_kern
 	       a->active_lb_flag == b->active_lb_flag &&
 	       a->detach_load_shift == b->detach_load_shift &&
 	       a->detach_util_shift == b->detach_util_shift &&
-	       a->sibling_imbalance == b->sibling_imbalance;
+	       a->sibling_imbalance == b->sibling_imbalance && a->smt_balance == b->smt_balance &&
+	       a->fully_busy_smt_busiest == b->fully_busy_smt_busiest &&
+	       a->swb_idle_core == b->swb_idle_core && a->newidle_swb_bail == b->newidle_swb_bail &&
+	       a->newidle_ttwu_pending == b->newidle_ttwu_pending;
 }
 
 static void test_profiles(void **state)
@@ -74,6 +77,16 @@ static void test_profiles(void **state)
 	assert_true(kernel("6.8").detach_util_shift);
 	assert_false(kernel("6.5").sibling_imbalance);
 	assert_true(kernel("6.6").sibling_imbalance);
+	assert_false(kernel("6.5").smt_balance);
+	assert_true(kernel("6.6").smt_balance);
+	assert_false(kernel("6.5").swb_idle_core);
+	assert_true(kernel("6.6").swb_idle_core);
+	assert_false(kernel("6.4").fully_busy_smt_busiest);
+	assert_true(kernel("6.5").fully_busy_smt_busiest);
+	assert_false(kernel("5.19").newidle_swb_bail);
+	assert_true(kernel("6.0").newidle_swb_bail);
+	assert_false(kernel("5.12").newidle_ttwu_pending);
+	assert_true(kernel("5.13").newidle_ttwu_pending);
 	assert_int_equal(kernel("5.12").sis_order, TS_SIS_ORDER_MERGED);
 	assert_int_equal(kernel("5.12").sis_counting, TS_SIS_COUNT_EXAMINED);
 

@@ -259,7 +259,8 @@ static int detach_tasks(struct lb_env *env)
 }
 
 /* should_we_balance(): one CPU per group balances at this level: the first idle core's
- * CPU, else the first idle SMT thread, else the group's balance CPU. */
+ * CPU, else the first idle SMT thread (v6.6; before, the first idle CPU), else the group's
+ * balance CPU. */
 static bool should_we_balance(struct lb_env *env)
 {
 	struct ts_sched *s = env->s;
@@ -269,6 +270,8 @@ static bool should_we_balance(struct lb_env *env)
 	if (!ts_cpumask_test(env->cpus, env->dst_cpu))
 		return false;
 	if (env->idle == TS_CPU_NEWLY_IDLE) {
+		if (!s->kernel.newidle_swb_bail) /* before v6.0: every level */
+			return true;
 		struct ts_rq *dst = &s->rq[env->dst_cpu];
 		if (atomic_load_explicit(&dst->ro.nr_running, memory_order_relaxed) > 0 ||
 		    atomic_load_explicit(&dst->ro.ttwu_pending, memory_order_relaxed))
@@ -280,7 +283,8 @@ static bool should_we_balance(struct lb_env *env)
 	{
 		if (!ts_idle_cpu(s, cpu))
 			continue;
-		if (!(env->sd->flags & TS_SD_SHARE_CPUCAPACITY) && !is_core_idle(s, cpu)) {
+		if (s->kernel.swb_idle_core && !(env->sd->flags & TS_SD_SHARE_CPUCAPACITY) &&
+		    !is_core_idle(s, cpu)) {
 			if (idle_smt == -1)
 				idle_smt = cpu;
 			const struct ts_cpumask *smt = smt_mask(s, cpu);
@@ -663,6 +667,17 @@ static void update_next_balance_of(struct ts_sched *s, struct ts_sched_domain *s
 		*next_balance = next;
 }
 
+/* Before v6.0 the newly-idle walk's own stop: a task on this rq, or (v5.13+) a wake-up
+ * pending for it. From v6.0 should_we_balance() stops the walk instead. */
+static bool newidle_has_work(struct ts_sched *s, const struct ts_rq *rq)
+{
+	if (s->kernel.newidle_swb_bail)
+		return false;
+	return atomic_load_explicit(&rq->ro.nr_running, memory_order_relaxed) > 0 ||
+	       (s->kernel.newidle_ttwu_pending &&
+		atomic_load_explicit(&rq->ro.ttwu_pending, memory_order_relaxed));
+}
+
 int ts_balance_newidle(struct ts_sched *s, int cpu)
 {
 	struct ts_rq *this_rq = &s->rq[cpu];
@@ -672,7 +687,8 @@ int ts_balance_newidle(struct ts_sched *s, int cpu)
 	int pulled_task = 0;
 	struct ts_sched_domain *sd = s->dom->cpu[cpu].sd;
 
-	if (atomic_load_explicit(&this_rq->ro.ttwu_pending, memory_order_relaxed))
+	if (s->kernel.newidle_ttwu_pending &&
+	    atomic_load_explicit(&this_rq->ro.ttwu_pending, memory_order_relaxed))
 		return 0;
 	/* Set before balancing, so that this time counts as idle. */
 	ts_rq_set_idle_stamp(this_rq, rq_clock(s, this_rq));
@@ -712,8 +728,9 @@ int ts_balance_newidle(struct ts_sched *s, int cpu)
 			curr_cost += domain_cost;
 			t0 = t1;
 		}
-		/* Stop once this rq has something to run. */
-		if (pulled_task || !continue_balancing)
+		/* Stop once this rq has something to run: should_we_balance() sees it from
+		 * v6.0 (792b9f65a568), this walk did before. */
+		if (pulled_task || !continue_balancing || newidle_has_work(s, this_rq))
 			break;
 	}
 

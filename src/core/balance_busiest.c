@@ -7,11 +7,12 @@
 #include "balance.h"
 #include "numa_imbalance.h"
 
-/* smt_balance(): an SMT group with more than one task should give one to an idle dst. */
+/* smt_balance(): an SMT group with more than one task should give one to an idle dst
+ * (v6.6; before, no such group type). */
 static bool smt_balance(const struct lb_env *env, const struct sg_lb_stats *sgs,
 			const struct ts_sched_group *group)
 {
-	if (!env_idle(env))
+	if (!env->s->kernel.smt_balance || !env_idle(env))
 		return false;
 	return (group->flags & TS_SD_SHARE_CPUCAPACITY) && sgs->sum_h_nr_running > 1;
 }
@@ -54,11 +55,19 @@ static void update_sg_lb_stats(struct lb_env *env, struct sd_lb_stats *sds,
 		sgs->avg_load = (sgs->group_load * TS_CAPACITY_SCALE) / sgs->group_capacity;
 }
 
+/* smt_vs_nonsmt_groups(): one of the groups is an SMT core and the other is not. */
+static bool smt_vs_nonsmt_groups(const struct ts_sched_group *sg1, const struct ts_sched_group *sg2)
+{
+	if (!sg1 || !sg2)
+		return false;
+	return (sg1->flags & TS_SD_SHARE_CPUCAPACITY) != (sg2->flags & TS_SD_SHARE_CPUCAPACITY);
+}
+
 static bool update_sd_pick_busiest(struct lb_env *env, struct sd_lb_stats *sds,
 				   struct ts_sched_group *sg, struct sg_lb_stats *sgs)
 {
 	struct sg_lb_stats *busiest = &sds->busiest_stat;
-	(void)env;
+	const struct ts_kernel_profile *k = &env->s->kernel;
 
 	if (!sgs->sum_h_nr_running)
 		return false;
@@ -84,12 +93,18 @@ static bool update_sd_pick_busiest(struct lb_env *env, struct sd_lb_stats *sds,
 		if (sgs->avg_load < busiest->avg_load)
 			return false;
 		if (sgs->avg_load == busiest->avg_load) {
-			/* SMT groups need more help than non-SMT ones. */
-			if (sds->busiest->flags & TS_SD_SHARE_CPUCAPACITY)
+			/* SMT groups need more help than non-SMT ones (v6.5); before, the
+			 * first of equals stayed busiest. */
+			if (!k->fully_busy_smt_busiest ||
+			    (sds->busiest->flags & TS_SD_SHARE_CPUCAPACITY))
 				return false;
 		}
 		break;
 	case group_has_spare:
+		/* Not an SMT group over a non-SMT one (v6.6): pulling the only task off an
+		 * SMT core would leave the core idle. */
+		if (k->smt_balance && smt_vs_nonsmt_groups(sds->busiest, sg))
+			return !(sg->flags & TS_SD_SHARE_CPUCAPACITY) || sgs->sum_h_nr_running > 1;
 	has_spare:
 		if (sgs->idle_cpus > busiest->idle_cpus)
 			return false;
@@ -294,9 +309,8 @@ struct ts_sched_group *ts_find_busiest_group(struct lb_env *env)
 		if (!env_idle(env))
 			goto out_balanced; /* let an idle CPU pull */
 		if (busiest->group_type == group_smt_balance &&
-		    (sds.local->flags & TS_SD_SHARE_CPUCAPACITY) !=
-			    (sds.busiest->flags & TS_SD_SHARE_CPUCAPACITY))
-			goto force_balance; /* smt_vs_nonsmt_groups() */
+		    smt_vs_nonsmt_groups(sds.local, sds.busiest))
+			goto force_balance;
 		if (busiest->group_weight > 1 && local->idle_cpus <= busiest->idle_cpus + 1)
 			goto out_balanced;
 		if (busiest->sum_h_nr_running == 1)

@@ -139,6 +139,26 @@ struct ts_kernel_profile {
 	 * before, the plain difference, also from a busy CPU: find_busiest_group() went on
 	 * when busiest ran more than local + 1, calculate_imbalance() took nr_diff. */
 	bool sibling_imbalance;
+	/* An SMT core running more than one task is group_smt_balance, above fully busy and
+	 * below overloaded, for an idle balancing CPU; it gives one task, and a has-spare SMT
+	 * group is not picked over a non-SMT one (fee1759e4f04, fixed for SMT4 by
+	 * 450e749707bc; v6.6). Before, such a core was has-spare or fully busy. */
+	bool smt_balance;
+	/* Of two fully busy groups with equal avg_load (0: it is computed only when
+	 * overloaded) the later one becomes busiest unless the current one is an SMT core
+	 * (5fd6d7f43958, v6.5); before, the first stayed. */
+	bool fully_busy_smt_busiest;
+	/* should_we_balance(): the first idle CPU of an idle core balances for its group,
+	 * else the first idle CPU of a busy one (b1bfeab9b002, v6.6); before, the group's
+	 * first idle CPU. */
+	bool swb_idle_core;
+	/* should_we_balance() lets a newly idle CPU go on only while it has no task and no
+	 * wake-up pending (792b9f65a568, v6.0); before, always, and the newly-idle walk itself
+	 * stopped before a level once the CPU had a task (or, from v5.13, a pending wake-up). */
+	bool newidle_swb_bail;
+	/* Newly-idle balancing does not start while a wake-up is pending on the CPU, and its
+	 * walk stops at one (9c9f520a1467, v5.13); before, it ignored pending wake-ups. */
+	bool newidle_ttwu_pending;
 	/* The stopper's move ignores task_hot() by a flag (LBF_ACTIVE_LB, 23fb06d9602b,
 	 * v5.13); before, queueing the push set sd->nr_balance_failed to cache_nice_tries + 1,
 	 * which let that level's next balances move cache-hot tasks too. */
