@@ -511,6 +511,19 @@ static struct env *newidle_env(const struct ts_host_ops *ops)
 	return e;
 }
 
+/* newidle_env() on kernel version, its clock at 1 s. */
+static struct env *newidle_env_on(const char *version, const struct ts_host_ops *ops)
+{
+	struct ts_sched_config cfg = {.kernel = kernel(version)};
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_open(e, preset("kunpeng920"), "", &cfg, ops, ENV_MAX_TASKS);
+	e->f.now = 1000 * MS;
+	place(e, 0, 8, NULL);
+	place(e, 5, 1, NULL);
+	return e;
+}
+
 static void test_newidle_cost_and_decay(void **state)
 {
 	(void)state;
@@ -580,17 +593,9 @@ static void test_newidle_generations(void **state)
 	static const char *const versions[] = {"5.15", "5.16"};
 	for (int v = 0; v < 2; v++) {
 		bool v516 = v == 1;
-		struct ts_sched_config cfg = {0};
-		struct ts_error err = {0};
-		assert_int_equal(ts_kernel_profile_parse(versions[v], &cfg.kernel, &err), 0);
 		struct ts_host_ops ops = fake_ops;
 		ops.newidle_time = pass_7us;
-		struct env *e = calloc(1, sizeof(*e));
-		assert_non_null(e);
-		env_open(e, preset("kunpeng920"), "", &cfg, &ops, ENV_MAX_TASKS);
-		e->f.now = 1000 * MS;
-		place(e, 0, 8, NULL);
-		place(e, 5, 1, NULL);
+		struct env *e = newidle_env_on(versions[v], &ops);
 		struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);
 		uint64_t jiffies = e->f.now / MS;
 		mc->last_decay_max_lb_cost = jiffies - (uint64_t)e->s->hz / 2;
@@ -778,15 +783,9 @@ static uint64_t pass_then_pending(void *h, int cpu, uint64_t t0)
 static void newidle_pending(const char *version, bool at_start, unsigned expect_on_0,
 			    uint64_t expect_llc_passes)
 {
-	struct ts_sched_config cfg = {.kernel = kernel(version)};
 	struct ts_host_ops ops = fake_ops;
 	ops.newidle_time = pass_then_pending;
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	env_open(e, preset("kunpeng920"), "", &cfg, &ops, ENV_MAX_TASKS);
-	e->f.now = 1000 * MS;
-	place(e, 0, 8, NULL);
-	place(e, 5, 1, NULL);
+	struct env *e = newidle_env_on(version, &ops);
 	struct ts_sched_domain *mc = domain_of_span(e, 5, 32);
 	pending_sched = e->s;
 	pending_cpu = at_start ? -1 : 5;

@@ -22,14 +22,7 @@
 
 #include <cmocka.h>
 
-static struct ts_kernel_profile profile(const char *v)
-{
-	struct ts_kernel_profile k;
-	struct ts_error err = {0};
-	if (ts_kernel_profile_parse(v, &k, &err))
-		fail_msg("kernel %s: %s", v, err.msg);
-	return k;
-}
+#include "sched_env.h" /* kernel() */
 
 #define SMT TS_SD_SHARE_CPUCAPACITY
 
@@ -39,7 +32,7 @@ static struct ts_kernel_profile profile(const char *v)
 static bool picks(const char *v, unsigned int busiest_flags, struct sg_lb_stats busiest,
 		  unsigned int flags, struct sg_lb_stats cand)
 {
-	struct ts_sched s = {.kernel = profile(v)};
+	struct ts_sched s = {.kernel = kernel(v)};
 	struct ts_sched_domain sd = {.flags = TS_SD_SHARE_LLC};
 	struct lb_env env = {.s = &s, .sd = &sd, .idle = TS_CPU_IDLE};
 	struct ts_sched_group b = {.flags = busiest_flags}, c = {.flags = flags};
@@ -105,7 +98,7 @@ static void test_has_spare_smt_vs_nonsmt(void **state)
 static enum group_type classify(const char *v, enum ts_idle_type idle, unsigned int flags,
 				unsigned int nr)
 {
-	struct ts_sched s = {.kernel = profile(v)};
+	struct ts_sched s = {.kernel = kernel(v)};
 	struct lb_env env = {.s = &s, .idle = idle};
 	struct ts_sched_group_capacity sgc;
 	memset(&sgc, 0, sizeof(sgc));
