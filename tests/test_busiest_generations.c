@@ -10,6 +10,8 @@
  *         running tasks decide between them as between any groups
  *   group_smt_balance, v6.6+ (fee1759e4f04): an SMT group running more than one task,
  *         for an idle balancing CPU only; before, no such type
+ *   prefer_sibling, v6.5+ (43726bdedd29): the busiest group's SD_PREFER_SIBLING; before,
+ *         the balancing CPU's child domain's
  *
  * Groups stand alone here (their flags are their child domain's); nothing is balanced. */
 #include "../src/core/balance_busiest.c"
@@ -128,12 +130,67 @@ static void test_group_smt_balance(void **state)
 	assert_true(group_smt_balance > group_fully_busy && group_smt_balance < group_overloaded);
 }
 
+/* prefer_sibling at an MC level where the balancing CPU is a core without SMT (no child
+ * domain) and the busiest group an SMT core (its flags, its SMT child's, carry
+ * SD_PREFER_SIBLING): on from v6.5, off before. A CPU whose child has the flag: on in both;
+ * no busiest group: off from v6.5. */
+static bool prefer_sibling(const char *v, bool has_child, bool has_busiest)
+{
+	struct ts_sched s = {.kernel = kernel(v)};
+	struct ts_sched_domain child = {.flags = SMT | TS_SD_PREFER_SIBLING};
+	struct ts_sched_domain sd = {.flags = TS_SD_SHARE_LLC | TS_SD_PREFER_SIBLING,
+				     .child = has_child ? &child : NULL};
+	struct lb_env env = {.s = &s, .sd = &sd, .idle = TS_CPU_IDLE};
+	struct ts_sched_group smt_core = {.flags = SMT | TS_SD_PREFER_SIBLING};
+	struct sd_lb_stats sds = {.busiest = has_busiest ? &smt_core : NULL};
+	return prefer_sibling_of(&env, &sds);
+}
+
+/* Kunpeng 920, CPU 0's NUMA level spanning nodes 0-2 (CPUs 0-95): its child is the NUMA
+ * level of nodes 0-1, without SD_PREFER_SIBLING; node 2's group comes from a descended
+ * sibling and carries node 2's MC flags, with it. */
+static bool kunpeng_prefer_sibling(const char *v)
+{
+	struct env e;
+	struct ts_sched_config cfg = {.kernel = kernel(v)};
+	env_start(&e, preset("kunpeng920"), "", &cfg);
+	struct ts_sched_domain *sd = NULL, *d;
+	ts_for_each_domain(e.s->dom, 0, d) if (d->span_weight == 96) sd = d;
+	assert_non_null(sd);
+	struct ts_sched_group *node2 = NULL;
+	for (int g = 0; g < sd->nr_groups; g++)
+		if (ts_cpumask_first(sd->groups[g]->span) == 64)
+			node2 = sd->groups[g];
+	assert_non_null(node2);
+	assert_false(sd->child->flags & TS_SD_PREFER_SIBLING);
+	assert_true(node2->flags & TS_SD_PREFER_SIBLING);
+	struct lb_env env = {.s = e.s, .sd = sd, .idle = TS_CPU_IDLE};
+	struct sd_lb_stats sds = {.busiest = node2};
+	bool on = prefer_sibling_of(&env, &sds);
+	env_destroy(&e);
+	return on;
+}
+
+static void test_prefer_sibling_source(void **state)
+{
+	(void)state;
+	assert_false(kunpeng_prefer_sibling("6.4"));
+	assert_true(kunpeng_prefer_sibling("6.5"));
+	assert_false(prefer_sibling("6.4", false, true));
+	assert_true(prefer_sibling("6.5", false, true));
+	assert_true(prefer_sibling("5.15", true, true));
+	assert_true(prefer_sibling("6.12", true, true));
+	assert_true(prefer_sibling("6.4", true, false));
+	assert_false(prefer_sibling("6.5", true, false));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fully_busy_tie),
 		cmocka_unit_test(test_has_spare_smt_vs_nonsmt),
 		cmocka_unit_test(test_group_smt_balance),
+		cmocka_unit_test(test_prefer_sibling_source),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

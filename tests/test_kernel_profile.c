@@ -46,7 +46,8 @@ static bool same_profile(const struct ts_kernel_profile *a, const struct ts_kern
 	       a->sibling_imbalance == b->sibling_imbalance && a->smt_balance == b->smt_balance &&
 	       a->fully_busy_smt_busiest == b->fully_busy_smt_busiest &&
 	       a->swb_idle_core == b->swb_idle_core && a->newidle_swb_bail == b->newidle_swb_bail &&
-	       a->newidle_ttwu_pending == b->newidle_ttwu_pending;
+	       a->newidle_ttwu_pending == b->newidle_ttwu_pending &&
+	       a->prefer_sibling_busiest == b->prefer_sibling_busiest;
 }
 
 static void test_profiles(void **state)
@@ -83,6 +84,8 @@ static void test_profiles(void **state)
 	assert_true(kernel("6.6").swb_idle_core);
 	assert_false(kernel("6.4").fully_busy_smt_busiest);
 	assert_true(kernel("6.5").fully_busy_smt_busiest);
+	assert_false(kernel("6.4").prefer_sibling_busiest);
+	assert_true(kernel("6.5").prefer_sibling_busiest);
 	assert_false(kernel("5.19").newidle_swb_bail);
 	assert_true(kernel("6.0").newidle_swb_bail);
 	assert_false(kernel("5.12").newidle_ttwu_pending);

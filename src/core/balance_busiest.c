@@ -140,6 +140,17 @@ static inline enum fbq_type fbq_classify_rq(struct ts_sched *s, int cpu)
 	return all;
 }
 
+/* sds->prefer_sibling: the busiest group's flag, which is its child domain's (v6.5,
+ * 43726bdedd29: a non-SMT core balancing with an SMT one at the same level has no child
+ * domain of its own); before, the flag of the balancing CPU's child domain. */
+static bool prefer_sibling_of(const struct lb_env *env, const struct sd_lb_stats *sds)
+{
+	if (env->s->kernel.prefer_sibling_busiest)
+		return sds->busiest && (sds->busiest->flags & TS_SD_PREFER_SIBLING);
+	const struct ts_sched_domain *child = env->sd->child;
+	return child && (child->flags & TS_SD_PREFER_SIBLING);
+}
+
 static void update_sd_lb_stats(struct lb_env *env, struct sd_lb_stats *sds)
 {
 	struct ts_sched *s = env->s;
@@ -165,9 +176,7 @@ static void update_sd_lb_stats(struct lb_env *env, struct sd_lb_stats *sds)
 		sds->total_capacity += sgs->group_capacity;
 		sum_util += sgs->group_util;
 	}
-	/* The flags of a group are those of its child domain. */
-	if (sds->busiest)
-		sds->prefer_sibling = !!(sds->busiest->flags & TS_SD_PREFER_SIBLING);
+	sds->prefer_sibling = prefer_sibling_of(env, sds);
 	/* toposched: the kernel classifies whenever CONFIG_NUMA_BALANCING is built; here
 	 * NO_NUMA leaves fbq_type at `all`, so nothing is filtered (as before NUMA). */
 	if ((sd->flags & TS_SD_NUMA) && ts_features_has(s->features, TS_FEAT_NUMA))

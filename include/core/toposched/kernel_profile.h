@@ -148,6 +148,13 @@ struct ts_kernel_profile {
 	 * overloaded) the later one becomes busiest unless the current one is an SMT core
 	 * (5fd6d7f43958, v6.5); before, the first stayed. */
 	bool fully_busy_smt_busiest;
+	/* Spreading tasks to sibling groups (prefer_sibling) follows the busiest group's
+	 * SD_PREFER_SIBLING, its child domain's (43726bdedd29, v6.5); before, that of the
+	 * balancing CPU's child domain, which a CPU without one (a non-SMT core beside SMT
+	 * cores) lacks. They differ too where a NUMA level's groups come from descended
+	 * siblings (Kunpeng 920: a remote node's group carries its MC level's flag, the local
+	 * CPU's child is a NUMA level without it); elsewhere they agree. */
+	bool prefer_sibling_busiest;
 	/* should_we_balance(): the first idle CPU of an idle core balances for its group,
 	 * else the first idle CPU of a busy one (b1bfeab9b002, v6.6); before, the group's
 	 * first idle CPU. */
