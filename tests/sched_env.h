@@ -74,6 +74,15 @@ static inline struct ts_kernel_profile kernel(const char *v)
 	return k;
 }
 
+/* The sched domain of cpu spanning span CPUs; fails the test when cpu has none. */
+static inline struct ts_sched_domain *env_domain_of_span(struct env *e, int cpu, int span)
+{
+	struct ts_sched_domain *sd;
+	ts_for_each_domain(e->s->dom, cpu, sd) if (sd->span_weight == span) return sd;
+	fail_msg("CPU %d has no domain spanning %d CPUs", cpu, span);
+	return NULL;
+}
+
 /* The pool's next task, initialised (nice, allowed: NULL = every CPU) on cpu, not queued;
  * its id is its index in the pool. */
 static inline struct ts_task *env_task(struct env *e, int nice, const struct ts_cpumask *allowed,

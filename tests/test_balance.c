@@ -79,14 +79,6 @@ static struct ts_task *block_and_schedule(struct env *e, int cpu)
 	return next;
 }
 
-static struct ts_sched_domain *domain_of_span(struct env *e, int cpu, int span)
-{
-	struct ts_sched_domain *sd;
-	ts_for_each_domain(e->s->dom, cpu, sd) if (sd->span_weight == span) return sd;
-	fail_msg("CPU %d has no domain spanning %d CPUs", cpu, span);
-	return NULL;
-}
-
 static uint64_t lb_sum(struct env *e, int cpu, int which, enum ts_idle_type idle)
 {
 	uint64_t sum = 0;
@@ -153,7 +145,8 @@ static void test_dry_run_finds_imbalance(void **state)
 	struct env *e = env_on(preset("kunpeng920"));
 	const unsigned uneven[8] = {4, 2, 2, 2, 2, 2, 2, 2};
 	load_node0(e, uneven, 1024);
-	struct ts_sched_domain *mc4 = domain_of_span(e, 4, 32), *mc0 = domain_of_span(e, 0, 32);
+	struct ts_sched_domain *mc4 = env_domain_of_span(e, 4, 32),
+			       *mc0 = env_domain_of_span(e, 0, 32);
 	struct ts_sched_domain_shared *sds = e->s->dom->cpu[0].sd_llc_shared;
 	atomic_store(&sds->nr_idle_scan, 7);
 	bool overloaded = atomic_load(&e->s->overloaded);
@@ -204,7 +197,7 @@ static void test_newidle_pulls(void **state)
 	/* one task per newly-idle balance, found at the LLC level (CLS had nothing) */
 	assert_int_equal(lb_sum(e, 5, 1, TS_CPU_NEWLY_IDLE), 1);
 	assert_int_equal(
-		ts_stat_read(&domain_of_span(e, 5, 32)->stats.lb_gained[TS_CPU_NEWLY_IDLE]), 1);
+		ts_stat_read(&env_domain_of_span(e, 5, 32)->stats.lb_gained[TS_CPU_NEWLY_IDLE]), 1);
 	env_free(e);
 }
 
@@ -239,8 +232,8 @@ static void test_numa_levels_serialized(void **state)
 	(void)state;
 	struct env *e = env_on(preset("kunpeng920"));
 	place(e, 64, 4, NULL); /* node 2 busy, node 0 idle */
-	struct ts_sched_domain *numa = domain_of_span(e, 0, 96);
-	struct ts_sched_domain *mc = domain_of_span(e, 0, 32);
+	struct ts_sched_domain *numa = env_domain_of_span(e, 0, 96);
+	struct ts_sched_domain *mc = env_domain_of_span(e, 0, 32);
 	atomic_store(&e->s->sched_balance_running, 1);
 	tick_balance(e, 0);
 	assert_int_equal(ts_stat_read(&numa->stats.lb_count[TS_CPU_IDLE]), 0);
@@ -473,17 +466,17 @@ static void test_newidle_gates(void **state)
 	/* cheap base level, expensive LLC level: CLS runs (finds nothing), MC is skipped */
 	place(e, 5, 1, NULL);
 	base->max_newidle_lb_cost = 0;
-	domain_of_span(e, 5, 32)->max_newidle_lb_cost = 2 * MS;
+	env_domain_of_span(e, 5, 32)->max_newidle_lb_cost = 2 * MS;
 	rq5->avg_idle = 1 * MS;
 	assert_null(block_and_schedule(e, 5));
 	assert_int_equal(ts_stat_read(&base->stats.lb_count[TS_CPU_NEWLY_IDLE]), 1);
-	assert_int_equal(ts_stat_read(&domain_of_span(e, 5, 32)->stats.lb_count[TS_CPU_NEWLY_IDLE]),
-			 0);
+	assert_int_equal(
+		ts_stat_read(&env_domain_of_span(e, 5, 32)->stats.lb_count[TS_CPU_NEWLY_IDLE]), 0);
 	assert_int_equal(nr_on(e, 0), 8);
 
 	/* no overloaded run queue: no balance at all */
 	place(e, 5, 1, NULL);
-	domain_of_span(e, 5, 32)->max_newidle_lb_cost = 0;
+	env_domain_of_span(e, 5, 32)->max_newidle_lb_cost = 0;
 	rq5->avg_idle = 10 * MS;
 	atomic_store(&e->s->overloaded, false);
 	assert_null(block_and_schedule(e, 5));
@@ -530,7 +523,7 @@ static void test_newidle_cost_and_decay(void **state)
 	struct ts_host_ops ops = fake_ops;
 	ops.clock = stepping_clock;
 	struct env *e = newidle_env(&ops);
-	struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);
+	struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = env_domain_of_span(e, 5, 32);
 	assert_int_equal(base->max_newidle_lb_cost, 0);
 	assert_non_null(block_and_schedule(e, 5));
 	assert_true(base->max_newidle_lb_cost > 0);
@@ -563,7 +556,7 @@ static void test_newidle_host_time(void **state)
 	struct ts_host_ops ops = fake_ops;
 	ops.newidle_time = pass_7us;
 	struct env *e = newidle_env(&ops);
-	struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);
+	struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = env_domain_of_span(e, 5, 32);
 	assert_non_null(block_and_schedule(e, 5));
 	/* the cluster's pass found nothing, the LLC's pulled: 7 us each */
 	assert_int_equal(base->max_newidle_lb_cost, 7000);
@@ -596,7 +589,8 @@ static void test_newidle_generations(void **state)
 		struct ts_host_ops ops = fake_ops;
 		ops.newidle_time = pass_7us;
 		struct env *e = newidle_env_on(versions[v], &ops);
-		struct ts_sched_domain *base = e->s->dom->cpu[5].sd, *mc = domain_of_span(e, 5, 32);
+		struct ts_sched_domain *base = e->s->dom->cpu[5].sd,
+				       *mc = env_domain_of_span(e, 5, 32);
 		uint64_t jiffies = e->f.now / MS;
 		mc->last_decay_max_lb_cost = jiffies - (uint64_t)e->s->hz / 2;
 		e->s->rq[5].avg_idle = 300000;
@@ -786,7 +780,7 @@ static void newidle_pending(const char *version, bool at_start, unsigned expect_
 	struct ts_host_ops ops = fake_ops;
 	ops.newidle_time = pass_then_pending;
 	struct env *e = newidle_env_on(version, &ops);
-	struct ts_sched_domain *mc = domain_of_span(e, 5, 32);
+	struct ts_sched_domain *mc = env_domain_of_span(e, 5, 32);
 	pending_sched = e->s;
 	pending_cpu = at_start ? -1 : 5;
 	if (at_start)

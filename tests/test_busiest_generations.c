@@ -154,9 +154,7 @@ static bool kunpeng_prefer_sibling(const char *v)
 	struct env e;
 	struct ts_sched_config cfg = {.kernel = kernel(v)};
 	env_start(&e, preset("kunpeng920"), "", &cfg);
-	struct ts_sched_domain *sd = NULL, *d;
-	ts_for_each_domain(e.s->dom, 0, d) if (d->span_weight == 96) sd = d;
-	assert_non_null(sd);
+	struct ts_sched_domain *sd = env_domain_of_span(&e, 0, 96);
 	struct ts_sched_group *node2 = NULL;
 	for (int g = 0; g < sd->nr_groups; g++)
 		if (ts_cpumask_first(sd->groups[g]->span) == 64)

@@ -33,19 +33,10 @@ static void env_free(struct env *e)
 	free(e);
 }
 
-/* The level of cpu spanning span CPUs. */
-static struct ts_sched_domain *level(struct env *e, int cpu, int span)
-{
-	struct ts_sched_domain *sd;
-	ts_for_each_domain(e->s->dom, cpu, sd) if (sd->span_weight == span) return sd;
-	fail_msg("CPU %d has no domain spanning %d CPUs", cpu, span);
-	return NULL;
-}
-
 static bool swb(struct env *e, int cpu, int span, enum ts_idle_type idle)
 {
 	struct lb_masks m = lb_masks_of(e->s, cpu);
-	struct lb_env env = lb_env_of(e->s, level(e, cpu, span), cpu, idle, m.cpus);
+	struct lb_env env = lb_env_of(e->s, env_domain_of_span(e, cpu, span), cpu, idle, m.cpus);
 	env.swb_cpus = m.swb;
 	return should_we_balance(&env);
 }
