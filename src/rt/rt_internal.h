@@ -64,6 +64,15 @@ static inline void rt_spin_lock(rt_spinlock_t *l)
 	if (__builtin_expect(atomic_exchange_explicit(&l->locked, 1, memory_order_acquire), 0))
 		rt_spin_lock_slow(l);
 }
+/* rt_spin_lock(), saying whether the lock had to be waited for (a clock read taken
+ * before it is then stale). */
+static inline bool rt_spin_lock_waited(rt_spinlock_t *l)
+{
+	if (__builtin_expect(!atomic_exchange_explicit(&l->locked, 1, memory_order_acquire), 1))
+		return false;
+	rt_spin_lock_slow(l);
+	return true;
+}
 static inline void rt_spin_unlock(rt_spinlock_t *l)
 {
 	atomic_store_explicit(&l->locked, 0, memory_order_release);

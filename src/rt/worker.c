@@ -151,12 +151,8 @@ static inline bool held_in_set(int cpu)
 static inline uint64_t round_lock_clock(struct rt_worker *w)
 {
 	uint64_t now = rt_clock_ns();
-	rt_spinlock_t *l = rt_rq_lock_of(w->cpu);
-	if (!held_in_set(w->cpu) &&
-	    __builtin_expect(atomic_exchange_explicit(&l->locked, 1, memory_order_acquire), 0)) {
-		rt_spin_lock_slow(l);
+	if (!held_in_set(w->cpu) && rt_spin_lock_waited(rt_rq_lock_of(w->cpu)))
 		now = rt_clock_ns();
-	}
 	w->round_now = now;
 	w->round_clock = RT_CLOCK_ON;
 	return now;
@@ -166,12 +162,7 @@ static void host_lock(void *h, int cpu)
 	(void)h;
 	if (held_in_set(cpu))
 		return;
-	rt_spinlock_t *l = rt_rq_lock_of(cpu);
-	bool waited = false;
-	if (__builtin_expect(atomic_exchange_explicit(&l->locked, 1, memory_order_acquire), 0)) {
-		rt_spin_lock_slow(l);
-		waited = true;
-	}
+	bool waited = rt_spin_lock_waited(rt_rq_lock_of(cpu));
 	/* A wake-up's reading serves its activation, as update_rq_clock() would, unless it
 	 * is older than a wait for the lock: then the activation reads again. */
 	struct rt_worker *w = tls_worker;
