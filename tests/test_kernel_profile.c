@@ -196,6 +196,27 @@ static void test_feature_defaults(void **state)
 	assert_int_equal(ts_kernel_features_default(&zero).mask, ts_features_default().mask);
 }
 
+/* struct task_group: load_avg has had its own aligned line, shared with rt_se/rt_rq or
+ * rcu/list/parent, since v4.5 and still has in the newest kernel (the re-layout was not
+ * merged), so every profile (and the zeroed one, the newest) gets the v6.4 layout. */
+static void test_tg_layout(void **state)
+{
+	(void)state;
+	static const char *const versions[] = {"5.4", "5.6", "5.15", "6.1", "6.4", "6.5", "6.12"};
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		struct ts_kernel_profile k = kernel(versions[i]);
+		assert_int_equal(ts_kernel_tg_layout(&k), TS_TG_V6_4);
+	}
+	struct ts_kernel_profile zero = {0};
+	assert_int_equal(ts_kernel_tg_layout(&zero), TS_TG_V6_4);
+	struct ts_kernel_mechanism m;
+	assert_true(ts_kernel_profile_mechanism(&zero, 0, &m));
+	assert_string_equal(m.name, "tg_layout");
+	assert_int_equal(m.since_major * 100 + m.since_minor, 405);
+	assert_string_equal(m.commit, "b0367629acf6");
+	assert_non_null(strstr(m.generation, "v6.4:"));
+}
+
 static void test_take(void **state)
 {
 	(void)state;
@@ -504,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_profiles),
 		cmocka_unit_test(test_versions),
 		cmocka_unit_test(test_feature_defaults),
+		cmocka_unit_test(test_tg_layout),
 		cmocka_unit_test(test_take),
 		cmocka_unit_test(test_split_core_scan),
 		cmocka_unit_test(test_smt_generations),

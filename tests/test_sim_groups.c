@@ -725,8 +725,22 @@ static void test_cli_good(void **state)
 		120);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
-	assert_non_null(strstr(r.out, "  g0 shares=512 parent=/ layout=isolated load_avg=0\n"));
+	/* the kernel's struct task_group unless a layout is named: v6.4 from v4.5 on */
+	assert_non_null(strstr(r.out, "  g0 shares=512 parent=/ layout=v6.4 load_avg=0\n"));
 	assert_non_null(strstr(r.out, "    g1 2 tasks\n"));
+	run_free(&r);
+	r = ts_run_cli(
+		ts_tmpdir,
+		ARGS(PIPE_ARGS, "--kernel", "5.6", "--groups-spec", "g=all", "--dump-groups"), 120);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "  g shares=1024 parent=/ layout=v6.4 load_avg=0\n"));
+	run_free(&r);
+	r = ts_run_cli(ts_tmpdir,
+		       ARGS(PIPE_ARGS, "--groups-spec", "g=all", "--tg-layout", "isolated",
+			    "--dump-groups"),
+		       120);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "  g shares=1024 parent=/ layout=isolated load_avg=0\n"));
 	run_free(&r);
 	/* a tiny comparison: CSV with the layout and spec columns, the table's group block */
 	const char *const *args =

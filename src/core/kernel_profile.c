@@ -12,6 +12,7 @@
 
 /* The changes, in merge order. */
 enum change {
+	TG_LOAD_AVG_LINE,
 	KTHREAD_STACK,
 	NUMA_LB_PAIR,
 	NUMA_SPARE_MOVE,
@@ -55,6 +56,10 @@ struct change_info {
 };
 
 static const struct change_info changes[NR_CHANGES] = {
+	/* before every profile; listed so that `features --kernel` shows the layout */
+	[TG_LOAD_AVG_LINE] = {"tg_layout", V(4, 5), "b0367629acf6",
+			      "v4.4: load_avg in the line of se, cfs_rq and shares",
+			      "v6.4: load_avg aligned, rt_se/rt_rq or rcu/list/parent after it"},
 	[KTHREAD_STACK] = {"sis_kthread_stack", V(5, 6), "52262ee567ad", "no",
 			   "a per-CPU kthread's wakee stacks on it"},
 	[NUMA_LB_PAIR] = {"numa_lb_allowance", V(5, 6), "b396f52326de", "none",
@@ -265,6 +270,11 @@ struct ts_features ts_kernel_features_default(const struct ts_kernel_profile *k)
 	if (!at(v, TG_LOAD_RATELIMIT))
 		ts_features_clear(&f, TS_FEAT_TG_LOAD_RATELIMIT);
 	return f;
+}
+
+enum ts_tg_layout ts_kernel_tg_layout(const struct ts_kernel_profile *k)
+{
+	return at(version_of(k), TG_LOAD_AVG_LINE) ? TS_TG_V6_4 : TS_TG_PACKED;
 }
 
 int ts_kernel_profile_name(const struct ts_kernel_profile *k, char *buf, size_t size)

@@ -247,13 +247,16 @@ static int build_configs(const struct ts_val_experiment *x, struct setup *s, str
 		return ts_error_set(err, -EINVAL, "%d configurations x %d seeds (at most %d x %d)",
 				    x->nr_configs, x->seeds, TS_VAL_MAX_CONFIGS, TS_VAL_MAX_SEEDS);
 	for (int c = 0; c < x->nr_configs; c++) {
-		struct ts_exp_config cfg = {.tg_layout = TS_TG_ALIGNED};
+		struct ts_exp_config cfg = {0};
 		char rest[TS_FEATURES_STR_MAX], features[TS_FEATURES_STR_MAX];
 		bool given;
-		/* kernel=V first: that kernel's switches are the base of the others */
+		/* kernel=V first: that kernel's switches are the base of the others, its
+		 * struct task_group the layout unless tg_layout= names one */
 		if (ts_kernel_profile_take(x->configs[c].features, rest, sizeof(rest), &cfg.kernel,
-					   &given, err) ||
-		    ts_tg_layout_take(rest, features, sizeof(features), &cfg.tg_layout, &given,
+					   &given, err))
+			return err ? err->code : -EINVAL;
+		cfg.tg_layout = ts_kernel_tg_layout(&cfg.kernel);
+		if (ts_tg_layout_take(rest, features, sizeof(features), &cfg.tg_layout, &given,
 				      err))
 			return err ? err->code : -EINVAL;
 		cfg.features = ts_kernel_features_default(&cfg.kernel);

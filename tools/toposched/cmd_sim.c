@@ -112,10 +112,12 @@ static const char sim_help[] =
 	"  --groups-spec SPEC  put the tasks in task groups: ENTRY[,ENTRY...], ENTRY =\n"
 	"                      NAME[:SHARES][/NAME[:SHARES]...]=all|class:CLASS|instance\n"
 	"                      (docs/workloads.md, \"Task groups\"; e.g. app:1024=all)\n"
-	"  --tg-layout L       the groups' load_avg layout: isolated (default; load_avg\n"
-	"                      alone in its line), v4.4, v6.4, relayout (the 2023 patch)\n"
-	"                      or per-node (the RFC); aligned and packed are the old\n"
-	"                      names of isolated and v4.4;\n"
+	"  --tg-layout L       the groups' load_avg layout: v6.4 (default: the --kernel's,\n"
+	"                      v4.5 to the newest; load_avg's line holds rt_se and rt_rq\n"
+	"                      with RT_GROUP_SCHED), v4.4, relayout (the 2023 patch),\n"
+	"                      isolated (load_avg alone in its line) or per-node (the\n"
+	"                      RFC); aligned and packed are the old names of isolated\n"
+	"                      and v4.4;\n"
 	"                      a --compare FEATURES token tg_layout=L sets it per\n"
 	"                      configuration\n"
 	"  --dump-groups       print the group hierarchy of --groups-spec for the first\n"
@@ -619,8 +621,8 @@ static int take_base_layout(const struct sim_opts *o, char *rest, size_t size,
 	return 0;
 }
 
-/* Every configuration without its own tg_layout= gets the base layout; the spec is parsed
- * against the workload. */
+/* Every configuration without its own tg_layout= gets the base layout if one was given,
+ * else its kernel's (ts_kernel_tg_layout()); the spec is parsed against the workload. */
 static int build_groups(const struct sim_opts *o, struct sim_setup *s,
 			enum ts_tg_layout base_layout, bool base_given)
 {
@@ -632,7 +634,9 @@ static int build_groups(const struct sim_opts *o, struct sim_setup *s,
 				given_by = "--compare";
 			any_given = true;
 		} else {
-			s->configs[i].tg_layout = base_layout;
+			s->configs[i].tg_layout =
+				base_given ? base_layout
+					   : ts_kernel_tg_layout(&s->configs[i].kernel);
 		}
 	}
 	const char *spec = o->groups_spec ? o->groups_spec

@@ -17,6 +17,7 @@
 #include "toposched/error.h"
 #include "toposched/fair_pick.h"
 #include "toposched/features.h"
+#include "toposched/tg_layout.h"
 
 /* The fair class's pick, enum ts_fair_pick (fair_pick.h): EEVDF from v6.6
  * (147f3efaa241), CFS (vruntime, sched_latency, wake-up granularity) before. */
@@ -205,6 +206,14 @@ int ts_kernel_profile_for(int major, int minor, struct ts_kernel_profile *out,
 /* The feature switches as that kernel boots: ts_features_default() with SIS_PROP,
  * SIS_UTIL, SIS_CLUSTER and TG_LOAD_RATELIMIT as the era has them. */
 struct ts_features ts_kernel_features_default(const struct ts_kernel_profile *k);
+
+/* struct task_group's layout in that kernel (tg_layout.h): load_avg ____cacheline_aligned
+ * since v4.5 (b0367629acf6), with rt_se and rt_rq (CONFIG_RT_GROUP_SCHED) or rcu, list and
+ * parent after it in its line, so TS_TG_V6_4 in every release the profiles cover, the
+ * newest included (Deng Pan's 2023 re-layout was not merged). What a simulated
+ * configuration gets unless it names a layout (tg_layout=, --tg-layout); a zeroed
+ * ts_sched_config keeps TS_TG_ALIGNED, as the runtime, which measures real memory, runs. */
+enum ts_tg_layout ts_kernel_tg_layout(const struct ts_kernel_profile *k);
 
 /* "5.6", or TS_KERNEL_NEWEST for the zeroed profile; snprintf semantics. */
 int ts_kernel_profile_name(const struct ts_kernel_profile *k, char *buf, size_t size);
