@@ -23,6 +23,13 @@
  *           SLEEPING -> RUNNING   (acquire) the waker owns the wake-up: it calls the
  *                                            core's ts_try_to_wake_up() under p's pi_lock.
  *
+ * A task that blocks without the loop (rt_block_direct(), worker.c) runs the worker's part
+ * itself, under the rq lock, with one swap: it looks for BLOCKING, takes itself off the
+ * queue and swaps BLOCKING -> SLEEPING (release); a waker that came after the look found
+ * BLOCKING and left RUNNING, so the swap fails and the task wakes itself, as the worker
+ * does for WAKE_DEFERRED (the kernel's ttwu_runnable() would wait for the rq lock and then
+ * find the task off the queue).
+ *
  * Exactly one party wins each transition, so a task is enqueued once per block and never
  * while its worker still uses it; the acquire/release pair hands the task's saved context
  * and core fields from the worker that parked it to the waker. pi_lock (as the kernel's

@@ -865,20 +865,25 @@ void rt_block_direct(struct rt_task *t)
 	int cpu = w->cpu;
 	if (!direct_round_begin(w))
 		goto loop;
-	int st = RT_BLOCKING;
-	bool parking = atomic_compare_exchange_strong(&t->wstate, &st, RT_PARKING);
+	/* t itself runs this, so it needs no PARKING step: a waker that finds it still
+	 * BLOCKING after the look below marks it RUNNING (it thinks t never left), the
+	 * BLOCKING -> SLEEPING swap then fails, and t, taken off the queue meanwhile, is
+	 * woken here, as for WAKE_DEFERRED: one locked instruction a block fewer. */
+	bool parking = atomic_load_explicit(&t->wstate, memory_order_relaxed) == RT_BLOCKING;
 	/* ts_deactivate_curr() + ts_schedule() in one pass when t still blocks */
 	struct ts_task *n =
 		parking ? ts_schedule_deactivate(s, cpu, TS_TASK_SLEEPING) : ts_schedule(s, cpu);
 	bool numa = n && rt_task_of(n)->numa.nr_pages && rt_numa_due(w, rt_task_of(n));
 	bool deferred = false;
 	if (parking) {
-		st = RT_PARKING;
+		int st = RT_BLOCKING;
 		if (!atomic_compare_exchange_strong_explicit(&t->wstate, &st, RT_SLEEPING,
 							     memory_order_release,
 							     memory_order_acquire)) {
-			/* WAKE_DEFERRED: the waker left the wake-up to us. */
+			/* a waker came since the look: it left the wake-up to us (it counted
+			 * an early wake-up; this is a deferred one too) */
 			atomic_store_explicit(&t->wstate, RT_RUNNING, memory_order_relaxed);
+			rt_stat_bump(&w->deferred_wakeups);
 			deferred = true;
 		}
 	}

@@ -121,7 +121,9 @@ struct ts_rt_stats {
 	uint64_t spawned;	/* tasks placed by ts_wake_up_new_task() or on their spread CPU */
 	uint64_t wakeups;	/* ts_try_to_wake_up() calls */
 	uint64_t early_wakeups; /* wake-ups that found the task not yet switched out */
-	uint64_t deferred_wakeups; /* ... caught while it was being switched out */
+	uint64_t deferred_wakeups; /* ... caught while it was being switched out (one
+				    * that a task blocking without its worker's loop
+				    * caught after its look at its state counts in both) */
 	uint64_t ttwu_queued;	   /* wake-ups whose activation the kernel would run on the
 				    * target's wakelist (ttwu_queue_cond()) */
 	uint64_t wakelist;	   /* ... of which the target worker ran the activation (it ran
