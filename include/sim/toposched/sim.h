@@ -321,7 +321,9 @@ struct ts_sim_config {
 	bool no_background;
 	/* ---- task groups (sim_groups.h) ---- */
 	const struct ts_groups_spec *groups; /* NULL = every task in the root group */
-	enum ts_tg_layout tg_layout;	     /* of the groups' load_avg (0 = aligned, mainline) */
+	/* of the groups' load_avg: 0 = isolated (load_avg alone, as the runtime measures it);
+	 * `toposched sim` gives the kernel's, ts_kernel_tg_layout() */
+	enum ts_tg_layout tg_layout;
 	/* The kernel generation of the core's mechanisms (kernel_profile.h; zeroed = the
 	 * newest). features are used as given: a caller wanting that kernel's switches starts
 	 * from ts_kernel_features_default(). */
