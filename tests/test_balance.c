@@ -367,6 +367,43 @@ static void test_interval_grows_and_resets(void **state)
 	env_free(e);
 }
 
+/* A busy CPU's balance interval per era: CPU 1 runs one task, its cluster's interval goes
+ * from 4 to 8 ms at the balance (nothing to move), and the next balance comes after
+ * 8 x busy_factor jiffies: 8 x 16 - 1 = 127 from v5.10 (6e7499135db7, e4d32e4d5444),
+ * 8 x 32 = 256 before. The levels above keep their own longer intervals. */
+static void busy_interval(const char *version, uint64_t expect_ms, unsigned numa_pct)
+{
+	struct ts_sched_config cfg = {.kernel = kernel(version)};
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_start(e, preset("kunpeng920"), "", &cfg);
+	e->f.now = 5000 * MS; /* every level due, the NUMA ones' 128 x 32 ms included */
+	place(e, 1, 1, NULL);
+	tick_balance(e, 1);
+	uint64_t t = e->f.now;
+	if (e->s->rq[1].next_balance != t + expect_ms * MS)
+		fail_msg("kernel %s: next balance of busy CPU 1 after %llu ms, want %llu", version,
+			 (unsigned long long)((e->s->rq[1].next_balance - t) / MS),
+			 (unsigned long long)expect_ms);
+	/* sd_init(): the SMT-less clusters and the LLC keep 117; the NUMA levels the era's */
+	struct ts_sched_domain *sd;
+	ts_for_each_domain(e->s->dom, 1, sd)
+	{
+		assert_int_equal(sd->busy_factor, expect_ms == 127 ? 16 : 32);
+		assert_int_equal(sd->imbalance_pct, sd->flags & TS_SD_SHARE_LLC ? 117 : numa_pct);
+	}
+	env_free(e);
+}
+
+static void test_busy_interval_generations(void **state)
+{
+	(void)state;
+	busy_interval("6.12", 127, 117);
+	busy_interval("5.10", 127, 117);
+	busy_interval("5.9", 256, 125);
+	busy_interval("5.4", 256, 125);
+}
+
 /* A machine with one 16-CPU LLC (no SMT, no clusters). */
 static struct ts_topology *llc16(void)
 {
@@ -824,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_cache_hot_until_failures),
 		cmocka_unit_test(test_smt_never_hot),
 		cmocka_unit_test(test_interval_grows_and_resets),
+		cmocka_unit_test(test_busy_interval_generations),
 		cmocka_unit_test(test_sis_util_table),
 		cmocka_unit_test(test_sis_util_from_balance),
 		cmocka_unit_test(test_newidle_gates),

@@ -1,7 +1,9 @@
 /* The NUMA imbalance each kernel generation lets stand (src/core/numa_imbalance.c), by
  * hand from kernel/sched/fair.c of each era (docs/kernels.md, "The NUMA imbalance"):
  *
- *   v5.4-v5.5   fork: stay while the local node has an idle CPU; no allowance elsewhere
+ *   v5.4        fork: stay unless node 1's runnable load + the imbalance (NICE_0_LOAD x
+ *               (125 - 100) / 100 = 256) is below node 0's (find_idlest_group() of v5.4)
+ *   v5.5        fork: stay while the local node has an idle CPU; no allowance elsewhere
  *   v5.6-v5.10  balancing halves, then drops any imbalance while the busiest node runs <= 2
  *   v5.11-v5.17 fork: stay while local running < span / 4; balancing halves, then drops an
  *               imbalance <= 2 while the busiest node runs < a quarter of its CPUs
@@ -92,7 +94,10 @@ static void test_imb_numa_nr_per_era(void **state)
  *               (3 < 20); v5.10 stays (idle CPUs left)
  *   running 12: v5.18 leaves (13 > 10); v5.11 stays (12 < 20); v5.10 stays
  *   running 25: v5.11 leaves (25 >= 20); v5.10 stays
- *   running 2:  every era stays (v6: 3 <= 5 and a difference of 2) */
+ *   running 2:  every era stays (v6: 3 <= 5 and a difference of 2)
+ *   v5.4: each task's runnable load is its weight, 1024, over node 0's 40 CPUs of capacity
+ *   1024: 25.6 per task; it stays while 25.6 x running <= 256: 10 stays, 11 leaves (where
+ *   v5.5 stays: idle CPUs left) */
 static void test_fork_node_per_era(void **state)
 {
 	(void)state;
@@ -101,7 +106,8 @@ static void test_fork_node_per_era(void **state)
 		int running, node;
 	} cases[] = {
 		{"6.12", 2, 0},	 {"6.12", 3, 1},  {"5.18", 3, 0},  {"5.18", 12, 1}, {"5.11", 12, 0},
-		{"5.17", 25, 1}, {"5.11", 25, 1}, {"5.10", 25, 0}, {"5.6", 25, 0},  {"5.4", 25, 0},
+		{"5.17", 25, 1}, {"5.11", 25, 1}, {"5.10", 25, 0}, {"5.6", 25, 0},  {"5.5", 25, 0},
+		{"5.4", 10, 0},	 {"5.4", 11, 1},  {"5.5", 11, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct env e;

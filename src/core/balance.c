@@ -552,8 +552,9 @@ static uint64_t get_sd_balance_interval(struct ts_sched *s, const struct ts_sche
 	if (cpu_busy)
 		interval *= sd->busy_factor;
 	interval = (interval * s->hz + 999) / 1000; /* msecs_to_jiffies() */
-	if (cpu_busy && interval)
-		interval -= 1; /* keep levels from being multiples of each other */
+	/* keep levels from being multiples of each other (v5.10+) */
+	if (cpu_busy && interval && s->kernel.busy_interval_offset)
+		interval -= 1;
 	uint64_t max = s->max_load_balance_interval_ns / s->tick_nsec;
 	if (max < 1)
 		max = 1;

@@ -1,6 +1,7 @@
 /* The fork/exec slow path of task placement, after kernel/sched/fair.c (v6.6 .. v6.12):
  * sched_balance_find_dst_cpu(), once find_idlest_cpu(), walks the domains with the
- * SD_BALANCE_FORK/EXEC flag down to the idlest group and its idlest CPU. */
+ * SD_BALANCE_FORK/EXEC flag down to the idlest group and its idlest CPU. With the v5.4
+ * profile the group is chosen by v5.4's load-based find_idlest_group(). */
 #include <limits.h>
 #include <stdlib.h>
 
@@ -18,6 +19,15 @@ static unsigned long sub_floor(unsigned long a, unsigned long b)
 	return a > b ? a - b : 0;
 }
 
+/* cpu_util_without(): cpu's utilisation without p's (exec balancing of a queued task),
+ * clamped to the CPU's capacity. */
+static unsigned long cpu_util_without(struct ts_sched *s, int cpu, const struct ts_task *p)
+{
+	if (!task_counts_on(p, cpu))
+		return ts_cpu_util(s, cpu);
+	return ts_cpu_util_clamp(s, cpu, sub_floor(ts_cpu_util_avg(s, cpu), p->se.avg.util_avg));
+}
+
 static void update_sg_wakeup_stats(struct ts_sched *s, struct ts_sched_domain *sd,
 				   struct ts_sched_group *group, struct sg_lb_stats *sgs,
 				   struct ts_task *p)
@@ -31,9 +41,7 @@ static void update_sg_wakeup_stats(struct ts_sched *s, struct ts_sched_domain *s
 			      runnable = ts_cpu_runnable(s, i);
 		if (own) {
 			load = sub_floor(load, ts_task_h_load_of(s, p)); /* cpu_load_without() */
-			/* cpu_util_without(): p's util off, then the clamp */
-			util = ts_cpu_util_clamp(
-				s, i, sub_floor(ts_cpu_util_avg(s, i), p->se.avg.util_avg));
+			util = cpu_util_without(s, i, p);
 			runnable = sub_floor(runnable, p->se.avg.runnable_avg);
 		}
 		sgs->group_load += load;
@@ -159,6 +167,85 @@ static struct ts_sched_group *find_idlest_group(struct ts_sched *s, struct ts_sc
 	return idlest;
 }
 
+/* find_idlest_group() of v5.4 (kernel/sched/fair.c before 57abff067a08): the remote
+ * group whose runnable_load_avg (cpu_runnable_load(), per capacity) is lower by more than
+ * the domain's imbalance, or within it and lower in load_avg (cfs_rq_load_avg(), blocked
+ * load included) by the imbalance scale; outside fork balancing first the local group or
+ * the group of most spare capacity (capacity_spare_without()) when that exceeds half of
+ * p's utilisation. The local group's sums start at ULONG_MAX and the comparisons are the
+ * kernel's unsigned ones, wrap-around included when the local group is not allowed. */
+static struct ts_sched_group *find_idlest_group_v5_4(struct ts_sched *s, struct ts_sched_domain *sd,
+						     struct ts_task *p, int this_cpu, int sd_flag)
+{
+	struct ts_sched_group *idlest = NULL, *most_spare_sg = NULL;
+	unsigned long min_runnable_load = ULONG_MAX, this_runnable_load = ULONG_MAX;
+	unsigned long min_avg_load = ULONG_MAX, this_avg_load = ULONG_MAX;
+	unsigned long most_spare = 0, this_spare = 0;
+	unsigned long imbalance_scale = 100 + (sd->imbalance_pct - 100) / 2;
+	unsigned long imbalance = TS_NICE_0_LOAD * (sd->imbalance_pct - 100) / 100;
+
+	for (int g = 0; g < sd->nr_groups; g++) {
+		struct ts_sched_group *group = sd->groups[g];
+		if (!group_allows(group, p))
+			continue;
+		bool local_group = ts_cpumask_test(group->span, this_cpu);
+		unsigned long avg_load = 0, runnable_load = 0, max_spare_cap = 0;
+		int i;
+		ts_for_each_cpu(i, group->span)
+		{
+			runnable_load += ts_cpu_runnable_load(s, i);
+			avg_load += ts_cpu_load(s, i);
+			unsigned long spare_cap =
+				sub_floor(ts_capacity_of(s, i), cpu_util_without(s, i, p));
+			if (spare_cap > max_spare_cap)
+				max_spare_cap = spare_cap;
+		}
+		/* Adjust by relative CPU capacity of the group */
+		avg_load = avg_load * TS_CAPACITY_SCALE / group->sgc->capacity;
+		runnable_load = runnable_load * TS_CAPACITY_SCALE / group->sgc->capacity;
+		if (local_group) {
+			this_runnable_load = runnable_load;
+			this_avg_load = avg_load;
+			this_spare = max_spare_cap;
+			continue;
+		}
+		if (min_runnable_load > runnable_load + imbalance) {
+			/* The runnable load is significantly smaller. */
+			min_runnable_load = runnable_load;
+			min_avg_load = avg_load;
+			idlest = group;
+		} else if (runnable_load < min_runnable_load + imbalance &&
+			   100 * min_avg_load > imbalance_scale * avg_load) {
+			/* Close runnable loads: the blocked load decides, through avg_load. */
+			min_avg_load = avg_load;
+			idlest = group;
+		}
+		if (most_spare < max_spare_cap) {
+			most_spare = max_spare_cap;
+			most_spare_sg = group;
+		}
+	}
+	/* A fork's utilisation is not set yet: spare capacity is for exec (and wake). */
+	if (!(sd_flag & TS_SD_BALANCE_FORK)) {
+		unsigned long task_util = p->se.avg.util_avg;
+		if (this_spare > task_util / 2 && imbalance_scale * this_spare > 100 * most_spare)
+			return NULL;
+		if (most_spare > task_util / 2)
+			return most_spare_sg;
+	}
+	if (!idlest)
+		return NULL;
+	/* Across NUMA domains, add the imbalance to the remote side: stay local. */
+	if ((sd->flags & TS_SD_NUMA) && min_runnable_load + imbalance >= this_runnable_load)
+		return NULL;
+	if (min_runnable_load > this_runnable_load + imbalance)
+		return NULL;
+	if (this_runnable_load < min_runnable_load + imbalance &&
+	    100 * this_avg_load < imbalance_scale * min_avg_load)
+		return NULL;
+	return idlest;
+}
+
 /* sched_balance_find_dst_group_cpu(), once find_idlest_group_cpu(). Without idle states
  * every idle CPU has the same exit latency, so the most recently idled one wins (warmest
  * cache); unlike the kernel an idle CPU with idle_stamp 0 (never went idle through
@@ -185,7 +272,10 @@ static int find_idlest_group_cpu(struct ts_sched *s, const struct ts_sched_group
 				shallowest_idle_cpu = i;
 			}
 		} else if (shallowest_idle_cpu == -1) {
-			unsigned long load = ts_cpu_load(s, i);
+			/* v5.4: cpu_runnable_load() */
+			unsigned long load = s->kernel.idlest_group_by_type
+						     ? ts_cpu_load(s, i)
+						     : ts_cpu_runnable_load(s, i);
 			if (load < min_load) {
 				min_load = load;
 				least_loaded_cpu = i;
@@ -209,7 +299,10 @@ int ts_sched_balance_find_dst_cpu(struct ts_sched *s, struct ts_sched_domain *sd
 			sd = sd->child;
 			continue;
 		}
-		struct ts_sched_group *group = find_idlest_group(s, sd, p, cpu);
+		struct ts_sched_group *group =
+			s->kernel.idlest_group_by_type
+				? find_idlest_group(s, sd, p, cpu)
+				: find_idlest_group_v5_4(s, sd, p, cpu, sd_flag);
 		if (!group) {
 			sd = sd->child;
 			continue;

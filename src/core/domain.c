@@ -344,6 +344,18 @@ static void sd_init(struct builder *b, struct ts_sched_domain *sd, const struct 
 	}
 }
 
+void ts_domains_set_sd_defaults(struct ts_domains *d, unsigned int imbalance_pct,
+				unsigned int busy_factor)
+{
+	for (size_t i = 0; i < d->nr_sd; i++) {
+		struct ts_sched_domain *sd = &d->sd_arena[i];
+		sd->busy_factor = busy_factor;
+		/* sd_init(): SMT siblings (110) and LLCs (117) set their own */
+		if (!(sd->flags & (TS_SD_SHARE_CPUCAPACITY | TS_SD_SHARE_LLC)))
+			sd->imbalance_pct = imbalance_pct;
+	}
+}
+
 static int build_domains_of(struct builder *b, int cpu)
 {
 	struct ts_sched_domain *child = NULL;

@@ -30,12 +30,14 @@ static inline void update_avg(uint64_t *avg, uint64_t sample)
 
 void ts_rq_publish(struct ts_sched *s, struct ts_rq *rq)
 {
-	(void)s;
 	atomic_store_explicit(&rq->ro.nr_running, rq->nr_running, memory_order_relaxed);
 	atomic_store_explicit(&rq->ro.idle, rq->curr == NULL, memory_order_relaxed);
 	atomic_store_explicit(&rq->ro.load_avg, rq->cfs.avg.load_avg, memory_order_relaxed);
 	atomic_store_explicit(&rq->ro.runnable_avg, rq->cfs.avg.runnable_avg, memory_order_relaxed);
 	atomic_store_explicit(&rq->ro.util_avg, rq->cfs.avg.util_avg, memory_order_relaxed);
+	if (__builtin_expect(!s->kernel.idlest_group_by_type, 0))
+		atomic_store_explicit(&rq->ro.runnable_load_avg, rq->cfs.runnable_load_avg,
+				      memory_order_relaxed);
 }
 
 /* resched_curr(rq) from any level: a group cfs_rq's request becomes the CPU's (the root
@@ -71,6 +73,8 @@ enqueue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
 		/* The group entity's new weight before it is placed. */
 		update_cfs_group(s, se, now);
 	}
+	if (__builtin_expect(!s->kernel.idlest_group_by_type, 0))
+		enqueue_runnable_load_avg(cfs, se);
 	eevdf_enqueue_entity(cfs, se, now, flags, s->features);
 	if (cfs->nr_queued == 1 && cfs != &rq->cfs)
 		list_add_leaf_cfs_rq(cfs);
@@ -86,6 +90,8 @@ dequeue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
 	if (migrating && kind == TASK_SE)
 		action |= DO_DETACH;
 	update_load_avg_se(s, cfs, se, now, action, kind);
+	if (runnable_load_counted(s, se))
+		dequeue_runnable_load_avg(cfs, se);
 	if (kind != TASK_SE)
 		se_update_runnable(se);
 	eevdf_dequeue_entity(cfs, se, now, flags, s->features);

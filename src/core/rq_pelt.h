@@ -78,6 +78,47 @@ static inline void update_tg_load_avg(struct ts_sched *s, struct ts_cfs_rq *cfs,
 	ts_update_tg_load_avg(cfs->tg, cfs->cpu, now, ts_tg_switches_of(s->features));
 }
 
+/* v5.4's runnable_load_sum/_avg of cfs (___update_load_sum()'s runnable channel, weighted
+ * by cfs_rq->runnable_weight): aged before avg, from avg's clock, so both cross the same
+ * periods. */
+static inline void update_runnable_load_avg(struct ts_cfs_rq *cfs, uint64_t now)
+{
+	struct ts_sched_avg sa = {.last_update_time = cfs->avg.last_update_time,
+				  .period_contrib = cfs->avg.period_contrib,
+				  .load_sum = cfs->runnable_load_sum};
+	if (pelt_update_load_sum(now, &sa, cfs->runnable_weight, 0, 0))
+		cfs->runnable_load_avg = (unsigned long)(sa.load_sum / ts_pelt_divider(&sa));
+	cfs->runnable_load_sum = sa.load_sum;
+}
+
+/* v5.4's enqueue_runnable_load_avg() / dequeue_runnable_load_avg(): a queued entity's
+ * load counts in its queue's runnable load. A task's runnable weight is its weight (its
+ * runnable_load_sum is its load_sum); a group entity's is taken as its weight too, where
+ * v5.4's calc_group_runnable() scaled it by the share of its group's load that is queued.
+ * A queued entity's weight changes only between a dequeue and an enqueue of its runnable
+ * load (update_cfs_group() below), so the dequeue takes off what the enqueue added. */
+static inline void enqueue_runnable_load_avg(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	cfs->runnable_weight += se->load.weight;
+	cfs->runnable_load_avg += se->avg.load_avg;
+	cfs->runnable_load_sum += se->load.weight * se->avg.load_sum;
+}
+
+static inline void dequeue_runnable_load_avg(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
+{
+	unsigned long avg = se->avg.load_avg;
+	uint64_t sum = se->load.weight * se->avg.load_sum;
+	cfs->runnable_weight -= se->load.weight;
+	cfs->runnable_load_avg = cfs->runnable_load_avg > avg ? cfs->runnable_load_avg - avg : 0;
+	cfs->runnable_load_sum = cfs->runnable_load_sum > sum ? cfs->runnable_load_sum - sum : 0;
+}
+
+/* Whether se's load is in its queue's runnable load now: queued, under the v5.4 profile. */
+static inline bool runnable_load_counted(const struct ts_sched *s, const struct ts_sched_entity *se)
+{
+	return __builtin_expect(!s->kernel.idlest_group_by_type, 0) && se->on_rq;
+}
+
 /* update_cfs_rq_load_avg(): fold in the load of tasks that left while we were unlocked,
  * then age the queue's averages. Returns 1 if the load decayed or some was removed. */
 static inline __attribute__((always_inline)) int update_cfs_rq_load_avg(struct ts_cfs_rq *cfs,
@@ -92,6 +133,8 @@ static inline __attribute__((always_inline)) int update_cfs_rq_load_avg(struct t
 			decayed = 1;
 		}
 	}
+	if (__builtin_expect((cfs->runnable_weight | cfs->runnable_load_sum) != 0, 0))
+		update_runnable_load_avg(cfs, now);
 	decayed |= pelt_update_load_avg_cfs_rq(now, &cfs->avg, cfs->load.weight, cfs->h_nr_runnable,
 					       cfs->curr != NULL);
 	return decayed;
@@ -153,8 +196,16 @@ update_load_avg_se(struct ts_sched *s, struct ts_cfs_rq *cfs, struct ts_sched_en
 					kind == TASK_SE ? se->on_rq : se_runnable(se),
 					cfs->curr == se);
 	int decayed = update_cfs_rq_load_avg(cfs, now);
-	if (kind != TASK_SE)
+	if (kind != TASK_SE) {
+		/* v5.4's update_tg_cfs_runnable() passes a queued group entity's new load
+		 * into its queue's runnable load too */
+		bool counted = runnable_load_counted(s, se);
+		if (counted)
+			dequeue_runnable_load_avg(cfs, se);
 		decayed |= propagate_entity_load_avg(se);
+		if (counted)
+			enqueue_runnable_load_avg(cfs, se);
+	}
 	if (!se->avg.last_update_time && (flags & DO_ATTACH)) {
 		/* enqueue of an entity that migrated (or is new): join this queue's sums */
 		attach_entity_load_avg(cfs, se);
@@ -180,8 +231,16 @@ static inline __attribute__((always_inline)) void update_load_avg(struct ts_sche
 static inline void update_cfs_group(struct ts_sched *s, struct ts_sched_entity *se, uint64_t now)
 {
 	struct ts_cfs_rq *gcfs = se->my_q;
-	if (gcfs)
-		ts_update_cfs_group(gcfs->tg, gcfs->cpu, now, s->features);
+	if (!gcfs)
+		return;
+	/* v5.4's reweight_entity() takes a queued entity's runnable load out and puts it
+	 * back at the new weight */
+	bool counted = runnable_load_counted(s, se);
+	if (counted)
+		dequeue_runnable_load_avg(se->cfs_rq, se);
+	ts_update_cfs_group(gcfs->tg, gcfs->cpu, now, s->features);
+	if (counted)
+		enqueue_runnable_load_avg(se->cfs_rq, se);
 }
 
 /* set_task_rq(): p's entity points at its group's queue and entity on cpu. */

@@ -76,6 +76,7 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 		free(s);
 		return rc;
 	}
+	ts_domains_set_sd_defaults(s->dom, s->kernel.sd_imbalance_pct, s->kernel.sd_busy_factor);
 	int online = ts_cpumask_weight(s->dom->cpu_map);
 	s->base_slice = ts_sched_base_slice((unsigned)online);
 	if ((unsigned)s->fair_pick > TS_FAIR_PICK_CFS) {

@@ -140,6 +140,11 @@ struct ts_domains {
 int ts_domains_build(const struct ts_topology *t, const struct ts_cpumask *cpu_map,
 		     struct ts_domains **out, struct ts_error *err);
 void ts_domains_free(struct ts_domains *d);
+/* sd_init()'s defaults of another kernel era (kernel_profile.h, sd_imbalance_pct and
+ * sd_busy_factor): every domain's busy_factor, and the imbalance_pct of every domain that
+ * is neither of SMT siblings nor of an LLC. The build uses v5.10+'s 117 and 16. */
+void ts_domains_set_sd_defaults(struct ts_domains *d, unsigned int imbalance_pct,
+				unsigned int busy_factor);
 
 #define ts_for_each_domain(d, c_, sdp) for ((sdp) = (d)->cpu[(c_)].sd; (sdp); (sdp) = (sdp)->parent)
 

@@ -92,8 +92,9 @@ enum ts_numa_imbalance {
 	 * task_numa_find_cpu() only weighs loads. */
 	TS_NUMA_IMB_PAIR_LB,
 	/* v5.4-v5.5: no allowance in calculate_imbalance() nor task_numa_find_cpu(); a fork
-	 * stays local while the local node has an idle CPU (57abff067a08, v5.5; v5.4's
-	 * load-based find_idlest_group() is not in the core and runs as v5.5's). */
+	 * stays local while the local node has an idle CPU (57abff067a08, v5.5); v5.4's
+	 * load-based find_idlest_group() stays local unless the remote node's runnable load
+	 * plus the imbalance is below the local one (idlest_group_by_type). */
 	TS_NUMA_IMB_NONE,
 };
 
@@ -177,6 +178,22 @@ struct ts_kernel_profile {
 	 * task on an idle CPU of its own LLC. (v5.8-v5.19 also queued a wakee still
 	 * descheduling, 2ebb17717550: the core has no such wake-up path in any era.) */
 	bool wakelist_idle;
+	/* Fork and exec placement (find_idlest_group()) classifies the groups and compares
+	 * their idle CPUs, or for busy groups their load_avg (57abff067a08, v5.5, "sched/fair:
+	 * Rework find_idlest_group()"); before (v5.4), it took the group whose
+	 * runnable_load_avg (the load of the queued entities only) was lower by more than the
+	 * domain's imbalance, load_avg deciding between close ones, and outside fork balancing
+	 * the group with the most spare capacity first; find_idlest_group_cpu()'s least loaded
+	 * CPU was the one of least runnable_load_avg. */
+	bool idlest_group_by_type;
+	/* sd_init()'s defaults: imbalance_pct of a domain neither of SMT siblings (110) nor
+	 * of an LLC (117), 117 from v5.10 (2208cdaa56c9, "sched/fair: Reduce minimal
+	 * imbalance threshold"), 125 before; busy_factor, the multiplier of a busy CPU's
+	 * balance interval, 16 from v5.10 (6e7499135db7), 32 before. */
+	unsigned int sd_imbalance_pct, sd_busy_factor;
+	/* get_sd_balance_interval() takes a jiffy off a busy CPU's interval, so that the
+	 * levels' periods are not multiples of each other (e4d32e4d5444, v5.10). */
+	bool busy_interval_offset;
 	/* The mechanisms the era has (and turns on by default): SIS_UTIL (70fb5ccf2ebb,
 	 * v6.0), the cluster-aware wake-up (8881e1639f1f, 22165f61d0c4, v6.7), the
 	 * tg->load_avg rate limit (1528c661c24b, v6.7). SIS_PROP is in every kernel up to

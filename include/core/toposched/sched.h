@@ -133,6 +133,7 @@ struct ts_rq_ro {
 	atomic_int numa_migrate_on;
 	atomic_uint nr_numa_running;	  /* tasks here with a preferred node */
 	atomic_uint nr_preferred_running; /* ... that are on it */
+	atomic_ulong runnable_load_avg;	  /* v5.4's cpu_runnable_load(), after the hot fields */
 };
 
 struct ts_rq {
@@ -271,6 +272,11 @@ static inline unsigned long ts_cpu_util(struct ts_sched *s, int cpu)
 static inline unsigned long ts_cpu_runnable(struct ts_sched *s, int cpu)
 {
 	return atomic_load_explicit(&s->rq[cpu].ro.runnable_avg, memory_order_relaxed);
+}
+/* v5.4's cpu_runnable_load(), as published (0 unless the profile keeps it). */
+static inline unsigned long ts_cpu_runnable_load(struct ts_sched *s, int cpu)
+{
+	return atomic_load_explicit(&s->rq[cpu].ro.runnable_load_avg, memory_order_relaxed);
 }
 static inline unsigned long ts_capacity_of(struct ts_sched *s, int cpu)
 {

@@ -1,0 +1,234 @@
+/* Fork and exec placement of v5.4 (find_idlest_group() before 57abff067a08, v5.5) and the
+ * runnable load it reads (cfs_rq->avg.runnable_load_avg of v5.4: the PELT load of the
+ * queued entities only), by hand from kernel/sched/fair.c of v5.4.
+ *
+ * Kunpeng 920, node 0 (8 clusters of 4 CPUs, capacity 1024 each); the MC level (32 CPUs,
+ * groups = clusters, capacity 4096) decides. imbalance_pct 117 (an LLC):
+ * imbalance = 1024 x 17 / 100 = 174, imbalance_scale = 100 + 17 / 2 = 108. A new task's
+ * load_avg is its weight (init_entity_runnable_average()): 1024 at nice 0, 15 at nice 19.
+ * Broadwell-2s (2 nodes of 40 CPUs) for the NUMA level.
+ *
+ * Below the chosen cluster the walk goes on at the CLS level of the CPU picked there (the
+ * cluster's first idle CPU), whose groups are single CPUs: with every load 0 there, the
+ * first other CPU is "idlest" and neither final test keeps the local one (0 > 0 + 174 is
+ * false; 0 < 0 + 174 holds but 100 x 0 < 108 x 0 does not), so v5.4 moves the child one
+ * idle CPU on: the second idle CPU of an idle cluster. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sched_env.h"
+
+#define MS 1000000ULL
+
+static void env_kernel(struct env *e, const char *preset_name, const char *v)
+{
+	struct ts_sched_config cfg = {.kernel = kernel(v)};
+	env_start(e, preset(preset_name), NULL, &cfg);
+}
+
+/* CPUs first..last. */
+static struct ts_cpumask *cpus(struct env *e, int first, int last)
+{
+	struct ts_cpumask *m = ts_cpumask_alloc(e->t->nr_cpus);
+	assert_non_null(m);
+	for (int c = first; c <= last; c++)
+		ts_cpumask_set(m, c);
+	return m;
+}
+
+/* A task of nice `nice` running (or queued) on cpu, allowed `allowed`. */
+static struct ts_task *busy(struct env *e, int cpu, int nice, const struct ts_cpumask *allowed)
+{
+	struct ts_task *p = env_task(e, nice, allowed, cpu);
+	fake_run_on(e->s, &e->f, p, cpu);
+	return p;
+}
+
+/* cpu's current task goes to sleep; cpu schedules. */
+static void sleep_curr(struct env *e, int cpu)
+{
+	fake_lock(&e->f, cpu);
+	ts_schedule_deactivate(e->s, cpu, TS_TASK_SLEEPING);
+	fake_unlock(&e->f, cpu);
+	assert_int_equal(e->f.lock_errors, 0);
+}
+
+/* The CPU fork balancing gives a child of the task running on CPU 0 (allowed `allowed`). */
+static int fork_from_cpu0(struct env *e, const struct ts_cpumask *allowed, struct ts_task *parent)
+{
+	struct ts_task *child = env_task(e, 0, allowed, 0);
+	struct ts_placement pl = ts_wake_up_new_task(e->s, child, 0, parent);
+	assert_int_equal(pl.reason, TS_PLACE_SLOW_PATH);
+	return pl.cpu;
+}
+
+/* The parent (nice 0) runs on CPU 0; two nice-19 tasks run on CPUs 4 and 5 (cluster 1),
+ * one nice-0 task on CPU 8 (cluster 2); the child may use clusters 0-2 only.
+ *   v5.4: runnable loads per capacity: local 1024 x 1024 / 4096 = 256, cluster 1
+ *     2 x 15 x 1024 / 4096 = 7, cluster 2 256. Cluster 1 is the idlest (first, and cluster
+ *     2 is not lower by the imbalance); 7 + 174 < 256, so the child leaves for it: its
+ *     first idle CPU is 6, and at the CLS level CPU 7 (load 0, first after 6) beats 6.
+ *   v5.5: cluster 1 has 2 idle CPUs, clusters 0 and 2 three each: the idlest remote group
+ *     is cluster 2 and the local one has as many idle CPUs, so the child stays in cluster 0
+ *     (CPUs 1-3). */
+static void test_v5_4_weighs_runnable_load_not_idle_cpus(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *v;
+		int lo, hi;
+	} cases[] = {{"5.4", 7, 7}, {"5.5", 1, 3}, {"6.12", 1, 3}};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct env e;
+		env_kernel(&e, "kunpeng920", cases[i].v);
+		struct ts_cpumask *clusters012 = cpus(&e, 0, 11);
+		struct ts_task *parent = busy(&e, 0, 0, clusters012);
+		busy(&e, 4, 19, NULL);
+		busy(&e, 5, 19, NULL);
+		busy(&e, 8, 0, NULL);
+		if (!e.s->kernel.idlest_group_by_type) {
+			assert_int_equal(ts_cpu_runnable_load(e.s, 0), 1024);
+			assert_int_equal(ts_cpu_runnable_load(e.s, 4), 15);
+		}
+		int cpu = fork_from_cpu0(&e, clusters012, parent);
+		if (cpu < cases[i].lo || cpu > cases[i].hi)
+			fail_msg("kernel %s: the child went to CPU %d, not %d-%d", cases[i].v, cpu,
+				 cases[i].lo, cases[i].hi);
+		ts_cpumask_free(clusters012);
+		env_destroy(&e);
+	}
+}
+
+/* Between remote groups of close runnable loads v5.4 takes the one of lower load_avg,
+ * blocked load included. A task ran on CPU 4 (cluster 1) and sleeps: cluster 1's runnable
+ * load is 0 but its load_avg 1024 x 1024 / 4096 = 256. Cluster 1 is the first idlest
+ * (runnable 0, load 256), cluster 2 has runnable 0 < 0 + 174 and 100 x 256 > 108 x 0: the
+ * child goes to cluster 2, CPU 8, then at the CLS level to CPU 9. Without the sleeper
+ * cluster 1 wins, CPU 4, then 5. */
+static void test_v5_4_blocked_load_decides_between_close_groups(void **state)
+{
+	(void)state;
+	for (int with_sleeper = 0; with_sleeper <= 1; with_sleeper++) {
+		struct env e;
+		env_kernel(&e, "kunpeng920", "5.4");
+		struct ts_cpumask *node0 = cpus(&e, 0, 31);
+		struct ts_task *parent = busy(&e, 0, 0, node0);
+		if (with_sleeper) {
+			busy(&e, 4, 0, node0);
+			sleep_curr(&e, 4);
+			assert_int_equal(ts_cpu_runnable_load(e.s, 4), 0);
+			assert_int_equal(ts_cpu_load(e.s, 4), 1024);
+		}
+		assert_int_equal(fork_from_cpu0(&e, node0, parent), with_sleeper ? 9 : 5);
+		ts_cpumask_free(node0);
+		env_destroy(&e);
+	}
+}
+
+/* Outside fork balancing v5.4 first weighs spare capacity: the local node keeps an exec
+ * while its most spare CPU (1024, nothing runs there) is above half of p's utilisation and
+ * 108 x 1024 > 100 x the other node's most spare (1024). The same state (11 nice-0 tasks on
+ * node 0's first CPUs, the parent on CPU 0) sends a fork to node 1: node 0's runnable load
+ * 11 x 1024 x 1024 / 40960 = 281 is above 0 + 256 (NUMA: imbalance_pct 125). */
+static void test_v5_4_exec_weighs_spare_capacity(void **state)
+{
+	(void)state;
+	struct env e;
+	env_kernel(&e, "broadwell-2s", "5.4");
+	struct ts_sched_domain *sd, *top = NULL;
+	ts_for_each_domain(e.s->dom, 0, sd)
+	{
+		if (sd->flags & TS_SD_BALANCE_FORK)
+			top = sd;
+	}
+	assert_non_null(top);
+	assert_true(top->flags & TS_SD_NUMA);
+	assert_int_equal(top->imbalance_pct, 125);
+	struct ts_task *parent = NULL;
+	for (int c = 0, placed = 0; placed < 11; c++) {
+		if (e.t->cpu[c].node != 0)
+			continue;
+		struct ts_task *q = busy(&e, c, 0, NULL);
+		parent = parent ? parent : q;
+		placed++;
+	}
+	int exec_cpu = ts_sched_balance_find_dst_cpu(e.s, top, parent, 0, 0, TS_SD_BALANCE_EXEC);
+	assert_int_equal(e.t->cpu[exec_cpu].node, 0);
+	struct ts_task *child = env_task(&e, 0, NULL, 0);
+	int fork_cpu = ts_sched_balance_find_dst_cpu(e.s, top, child, 0, 0, TS_SD_BALANCE_FORK);
+	assert_int_equal(e.t->cpu[fork_cpu].node, 1);
+	env_destroy(&e);
+}
+
+/* The runnable load follows the queue: two nice-0 tasks on CPU 4 run 20 ms (each half of
+ * it), then one sleeps. Until then runnable_load_avg and load_avg agree (every entity is
+ * queued); after, they differ by the sleeper's load, to the rounding of the two sums
+ * (each at most 1 per update). 20 ms later the sleeper's blocked load has decayed in
+ * load_avg (y^20 ~ 0.65) and is still absent from the runnable load. Other kernels keep no
+ * runnable load. */
+static void test_runnable_load_avg_follows_the_queue(void **state)
+{
+	(void)state;
+	struct env e;
+	env_kernel(&e, "kunpeng920", "5.4");
+	struct ts_task *a = busy(&e, 4, 0, NULL), *b = busy(&e, 4, 0, NULL);
+	struct ts_rq *rq = ts_cpu_rq(e.s, 4);
+	for (int ms = 0; ms < 20; ms++) {
+		e.f.now += MS;
+		fake_lock(&e.f, 4);
+		ts_sched_tick(e.s, 4);
+		ts_schedule(e.s, 4);
+		fake_unlock(&e.f, 4);
+	}
+	assert_true(rq->cfs.runnable_load_avg + 2 >= rq->cfs.avg.load_avg &&
+		    rq->cfs.runnable_load_avg <= rq->cfs.avg.load_avg + 2);
+	struct ts_task *sleeper = rq->curr;
+	assert_true(sleeper == a || sleeper == b);
+	unsigned long sleeper_load = sleeper->se.avg.load_avg;
+	sleep_curr(&e, 4);
+	long diff = (long)rq->cfs.avg.load_avg - (long)rq->cfs.runnable_load_avg;
+	if (diff < (long)sleeper_load - 2 || diff > (long)sleeper_load + 2)
+		fail_msg("load_avg %lu - runnable_load_avg %lu = %ld, not the sleeper's %lu",
+			 rq->cfs.avg.load_avg, rq->cfs.runnable_load_avg, diff, sleeper_load);
+	assert_int_equal(ts_cpu_runnable_load(e.s, 4), rq->cfs.runnable_load_avg);
+	assert_int_equal(rq->cfs.runnable_weight, 1024);
+	/* 20 ms on: the sleeper's blocked load decays in load_avg only */
+	unsigned long load_before = rq->cfs.avg.load_avg;
+	for (int ms = 0; ms < 20; ms++) {
+		e.f.now += MS;
+		fake_lock(&e.f, 4);
+		ts_sched_tick(e.s, 4);
+		fake_unlock(&e.f, 4);
+	}
+	diff = (long)rq->cfs.avg.load_avg - (long)rq->cfs.runnable_load_avg;
+	assert_true(diff > 0 && (unsigned long)diff < sleeper_load * 3 / 4);
+	assert_true(rq->cfs.avg.load_avg < load_before);
+	/* the last task sleeps: nothing queued, nothing runnable */
+	sleep_curr(&e, 4);
+	assert_int_equal(rq->cfs.runnable_weight, 0);
+	assert_true(rq->cfs.runnable_load_avg <= 2);
+	env_destroy(&e);
+
+	env_kernel(&e, "kunpeng920", "5.5");
+	busy(&e, 4, 0, NULL);
+	rq = ts_cpu_rq(e.s, 4);
+	assert_int_equal(rq->cfs.runnable_weight, 0);
+	assert_int_equal(rq->cfs.runnable_load_avg, 0);
+	assert_int_equal(ts_cpu_runnable_load(e.s, 4), 0);
+	env_destroy(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_v5_4_weighs_runnable_load_not_idle_cpus),
+		cmocka_unit_test(test_v5_4_blocked_load_decides_between_close_groups),
+		cmocka_unit_test(test_v5_4_exec_weighs_spare_capacity),
+		cmocka_unit_test(test_runnable_load_avg_follows_the_queue),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
