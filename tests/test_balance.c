@@ -404,6 +404,50 @@ static void test_busy_interval_generations(void **state)
 	busy_interval("5.4", 256, 125);
 }
 
+/* Sixty tasks queued on CPU 0 for 60 ms (each tick charged, the pick rotating): node 0's
+ * utilisation is one CPU's, its runnable_avg about sixty. CPU 32 (node 1, idle) then
+ * balances; node 0 has 60 tasks on 32 CPUs of capacity 32768 in all, and the NUMA level
+ * (nodes 0 and 1; no SD_PREFER_SIBLING, not an LLC) decides:
+ *   v5.7+ (070f5e860ee2): runnable x 100 > 32768 x 117: node 0 is group_overloaded, node 1
+ *     has spare capacity and takes utilisation (migrate_util, imbalance 32768 - 0) up to
+ *     the pass's loop limit (sysctl_sched_nr_migrate: 32 tasks looked at, all 32 move).
+ *   v5.6: no runnable_avg; the utilisation (< 32768 x 100 / 117) leaves node 0
+ *     group_has_spare, and two has-spare groups under prefer_sibling (the NUMA level's
+ *     child, MC, has SD_PREFER_SIBLING) spread running tasks: half the difference,
+ *     (60 - 0) >> 1 = 30, moves (migrate_task). */
+static void runnable_classify(const char *version, unsigned expect_left_on_0)
+{
+	struct ts_sched_config cfg = {.kernel = kernel(version)};
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_start(e, preset("kunpeng920"), "", &cfg);
+	e->f.now = 1000 * MS;
+	place(e, 0, 60, NULL);
+	for (int ms = 0; ms < 60; ms++) {
+		e->f.now += MS;
+		fake_lock(&e->f, 0);
+		ts_sched_tick(e->s, 0);
+		ts_schedule(e->s, 0);
+		fake_unlock(&e->f, 0);
+	}
+	unsigned long util = ts_cpu_util(e->s, 0), runnable = ts_cpu_runnable(e->s, 0);
+	assert_true(util * 117 < 32768 * 100);	   /* not overloaded by utilisation */
+	assert_true(runnable * 100 > 32768 * 117); /* ... but by runnable_avg */
+	tick_balance(e, 32);
+	if (nr_on(e, 0) != expect_left_on_0)
+		fail_msg("kernel %s: %u tasks left on CPU 0 (util %lu, runnable %lu), want %u",
+			 version, nr_on(e, 0), util, runnable, expect_left_on_0);
+	env_free(e);
+}
+
+static void test_runnable_classify_generations(void **state)
+{
+	(void)state;
+	runnable_classify("6.12", 28);
+	runnable_classify("5.7", 28);
+	runnable_classify("5.6", 30);
+}
+
 /* A machine with one 16-CPU LLC (no SMT, no clusters). */
 static struct ts_topology *llc16(void)
 {
@@ -862,6 +906,7 @@ int main(void)
 		cmocka_unit_test(test_smt_never_hot),
 		cmocka_unit_test(test_interval_grows_and_resets),
 		cmocka_unit_test(test_busy_interval_generations),
+		cmocka_unit_test(test_runnable_classify_generations),
 		cmocka_unit_test(test_sis_util_table),
 		cmocka_unit_test(test_sis_util_from_balance),
 		cmocka_unit_test(test_newidle_gates),

@@ -240,6 +240,46 @@ static void test_numa_classify_boundaries(void **state)
 	assert_int_equal(numa_classify(108, &ns), node_overloaded);
 }
 
+/* update_numa_stats() sums the node's runnable_avg for numa_classify() from v5.10
+ * (8e0e0eda6a13); v5.7-v5.9 classified by utilisation and task count only. A task runs on
+ * CPU 4 (node 1) for 20 ms: its runnable_avg is in node 1's sum at 5.10, not at 5.9. */
+static void test_numa_stats_runnable_generations(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *v;
+		bool counted;
+	} cases[] = {{"5.9", false}, {"5.10", true}, {"6.12", true}};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_host f;
+		struct ts_error err = {0};
+		struct ts_sched_config cfg = {0};
+		assert_int_equal(ts_kernel_profile_parse(cases[i].v, &cfg.kernel, &err), 0);
+		struct ts_topology *t =
+			grid_topology(4, 4, "10 20 20 20; 20 10 20 20; 20 20 10 20; 20 20 20 10");
+		struct ts_sched *s = fake_sched_cfg(&f, t, NULL, &cfg);
+		assert_non_null(s);
+		struct ts_task p;
+		assert_int_equal(ts_task_init(s, &p, 0, NULL, 4, &err), 0);
+		fake_run_on(s, &f, &p, 4);
+		for (int ms = 0; ms < 20; ms++) {
+			f.now += 1000000;
+			fake_lock(&f, 4);
+			ts_sched_tick(s, 4);
+			fake_unlock(&f, 4);
+		}
+		assert_true(ts_cpu_runnable(s, 4) > 0);
+		struct task_numa_env env = {.s = s, .p = &p};
+		struct numa_stats ns;
+		update_numa_stats(&env, &ns, 1, false);
+		assert_int_equal(ns.runnable, cases[i].counted ? ts_cpu_runnable(s, 4) : 0);
+		assert_int_equal(ns.util, ts_cpu_util(s, 4));
+		ts_task_destroy(&p);
+		ts_sched_destroy(s);
+		ts_topology_free(t);
+	}
+}
+
 /* load_too_imbalanced(src_load, dst_load): |dst_load*Cs - src_load*Cd| > |dst.load*Cs -
  * src.load*Cd|. Cs 2048, Cd 1024, src.load 3000, dst.load 1000:
  * old = |1000*2048 - 3000*1024| = 1024000. */
@@ -280,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_assign_conflict_keeps_best),
 		cmocka_unit_test(test_assign_without_reservation),
 		cmocka_unit_test(test_numa_classify_boundaries),
+		cmocka_unit_test(test_numa_stats_runnable_generations),
 		cmocka_unit_test(test_load_too_imbalanced_numbers),
 		cmocka_unit_test(test_adjust_numa_imbalance_table),
 	};

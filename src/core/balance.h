@@ -87,6 +87,8 @@ static inline int sgc_imbalance(const struct ts_sched_group_capacity *sgc)
 
 /* ---- statistics and classification ---- */
 
+/* A group_runnable of 0 (kernels before v5.7, which had no runnable_avg: the sums leave it
+ * out) makes both runnable tests false: the v5.5-v5.6 classification. */
 static inline bool group_has_capacity(unsigned int imbalance_pct, const struct sg_lb_stats *sgs)
 {
 	if (sgs->sum_nr_running < sgs->group_weight)

@@ -32,7 +32,8 @@ static void update_sg_lb_stats(struct lb_env *env, struct sd_lb_stats *sds,
 		unsigned int nr_running = ts_rq_nr_running(s, i);
 		sgs->group_load += ts_cpu_load(s, i);
 		sgs->group_util += ts_cpu_util(s, i);
-		sgs->group_runnable += ts_cpu_runnable(s, i);
+		if (s->kernel.group_runnable) /* before v5.7: no runnable_avg to weigh */
+			sgs->group_runnable += ts_cpu_runnable(s, i);
 		sgs->sum_h_nr_running += nr_running; /* CFS is the only class */
 		sgs->sum_nr_running += nr_running;
 		sgs->nr_numa_running +=

@@ -46,7 +46,8 @@ static void update_sg_wakeup_stats(struct ts_sched *s, struct ts_sched_domain *s
 		}
 		sgs->group_load += load;
 		sgs->group_util += util;
-		sgs->group_runnable += runnable;
+		if (s->kernel.group_runnable) /* before v5.7: no runnable_avg to weigh */
+			sgs->group_runnable += runnable;
 		unsigned int local = own && p->se.on_rq ? 1 : 0; /* task_running_on_cpu() */
 		unsigned int nr = ts_rq_nr_running(s, i);
 		unsigned int nr_running = nr >= local ? nr - local : 0;

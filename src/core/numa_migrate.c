@@ -80,7 +80,8 @@ static void update_numa_stats(struct task_numa_env *env, struct numa_stats *ns, 
 	ts_for_each_cpu_and(cpu, m, s->dom->cpu_map)
 	{
 		ns->load += ts_cpu_load(s, cpu);
-		ns->runnable += ts_cpu_runnable(s, cpu);
+		if (s->kernel.numa_runnable) /* numa_classify() weighs it from v5.10 */
+			ns->runnable += ts_cpu_runnable(s, cpu);
 		ns->util += ts_cpu_util(s, cpu);
 		ns->nr_running += ts_rq_nr_running(s, cpu);
 		ns->compute_capacity += ts_capacity_of(s, cpu);

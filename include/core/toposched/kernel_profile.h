@@ -194,6 +194,11 @@ struct ts_kernel_profile {
 	/* get_sd_balance_interval() takes a jiffy off a busy CPU's interval, so that the
 	 * levels' periods are not multiples of each other (e4d32e4d5444, v5.10). */
 	bool busy_interval_offset;
+	/* Load balancing and fork placement classify a group as overloaded, or not fully
+	 * busy, by its runnable_avg too (the time its tasks wait: 070f5e860ee2, v5.7, with
+	 * the runnable_avg signal itself, 9f68395333ad); before, by utilisation and task
+	 * count alone. NUMA balancing's numa_classify() followed in v5.10 (8e0e0eda6a13). */
+	bool group_runnable, numa_runnable;
 	/* The mechanisms the era has (and turns on by default): SIS_UTIL (70fb5ccf2ebb,
 	 * v6.0), the cluster-aware wake-up (8881e1639f1f, 22165f61d0c4, v6.7), the
 	 * tg->load_avg rate limit (1528c661c24b, v6.7). SIS_PROP is in every kernel up to
