@@ -448,6 +448,99 @@ static void test_runnable_classify_generations(void **state)
 	runnable_classify("5.6", 30);
 }
 
+/* Seven tasks queued on CPU 0 for 60 ms; CPU 4 (cluster 1, idle) balances, and the MC
+ * level (the LLC, groups = clusters of capacity 4096, prefer_sibling) decides. Cluster 0:
+ * 7 tasks on 4 CPUs, utilisation one CPU's (< 4096 x 100 / 117), runnable_avg about seven
+ * (> 4096 x 117 / 100):
+ *   v5.6: no runnable_avg, group_has_spare: half the task difference moves, 7 >> 1 = 3;
+ *   v5.7-v5.9: group_overloaded (070f5e860ee2), and a has-spare local group fills its
+ *     capacity with utilisation at every level: every queued task moves but the one
+ *     switched out at the last tick, still cache hot (task_hot(): 0 < 500 us): 5;
+ *   v5.10+: within an LLC the tasks are evened out instead (16b0a7a1a0af): 3 move. */
+static void llc_spread(const char *version, unsigned expect_left_on_0)
+{
+	struct ts_sched_config cfg = {.kernel = kernel(version)};
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_start(e, preset("kunpeng920"), "", &cfg);
+	e->f.now = 1000 * MS;
+	place(e, 0, 7, NULL);
+	for (int ms = 0; ms < 60; ms++) {
+		e->f.now += MS;
+		fake_lock(&e->f, 0);
+		ts_sched_tick(e->s, 0);
+		ts_schedule(e->s, 0);
+		fake_unlock(&e->f, 0);
+	}
+	assert_true(ts_cpu_util(e->s, 0) * 117 < 4096 * 100);
+	assert_true(ts_cpu_runnable(e->s, 0) * 100 > 4096 * 117);
+	tick_balance(e, 4);
+	if (nr_on(e, 0) != expect_left_on_0)
+		fail_msg("kernel %s: %u tasks left on CPU 0, want %u", version, nr_on(e, 0),
+			 expect_left_on_0);
+	env_free(e);
+}
+
+static void test_llc_spread_generations(void **state)
+{
+	(void)state;
+	llc_spread("5.6", 4);
+	llc_spread("5.7", 2);
+	llc_spread("5.9", 2);
+	llc_spread("5.10", 4);
+	llc_spread("6.12", 4);
+}
+
+/* Node 0 of Kunpeng 920 overloaded by utilisation: CPUs 1-31 run one task each, CPU 0
+ * three, every CPU busy for 150 ms, CPU 5's task 30 ms longer (the most utilised CPU).
+ * CPU 32 (node 1, idle) balances at the first NUMA level, which fills its spare capacity
+ * with utilisation (migrate_util) from the busiest queue:
+ *   v5.6: the most utilised CPU, 5, whose one task cannot be detached: nothing moves;
+ *   v5.7+ (c32b4308295a): the most utilised CPU running more than one task, 0: of its
+ *     two queued tasks the one switched out at the last tick is cache hot; one moves. */
+static void migrate_util_src(const char *version, unsigned expect_left_on_0)
+{
+	struct ts_sched_config cfg = {.kernel = kernel(version)};
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_start(e, preset("kunpeng920"), "", &cfg);
+	e->f.now = 1000 * MS;
+	place(e, 5, 1, NULL);
+	for (int ms = 0; ms < 30; ms++) {
+		e->f.now += MS;
+		fake_lock(&e->f, 5);
+		ts_sched_tick(e->s, 5);
+		fake_unlock(&e->f, 5);
+	}
+	place(e, 0, 3, NULL);
+	for (int c = 1; c < 32; c++)
+		if (c != 5)
+			place(e, c, 1, NULL);
+	for (int ms = 0; ms < 150; ms++) {
+		e->f.now += MS;
+		for (int c = 0; c < 32; c++) {
+			fake_lock(&e->f, c);
+			ts_sched_tick(e->s, c);
+			ts_schedule(e->s, c);
+			fake_unlock(&e->f, c);
+		}
+	}
+	assert_true(ts_cpu_util(e->s, 5) > ts_cpu_util(e->s, 0));
+	tick_balance(e, 32);
+	if (nr_on(e, 0) != expect_left_on_0 || nr_on(e, 5) != 1)
+		fail_msg("kernel %s: %u tasks left on CPU 0 and %u on CPU 5, want %u and 1",
+			 version, nr_on(e, 0), nr_on(e, 5), expect_left_on_0);
+	env_free(e);
+}
+
+static void test_migrate_util_src_generations(void **state)
+{
+	(void)state;
+	migrate_util_src("5.6", 3);
+	migrate_util_src("5.7", 2);
+	migrate_util_src("6.12", 2);
+}
+
 /* A machine with one 16-CPU LLC (no SMT, no clusters). */
 static struct ts_topology *llc16(void)
 {
@@ -907,6 +1000,8 @@ int main(void)
 		cmocka_unit_test(test_interval_grows_and_resets),
 		cmocka_unit_test(test_busy_interval_generations),
 		cmocka_unit_test(test_runnable_classify_generations),
+		cmocka_unit_test(test_llc_spread_generations),
+		cmocka_unit_test(test_migrate_util_src_generations),
 		cmocka_unit_test(test_sis_util_table),
 		cmocka_unit_test(test_sis_util_from_balance),
 		cmocka_unit_test(test_newidle_gates),

@@ -232,7 +232,8 @@ static void calculate_imbalance(struct lb_env *env, struct sd_lb_stats *sds)
 	}
 
 	if (local->group_type == group_has_spare) {
-		if (busiest->group_type > group_fully_busy && !(env->sd->flags & TS_SD_SHARE_LLC)) {
+		if (busiest->group_type > group_fully_busy &&
+		    !(env->s->kernel.llc_spread_tasks && (env->sd->flags & TS_SD_SHARE_LLC))) {
 			/* Fill the spare capacity of the local group. */
 			unsigned long cap = local->group_capacity > local->group_util
 						    ? local->group_capacity
@@ -374,7 +375,8 @@ int ts_find_busiest_queue(struct lb_env *env, const struct ts_sched_group *group
 		}
 		case migrate_util: {
 			unsigned long util = ts_cpu_util(s, i);
-			if (nr_running <= 1)
+			/* from v5.7: a single task could not be detached anyway */
+			if (nr_running <= 1 && s->kernel.migrate_util_queued)
 				continue;
 			if (busiest_util < util) {
 				busiest_util = util;

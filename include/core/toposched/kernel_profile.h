@@ -199,6 +199,16 @@ struct ts_kernel_profile {
 	 * the runnable_avg signal itself, 9f68395333ad); before, by utilisation and task
 	 * count alone. NUMA balancing's numa_classify() followed in v5.10 (8e0e0eda6a13). */
 	bool group_runnable, numa_runnable;
+	/* find_busiest_queue() pulls utilisation (migrate_util) only from a CPU running more
+	 * than one task (c32b4308295a, v5.7, "sched/fair: Improve spreading of
+	 * utilization"); before, from the most utilised CPU, whose single task it then
+	 * cannot detach. */
+	bool migrate_util_queued;
+	/* calculate_imbalance(): a group with spare capacity fills it with utilisation from
+	 * an overloaded busiest only outside an LLC; within one it evens the tasks out, as
+	 * the wake-up path spreads them (16b0a7a1a0af, v5.10, "sched/fair: Ensure tasks
+	 * spreading in LLC during LB"); before, at every level. */
+	bool llc_spread_tasks;
 	/* The mechanisms the era has (and turns on by default): SIS_UTIL (70fb5ccf2ebb,
 	 * v6.0), the cluster-aware wake-up (8881e1639f1f, 22165f61d0c4, v6.7), the
 	 * tg->load_avg rate limit (1528c661c24b, v6.7). SIS_PROP is in every kernel up to
