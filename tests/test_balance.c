@@ -65,6 +65,32 @@ static void tick_balance(struct env *e, int cpu)
 		assert_int_equal(e->f.locked[c], 0);
 }
 
+/* Kunpeng 920 under the profile of kernel `version`, the clock at 1 s (every level due). */
+static struct env *kernel_env(const char *version)
+{
+	struct ts_sched_config cfg = {.kernel = kernel(version)};
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_start(e, preset("kunpeng920"), "", &cfg);
+	e->f.now = 1000 * MS;
+	return e;
+}
+
+/* ms milliseconds on CPUs first..last: each millisecond every one ticks and schedules (the
+ * pick rotates among its queued tasks; PELT ages). */
+static void run_ms(struct env *e, int first, int last, int ms)
+{
+	for (int i = 0; i < ms; i++) {
+		e->f.now += MS;
+		for (int c = first; c <= last; c++) {
+			fake_lock(&e->f, c);
+			ts_sched_tick(e->s, c);
+			ts_schedule(e->s, c);
+			fake_unlock(&e->f, c);
+		}
+	}
+}
+
 /* curr of cpu blocks; cpu schedules (newly-idle balancing may pull). */
 static struct ts_task *block_and_schedule(struct env *e, int cpu)
 {
@@ -373,10 +399,7 @@ static void test_interval_grows_and_resets(void **state)
  * 8 x 32 = 256 before. The levels above keep their own longer intervals. */
 static void busy_interval(const char *version, uint64_t expect_ms, unsigned numa_pct)
 {
-	struct ts_sched_config cfg = {.kernel = kernel(version)};
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	env_start(e, preset("kunpeng920"), "", &cfg);
+	struct env *e = kernel_env(version);
 	e->f.now = 5000 * MS; /* every level due, the NUMA ones' 128 x 32 ms included */
 	place(e, 1, 1, NULL);
 	tick_balance(e, 1);
@@ -417,19 +440,9 @@ static void test_busy_interval_generations(void **state)
  *     (60 - 0) >> 1 = 30, moves (migrate_task). */
 static void runnable_classify(const char *version, unsigned expect_left_on_0)
 {
-	struct ts_sched_config cfg = {.kernel = kernel(version)};
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	env_start(e, preset("kunpeng920"), "", &cfg);
-	e->f.now = 1000 * MS;
+	struct env *e = kernel_env(version);
 	place(e, 0, 60, NULL);
-	for (int ms = 0; ms < 60; ms++) {
-		e->f.now += MS;
-		fake_lock(&e->f, 0);
-		ts_sched_tick(e->s, 0);
-		ts_schedule(e->s, 0);
-		fake_unlock(&e->f, 0);
-	}
+	run_ms(e, 0, 0, 60);
 	unsigned long util = ts_cpu_util(e->s, 0), runnable = ts_cpu_runnable(e->s, 0);
 	assert_true(util * 117 < 32768 * 100);	   /* not overloaded by utilisation */
 	assert_true(runnable * 100 > 32768 * 117); /* ... but by runnable_avg */
@@ -459,19 +472,9 @@ static void test_runnable_classify_generations(void **state)
  *   v5.10+: within an LLC the tasks are evened out instead (16b0a7a1a0af): 3 move. */
 static void llc_spread(const char *version, unsigned expect_left_on_0)
 {
-	struct ts_sched_config cfg = {.kernel = kernel(version)};
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	env_start(e, preset("kunpeng920"), "", &cfg);
-	e->f.now = 1000 * MS;
+	struct env *e = kernel_env(version);
 	place(e, 0, 7, NULL);
-	for (int ms = 0; ms < 60; ms++) {
-		e->f.now += MS;
-		fake_lock(&e->f, 0);
-		ts_sched_tick(e->s, 0);
-		ts_schedule(e->s, 0);
-		fake_unlock(&e->f, 0);
-	}
+	run_ms(e, 0, 0, 60);
 	assert_true(ts_cpu_util(e->s, 0) * 117 < 4096 * 100);
 	assert_true(ts_cpu_runnable(e->s, 0) * 100 > 4096 * 117);
 	tick_balance(e, 4);
@@ -500,31 +503,14 @@ static void test_llc_spread_generations(void **state)
  *     two queued tasks the one switched out at the last tick is cache hot; one moves. */
 static void migrate_util_src(const char *version, unsigned expect_left_on_0)
 {
-	struct ts_sched_config cfg = {.kernel = kernel(version)};
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	env_start(e, preset("kunpeng920"), "", &cfg);
-	e->f.now = 1000 * MS;
+	struct env *e = kernel_env(version);
 	place(e, 5, 1, NULL);
-	for (int ms = 0; ms < 30; ms++) {
-		e->f.now += MS;
-		fake_lock(&e->f, 5);
-		ts_sched_tick(e->s, 5);
-		fake_unlock(&e->f, 5);
-	}
+	run_ms(e, 5, 5, 30);
 	place(e, 0, 3, NULL);
 	for (int c = 1; c < 32; c++)
 		if (c != 5)
 			place(e, c, 1, NULL);
-	for (int ms = 0; ms < 150; ms++) {
-		e->f.now += MS;
-		for (int c = 0; c < 32; c++) {
-			fake_lock(&e->f, c);
-			ts_sched_tick(e->s, c);
-			ts_schedule(e->s, c);
-			fake_unlock(&e->f, c);
-		}
-	}
+	run_ms(e, 0, 31, 150);
 	assert_true(ts_cpu_util(e->s, 5) > ts_cpu_util(e->s, 0));
 	tick_balance(e, 32);
 	if (nr_on(e, 0) != expect_left_on_0 || nr_on(e, 5) != 1)
@@ -900,11 +886,7 @@ static void test_find_dst_cpu_numa_imbalance(void **state)
  * that is not overloaded alone. */
 static void busy_sibling_pull(const char *version, unsigned int expect_on_4)
 {
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	struct ts_sched_config cfg = {.kernel = kernel(version)};
-	env_start(e, preset("kunpeng920"), "", &cfg);
-	e->f.now = 1000 * MS;
+	struct env *e = kernel_env(version);
 	place(e, 0, 3, NULL);
 	for (int c = 1; c < 4; c++)
 		place(e, c, 1, NULL);
