@@ -47,7 +47,14 @@ static bool same_profile(const struct ts_kernel_profile *a, const struct ts_kern
 	       a->fully_busy_smt_busiest == b->fully_busy_smt_busiest &&
 	       a->swb_idle_core == b->swb_idle_core && a->newidle_swb_bail == b->newidle_swb_bail &&
 	       a->newidle_ttwu_pending == b->newidle_ttwu_pending &&
-	       a->prefer_sibling_busiest == b->prefer_sibling_busiest;
+	       a->prefer_sibling_busiest == b->prefer_sibling_busiest && a->tip == b->tip &&
+	       a->idlest_group_by_type == b->idlest_group_by_type &&
+	       a->sd_imbalance_pct == b->sd_imbalance_pct &&
+	       a->sd_busy_factor == b->sd_busy_factor &&
+	       a->busy_interval_offset == b->busy_interval_offset &&
+	       a->group_runnable == b->group_runnable && a->numa_runnable == b->numa_runnable &&
+	       a->migrate_util_queued == b->migrate_util_queued &&
+	       a->llc_spread_tasks == b->llc_spread_tasks;
 }
 
 static void test_profiles(void **state)
@@ -173,6 +180,60 @@ static void test_versions(void **state)
 		struct ts_error err = {0};
 		assert_int_equal(ts_kernel_profile_parse(bad[i], &k, &err), -EINVAL);
 		assert_non_null(strstr(err.msg, "5.4-5.19, 6.0-6.12"));
+	}
+}
+
+/* A tip/sched/core snapshot: v5.6 plus the v5.7 changes committed to tip by that day.
+ * 070f5e860ee2 (group_runnable) and fb86f5b21192 (numa_spare_move) entered on 24 Feb 2020,
+ * c32b4308295a (migrate_util_src) on 20 Mar 2020. */
+static void test_tip_snapshot(void **state)
+{
+	(void)state;
+	struct ts_kernel_profile k = kernel("5.6+tip-2020-03-13"), v56 = kernel("5.6"),
+				 v57 = kernel("5.7");
+	assert_int_equal(k.tip, 20200313);
+	assert_true(k.group_runnable && !k.migrate_util_queued);
+	assert_int_equal(k.numa_imbalance, TS_NUMA_IMB_PAIR_SRC);
+	assert_false(v56.group_runnable || v56.migrate_util_queued);
+	assert_int_equal(v56.numa_imbalance, TS_NUMA_IMB_PAIR_LB);
+	assert_true(v57.group_runnable && v57.migrate_util_queued);
+	/* everything else is v5.6's */
+	k.group_runnable = v56.group_runnable;
+	k.numa_imbalance = v56.numa_imbalance;
+	k.tip = 0;
+	assert_true(same_profile(&k, &v56));
+	/* a day before the first v5.7 commit: v5.6 itself; from 20 March: all of v5.7's */
+	struct ts_kernel_profile before = kernel("v5.6-rc5+tip-2020-02-23");
+	assert_false(before.group_runnable);
+	assert_true(kernel("5.6+tip-2020-03-20").migrate_util_queued);
+	char name[40];
+	ts_kernel_profile_name(&before, name, sizeof(name));
+	assert_string_equal(name, "5.6+tip-2020-02-23");
+	/* the mechanism listing reads the snapshot too */
+	struct ts_kernel_profile snap = kernel("5.6+tip-2020-03-13");
+	struct ts_kernel_mechanism m;
+	bool seen = false;
+	for (int i = 0; ts_kernel_profile_mechanism(&snap, i, &m); i++) {
+		if (strcmp(m.name, "group_runnable") == 0) {
+			assert_non_null(strstr(m.generation, "runnable_avg"));
+			seen = true;
+		}
+	}
+	assert_true(seen);
+	/* a release whose successors' tip dates are not recorded, and bad dates */
+	static const char *const bad[] = {"5.7+tip-2020-03-13",
+					  "6.1+tip-2022-11-01",
+					  "5.6+tip-2020-13-01",
+					  "5.6+tip-2020-03",
+					  "5.6+tip-20200313",
+					  "5.6+tip-2020-03-13x",
+					  "5.6+tip"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct ts_kernel_profile x;
+		struct ts_error err = {0};
+		if (ts_kernel_profile_parse(bad[i], &x, &err) != -EINVAL)
+			fail_msg("'%s' was accepted", bad[i]);
+		assert_non_null(strstr(err.msg, bad[i]));
 	}
 }
 
@@ -524,6 +585,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_profiles),
 		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_tip_snapshot),
 		cmocka_unit_test(test_feature_defaults),
 		cmocka_unit_test(test_tg_layout),
 		cmocka_unit_test(test_take),

@@ -61,6 +61,9 @@ struct change_info {
 	int since; /* V(major, minor) of the first release with it */
 	const char *commit;
 	const char *before, *after;
+	/* YYYYMMDD its commit entered tip/sched/core (the tip-bot mail's CommitterDate); 0:
+	 * not recorded. A tip snapshot needs it for every change of the release it precedes. */
+	int tip;
 };
 
 static const struct change_info changes[NR_CHANGES] = {
@@ -77,13 +80,13 @@ static const struct change_info changes[NR_CHANGES] = {
 			  "an imbalance dropped while the busiest node runs <= 2 tasks"},
 	[NUMA_SPARE_MOVE] = {"numa_spare_move", V(5, 7), "fb86f5b21192",
 			     "task_numa_find_cpu() weighs loads only",
-			     "a move to a node with spare capacity unless it unbalances"},
+			     "a move to a node with spare capacity unless it unbalances", 20200224},
 	[GROUP_RUNNABLE] = {"group_runnable", V(5, 7), "070f5e860ee2",
 			    "groups classified by utilisation and task count",
-			    "also by runnable_avg (time spent waiting)"},
+			    "also by runnable_avg (time spent waiting)", 20200224},
 	[MIGRATE_UTIL_QUEUED] = {"migrate_util_src", V(5, 7), "c32b4308295a",
 				 "the most utilised CPU, even one running a single task",
-				 "the most utilised CPU running more than one task"},
+				 "the most utilised CPU running more than one task", 20200320},
 	[NUMA_BALANCE_DST] = {"numa_spare_count", V(5, 10), "233e7aca4c8a",
 			      "the source node's tasks decide (from v5.7)",
 			      "the destination node's tasks decide"},
@@ -186,9 +189,90 @@ static int version_of(const struct ts_kernel_profile *k)
 	return k->major ? V(k->major, k->minor) : newest;
 }
 
-static bool at(int v, enum change c)
+/* The release after v. */
+static int next_release(int v)
 {
-	return v >= changes[c].since;
+	return v == V(5, 19) ? V(6, 0) : v + 1;
+}
+
+/* Whether kernel v, or with tip (YYYYMMDD, 0 = none) tip/sched/core of that day on top
+ * of v, has change c: every change of v and before, and of the next release those
+ * already in tip that day. */
+static bool at_tip(int v, int tip, enum change c)
+{
+	if (v >= changes[c].since)
+		return true;
+	return tip && changes[c].since == next_release(v) && changes[c].tip &&
+	       changes[c].tip <= tip;
+}
+
+/* Whether every change of the release after v has its tip date recorded. */
+static bool tip_dates_known(int v)
+{
+	int next = next_release(v), n = 0;
+	for (int c = 0; c < NR_CHANGES; c++) {
+		if (changes[c].since != next)
+			continue;
+		if (!changes[c].tip)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+/* The profile of major.minor, with tip (YYYYMMDD, 0 = none) tip/sched/core of that day. */
+static void profile_of(int major, int minor, int tip, struct ts_kernel_profile *out)
+{
+	int v = V(major, minor);
+	*out = (struct ts_kernel_profile){
+		.major = major,
+		.minor = minor,
+		.tip = tip,
+		.fair_pick = at_tip(v, tip, EEVDF) ? TS_FAIR_PICK_EEVDF : TS_FAIR_PICK_CFS,
+		.sis_order = at_tip(v, tip, CLUSTER_SCAN)  ? TS_SIS_ORDER_CLUSTER
+			     : at_tip(v, tip, SMT_PREV)	   ? TS_SIS_ORDER_SMT_PREV
+			     : at_tip(v, tip, MERGED_SCAN) ? TS_SIS_ORDER_MERGED
+							   : TS_SIS_ORDER_SPLIT,
+		.sis_prop = at_tip(v, tip, AGED_IDLE) ? TS_SIS_PROP_AGED : TS_SIS_PROP_AVG_IDLE_512,
+		.sis_counting = at_tip(v, tip, SIS_COUNTING) ? TS_SIS_COUNT_EXAMINED
+							     : TS_SIS_COUNT_SCHEDSTAT16,
+		.scan_after_target = at_tip(v, tip, SCAN_AFTER_TARGET),
+		.recent_used_prev = at_tip(v, tip, RECENT_USED_PREV),
+		.newidle_cost_gate = at_tip(v, tip, NEWIDLE_COST_GATE),
+		.active_balance_task_only = at_tip(v, tip, ACTIVE_BALANCE_TASK),
+		.detach_load_shift = at_tip(v, tip, DETACH_LOAD_SHIFT),
+		.group_runnable = at_tip(v, tip, GROUP_RUNNABLE),
+		.migrate_util_queued = at_tip(v, tip, MIGRATE_UTIL_QUEUED),
+		.llc_spread_tasks = at_tip(v, tip, LLC_SPREAD_TASKS),
+		.numa_runnable = at_tip(v, tip, NUMA_RUNNABLE),
+		.sd_imbalance_pct = at_tip(v, tip, IMBALANCE_PCT_117) ? 117 : 125,
+		.busy_interval_offset = at_tip(v, tip, BUSY_INTERVAL_OFFSET),
+		.sd_busy_factor = at_tip(v, tip, BUSY_FACTOR_16) ? 16 : 32,
+		.detach_util_shift = at_tip(v, tip, DETACH_UTIL_SHIFT),
+		.sibling_imbalance = at_tip(v, tip, SIBLING_IMBALANCE),
+		.smt_balance = at_tip(v, tip, SMT_BALANCE),
+		.fully_busy_smt_busiest = at_tip(v, tip, FULLY_BUSY_SMT),
+		.prefer_sibling_busiest = at_tip(v, tip, PREFER_SIBLING_BUSIEST),
+		.swb_idle_core = at_tip(v, tip, SWB_IDLE_CORE),
+		.newidle_swb_bail = at_tip(v, tip, NEWIDLE_SWB_BAIL),
+		.newidle_ttwu_pending = at_tip(v, tip, NEWIDLE_TTWU_PENDING),
+		.active_lb_flag = at_tip(v, tip, ACTIVE_LB_FLAG),
+		.wakelist_idle = at_tip(v, tip, WAKELIST_IDLE),
+		.idlest_group_by_type = at_tip(v, tip, IDLEST_GROUP_TYPES),
+		.kthread_stack = at_tip(v, tip, KTHREAD_STACK),
+		.scan_cost_sis_prop_only = at_tip(v, tip, SCAN_COST_SIS_PROP),
+		.has_sis_util = at_tip(v, tip, SIS_UTIL),
+		.has_sis_cluster = at_tip(v, tip, CLUSTER_SCAN),
+		.has_tg_load_ratelimit = at_tip(v, tip, TG_LOAD_RATELIMIT),
+		.has_sis_prop = !at_tip(v, tip, SIS_PROP_REMOVED),
+		.numa_imbalance = at_tip(v, tip, NUMA_CONSISTENT)    ? TS_NUMA_IMB_CONSISTENT
+				  : at_tip(v, tip, NUMA_IMB_NR)	     ? TS_NUMA_IMB_LLCS
+				  : at_tip(v, tip, NUMA_QUARTER)     ? TS_NUMA_IMB_QUARTER
+				  : at_tip(v, tip, NUMA_BALANCE_DST) ? TS_NUMA_IMB_PAIR_DST
+				  : at_tip(v, tip, NUMA_SPARE_MOVE)  ? TS_NUMA_IMB_PAIR_SRC
+				  : at_tip(v, tip, NUMA_LB_PAIR)     ? TS_NUMA_IMB_PAIR_LB
+								     : TS_NUMA_IMB_NONE,
+	};
 }
 
 int ts_kernel_profile_for(int major, int minor, struct ts_kernel_profile *out, struct ts_error *err)
@@ -198,55 +282,7 @@ int ts_kernel_profile_for(int major, int minor, struct ts_kernel_profile *out, s
 			err, -EINVAL,
 			"kernel %d.%d is not one of the known versions (" TS_KERNEL_KNOWN ")",
 			major, minor);
-	int v = V(major, minor);
-	*out = (struct ts_kernel_profile){
-		.major = major,
-		.minor = minor,
-		.fair_pick = at(v, EEVDF) ? TS_FAIR_PICK_EEVDF : TS_FAIR_PICK_CFS,
-		.sis_order = at(v, CLUSTER_SCAN)  ? TS_SIS_ORDER_CLUSTER
-			     : at(v, SMT_PREV)	  ? TS_SIS_ORDER_SMT_PREV
-			     : at(v, MERGED_SCAN) ? TS_SIS_ORDER_MERGED
-						  : TS_SIS_ORDER_SPLIT,
-		.sis_prop = at(v, AGED_IDLE) ? TS_SIS_PROP_AGED : TS_SIS_PROP_AVG_IDLE_512,
-		.sis_counting =
-			at(v, SIS_COUNTING) ? TS_SIS_COUNT_EXAMINED : TS_SIS_COUNT_SCHEDSTAT16,
-		.scan_after_target = at(v, SCAN_AFTER_TARGET),
-		.recent_used_prev = at(v, RECENT_USED_PREV),
-		.newidle_cost_gate = at(v, NEWIDLE_COST_GATE),
-		.active_balance_task_only = at(v, ACTIVE_BALANCE_TASK),
-		.detach_load_shift = at(v, DETACH_LOAD_SHIFT),
-		.group_runnable = at(v, GROUP_RUNNABLE),
-		.migrate_util_queued = at(v, MIGRATE_UTIL_QUEUED),
-		.llc_spread_tasks = at(v, LLC_SPREAD_TASKS),
-		.numa_runnable = at(v, NUMA_RUNNABLE),
-		.sd_imbalance_pct = at(v, IMBALANCE_PCT_117) ? 117 : 125,
-		.busy_interval_offset = at(v, BUSY_INTERVAL_OFFSET),
-		.sd_busy_factor = at(v, BUSY_FACTOR_16) ? 16 : 32,
-		.detach_util_shift = at(v, DETACH_UTIL_SHIFT),
-		.sibling_imbalance = at(v, SIBLING_IMBALANCE),
-		.smt_balance = at(v, SMT_BALANCE),
-		.fully_busy_smt_busiest = at(v, FULLY_BUSY_SMT),
-		.prefer_sibling_busiest = at(v, PREFER_SIBLING_BUSIEST),
-		.swb_idle_core = at(v, SWB_IDLE_CORE),
-		.newidle_swb_bail = at(v, NEWIDLE_SWB_BAIL),
-		.newidle_ttwu_pending = at(v, NEWIDLE_TTWU_PENDING),
-		.active_lb_flag = at(v, ACTIVE_LB_FLAG),
-		.wakelist_idle = at(v, WAKELIST_IDLE),
-		.idlest_group_by_type = at(v, IDLEST_GROUP_TYPES),
-		.kthread_stack = at(v, KTHREAD_STACK),
-		.scan_cost_sis_prop_only = at(v, SCAN_COST_SIS_PROP),
-		.has_sis_util = at(v, SIS_UTIL),
-		.has_sis_cluster = at(v, CLUSTER_SCAN),
-		.has_tg_load_ratelimit = at(v, TG_LOAD_RATELIMIT),
-		.has_sis_prop = !at(v, SIS_PROP_REMOVED),
-		.numa_imbalance = at(v, NUMA_CONSISTENT)    ? TS_NUMA_IMB_CONSISTENT
-				  : at(v, NUMA_IMB_NR)	    ? TS_NUMA_IMB_LLCS
-				  : at(v, NUMA_QUARTER)	    ? TS_NUMA_IMB_QUARTER
-				  : at(v, NUMA_BALANCE_DST) ? TS_NUMA_IMB_PAIR_DST
-				  : at(v, NUMA_SPARE_MOVE)  ? TS_NUMA_IMB_PAIR_SRC
-				  : at(v, NUMA_LB_PAIR)	    ? TS_NUMA_IMB_PAIR_LB
-							    : TS_NUMA_IMB_NONE,
-	};
+	profile_of(major, minor, 0, out);
 	return 0;
 }
 
@@ -282,42 +318,59 @@ int ts_kernel_profile_parse(const char *text, struct ts_kernel_profile *out, str
 		ok = (p++, number(&p, &patch));
 	if (ok && strncmp(p, "-rc", 3) == 0)
 		ok = (p += 3, number(&p, &rc));
+	int year = 0, month = 0, day = 0;
+	bool tip = ok && strncmp(p, "+tip-", 5) == 0;
+	if (tip) {
+		p += 5;
+		ok = number(&p, &year) && *p++ == '-' && number(&p, &month) && *p++ == '-' &&
+		     number(&p, &day) && year >= 1991 && month >= 1 && month <= 12 && day >= 1 &&
+		     day <= 31;
+	}
 	if (!ok || *p || !known(major, minor))
 		return ts_error_set(err, -EINVAL,
 				    "'%.40s' is not a known kernel version (known: " TS_KERNEL_KNOWN
-				    "; written as 6.1, v5.15.90 or 6.4-rc5)",
+				    "; written as 6.1, v5.15.90, 6.4-rc5 or 5.6+tip-2020-03-13)",
 				    text ? text : "");
-	return ts_kernel_profile_for(major, minor, out, err);
+	if (tip && !tip_dates_known(V(major, minor)))
+		return ts_error_set(err, -EINVAL,
+				    "'%.40s': no tip/sched/core dates are recorded for the changes "
+				    "that followed v%d.%d, so its tip snapshots are not known",
+				    text, major, minor);
+	profile_of(major, minor, tip ? year * 10000 + month * 100 + day : 0, out);
+	return 0;
 }
 
 struct ts_features ts_kernel_features_default(const struct ts_kernel_profile *k)
 {
 	struct ts_features f = ts_features_default();
-	int v = version_of(k);
+	int v = version_of(k), tip = k->tip;
 	/* SIS_UTIL turned SIS_PROP off when it came in (features.h of v6.0) */
-	if (at(v, SIS_UTIL)) {
+	if (at_tip(v, tip, SIS_UTIL)) {
 		ts_features_clear(&f, TS_FEAT_SIS_PROP);
 		ts_features_set(&f, TS_FEAT_SIS_UTIL);
 	} else {
 		ts_features_set(&f, TS_FEAT_SIS_PROP);
 		ts_features_clear(&f, TS_FEAT_SIS_UTIL);
 	}
-	if (!at(v, CLUSTER_SCAN))
+	if (!at_tip(v, tip, CLUSTER_SCAN))
 		ts_features_clear(&f, TS_FEAT_SIS_CLUSTER);
-	if (!at(v, TG_LOAD_RATELIMIT))
+	if (!at_tip(v, tip, TG_LOAD_RATELIMIT))
 		ts_features_clear(&f, TS_FEAT_TG_LOAD_RATELIMIT);
 	return f;
 }
 
 enum ts_tg_layout ts_kernel_tg_layout(const struct ts_kernel_profile *k)
 {
-	return at(version_of(k), TG_LOAD_AVG_LINE) ? TS_TG_V6_4 : TS_TG_PACKED;
+	return at_tip(version_of(k), k->tip, TG_LOAD_AVG_LINE) ? TS_TG_V6_4 : TS_TG_PACKED;
 }
 
 int ts_kernel_profile_name(const struct ts_kernel_profile *k, char *buf, size_t size)
 {
 	if (!k->major)
 		return snprintf(buf, size, "%s", TS_KERNEL_NEWEST);
+	if (k->tip)
+		return snprintf(buf, size, "%d.%d+tip-%04d-%02d-%02d", k->major, k->minor,
+				k->tip / 10000, k->tip / 100 % 100, k->tip % 100);
 	return snprintf(buf, size, "%d.%d", k->major, k->minor);
 }
 
@@ -353,7 +406,7 @@ bool ts_kernel_profile_mechanism(const struct ts_kernel_profile *k, int i,
 		return false;
 	const struct change_info *c = &changes[i];
 	out->name = c->name;
-	out->generation = version_of(k) >= c->since ? c->after : c->before;
+	out->generation = at_tip(version_of(k), k->tip, (enum change)i) ? c->after : c->before;
 	out->since_major = c->since / 100;
 	out->since_minor = c->since % 100;
 	out->commit = c->commit;

@@ -49,7 +49,8 @@ static const struct ts_val_source sources[] = {
 	       "abort a scan if necessary\" (the SIS_OVERLOAD RFC; its SIS counters are those "
 	       "of \"sched/fair: Track efficiency of select_idle_sibling\" in the same series), "
 	       "linux-kernel list, 20 Mar 2020. 2-socket Broadwell, 80 CPUs, tip/sched/core on "
-	       "v5.6-rc; mmtests hackbench-process-pipes (HACKBENCH_LOOPS=10000, 3 "
+	       "v5.6-rc (\"tip/sched/core as of March 13th\", the cover letter); mmtests "
+	       "hackbench-process-pipes (HACKBENCH_LOOPS=10000, 3 "
 	       "iterations) and tbench"},
 	{"S3", "Deng Pan, \"[PATCH v2] sched/task_group: Re-layout structure to reduce false "
 	       "sharing\", linux-kernel list, 21 Jun 2023, "
@@ -97,11 +98,13 @@ static const struct ts_val_experiment netperf_kp920 = {
 			 "mean trans/s per pair",
 };
 
-/* Kernel 5.6 (S2's tip/sched/core on v5.6-rc): its SIS (select_idle_core() unbudgeted,
- * select_idle_cpu() with the unaged avg_idle/512 SIS_PROP from target, then
- * select_idle_smt(target); the 2020 counters) and its switches: SIS_PROP on, no SIS_UTIL
- * (v6.0) and no cluster scan (v6.7). docs/kernels.md. */
-#define V5_6 "kernel=5.6"
+/* S2's kernel, "tip/sched/core as of March 13th" (the cover letter, Message-ID
+ * <20200320151245.21152-1-mgorman@techsingularity.net>): v5.6's SIS (select_idle_core()
+ * unbudgeted, select_idle_cpu() with the unaged avg_idle/512 SIS_PROP from target, then
+ * select_idle_smt(target); the 2020 counters) and switches (SIS_PROP on, no SIS_UTIL, no
+ * cluster scan), with the v5.7 changes already in tip that day (070f5e860ee2, fb86f5b21192;
+ * not c32b4308295a, of 20 March). docs/kernels.md. */
+#define V5_6 "kernel=5.6+tip-2020-03-13"
 #define V5_6_CONFIGS                                                                               \
 	{                                                                                          \
 		{"baseline", V5_6},                                                                \
@@ -219,16 +222,19 @@ static const struct ts_val_experiment pipe_spr = {
 	"at 112), the woken CPU held in sched_ttwu_pending(); the model's run-queue locks never "  \
 	"contend (docs/workloads.md, 'One pair per CPU')"
 #define NEEDS_V5_6                                                                                 \
-	"runs --kernel 5.6 (v5.6 SIS order, unaged SIS_PROP, the 2020 SIS counting, the CFS "      \
-	"pick) and hackbench's pipe as v5.6 runs it (pipe->mutex, page slots, wake-up rules); "    \
+	"runs --kernel 5.6+tip-2020-03-13 (S2's tip/sched/core: v5.6 SIS order, unaged SIS_PROP, " \
+	"the 2020 SIS counting, the CFS pick, the v5.7 balancer changes tip had then) and "        \
+	"hackbench's pipe as v5.6 runs it (pipe->mutex, page slots, wake-up rules); "              \
 	"100 loops, not mmtests' 10,000: wake-ups per message grow with the loops"
 #define NEEDS_V5_6_TBENCH                                                                          \
-	"runs --kernel 5.6 (v5.6 SIS order, unaged SIS_PROP, the 2020 SIS counting, the CFS "      \
-	"pick); the counters are summed over the six client counts (1-320), each over its "        \
+	"runs --kernel 5.6+tip-2020-03-13 (S2's tip/sched/core: v5.6 SIS order, unaged SIS_PROP, " \
+	"the 2020 SIS counting, the CFS pick, the v5.7 balancer changes tip had then); the "       \
+	"counters are summed over the six client counts (1-320), each over its "                   \
 	"100-ms window after a 50-ms warm-up"
 #define NEEDS_V5_6_LONG                                                                            \
-	"runs --kernel 5.6 (v5.6 SIS order, unaged SIS_PROP, the 2020 SIS counting, the CFS "      \
-	"pick) and hackbench's pipe as v5.6 runs it; 1,000 loops, a tenth of mmtests' 10,000 "     \
+	"runs --kernel 5.6+tip-2020-03-13 (S2's tip/sched/core: v5.6 SIS order, unaged SIS_PROP, " \
+	"the 2020 SIS counting, the CFS pick, the v5.7 balancer changes tip had then) and "        \
+	"hackbench's pipe as v5.6 runs it; 1,000 loops, a tenth of mmtests' 10,000 "               \
 	"(at 100 loops the gains were +1.6 ... +2.8 %)"
 #define NEEDS_RT_GROUP                                                                             \
 	"runs --kernel 6.4, the v6.4 layout with RT_GROUP_SCHED against the re-layout, but "       \
@@ -253,14 +259,14 @@ static const struct ts_val_experiment pipe_spr = {
 	GAIN_ROW("tbench-kp920-n0-gain-" #l, tbench_kp920, l, pub, text, 0, true, __VA_ARGS__)
 #define NETPERF_KP(l, pub, text, ...)                                                              \
 	GAIN_ROW("netperf-kp920-n0-gain-" #l, netperf_kp920, l, pub, text, 0, true, __VA_ARGS__)
-/* The Broadwell tbench baseline's throughput (kernel=5.6) at one client count; the issue
+/* The Broadwell tbench baseline's throughput (S2's kernel) at one client count; the issue
  * gives no band for it */
 #define TBENCH_BDW_BASE(l, pub, text)                                                              \
 	{                                                                                          \
 		.id = "tbench-bdw-baseline-" #l, .role = TS_VAL_VALIDATION, .exp = &tbench_bdw,    \
 		.figure = TS_VAL_VALUE, .a = BASE, .load = (l),                                    \
-		.what = "baseline (kernel=5.6) throughput, client count " #l, .unit = "MB/s",      \
-		.published = (pub), .published_text = text, .source = &sources[1],                 \
+		.what = "baseline (kernel=5.6+tip-2020-03-13) throughput, client count " #l,       \
+		.unit = "MB/s", .published = (pub), .published_text = text, .source = &sources[1], \
 		.band = NO_BAND, .note = TBENCH_BYTES, .quick = true                               \
 	}
 /* SIS_OVERLOAD's Amean gain; the issue's band: positive */

@@ -100,6 +100,12 @@ enum ts_numa_imbalance {
 
 struct ts_kernel_profile {
 	int major, minor; /* the version asked for; 0.0 = newest (ts_kernel_profile_newest) */
+	/* A tip/sched/core snapshot on top of major.minor (YYYYMMDD; 0 = the release): the
+	 * release's mechanisms plus those of the next release whose commits were in tip by
+	 * that day ("5.6+tip-2020-03-13": the kernel published experiments name as "tip/sched/
+	 * core as of March 13th"). Known where every change of the next release has its tip
+	 * date recorded (docs/kernels.md). */
+	int tip;
 	enum ts_fair_pick fair_pick;
 	enum ts_sis_order sis_order;
 	enum ts_sis_prop sis_prop;
@@ -225,8 +231,9 @@ struct ts_kernel_profile {
 /* The newest kernel's profile (what a zeroed ts_sched_config gets). */
 struct ts_kernel_profile ts_kernel_profile_newest(void);
 
-/* Parses "[v]MAJOR.MINOR[.PATCH][-rcN]" (an -rc has the mechanisms of its merge window;
- * the patch level of a stable release changes nothing here). A version outside
+/* Parses "[v]MAJOR.MINOR[.PATCH][-rcN][+tip-YYYY-MM-DD]" (an -rc has the mechanisms of
+ * its merge window; the patch level of a stable release changes nothing here; +tip- names
+ * a tip/sched/core snapshot, struct ts_kernel_profile's tip). A version outside
  * TS_KERNEL_KNOWN, or text of another shape, is -EINVAL with a message that names the text
  * and lists the known versions. */
 int ts_kernel_profile_parse(const char *text, struct ts_kernel_profile *out, struct ts_error *err);
@@ -247,7 +254,8 @@ struct ts_features ts_kernel_features_default(const struct ts_kernel_profile *k)
  * ts_sched_config keeps TS_TG_ALIGNED, as the runtime, which measures real memory, runs. */
 enum ts_tg_layout ts_kernel_tg_layout(const struct ts_kernel_profile *k);
 
-/* "5.6", or TS_KERNEL_NEWEST for the zeroed profile; snprintf semantics. */
+/* "5.6" ("5.6+tip-2020-03-13" for a snapshot), or TS_KERNEL_NEWEST for the zeroed
+ * profile; snprintf semantics. */
 int ts_kernel_profile_name(const struct ts_kernel_profile *k, char *buf, size_t size);
 
 /* Takes every "kernel=VERSION" token (blank- or comma-separated, as feature names are) out
