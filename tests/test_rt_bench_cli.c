@@ -136,17 +136,25 @@ static void test_pingpong_hands_off(void **state)
 	char cmd[96];
 	snprintf(cmd, sizeof(cmd), "\"taskset -c %d perf bench sched pipe -T -l 1000\"", kcpu);
 	assert_non_null(strstr(r.out, cmd));
-	/* 1,100 round trips (100 of warm-up), two wake-ups each, all onto the waker's CPU
-	 * but the first of each task: the two start on different workers, and a task still
-	 * switching out there when its first message comes is woken by its worker, which
-	 * wakes without flags (WAKE_DEFERRED, wake.c); the first receive of each side may
-	 * find its message already there */
+	/* 1,100 round trips (100 of warm-up), at most two wake-ups each, all onto the waker's
+	 * CPU but the first of each task: the two start on different workers, and a task
+	 * still switching out there when its first message comes is woken by its worker, which
+	 * wakes without flags (WAKE_DEFERRED, wake.c). A receive needs no wake-up when it
+	 * finds its message already there: the first of each side, and any made while the two
+	 * tasks sit on different workers (the idle worker's balancing may pull the queued
+	 * wakee: migrations), or a wake-up that finds its task not yet switched out
+	 * (early_wakeups). TSan's slowdown makes those more frequent (2,197 in a CI repeat,
+	 * 2,199 with 0 early in a local one), so the count only has to be nearly all of them;
+	 * the placements below are the hand-off's check. */
 	double wakeups = json_number(r.out, "ttwu_count"),
 	       current = json_number(r.out, "current_cpu"),
-	       same_cpu = json_number(r.out, "same_cpu");
-	print_message("    pingpong: %g wake-ups, %g current_cpu, %g same_cpu\n", wakeups, current,
-		      same_cpu);
-	assert_true(wakeups >= 2 * 1100 - 2 && wakeups <= 2 * 1100);
+	       same_cpu = json_number(r.out, "same_cpu"),
+	       early = json_number(r.out, "early_wakeups"),
+	       migrations = json_number(r.out, "migrations");
+	print_message("    pingpong: %g wake-ups, %g current_cpu, %g same_cpu, %g early, %g "
+		      "migrations\n",
+		      wakeups, current, same_cpu, early, migrations);
+	assert_true(wakeups >= 2 * 1100 * 0.99 && wakeups <= 2 * 1100);
 	assert_true(current >= wakeups - 2 && same_cpu >= wakeups - 2);
 	run_free(&r);
 }
