@@ -61,9 +61,6 @@ struct change_info {
 	int since; /* V(major, minor) of the first release with it */
 	const char *commit;
 	const char *before, *after;
-	/* YYYYMMDD its commit entered tip/sched/core (the tip-bot mail's CommitterDate); 0:
-	 * not recorded. A tip snapshot needs it for every change of the release it precedes. */
-	int tip;
 };
 
 static const struct change_info changes[NR_CHANGES] = {
@@ -80,13 +77,13 @@ static const struct change_info changes[NR_CHANGES] = {
 			  "an imbalance dropped while the busiest node runs <= 2 tasks"},
 	[NUMA_SPARE_MOVE] = {"numa_spare_move", V(5, 7), "fb86f5b21192",
 			     "task_numa_find_cpu() weighs loads only",
-			     "a move to a node with spare capacity unless it unbalances", 20200224},
+			     "a move to a node with spare capacity unless it unbalances"},
 	[GROUP_RUNNABLE] = {"group_runnable", V(5, 7), "070f5e860ee2",
 			    "groups classified by utilisation and task count",
-			    "also by runnable_avg (time spent waiting)", 20200224},
+			    "also by runnable_avg (time spent waiting)"},
 	[MIGRATE_UTIL_QUEUED] = {"migrate_util_src", V(5, 7), "c32b4308295a",
 				 "the most utilised CPU, even one running a single task",
-				 "the most utilised CPU running more than one task", 20200320},
+				 "the most utilised CPU running more than one task"},
 	[NUMA_BALANCE_DST] = {"numa_spare_count", V(5, 10), "233e7aca4c8a",
 			      "the source node's tasks decide (from v5.7)",
 			      "the destination node's tasks decide"},
@@ -176,6 +173,14 @@ static const struct change_info changes[NR_CHANGES] = {
 			       "skip a task whose util >> failures > imbalance"},
 };
 
+/* YYYYMMDD each change's commit entered tip/sched/core (the tip-bot mail's CommitterDate);
+ * 0: not recorded. A tip snapshot needs it for every change of the release it precedes. */
+static const int tip_date[NR_CHANGES] = {
+	[NUMA_SPARE_MOVE] = 20200224,
+	[GROUP_RUNNABLE] = 20200224,
+	[MIGRATE_UTIL_QUEUED] = 20200320,
+};
+
 static const int newest = V(6, 12);
 
 static bool known(int major, int minor)
@@ -202,8 +207,7 @@ static bool at_tip(int v, int tip, enum change c)
 {
 	if (v >= changes[c].since)
 		return true;
-	return tip && changes[c].since == next_release(v) && changes[c].tip &&
-	       changes[c].tip <= tip;
+	return tip && changes[c].since == next_release(v) && tip_date[c] && tip_date[c] <= tip;
 }
 
 /* Whether every change of the release after v has its tip date recorded. */
@@ -213,7 +217,7 @@ static bool tip_dates_known(int v)
 	for (int c = 0; c < NR_CHANGES; c++) {
 		if (changes[c].since != next)
 			continue;
-		if (!changes[c].tip)
+		if (!tip_date[c])
 			return false;
 		n++;
 	}
