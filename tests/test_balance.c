@@ -427,6 +427,25 @@ static void test_busy_interval_generations(void **state)
 	busy_interval("5.4", 256, 125);
 }
 
+/* n tasks stacked on CPU 0 for 60 ms, so that the group of capacity cap holding CPU 0 is
+ * overloaded by runnable_avg but not by utilisation; then CPU `balancer` (idle) balances.
+ * Fails unless expect_left_on_0 tasks stay on CPU 0. */
+static void stacked_pull(const char *version, int n, unsigned long cap, int balancer,
+			 unsigned expect_left_on_0)
+{
+	struct env *e = kernel_env(version);
+	place(e, 0, n, NULL);
+	run_ms(e, 0, 0, 60);
+	unsigned long util = ts_cpu_util(e->s, 0), runnable = ts_cpu_runnable(e->s, 0);
+	assert_true(util * 117 < cap * 100);	 /* not overloaded by utilisation */
+	assert_true(runnable * 100 > cap * 117); /* ... but by runnable_avg */
+	tick_balance(e, balancer);
+	if (nr_on(e, 0) != expect_left_on_0)
+		fail_msg("kernel %s: %u tasks left on CPU 0 (util %lu, runnable %lu), want %u",
+			 version, nr_on(e, 0), util, runnable, expect_left_on_0);
+	env_free(e);
+}
+
 /* Sixty tasks queued on CPU 0 for 60 ms (each tick charged, the pick rotating): node 0's
  * utilisation is one CPU's, its runnable_avg about sixty. CPU 32 (node 1, idle) then
  * balances; node 0 has 60 tasks on 32 CPUs of capacity 32768 in all, and the NUMA level
@@ -438,27 +457,12 @@ static void test_busy_interval_generations(void **state)
  *     group_has_spare, and two has-spare groups under prefer_sibling (the NUMA level's
  *     child, MC, has SD_PREFER_SIBLING) spread running tasks: half the difference,
  *     (60 - 0) >> 1 = 30, moves (migrate_task). */
-static void runnable_classify(const char *version, unsigned expect_left_on_0)
-{
-	struct env *e = kernel_env(version);
-	place(e, 0, 60, NULL);
-	run_ms(e, 0, 0, 60);
-	unsigned long util = ts_cpu_util(e->s, 0), runnable = ts_cpu_runnable(e->s, 0);
-	assert_true(util * 117 < 32768 * 100);	   /* not overloaded by utilisation */
-	assert_true(runnable * 100 > 32768 * 117); /* ... but by runnable_avg */
-	tick_balance(e, 32);
-	if (nr_on(e, 0) != expect_left_on_0)
-		fail_msg("kernel %s: %u tasks left on CPU 0 (util %lu, runnable %lu), want %u",
-			 version, nr_on(e, 0), util, runnable, expect_left_on_0);
-	env_free(e);
-}
-
 static void test_runnable_classify_generations(void **state)
 {
 	(void)state;
-	runnable_classify("6.12", 28);
-	runnable_classify("5.7", 28);
-	runnable_classify("5.6", 30);
+	stacked_pull("6.12", 60, 32768, 32, 28);
+	stacked_pull("5.7", 60, 32768, 32, 28);
+	stacked_pull("5.6", 60, 32768, 32, 30);
 }
 
 /* Seven tasks queued on CPU 0 for 60 ms; CPU 4 (cluster 1, idle) balances, and the MC
@@ -470,28 +474,14 @@ static void test_runnable_classify_generations(void **state)
  *     capacity with utilisation at every level: every queued task moves but the one
  *     switched out at the last tick, still cache hot (task_hot(): 0 < 500 us): 5;
  *   v5.10+: within an LLC the tasks are evened out instead (16b0a7a1a0af): 3 move. */
-static void llc_spread(const char *version, unsigned expect_left_on_0)
-{
-	struct env *e = kernel_env(version);
-	place(e, 0, 7, NULL);
-	run_ms(e, 0, 0, 60);
-	assert_true(ts_cpu_util(e->s, 0) * 117 < 4096 * 100);
-	assert_true(ts_cpu_runnable(e->s, 0) * 100 > 4096 * 117);
-	tick_balance(e, 4);
-	if (nr_on(e, 0) != expect_left_on_0)
-		fail_msg("kernel %s: %u tasks left on CPU 0, want %u", version, nr_on(e, 0),
-			 expect_left_on_0);
-	env_free(e);
-}
-
 static void test_llc_spread_generations(void **state)
 {
 	(void)state;
-	llc_spread("5.6", 4);
-	llc_spread("5.7", 2);
-	llc_spread("5.9", 2);
-	llc_spread("5.10", 4);
-	llc_spread("6.12", 4);
+	stacked_pull("5.6", 7, 4096, 4, 4);
+	stacked_pull("5.7", 7, 4096, 4, 2);
+	stacked_pull("5.9", 7, 4096, 4, 2);
+	stacked_pull("5.10", 7, 4096, 4, 4);
+	stacked_pull("6.12", 7, 4096, 4, 4);
 }
 
 /* Node 0 of Kunpeng 920 overloaded by utilisation: CPUs 1-31 run one task each, CPU 0
