@@ -277,7 +277,8 @@ static void test_sis_util_zero(void **state)
 	env_free(e);
 }
 
-/* SIS_OVERLOAD: a marked LLC is not scanned until target or prev has at most one task. */
+/* SIS_OVERLOAD: a marked LLC is not scanned until target or prev has at most one task; a
+ * scan marks it once what it looked at runs two tasks per CPU. */
 static void test_sis_overload(void **state)
 {
 	(void)state;
@@ -312,28 +313,72 @@ static void test_sis_overload(void **state)
 	assert_true(pl.nr_scanned >= 1);
 	env_free(e);
 
-	/* a failed scan over CPUs running > 2 tasks each marks the LLC */
-	e = env_new("kunpeng920", "NO_SIS_UTIL SIS_OVERLOAD");
-	for (int c = 0; c < 32; c++)
-		for (int k = 0; k < 3; k++)
-			busy(e, c);
-	w = &e->task[1]; /* the first busy task */
+	/* A scan stops and marks the LLC as soon as the CPUs looked at (the fast path's
+	 * target, prev and recent_used_cpu included) run twice as many tasks as there are
+	 * of them. Target 0: the waker and one more. */
+	e = env_new("kunpeng920", "NO_SIS_UTIL SIS_OVERLOAD NO_SIS_CLUSTER");
+	w = busy(e, 0);
+	busy(e, 0);
+	busy(e, 1); /* 1 task */
+	busy(e, 2);
+	busy(e, 2); /* 2 tasks */
 	p = wakee(e, 0, NULL);
 	sds = llc_shared(e, 0);
+	/* 0, 1, 2 looked at: 5 tasks < 2 * 3, go on; 3 is idle */
+	pl = ts_select_task_rq(e->s, p, 0, w, WAKE_SYNC);
+	assert_int_equal(pl.cpu, 3);
+	assert_int_equal(pl.reason, TS_PLACE_LLC_SCAN);
+	assert_int_equal(pl.nr_scanned, 3);
 	assert_int_equal(atomic_load(&sds->overloaded), 0);
+	/* a third task on 2: 6 tasks >= 2 * 3 there, stop before 3 */
+	busy(e, 2);
+	p = wakee(e, 0, NULL);
 	pl = ts_select_task_rq(e->s, p, 0, w, WAKE_SYNC);
 	assert_int_equal(pl.cpu, 0);
-	assert_int_equal(pl.reason, TS_PLACE_TARGET_FALLBACK);
-	assert_int_equal(pl.nr_scanned, 32); /* 1 .. 31, then the target itself */
+	assert_int_equal(pl.reason, TS_PLACE_SCAN_ABORTED);
+	assert_int_equal(pl.nr_scanned, 2);
 	assert_int_equal(atomic_load(&sds->overloaded), 1);
-	/* next wake-up: aborted without a scan */
+	assert_int_equal(R(st(e, 0)->sis_failed), 1);
+	/* marked, target busy: the next wake-up does not scan */
 	pl = ts_select_task_rq(e->s, p, 0, w, WAKE_SYNC);
 	assert_int_equal(pl.reason, TS_PLACE_SCAN_ABORTED);
 	assert_int_equal(pl.nr_scanned, 0);
-	/* NO_SIS_OVERLOAD: the mark is ignored */
+	/* NO_SIS_OVERLOAD: the mark is ignored, 3 is found */
 	ts_features_clear(&e->s->features, TS_FEAT_SIS_OVERLOAD);
 	pl = ts_select_task_rq(e->s, p, 0, w, WAKE_SYNC);
-	assert_int_equal(pl.nr_scanned, 32);
+	assert_int_equal(pl.cpu, 3);
+	assert_int_equal(pl.nr_scanned, 3);
+	env_free(e);
+
+	/* recent_used_cpu counts when the fast path looked at it: in target's LLC and busy */
+	e = env_new("kunpeng920", "NO_SIS_UTIL SIS_OVERLOAD NO_SIS_CLUSTER");
+	w = busy(e, 0); /* target 0: 1 task */
+	busy(e, 1);	/* 1 task */
+	for (int k = 0; k < 3; k++) {
+		busy(e, 5);  /* 3 tasks, same LLC */
+		busy(e, 96); /* 3 tasks, another node */
+	}
+	assert_true(ts_cpus_share_cache(e->s->dom, 0, 5));
+	assert_false(ts_cpus_share_cache(e->s->dom, 0, 96));
+	sds = llc_shared(e, 0);
+	/* 0 and 96: 96 was not looked at; 0, 1: 2 tasks < 2 * 2; 2 is idle */
+	p = wakee(e, 0, NULL);
+	p->recent_used_cpu = 96;
+	pl = ts_select_task_rq(e->s, p, 0, w, WAKE_SYNC);
+	assert_int_equal(pl.cpu, 2);
+	assert_int_equal(atomic_load(&sds->overloaded), 0);
+	/* 0, 5, 1: 5 tasks < 2 * 3; 2 is idle */
+	p = wakee(e, 0, NULL);
+	p->recent_used_cpu = 5;
+	pl = ts_select_task_rq(e->s, p, 0, w, WAKE_SYNC);
+	assert_int_equal(pl.cpu, 2);
+	busy(e, 1); /* 0, 5, 1: 6 tasks >= 2 * 3 */
+	p = wakee(e, 0, NULL);
+	p->recent_used_cpu = 5;
+	pl = ts_select_task_rq(e->s, p, 0, w, WAKE_SYNC);
+	assert_int_equal(pl.reason, TS_PLACE_SCAN_ABORTED);
+	assert_int_equal(pl.nr_scanned, 1);
+	assert_int_equal(atomic_load(&sds->overloaded), 1);
 	env_free(e);
 }
 

@@ -33,7 +33,7 @@
 	F(SIS_UTIL, true, "mainline",                                                              \
 	  "limit the idle-CPU scan to nr_idle_scan CPUs, set from the LLC's summed util")          \
 	F(SIS_OVERLOAD, false, "proposal (Mel Gorman, 2020)",                                      \
-	  "abort the idle-CPU scan of an LLC that a failed scan marked overloaded")                \
+	  "stop an idle-CPU scan at two running tasks per CPU seen; skip the LLC while marked")    \
 	F(SIS_CLUSTER, true, "toposched",                                                          \
 	  "v6.7 cluster-aware select_idle_sibling: target's cluster first; off = pre-v6.7")        \
 	F(WA_IDLE, true, "mainline",                                                               \

@@ -1,7 +1,8 @@
 /* Wake-up placement: select_task_rq_fair() and its fast path select_idle_sibling(), in the
  * order of kernel/sched/fair.c (v6.8 for the structure and the v6.7 cluster-first scan;
- * SIS_PROP as it was before its removal in 984ffb6a4366; SIS_OVERLOAD as Mel Gorman posted
- * it in March 2020); the kernel source is the specification. The generations of older
+ * SIS_PROP as it was before its removal in 984ffb6a4366; SIS_OVERLOAD as Mel Gorman's
+ * February 2020 tree and the review of his March 2020 posting describe it, docs/kernels.md);
+ * the kernel source is the specification. The generations of older
  * kernels (s->kernel, kernel_profile.h; docs/kernels.md) are here too: the split scans of
  * v5.4-v5.11 (select_idle_core(), select_idle_cpu(), select_idle_smt(target)), the merged
  * scan of v5.12, select_idle_smt(prev) from v5.13, the unaged avg_idle/512 of SIS_PROP
@@ -61,6 +62,7 @@ struct sis {
 	bool cluster;	  /* sched_cluster_active && SIS_CLUSTER */
 	bool asym;	  /* sched_asym_cpucap_active() */
 	int counted_only; /* sis_scanned counts without a CPU examined (SCHEDSTAT16) */
+	int recent_busy;  /* recent_used_cpu, examined in step 4 and not idle; else -1 */
 	unsigned long task_util;
 	enum ts_place_reason scan_reason; /* why select_idle_cpu() returned what it did */
 };
@@ -337,14 +339,20 @@ static bool abort_sd_overloaded(struct ts_sched *s, struct ts_sched_domain_share
 
 /* ---- select_idle_cpu (SIS_UTIL, SIS_PROP, SIS_OVERLOAD, the SIS counters) ---- */
 
-enum scan_step { STEP_NEXT, STEP_FOUND, STEP_BUDGET };
+enum scan_step { STEP_NEXT, STEP_FOUND, STEP_BUDGET, STEP_OVERLOADED };
 
 struct scan {
 	int nr;			  /* budget: !--nr stops the scan */
 	bool overload;		  /* SIS_OVERLOAD sampling on */
-	int ov_scanned;		  /* busy CPUs examined */
+	int ov_scanned;		  /* CPUs looked at, the fast targets included */
 	unsigned long ov_running; /* their nr_running */
 };
+
+/* SIS_OVERLOAD: twice as many running tasks as runqueues scanned. */
+static inline bool scan_overloaded(const struct scan *sc)
+{
+	return sc->ov_running >= 2 * (unsigned long)sc->ov_scanned;
+}
 
 /* One CPU of the "no idle core" scan: budget, then __select_idle_cpu(). */
 static enum scan_step scan_cpu(struct sis *c, struct scan *sc, int cpu)
@@ -361,6 +369,8 @@ static enum scan_step scan_cpu(struct sis *c, struct scan *sc, int cpu)
 	if (sc->overload) {
 		sc->ov_scanned++;
 		sc->ov_running += ts_rq_nr_running(c->s, cpu);
+		if (scan_overloaded(sc))
+			return STEP_OVERLOADED;
 	}
 	return STEP_NEXT;
 }
@@ -477,6 +487,17 @@ static int select_idle_cpu(struct sis *c, struct ts_sched_domain *sd, bool has_i
 			goto out;
 		}
 		sc.overload = sds != NULL;
+		/* the CPUs the fast path found busy count as scanned (fast_targets) */
+		sc.ov_scanned = 1;
+		sc.ov_running = ts_rq_nr_running(s, target);
+		if (prev != target && ts_cpus_share_cache(s->dom, prev, target)) {
+			sc.ov_scanned++;
+			sc.ov_running += ts_rq_nr_running(s, prev);
+		}
+		if (c->recent_busy >= 0) {
+			sc.ov_scanned++;
+			sc.ov_running += ts_rq_nr_running(s, c->recent_busy);
+		}
 	}
 
 	enum scan_step r = STEP_NEXT;
@@ -495,7 +516,14 @@ static int select_idle_cpu(struct sis *c, struct ts_sched_domain *sd, bool has_i
 		goto found;
 	if (r == STEP_BUDGET) {
 		budget_out = true;
-		goto overload;
+		goto found;
+	}
+	if (r == STEP_OVERLOADED) {
+		/* set_sd_overloaded(sds, 1): written only on the transition */
+		if (!atomic_load_explicit(&sds->overloaded, memory_order_relaxed))
+			atomic_store_explicit(&sds->overloaded, 1, memory_order_relaxed);
+		c->scan_reason = TS_PLACE_SCAN_ABORTED;
+		goto found;
 	}
 
 	if (has_idle_core) {
@@ -504,12 +532,6 @@ static int select_idle_cpu(struct sis *c, struct ts_sched_domain *sd, bool has_i
 		if (idle_cpu >= 0)
 			c->scan_reason = TS_PLACE_IDLE_THREAD;
 	}
-
-overload:
-	/* SIS_OVERLOAD: most CPUs seen run more than two tasks: mark the LLC. */
-	if (sc.overload && idle_cpu < 0 && sc.ov_scanned &&
-	    sc.ov_running > 2 * (unsigned long)sc.ov_scanned)
-		atomic_store_explicit(&sds->overloaded, 1, memory_order_relaxed);
 
 found:;
 	int n = c->pl->nr_scanned - scanned0;
@@ -738,7 +760,7 @@ select_idle_sibling(struct ts_sched *s, struct ts_task *p, int this_cpu, struct 
 	const struct ts_kernel_profile *k = &s->kernel;
 	bool asym = d->asym_cpucapacity;
 	unsigned long task_util = asym ? p->se.avg.util_avg : 0; /* task_util_est(), simplified */
-	int recent_used_cpu, prev_aff = -1;
+	int recent_used_cpu, prev_aff = -1, recent_busy = -1;
 
 	/* 1. */
 	if (choose_idle_cpu(s, target) && asym_fits_cpu(s, asym, task_util, target)) {
@@ -770,9 +792,10 @@ select_idle_sibling(struct ts_sched *s, struct ts_task *p, int this_cpu, struct 
 	if (k->recent_used_prev)
 		p->recent_used_cpu = prev;
 	if (recent_used_cpu != prev && recent_used_cpu != target) {
-		if (recent_used_cpu >= 0 && recent_used_cpu < s->nr_cpus &&
-		    ts_cpus_share_cache(d, recent_used_cpu, target) &&
-		    choose_idle_cpu(s, recent_used_cpu) && ts_task_allowed(p, recent_used_cpu) &&
+		bool near = recent_used_cpu >= 0 && recent_used_cpu < s->nr_cpus &&
+			    ts_cpus_share_cache(d, recent_used_cpu, target);
+		bool idle = near && choose_idle_cpu(s, recent_used_cpu);
+		if (idle && ts_task_allowed(p, recent_used_cpu) &&
 		    asym_fits_cpu(s, asym, task_util, recent_used_cpu)) {
 			ts_stat_inc(&st->sis_recent_hit);
 			if (!k->recent_used_prev)
@@ -784,6 +807,8 @@ select_idle_sibling(struct ts_sched *s, struct ts_task *p, int this_cpu, struct 
 			}
 		} else {
 			ts_stat_inc(&st->sis_recent_miss);
+			if (near && !idle) /* looked at and busy: SIS_OVERLOAD counts it */
+				recent_busy = recent_used_cpu;
 			recent_used_cpu = -1;
 		}
 	} else {
@@ -805,6 +830,7 @@ select_idle_sibling(struct ts_sched *s, struct ts_task *p, int this_cpu, struct 
 		.cluster = sis_cluster(s),
 		.asym = asym,
 		.task_util = task_util,
+		.recent_busy = recent_busy,
 	};
 	int cpu = select_idle_scan(&c, prev, target, prev_aff, recent_used_cpu);
 	*counted_only = c.counted_only;
