@@ -577,6 +577,19 @@ static void test_cli_kernel(void **state)
 	assert_non_null(strstr(r.out, "avg_idle / 512"));
 	assert_non_null(strstr(r.out, "\nSIS_PROP                on       on "));
 	run_free(&r);
+	/* a snapshot's name in full, in the text heading and in JSON */
+	r = ts_run_cli(
+		dir, (const char *const[]){"features", "--kernel", "5.6+tip-2020-03-13", NULL}, 60);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\nkernel 5.6+tip-2020-03-13:\n"));
+	run_free(&r);
+	r = ts_run_cli(dir,
+		       (const char *const[]){"features", "--kernel", "5.6+tip-2020-03-13",
+					     "--format", "json", NULL},
+		       60);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\"5.6+tip-2020-03-13\""));
+	run_free(&r);
 	ts_tmpdir_remove(dir);
 }
 

@@ -17,7 +17,9 @@ static const char features_help[] =
 	"                   " TS_KERNEL_NEWEST
 	"), and after the switches that kernel's profile: the\n"
 	"                   generation of every mechanism that changed since 5.4, with\n"
-	"                   the release and commit of the change (docs/kernels.md)\n"
+	"                   the release and commit of the change (docs/kernels.md);\n"
+	"                   V+tip-YYYY-MM-DD: release V and the next release's changes\n"
+	"                   in tip/sched/core that day\n"
 	"  --features LIST  applied to the defaults, left to right, as when writing the\n"
 	"                   kernel's /sys/kernel/debug/sched/features: names separated by\n"
 	"                   blanks or commas; NAME turns a feature on, NO_NAME turns it off\n"
@@ -54,7 +56,7 @@ static void print_text(FILE *out, struct ts_features def, struct ts_features f)
 
 static void print_profile_text(FILE *out, const struct ts_kernel_profile *k)
 {
-	char name[16];
+	char name[TS_KERNEL_NAME_SIZE];
 	struct ts_kernel_mechanism m;
 	int name_w = (int)strlen("mechanism"), commit_w = (int)strlen("commit");
 	for (int i = 0; ts_kernel_profile_mechanism(k, i, &m); i++) {
@@ -76,7 +78,7 @@ static void print_profile_text(FILE *out, const struct ts_kernel_profile *k)
 
 static void print_profile_json(struct ts_json_writer *w, const struct ts_kernel_profile *k)
 {
-	char name[16];
+	char name[TS_KERNEL_NAME_SIZE];
 	struct ts_kernel_mechanism m;
 	ts_kernel_profile_name(k, name, sizeof(name));
 	ts_json_key(w, "kernel");

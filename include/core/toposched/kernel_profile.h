@@ -254,6 +254,9 @@ struct ts_features ts_kernel_features_default(const struct ts_kernel_profile *k)
  * ts_sched_config keeps TS_TG_ALIGNED, as the runtime, which measures real memory, runs. */
 enum ts_tg_layout ts_kernel_tg_layout(const struct ts_kernel_profile *k);
 
+/* The size of a buffer that holds any profile's name, "5.19+tip-2022-12-31" included. */
+#define TS_KERNEL_NAME_SIZE 32
+
 /* "5.6" ("5.6+tip-2020-03-13" for a snapshot), or TS_KERNEL_NEWEST for the zeroed
  * profile; snprintf semantics. */
 int ts_kernel_profile_name(const struct ts_kernel_profile *k, char *buf, size_t size);
