@@ -316,7 +316,7 @@ static void test_sis_overload(void **state)
 	/* A scan stops and marks the LLC as soon as the CPUs looked at (the fast path's
 	 * target, prev and recent_used_cpu included) run twice as many tasks as there are
 	 * of them. Target 0: the waker and one more. */
-	e = env_new("kunpeng920", "NO_SIS_UTIL SIS_OVERLOAD NO_SIS_CLUSTER");
+	e = env_new("kunpeng920", "NO_SIS_UTIL SIS_PROP SIS_OVERLOAD NO_SIS_CLUSTER");
 	w = busy(e, 0);
 	busy(e, 0);
 	busy(e, 1); /* 1 task */
@@ -324,13 +324,21 @@ static void test_sis_overload(void **state)
 	busy(e, 2); /* 2 tasks */
 	p = wakee(e, 0, NULL);
 	sds = llc_shared(e, 0);
-	/* 0, 1, 2 looked at: 5 tasks < 2 * 3, go on; 3 is idle */
+	/* SIS_PROP's budget far above the LLC; each CPU examined costs 100 ns */
+	struct ts_sched_domain *llc = e->s->dom->cpu[0].sd_llc;
+	atomic_store(&e->s->rq[0].ro.wake_stamp, e->f.now / e->s->tick_nsec);
+	atomic_store(&e->s->rq[0].ro.wake_avg_idle, 1000000);
+	e->f.scan_ns_per_cpu = 100;
+	llc->avg_scan_cost = 800;
+	/* 0, 1, 2 looked at: 5 tasks < 2 * 3, go on; 3 is idle; the scan is accounted */
 	pl = ts_select_task_rq(e->s, p, 0, w, WAKE_SYNC);
 	assert_int_equal(pl.cpu, 3);
 	assert_int_equal(pl.reason, TS_PLACE_LLC_SCAN);
 	assert_int_equal(pl.nr_scanned, 3);
 	assert_int_equal(atomic_load(&sds->overloaded), 0);
-	/* a third task on 2: 6 tasks >= 2 * 3 there, stop before 3 */
+	assert_int_equal(llc->avg_scan_cost, 800 + (300 - 800) / 8);
+	/* a third task on 2: 6 tasks >= 2 * 3 there, stop before 3, as at the budget's end:
+	 * not accounted */
 	busy(e, 2);
 	p = wakee(e, 0, NULL);
 	pl = ts_select_task_rq(e->s, p, 0, w, WAKE_SYNC);
@@ -338,6 +346,7 @@ static void test_sis_overload(void **state)
 	assert_int_equal(pl.reason, TS_PLACE_SCAN_ABORTED);
 	assert_int_equal(pl.nr_scanned, 2);
 	assert_int_equal(atomic_load(&sds->overloaded), 1);
+	assert_int_equal(llc->avg_scan_cost, 800 + (300 - 800) / 8);
 	assert_int_equal(R(st(e, 0)->sis_failed), 1);
 	/* marked, target busy: the next wake-up does not scan */
 	pl = ts_select_task_rq(e->s, p, 0, w, WAKE_SYNC);

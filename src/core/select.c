@@ -419,7 +419,7 @@ static int select_idle_cpu(struct sis *c, struct ts_sched_domain *sd, bool has_i
 	struct scan sc = {.nr = INT_MAX};
 	int idle_cpu = -1;
 	int scanned0 = c->pl->nr_scanned;
-	bool budget_out = false;
+	bool budget_out = false, cut_short = false;
 	uint64_t t0 = s->ops.clock(s->host);
 
 	c->scan_reason = TS_PLACE_TARGET_FALLBACK;
@@ -515,14 +515,16 @@ static int select_idle_cpu(struct sis *c, struct ts_sched_domain *sd, bool has_i
 	if (r == STEP_FOUND)
 		goto found;
 	if (r == STEP_BUDGET) {
-		budget_out = true;
+		budget_out = cut_short = true;
 		goto found;
 	}
 	if (r == STEP_OVERLOADED) {
-		/* set_sd_overloaded(sds, 1): written only on the transition */
+		/* set_sd_overloaded(sds, 1): written only on the transition; the scan returns
+		 * as at the budget's end */
 		if (!atomic_load_explicit(&sds->overloaded, memory_order_relaxed))
 			atomic_store_explicit(&sds->overloaded, 1, memory_order_relaxed);
 		c->scan_reason = TS_PLACE_SCAN_ABORTED;
+		cut_short = true;
 		goto found;
 	}
 
@@ -538,8 +540,8 @@ found:;
 	uint64_t t = s->ops.scan_time ? s->ops.scan_time(s->host, c->this_cpu, n, t0)
 				      : s->ops.clock(s->host) - t0;
 	/* SIS_PROP: charge the scan against the predicted idle time; a scan cut short by
-	 * the budget is not accounted (the kernel returns before this). */
-	if (this_sd && !budget_out) {
+	 * the budget or by SIS_OVERLOAD is not accounted (the kernel returns before this). */
+	if (this_sd && !cut_short) {
 		if (sis_prop && aged) { /* the scan spends the predicted idle time */
 			uint64_t avg_idle =
 				atomic_load_explicit(&this_ro->wake_avg_idle, memory_order_relaxed);
