@@ -469,6 +469,12 @@ static void test_runnable_classify_generations(void **state)
  * level (the LLC, groups = clusters of capacity 4096, prefer_sibling) decides. Cluster 0:
  * 7 tasks on 4 CPUs, utilisation one CPU's (< 4096 x 100 / 117), runnable_avg about seven
  * (> 4096 x 117 / 100):
+ *   v5.4: prefer_sibling makes cluster 0 group_overloaded (7 > 0 + 1 tasks, the local
+ *     cluster has capacity) and the idle CPU with capacity forces the balance. With l the
+ *     tasks' runnable load, the domain's avg_load is 7l x 1024 / 32768 = 7l/32, cluster
+ *     0's 7l/4, the local one's 0: the imbalance min(7l/4 - 7l/32, 7l/32 - 0) x 4096 /
+ *     1024 = 7l/8 is below a task's load l, and fix_small_imbalance() (7l/4 + l/4 >=
+ *     0 + 2 x l/4) makes it l: one task moves;
  *   v5.6: no runnable_avg, group_has_spare: half the task difference moves, 7 >> 1 = 3;
  *   v5.7-v5.9: group_overloaded (070f5e860ee2), and a has-spare local group fills its
  *     capacity with utilisation at every level: every queued task moves but the one
@@ -477,6 +483,7 @@ static void test_runnable_classify_generations(void **state)
 static void test_llc_spread_generations(void **state)
 {
 	(void)state;
+	stacked_pull("5.4", 7, 4096, 4, 6);
 	stacked_pull("5.6", 7, 4096, 4, 4);
 	stacked_pull("5.7", 7, 4096, 4, 2);
 	stacked_pull("5.9", 7, 4096, 4, 2);

@@ -1,6 +1,7 @@
 /* detach_tasks()'s "too much" tests of each kernel generation (src/core/balance.c,
  * too_much_load() and too_much_util()), by hand from kernel/sched/fair.c:
  *
+ *   load, v5.4: skip while load / 2 > imbalance, whatever the failures
  *   load, v5.5-v5.9 (6cf82d559e1a): skip while load / 2 > imbalance, and only until the
  *         level's failed balances pass cache_nice_tries
  *   load, v5.10+ (5a7f55590467): skip while load >> failures > imbalance
@@ -47,6 +48,9 @@ static void test_load_generations(void **state)
 {
 	(void)state;
 	/* load 1000: half is 500 > 400 */
+	assert_true(load_skipped("5.4", 1000, 0));
+	assert_true(load_skipped("5.4", 1000, 2)); /* never relaxed */
+	assert_false(load_skipped("5.4", 800, 0)); /* 400 is not more */
 	assert_true(load_skipped("5.9", 1000, 0));
 	assert_true(load_skipped("5.9", 1000, 1));   /* 1 failure: not past cache_nice_tries */
 	assert_false(load_skipped("5.9", 1000, 2));  /* relaxed */

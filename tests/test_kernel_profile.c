@@ -49,6 +49,7 @@ static bool same_profile(const struct ts_kernel_profile *a, const struct ts_kern
 	       a->newidle_ttwu_pending == b->newidle_ttwu_pending &&
 	       a->prefer_sibling_busiest == b->prefer_sibling_busiest && a->tip == b->tip &&
 	       a->idlest_group_by_type == b->idlest_group_by_type &&
+	       a->lb_group_types == b->lb_group_types &&
 	       a->sd_imbalance_pct == b->sd_imbalance_pct &&
 	       a->sd_busy_factor == b->sd_busy_factor &&
 	       a->busy_interval_offset == b->busy_interval_offset &&

@@ -170,12 +170,16 @@ static inline unsigned long shr_bound(unsigned long val, unsigned int shift)
 
 /* detach_tasks(): would moving a task of this load exceed the imbalance? The load shifted
  * right by the level's failed balances (5a7f55590467, v5.10); before, half the load, and
- * only until the failures passed cache_nice_tries (6cf82d559e1a, v5.5). */
+ * only until the failures passed cache_nice_tries (6cf82d559e1a, v5.5); in v5.4, half the
+ * load whatever the failures. */
 static bool too_much_load(const struct lb_env *env, unsigned long load)
 {
 	const struct ts_sched_domain *sd = env->sd;
-	if (env->s->kernel.detach_load_shift)
+	const struct ts_kernel_profile *k = &env->s->kernel;
+	if (k->detach_load_shift)
 		return (long)shr_bound(load, sd->nr_balance_failed) > env->imbalance;
+	if (!k->lb_group_types)
+		return (long)(load / 2) > env->imbalance;
 	return (long)(load / 2) > env->imbalance && sd->nr_balance_failed <= sd->cache_nice_tries;
 }
 

@@ -87,6 +87,25 @@ static inline int sgc_imbalance(const struct ts_sched_group_capacity *sgc)
 
 /* ---- statistics and classification ---- */
 
+/* fbq_classify_group() and fbq_classify_rq(): of nr CFS tasks, numa have a preferred node
+ * and pref run on it. */
+static inline enum fbq_type fbq_classify(unsigned int nr, unsigned int numa, unsigned int pref)
+{
+	if (nr > numa)
+		return regular;
+	if (nr > pref)
+		return remote;
+	return all;
+}
+
+static inline enum fbq_type fbq_classify_rq(struct ts_sched *s, int cpu)
+{
+	const struct ts_rq_ro *ro = &s->rq[cpu].ro;
+	return fbq_classify(atomic_load_explicit(&ro->nr_running, memory_order_relaxed),
+			    atomic_load_explicit(&ro->nr_numa_running, memory_order_relaxed),
+			    atomic_load_explicit(&ro->nr_preferred_running, memory_order_relaxed));
+}
+
 /* A group_runnable of 0 (kernels before v5.7, which had no runnable_avg: the sums leave it
  * out) makes both runnable tests false: the v5.5-v5.6 classification. */
 static inline bool group_has_capacity(unsigned int imbalance_pct, const struct sg_lb_stats *sgs)
@@ -132,5 +151,10 @@ static inline enum group_type group_classify(unsigned int imbalance_pct,
  * find_busiest_group() and find_busiest_queue(). */
 struct ts_sched_group *ts_find_busiest_group(struct lb_env *env);
 int ts_find_busiest_queue(struct lb_env *env, const struct ts_sched_group *group);
+
+/* balance_busiest_v5_4.c: the same two of kernels before the v5.5 rework (the profile's
+ * lb_group_types false). */
+struct ts_sched_group *ts_find_busiest_group_v5_4(struct lb_env *env);
+int ts_find_busiest_queue_v5_4(struct lb_env *env, const struct ts_sched_group *group);
 
 #endif

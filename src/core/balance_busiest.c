@@ -123,22 +123,7 @@ static bool update_sd_pick_busiest(struct lb_env *env, struct sd_lb_stats *sds,
 
 static inline enum fbq_type fbq_classify_group(const struct sg_lb_stats *sgs)
 {
-	if (sgs->sum_h_nr_running > sgs->nr_numa_running)
-		return regular;
-	if (sgs->sum_h_nr_running > sgs->nr_preferred_running)
-		return remote;
-	return all;
-}
-
-static inline enum fbq_type fbq_classify_rq(struct ts_sched *s, int cpu)
-{
-	const struct ts_rq_ro *ro = &s->rq[cpu].ro;
-	unsigned int nr = atomic_load_explicit(&ro->nr_running, memory_order_relaxed);
-	if (nr > atomic_load_explicit(&ro->nr_numa_running, memory_order_relaxed))
-		return regular;
-	if (nr > atomic_load_explicit(&ro->nr_preferred_running, memory_order_relaxed))
-		return remote;
-	return all;
+	return fbq_classify(sgs->sum_h_nr_running, sgs->nr_numa_running, sgs->nr_preferred_running);
 }
 
 /* sds->prefer_sibling: the busiest group's flag, which is its child domain's (v6.5,
@@ -284,6 +269,8 @@ static void calculate_imbalance(struct lb_env *env, struct sd_lb_stats *sds)
 /* sched_balance_find_src_group(), once find_busiest_group(). */
 struct ts_sched_group *ts_find_busiest_group(struct lb_env *env)
 {
+	if (!env->s->kernel.lb_group_types)
+		return ts_find_busiest_group_v5_4(env);
 	struct sd_lb_stats sds = {0};
 	sds.busiest_stat.idle_cpus = UINT_MAX;
 	sds.busiest_stat.group_type = group_has_spare;
@@ -340,6 +327,8 @@ out_balanced:
 /* sched_balance_find_src_rq(), once find_busiest_queue(). */
 int ts_find_busiest_queue(struct lb_env *env, const struct ts_sched_group *group)
 {
+	if (!env->s->kernel.lb_group_types)
+		return ts_find_busiest_queue_v5_4(env, group);
 	struct ts_sched *s = env->s;
 	int busiest = -1, i;
 	unsigned long busiest_util = 0, busiest_load = 0, busiest_capacity = 1;

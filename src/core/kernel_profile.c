@@ -13,6 +13,7 @@
 /* The changes, in merge order. */
 enum change {
 	TG_LOAD_AVG_LINE,
+	LB_GROUP_TYPES,
 	IDLEST_GROUP_TYPES,
 	KTHREAD_STACK,
 	NUMA_LB_PAIR,
@@ -68,6 +69,10 @@ static const struct change_info changes[NR_CHANGES] = {
 	[TG_LOAD_AVG_LINE] = {"tg_layout", V(4, 5), "b0367629acf6",
 			      "v4.4: load_avg in the line of se, cfs_rq and shares",
 			      "v6.4: load_avg aligned, rt_se/rt_rq or rcu/list/parent after it"},
+	[LB_GROUP_TYPES] =
+		{"load_balance", V(5, 5), "0b0695f2b34a b0fb1eb4f04a fcf0553db6f4",
+		 "avg_load of runnable_load_avg; imbalance in load; fix_small_imbalance()",
+		 "group types; migrate tasks, util, load_avg or misfit"},
 	[IDLEST_GROUP_TYPES] = {"find_idlest_group", V(5, 5), "57abff067a08",
 				"runnable_load_avg, then load_avg; spare capacity outside fork",
 				"group type, then idle CPUs or load_avg"},
@@ -263,6 +268,7 @@ static void profile_of(int major, int minor, int tip, struct ts_kernel_profile *
 		.active_lb_flag = at_tip(v, tip, ACTIVE_LB_FLAG),
 		.wakelist_idle = at_tip(v, tip, WAKELIST_IDLE),
 		.idlest_group_by_type = at_tip(v, tip, IDLEST_GROUP_TYPES),
+		.lb_group_types = at_tip(v, tip, LB_GROUP_TYPES),
 		.kthread_stack = at_tip(v, tip, KTHREAD_STACK),
 		.scan_cost_sis_prop_only = at_tip(v, tip, SCAN_COST_SIS_PROP),
 		.has_sis_util = at_tip(v, tip, SIS_UTIL),

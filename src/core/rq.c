@@ -35,7 +35,7 @@ void ts_rq_publish(struct ts_sched *s, struct ts_rq *rq)
 	atomic_store_explicit(&rq->ro.load_avg, rq->cfs.avg.load_avg, memory_order_relaxed);
 	atomic_store_explicit(&rq->ro.runnable_avg, rq->cfs.avg.runnable_avg, memory_order_relaxed);
 	atomic_store_explicit(&rq->ro.util_avg, rq->cfs.avg.util_avg, memory_order_relaxed);
-	if (__builtin_expect(!s->kernel.idlest_group_by_type, 0))
+	if (__builtin_expect(ts_kernel_keeps_runnable_load(&s->kernel), 0))
 		atomic_store_explicit(&rq->ro.runnable_load_avg, rq->cfs.runnable_load_avg,
 				      memory_order_relaxed);
 }
@@ -73,7 +73,7 @@ enqueue_entity(struct ts_sched *s, struct ts_rq *rq, struct ts_cfs_rq *cfs,
 		/* The group entity's new weight before it is placed. */
 		update_cfs_group(s, se, now);
 	}
-	if (__builtin_expect(!s->kernel.idlest_group_by_type, 0))
+	if (__builtin_expect(ts_kernel_keeps_runnable_load(&s->kernel), 0))
 		enqueue_runnable_load_avg(cfs, se);
 	eevdf_enqueue_entity(cfs, se, now, flags, s->features);
 	if (cfs->nr_queued == 1 && cfs != &rq->cfs)

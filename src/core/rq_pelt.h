@@ -116,7 +116,7 @@ static inline void dequeue_runnable_load_avg(struct ts_cfs_rq *cfs, struct ts_sc
 /* Whether se's load is in its queue's runnable load now: queued, under the v5.4 profile. */
 static inline bool runnable_load_counted(const struct ts_sched *s, const struct ts_sched_entity *se)
 {
-	return __builtin_expect(!s->kernel.idlest_group_by_type, 0) && se->on_rq;
+	return __builtin_expect(ts_kernel_keeps_runnable_load(&s->kernel), 0) && se->on_rq;
 }
 
 /* update_cfs_rq_load_avg(): fold in the load of tasks that left while we were unlocked,

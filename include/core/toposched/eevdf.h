@@ -180,8 +180,9 @@ struct ts_cfs_rq {
 	/* The CPU's steal clock (struct ts_rq's steal; NULL = none): the host time taken from
 	 * the CPU, which update_curr() does not charge (update_rq_clock_task()). */
 	const uint64_t *steal_clock;
-	/* v5.4's runnable load (kept only where the profile's find_idlest_group() reads it,
-	 * idlest_group_by_type off; else all 0; last, off the hot lines): runnable_weight, the
+	/* v5.4's runnable load (kept only where the profile's find_idlest_group() and load
+	 * balancing read it, ts_kernel_keeps_runnable_load(); else all 0; last, off the hot
+	 * lines): runnable_weight, the
 	 * sum of the queued entities' weights, and avg.runnable_load_sum/_avg, the PELT
 	 * average of the queued entities' load alone -- load_avg without the blocked load of
 	 * sleeping ones. Aged with avg, on its clock (update_cfs_rq_load_avg()). */

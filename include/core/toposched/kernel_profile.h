@@ -135,6 +135,13 @@ struct ts_kernel_profile {
 	 * imbalance that periodic balancing failed to move more than cache_nice_tries + 2
 	 * times in a row, and a pushing balancer doubled its interval. */
 	bool active_balance_task_only;
+	/* load_balance() classifies groups by what has to move (group_has_spare ...
+	 * group_overloaded; migrate_task, _util, _load or _misfit) and weighs load_avg
+	 * (0b0695f2b34a, b0fb1eb4f04a, fcf0553db6f4, v5.5); before, a group was group_other,
+	 * group_imbalanced or group_overloaded, compared by the avg_load of runnable_load_avg,
+	 * every imbalance was load, and fix_small_imbalance() raised one below a task's load
+	 * (src/core/balance_busiest_v5_4.c). */
+	bool lb_group_types;
 	/* detach_tasks() skips a task whose load, shifted right by the level's failed
 	 * balances, exceeds the imbalance (5a7f55590467, v5.10); before, one whose half load
 	 * does while the failures have not passed cache_nice_tries (6cf82d559e1a, v5.5). */
@@ -222,6 +229,13 @@ struct ts_kernel_profile {
 	bool has_sis_util, has_sis_cluster, has_tg_load_ratelimit, has_sis_prop;
 	enum ts_numa_imbalance numa_imbalance;
 };
+
+/* Whether a profile keeps v5.4's runnable_load_avg, which fork placement and load
+ * balancing read before v5.5 (both replaced it then). */
+static inline bool ts_kernel_keeps_runnable_load(const struct ts_kernel_profile *k)
+{
+	return !k->idlest_group_by_type || !k->lb_group_types;
+}
 
 /* "MAJOR.MINOR" of the newest kernel the core follows. */
 #define TS_KERNEL_NEWEST "6.12"
