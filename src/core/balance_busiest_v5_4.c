@@ -54,8 +54,7 @@ static bool group_has_capacity_v5_4(unsigned int imbalance_pct, const struct sg_
 	return sgs->group_capacity * 100 > sgs->group_util * imbalance_pct;
 }
 
-static bool group_is_overloaded_v5_4(unsigned int imbalance_pct,
-				     const struct sg_lb_stats_v5_4 *sgs)
+static bool group_is_overloaded_v5_4(unsigned int imbalance_pct, const struct sg_lb_stats_v5_4 *sgs)
 {
 	if (sgs->sum_nr_running <= sgs->group_weight)
 		return false;
