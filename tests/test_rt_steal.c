@@ -136,6 +136,57 @@ static void test_steal_not_charged(void **state)
 	assert_true(s.charged > 0);
 }
 
+/* The steal of a short window, read from another thread (ts_rt_get_stats() at both
+ * ends, as `toposched run` reads its window): never more than the window's wall time on
+ * the one worker, though the hog takes the worker's CPU in slices of milliseconds and
+ * the worker learns of each at its next tick, which may fall in a later window. Read from
+ * ticks alone, a window of 0.5 ms that held such a tick showed the whole slice's steal. */
+#define WINDOWS	  100
+#define WINDOW_NS 500000ULL
+#define SLACK_NS  100000ULL /* the two clocks of a read are not read at one instant */
+
+static void test_window_steal(void **state)
+{
+	(void)state;
+	unsetenv("TOPOSCHED_RT_STEAL");
+	int cpu = ts_first_allowed_cpu();
+	char list[16];
+	snprintf(list, sizeof(list), "%d", cpu);
+	struct ts_rt_config cfg = {.cpulist = list};
+	assert_int_equal(ts_rt_start(&cfg), 0);
+	struct hog h = {.cpu = cpu};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, hog_main, &h), 0);
+	struct spin sp = {0};
+	ts_task_handle t = ts_spawn(spin_task, &sp, NULL);
+	assert_true(t.id != 0);
+	uint64_t total = 0, worst = 0;
+	for (int i = 0; i < WINDOWS; i++) {
+		struct ts_rt_stats a, b;
+		uint64_t t0 = now_ns();
+		ts_rt_get_stats(&a);
+		while (now_ns() - t0 < WINDOW_NS)
+			;
+		ts_rt_get_stats(&b);
+		uint64_t wall = now_ns() - t0;
+		uint64_t steal = b.steal_ns > a.steal_ns ? b.steal_ns - a.steal_ns : 0;
+		if (steal > wall + SLACK_NS)
+			fail_msg("window %d: %.1f us of steal in %.1f us", i, (double)steal / 1e3,
+				 (double)wall / 1e3);
+		total += steal;
+		if (steal > worst)
+			worst = steal;
+	}
+	assert_int_equal(ts_join(t, NULL), 0);
+	atomic_store(&h.stop, 1);
+	pthread_join(th, NULL);
+	assert_int_equal(ts_rt_stop(), 0);
+	print_message("    %d windows of %.1f ms: steal %.1f ms in all, at most %.1f us in one\n",
+		      WINDOWS, (double)WINDOW_NS / 1e6, (double)total / 1e6, (double)worst / 1e3);
+	/* the hog had some of the CPU in the windows */
+	assert_true(total > 0);
+}
+
 static void test_switched_off(void **state)
 {
 	(void)state;
@@ -152,6 +203,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_steal_not_charged),
+		cmocka_unit_test(test_window_steal),
 		cmocka_unit_test(test_switched_off),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

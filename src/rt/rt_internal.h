@@ -370,10 +370,14 @@ struct rt_worker {
 	pthread_t thread;
 	struct rt_ctx ctx; /* the scheduler loop's context */
 	uint64_t last_tick;
-	/* Steal time (steal.c; only this worker's thread): on, and the wall clock, the
-	 * thread's CPU time and the park count at the last tick. */
+	/* Steal time (steal.c): on, and the wall clock, the thread's CPU time and the park
+	 * count at the last tick, written by this worker's thread only, read by others
+	 * (rt_steal_read()) under steal_seq (odd while they change; 0 before the start);
+	 * cpu_clock is the thread's CPU-time clock for those readers. */
 	bool steal_on;
-	uint64_t steal_wall, steal_cpu, steal_parks;
+	atomic_uint steal_seq;
+	_Atomic uint64_t steal_wall, steal_cpu, steal_parks;
+	clockid_t cpu_clock;
 	/* The clock of a scheduling round or a wake-up (worker.c, enum rt_round_clock): while
 	 * it is RT_CLOCK_ON (rq locked, this thread), the host's clock() returns round_now. */
 	uint64_t round_now;
@@ -502,9 +506,11 @@ static inline uint64_t rt_clock_ns(void)
 /* steal.c: the wall time a worker's thread did not run while it had a task running,
  * passed to the core as steal time at ticks (only the worker's own thread calls these;
  * now is the runtime clock). rt_steal_tick() returns the ns to pass (0: none, or not
- * known). */
+ * known). rt_steal_read(), from any thread: the worker's steal up to now, the stretch
+ * since its last tick included. */
 void rt_steal_start(struct rt_worker *w, uint64_t now);
 uint64_t rt_steal_tick(struct rt_worker *w, uint64_t now);
+uint64_t rt_steal_read(struct rt_worker *w);
 void rt_worker_kick(struct rt_worker *w);		       /* need_resched + unpark (park.c) */
 void rt_worker_park(struct rt_worker *w, uint64_t timeout_ns); /* 0 = no timeout */
 void rt_inbox_push(struct rt_worker *w, struct rt_task *t, int kind);

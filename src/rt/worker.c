@@ -774,7 +774,7 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 		out->parks += ts_stat_read(&w->parks);
 		out->ticks += ts_stat_read(&w->ticks);
 		out->preemptions += ts_stat_read(&w->preemptions);
-		out->steal_ns += ts_stat_read(&w->steal_ns);
+		out->steal_ns += rt_steal_read(w);
 		out->numa_scans += ts_stat_read(&w->numa_scans);
 		out->numa_searches += ts_stat_read(&w->numa_searches);
 		out->numa_faults += ts_stat_read(&w->numa_faults);

@@ -679,12 +679,10 @@ static int collect(struct rx_run *run, const struct rx_counts *end, struct run_r
 	const struct rx_counts *a = &run->at_start;
 	out->wakeups = end->wakeups - a->wakeups;
 	out->migrations = end->migrations - a->migrations;
-	out->steal_s = (double)(end->steal_ns - a->steal_ns) / 1e9;
-	/* Workers add their steal at ticks, each tick the stretch since their last one, so
-	 * the first tick in the window can bring up to a tick interval from before it: a
-	 * short window's figure is held to the window's CPU time. */
-	if (out->steal_s > out->seconds * out->nr_cpus)
-		out->steal_s = out->seconds * out->nr_cpus;
+	/* Both ends include each worker's stretch since its last tick (ts_rt_get_stats()); a
+	 * stretch dropped for a park after the start's read can leave the end below it. */
+	out->steal_s =
+		end->steal_ns > a->steal_ns ? (double)(end->steal_ns - a->steal_ns) / 1e9 : 0;
 	for (int i = 0; i < TS_PLACE_NR; i++)
 		out->reasons[i] = end->reasons[i] - a->reasons[i];
 	for (int i = 0; i < TS_REL_NR; i++)

@@ -145,7 +145,8 @@ struct ts_rt_stats {
 				       * moved, blocked or ran through the stop timeout) */
 	uint64_t steal_ns;	      /* ns in which a worker had a task running and its thread
 				       * did not run, not charged to the task (steal time;
-				       * docs/runtime.md) */
+				       * docs/runtime.md), up to the call: the stretch since
+				       * each worker's last tick included */
 };
 TS_API void ts_rt_get_stats(struct ts_rt_stats *out);
 
