@@ -222,6 +222,61 @@ static void test_runnable_load_avg_follows_the_queue(void **state)
 	env_destroy(&e);
 }
 
+/* v5.4's calc_group_runnable(): a group entity's runnable weight is its shares scaled by
+ * the share of its queue's load that is queued, max(runnable_load_avg, runnable_weight)
+ * over max(load_avg, load.weight), within [MIN_SHARES, shares]. Two nice-0 tasks of group
+ * "app" (shares 1024, all its load on CPU 4, so the entity's weight is 1024) run 20 ms on
+ * CPU 4: everything is queued and the runnable weight is the weight. Then one sleeps and
+ * the other runs 20 ms on: the group's queue has runnable weight 1024 and a load_avg with
+ * the sleeper's decaying blocked load (y^20 ~ 0.65 of it), so the entity's runnable weight
+ * is 1024 x 1024 / (the runner's load + that), about 1024 / 1.65 ~ 620, and the root
+ * queue's runnable weight, the entity's alone, with it. Before, the core took it as 1024. */
+static void test_v5_4_group_runnable(void **state)
+{
+	(void)state;
+	struct env e;
+	env_kernel(&e, "kunpeng920", "5.4");
+	struct ts_task_group *tg = NULL;
+	struct ts_error err = {0};
+	assert_int_equal(ts_sched_group_create(e.s, NULL, "app", 1024, &tg, &err), 0);
+	for (int i = 0; i < 2; i++) {
+		struct ts_task *p = env_task(&e, 0, NULL, 4);
+		assert_int_equal(ts_task_set_group(e.s, p, tg), 0);
+		fake_run_on(e.s, &e.f, p, 4);
+	}
+	struct ts_rq *rq = ts_cpu_rq(e.s, 4);
+	struct ts_cfs_rq *g = ts_tg_cfs_rq(tg, 4);
+	struct ts_sched_entity *se = ts_tg_se(tg, 4);
+	for (int ms = 0; ms < 40; ms++) {
+		if (ms == 20) {
+			assert_int_equal(se->load.weight, 1024);
+			assert_int_equal(g->owner_runnable_weight, 1024);
+			assert_int_equal(rq->cfs.runnable_weight, 1024);
+			sleep_curr(&e, 4);
+		}
+		e.f.now += MS;
+		fake_lock(&e.f, 4);
+		ts_sched_tick(e.s, 4);
+		if (ms < 20)
+			ts_schedule(e.s, 4);
+		fake_unlock(&e.f, 4);
+	}
+	unsigned long shares = se->load.weight;
+	unsigned long load = g->avg.load_avg > g->load.weight ? g->avg.load_avg : g->load.weight;
+	unsigned long runnable = g->runnable_load_avg > g->runnable_weight ? g->runnable_load_avg
+									   : g->runnable_weight;
+	assert_int_equal(shares, 1024);
+	assert_int_equal(g->runnable_weight, 1024);
+	assert_true(load > 1024 + 1024 / 2); /* the sleeper's blocked load */
+	assert_int_equal(g->owner_runnable_weight, runnable * shares / load);
+	assert_true(g->owner_runnable_weight > 1024 / 2 && g->owner_runnable_weight < 1024 * 3 / 4);
+	assert_int_equal(rq->cfs.runnable_weight, g->owner_runnable_weight);
+	print_message("    group queue: load_avg %lu, runnable_load_avg %lu; entity runnable "
+		      "weight %lu of %lu\n",
+		      g->avg.load_avg, g->runnable_load_avg, g->owner_runnable_weight, shares);
+	env_destroy(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_v5_4_blocked_load_decides_between_close_groups),
 		cmocka_unit_test(test_v5_4_exec_weighs_spare_capacity),
 		cmocka_unit_test(test_runnable_load_avg_follows_the_queue),
+		cmocka_unit_test(test_v5_4_group_runnable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -319,6 +319,7 @@ int ts_tg_create(struct ts_task_group *parent, const char *name, unsigned long s
 		tc->se.load.weight = TS_NICE_0_LOAD; /* update_load_set(&se->load, NICE_0_LOAD) */
 		tc->se.load.inv_weight = 0;
 		tc->se.my_q = &tc->cfs;
+		tc->cfs.owner_runnable_weight = tc->se.load.weight; /* v5.4: runnable_weight */
 		tc->se.cfs_rq = parent->hot.ro.cfs_rq[c];
 		tc->cfs.steal_clock = tc->se.cfs_rq->steal_clock;
 		tc->se.parent = ts_tg_se(parent, c);

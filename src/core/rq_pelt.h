@@ -91,26 +91,62 @@ static inline void update_runnable_load_avg(struct ts_cfs_rq *cfs, uint64_t now)
 	cfs->runnable_load_sum = sa.load_sum;
 }
 
+/* v5.4's se_runnable(): a task's runnable weight is its weight; a group entity's is
+ * calc_group_runnable()'s, kept in the queue it owns. */
+static inline unsigned long se_runnable_v5_4(const struct ts_sched_entity *se)
+{
+	return se->my_q ? se->my_q->owner_runnable_weight : se->load.weight;
+}
+
+/* v5.4's se->avg.runnable_load_avg: runnable x runnable_load_sum / divider, the entity's
+ * runnable_load_sum being its load_sum (both accrue while it is queued); for a task, its
+ * load_avg. */
+static inline unsigned long se_runnable_load_avg(const struct ts_sched_entity *se,
+						 unsigned long runnable)
+{
+	if (runnable == se->load.weight)
+		return se->avg.load_avg;
+	return (unsigned long)(runnable * se->avg.load_sum / ts_pelt_divider(&se->avg));
+}
+
 /* v5.4's enqueue_runnable_load_avg() / dequeue_runnable_load_avg(): a queued entity's
- * load counts in its queue's runnable load. A task's runnable weight is its weight (its
- * runnable_load_sum is its load_sum); a group entity's is taken as its weight too, where
- * v5.4's calc_group_runnable() scaled it by the share of its group's load that is queued.
- * A queued entity's weight changes only between a dequeue and an enqueue of its runnable
- * load (update_cfs_group() below), so the dequeue takes off what the enqueue added. */
+ * runnable load counts in its queue's. A queued entity's runnable weight changes only
+ * between a dequeue and an enqueue of its runnable load (update_cfs_group() below), so the
+ * dequeue takes off what the enqueue added, as the PELT averages allow. */
 static inline void enqueue_runnable_load_avg(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
 {
-	cfs->runnable_weight += se->load.weight;
-	cfs->runnable_load_avg += se->avg.load_avg;
-	cfs->runnable_load_sum += se->load.weight * se->avg.load_sum;
+	unsigned long runnable = se_runnable_v5_4(se);
+	cfs->runnable_weight += runnable;
+	cfs->runnable_load_avg += se_runnable_load_avg(se, runnable);
+	cfs->runnable_load_sum += runnable * se->avg.load_sum;
 }
 
 static inline void dequeue_runnable_load_avg(struct ts_cfs_rq *cfs, struct ts_sched_entity *se)
 {
-	unsigned long avg = se->avg.load_avg;
-	uint64_t sum = se->load.weight * se->avg.load_sum;
-	cfs->runnable_weight -= se->load.weight;
+	unsigned long runnable = se_runnable_v5_4(se);
+	unsigned long avg = se_runnable_load_avg(se, runnable);
+	uint64_t sum = runnable * se->avg.load_sum;
+	cfs->runnable_weight -= runnable;
 	cfs->runnable_load_avg = cfs->runnable_load_avg > avg ? cfs->runnable_load_avg - avg : 0;
 	cfs->runnable_load_sum = cfs->runnable_load_sum > sum ? cfs->runnable_load_sum - sum : 0;
+}
+
+/* v5.4's calc_group_runnable(): the group entity's shares scaled by the share of its
+ * queue's load that is queued, max(runnable_load_avg, runnable_weight) over max(load_avg,
+ * load.weight), held within [MIN_SHARES, shares]. */
+static inline unsigned long calc_group_runnable(const struct ts_cfs_rq *gcfs, unsigned long shares)
+{
+	unsigned long load_avg =
+		gcfs->avg.load_avg > gcfs->load.weight ? gcfs->avg.load_avg : gcfs->load.weight;
+	unsigned long runnable = gcfs->runnable_load_avg > gcfs->runnable_weight
+					 ? gcfs->runnable_load_avg
+					 : gcfs->runnable_weight;
+	runnable *= shares;
+	if (load_avg)
+		runnable /= load_avg;
+	if (runnable < TS_MIN_SHARES)
+		return TS_MIN_SHARES;
+	return runnable < shares ? runnable : shares;
 }
 
 /* Whether se's load is in its queue's runnable load now: queued, under the v5.4 profile. */
@@ -239,6 +275,8 @@ static inline void update_cfs_group(struct ts_sched *s, struct ts_sched_entity *
 	if (counted)
 		dequeue_runnable_load_avg(se->cfs_rq, se);
 	ts_update_cfs_group(gcfs->tg, gcfs->cpu, now, s->features);
+	if (__builtin_expect(ts_kernel_keeps_runnable_load(&s->kernel), 0))
+		gcfs->owner_runnable_weight = calc_group_runnable(gcfs, se->load.weight);
 	if (counted)
 		enqueue_runnable_load_avg(se->cfs_rq, se);
 }

@@ -182,13 +182,16 @@ struct ts_cfs_rq {
 	const uint64_t *steal_clock;
 	/* v5.4's runnable load (kept only where the profile's find_idlest_group() and load
 	 * balancing read it, ts_kernel_keeps_runnable_load(); else all 0; last, off the hot
-	 * lines): runnable_weight, the
-	 * sum of the queued entities' weights, and avg.runnable_load_sum/_avg, the PELT
-	 * average of the queued entities' load alone -- load_avg without the blocked load of
-	 * sleeping ones. Aged with avg, on its clock (update_cfs_rq_load_avg()). */
+	 * lines): runnable_weight, the sum of the queued entities' runnable weights, and
+	 * avg.runnable_load_sum/_avg, the PELT average of the queued entities' load alone --
+	 * load_avg without the blocked load of sleeping ones. Aged with avg, on its clock
+	 * (update_cfs_rq_load_avg()). owner_runnable_weight: v5.4's se->runnable_weight of
+	 * the group entity that owns this queue, calc_group_runnable() (the group's weight
+	 * scaled by the share of its load that is queued; a task's is its weight). */
 	unsigned long runnable_weight;
 	uint64_t runnable_load_sum;
 	unsigned long runnable_load_avg;
+	unsigned long owner_runnable_weight;
 };
 
 /* Result of update_curr(). */
