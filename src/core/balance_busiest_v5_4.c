@@ -117,7 +117,8 @@ static bool update_sd_pick_busiest(struct lb_env *env, struct sd_lb_stats_v5_4 *
 		return false;
 	if (sgs->avg_load <= busiest->avg_load)
 		return false;
-	if ((env->sd->flags & TS_SD_ASYM_CPUCAPACITY) && sgs->sum_nr_running <= sgs->group_weight &&
+	if ((env->sd->flags & TS_SD_ASYM_CPUCAPACITY) && sds->local &&
+	    sgs->sum_nr_running <= sgs->group_weight &&
 	    sds->local->sgc->min_capacity * 1280 < sg->sgc->min_capacity * 1024)
 		return false;
 	return true; /* no SD_ASYM_PACKING in the core */
