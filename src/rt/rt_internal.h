@@ -375,7 +375,7 @@ struct rt_worker {
 	 * (rt_steal_read()) under steal_seq (odd while they change; 0 before the start);
 	 * cpu_clock is the thread's CPU-time clock for those readers. */
 	bool steal_on;
-	atomic_uint steal_seq;
+	_Atomic uint64_t steal_seq;
 	_Atomic uint64_t steal_wall, steal_cpu, steal_parks;
 	clockid_t cpu_clock;
 	/* The clock of a scheduling round or a wake-up (worker.c, enum rt_round_clock): while

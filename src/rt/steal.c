@@ -36,7 +36,7 @@ static uint64_t clock_ns(clockid_t c)
 static void steal_write(struct rt_worker *w, uint64_t wall, uint64_t cpu, uint64_t parks,
 			uint64_t steal)
 {
-	unsigned int seq = atomic_load_explicit(&w->steal_seq, memory_order_relaxed);
+	uint64_t seq = atomic_load_explicit(&w->steal_seq, memory_order_relaxed);
 	atomic_store_explicit(&w->steal_seq, seq + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&w->steal_wall, wall, memory_order_relaxed);
@@ -77,12 +77,15 @@ uint64_t rt_steal_tick(struct rt_worker *w, uint64_t now)
 
 uint64_t rt_steal_read(struct rt_worker *w)
 {
-	unsigned int seq;
-	uint64_t done, wall, ran, parks;
+	uint64_t seq, done = 0, wall = 0, ran = 0, parks = 0;
 	do {
 		seq = atomic_load_explicit(&w->steal_seq, memory_order_acquire);
 		if (!seq) /* not started */
 			return 0;
+		if (seq & 1) { /* the worker is writing */
+			cpu_relax();
+			continue;
+		}
 		done = ts_stat_read(&w->steal_ns);
 		wall = atomic_load_explicit(&w->steal_wall, memory_order_relaxed);
 		ran = atomic_load_explicit(&w->steal_cpu, memory_order_relaxed);
