@@ -289,7 +289,8 @@ struct ts_sched_group *ts_find_busiest_group_v5_4(struct lb_env *env)
 	/* There is no busy sibling group to pull tasks from */
 	if (!sds.busiest || busiest->sum_nr_running == 0)
 		goto out_balanced;
-	/* XXX broken for overlapping NUMA groups */
+	/* The domain's average load; the kernel's own comment here notes that it is wrong
+	 * for overlapping NUMA groups, whose CPUs count more than once: kept as v5.4 has it. */
 	sds.avg_load = (TS_CAPACITY_SCALE * sds.total_load) / sds.total_capacity;
 	/* Affinity made the group-wide figures meaningless. */
 	if (busiest->group_type == group_imbalanced_v5_4)
