@@ -241,21 +241,37 @@ static void test_push_for_spare_capacity_by_kernel(void **state)
 	push_for_spare_capacity("5.6", true);
 }
 
-/* The migrate_task push above on v5.12, before 23fb06d9602b (v5.13): queueing it sets the
+/* The migrate_task push on v5.12, before 23fb06d9602b (v5.13): queueing it sets the
  * level's nr_balance_failed to cache_nice_tries + 1 (2 here, not the 4 failures counted),
  * so the next balances may move cache-hot tasks; the interval is reset (an even spread of
- * tasks is the v5.12 case that pushes, as from then on). */
+ * tasks is the v5.12 case that pushes, as from then on). v5.12 has no CLS level
+ * (778c558f49a2, v5.16), so Kunpeng's LLC would have single CPUs for groups, which no
+ * single running task unbalances; the same imbalance between the LLC's groups is two tasks
+ * running on the two SMT siblings of Broadwell's core 0 (CPUs 0 and 40) while core 1 idles,
+ * found by CPU 1's MC level (prefer_sibling: 2 > 0 + 1 tasks, half the difference, 1, to
+ * move; nothing movable). */
 static void test_push_forces_hot_moves_before_v5_13(void **state)
 {
 	(void)state;
 	struct env e;
 	struct ts_host_ops ops = stop_ops_of_fake();
 	struct ts_sched_config cfg = {.kernel = kernel("5.12")};
-	open_two_running_on(&e, &ops, &cfg);
-	struct ts_sched_domain *llc = llc_of(&e, 4);
-	for (int i = 0; i < 4; i++)
-		balance_cpu4(&e);
+	memset(stops, 0, sizeof(stops));
+	env_open(&e, preset("broadwell-2s"), "", &cfg, &ops, ENV_MAX_TASKS);
+	e.f.now = 1000 * MS;
+	fake_run_on(e.s, &e.f, env_task(&e, 0, NULL, 0), 0);
+	fake_run_on(e.s, &e.f, env_task(&e, 0, NULL, 40), 40);
+	e.f.now += MS;
+	struct ts_sched_domain *llc = e.s->dom->cpu[1].sd_llc;
+	assert_int_equal(llc->span_weight, 40);
+	assert_int_equal(llc->cache_nice_tries, 1);
+	for (int i = 0; i < 4; i++) {
+		e.f.now += 100 * MS;
+		ts_balance_tick(e.s, 1);
+		assert_int_equal(e.f.lock_errors, 0);
+	}
 	assert_int_equal(stops[0], 1);
+	assert_int_equal(e.s->rq[0].push_cpu, 1);
 	assert_int_equal(llc->nr_balance_failed, llc->cache_nice_tries + 1);
 	assert_int_equal(llc->balance_interval, llc->min_interval);
 	env_destroy(&e);

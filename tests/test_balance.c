@@ -393,11 +393,15 @@ static void test_interval_grows_and_resets(void **state)
 	env_free(e);
 }
 
-/* A busy CPU's balance interval per era: CPU 1 runs one task, its cluster's interval goes
- * from 4 to 8 ms at the balance (nothing to move), and the next balance comes after
- * 8 x busy_factor jiffies: 8 x 16 - 1 = 127 from v5.10 (6e7499135db7, e4d32e4d5444),
- * 8 x 32 = 256 before. The levels above keep their own longer intervals. */
-static void busy_interval(const char *version, uint64_t expect_ms, unsigned numa_pct)
+/* A busy CPU's balance interval per era: CPU 1 runs one task, its lowest level's interval
+ * doubles at the balance (nothing to move), and the next balance comes after that interval
+ * x busy_factor jiffies, less one from v5.10 (6e7499135db7 made busy_factor 16,
+ * e4d32e4d5444 took the jiffy off; 32 before). The lowest level is the cluster (4 -> 8 ms)
+ * from v5.16, which built the CLS level (778c558f49a2); before, the LLC (MC, 32 CPUs:
+ * 32 -> 64 ms). So 8 x 16 - 1 = 127 from v5.16, 64 x 16 - 1 = 1023 in v5.10-v5.15,
+ * 64 x 32 = 2048 before. The levels above keep their own longer intervals. */
+static void busy_interval(const char *version, uint64_t expect_ms, unsigned busy_factor,
+			  unsigned numa_pct)
 {
 	struct env *e = kernel_env(version);
 	e->f.now = 5000 * MS; /* every level due, the NUMA ones' 128 x 32 ms included */
@@ -412,7 +416,7 @@ static void busy_interval(const char *version, uint64_t expect_ms, unsigned numa
 	struct ts_sched_domain *sd;
 	ts_for_each_domain(e->s->dom, 1, sd)
 	{
-		assert_int_equal(sd->busy_factor, expect_ms == 127 ? 16 : 32);
+		assert_int_equal(sd->busy_factor, busy_factor);
 		assert_int_equal(sd->imbalance_pct, sd->flags & TS_SD_SHARE_LLC ? 117 : numa_pct);
 	}
 	env_free(e);
@@ -421,19 +425,25 @@ static void busy_interval(const char *version, uint64_t expect_ms, unsigned numa
 static void test_busy_interval_generations(void **state)
 {
 	(void)state;
-	busy_interval("6.12", 127, 117);
-	busy_interval("5.10", 127, 117);
-	busy_interval("5.9", 256, 125);
-	busy_interval("5.4", 256, 125);
+	busy_interval("6.12", 127, 16, 117);
+	busy_interval("5.16", 127, 16, 117);
+	busy_interval("5.15", 1023, 16, 117);
+	busy_interval("5.10", 1023, 16, 117);
+	busy_interval("5.9", 2048, 32, 125);
+	busy_interval("5.4", 2048, 32, 125);
 }
 
 /* n tasks stacked on CPU 0 for 60 ms, so that the group of capacity cap holding CPU 0 is
  * overloaded by runnable_avg but not by utilisation; then CPU `balancer` (idle) balances.
  * Fails unless expect_left_on_0 tasks stay on CPU 0. */
-static void stacked_pull(const char *version, int n, unsigned long cap, int balancer,
-			 unsigned expect_left_on_0)
+static void stacked_pull_on(const char *machine, const char *version, int n, unsigned long cap,
+			    int balancer, unsigned expect_left_on_0)
 {
-	struct env *e = kernel_env(version);
+	struct ts_sched_config cfg = {.kernel = kernel(version)};
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_start(e, preset(machine), "", &cfg);
+	e->f.now = 1000 * MS;
 	place(e, 0, n, NULL);
 	run_ms(e, 0, 0, 60);
 	unsigned long util = ts_cpu_util(e->s, 0), runnable = ts_cpu_runnable(e->s, 0);
@@ -441,9 +451,16 @@ static void stacked_pull(const char *version, int n, unsigned long cap, int bala
 	assert_true(runnable * 100 > cap * 117); /* ... but by runnable_avg */
 	tick_balance(e, balancer);
 	if (nr_on(e, 0) != expect_left_on_0)
-		fail_msg("kernel %s: %u tasks left on CPU 0 (util %lu, runnable %lu), want %u",
-			 version, nr_on(e, 0), util, runnable, expect_left_on_0);
+		fail_msg("%s, kernel %s: %u tasks left on CPU 0 (util %lu, runnable %lu), want %u",
+			 machine, version, nr_on(e, 0), util, runnable, expect_left_on_0);
 	env_free(e);
+}
+
+/* stacked_pull_on() Kunpeng 920 */
+static void stacked_pull(const char *version, int n, unsigned long cap, int balancer,
+			 unsigned expect_left_on_0)
+{
+	stacked_pull_on("kunpeng920", version, n, cap, balancer, expect_left_on_0);
 }
 
 /* Sixty tasks queued on CPU 0 for 60 ms (each tick charged, the pick rotating): node 0's
@@ -465,30 +482,53 @@ static void test_runnable_classify_generations(void **state)
 	stacked_pull("5.6", 60, 32768, 32, 30);
 }
 
-/* Seven tasks queued on CPU 0 for 60 ms; CPU 4 (cluster 1, idle) balances, and the MC
- * level (the LLC, groups = clusters of capacity 4096, prefer_sibling) decides. Cluster 0:
- * 7 tasks on 4 CPUs, utilisation one CPU's (< 4096 x 100 / 117), runnable_avg about seven
- * (> 4096 x 117 / 100):
- *   v5.4: prefer_sibling makes cluster 0 group_overloaded (7 > 0 + 1 tasks, the local
- *     cluster has capacity) and the idle CPU with capacity forces the balance. With l the
- *     tasks' runnable load, the domain's avg_load is 7l x 1024 / 32768 = 7l/32, cluster
- *     0's 7l/4, the local one's 0: the imbalance min(7l/4 - 7l/32, 7l/32 - 0) x 4096 /
- *     1024 = 7l/8 is below a task's load l, and fix_small_imbalance() (7l/4 + l/4 >=
- *     0 + 2 x l/4) makes it l: one task moves;
- *   v5.6: no runnable_avg, group_has_spare: half the task difference moves, 7 >> 1 = 3;
- *   v5.7-v5.9: group_overloaded (070f5e860ee2), and a has-spare local group fills its
- *     capacity with utilisation at every level: every queued task moves but the one
- *     switched out at the last tick, still cache hot (task_hot(): 0 < 500 us): 5;
- *   v5.10+: within an LLC the tasks are evened out instead (16b0a7a1a0af): 3 move. */
+/* Seven tasks queued on CPU 0 for 60 ms; CPU 4 (idle) balances, and the MC level (the LLC,
+ * 32 CPUs) decides. Its groups are single CPUs (capacity 1024) before v5.16, the clusters
+ * (capacity 4096, prefer_sibling from the CLS level below) from v5.16 (778c558f49a2). CPU
+ * 0 (or cluster 0): 7 tasks, utilisation one CPU's (733 x 117 < 1024 x 100), runnable_avg
+ * about seven (> 4096 x 117 / 100):
+ *   v5.4: CPU 0 is group_other (it has capacity by utilisation; MC has no child, so no
+ *     prefer_sibling), and for an idle CPU v5.4's find_busiest_group() leaves a busiest
+ *     that is not overloaded alone while local->idle_cpus 1 <= busiest->idle_cpus 0 + 1:
+ *     nothing moves at MC, and CPU 4, not node 0's first idle CPU, does not balance the
+ *     levels above (should_we_balance()): 7 stay;
+ *   v5.6: group_has_spare (no runnable_avg); the rework (v5.5) applies the idle-CPU test
+ *     only to a busiest of more than one CPU, and a one-CPU busiest gives half the task
+ *     difference: 7 >> 1 = 3 move;
+ *   v5.7-v5.9: group_overloaded by runnable_avg (070f5e860ee2), and a has-spare local
+ *     group fills its capacity with utilisation at every level: every queued task moves
+ *     but the one switched out at the last tick, still cache hot (task_hot(): 0 < 500 us):
+ *     5;
+ *   v5.10+: within an LLC the tasks are evened out instead (16b0a7a1a0af): half the
+ *     difference, of a one-CPU busiest, or from v5.16 of the clusters under
+ *     prefer_sibling: 3 move. */
 static void test_llc_spread_generations(void **state)
 {
 	(void)state;
-	stacked_pull("5.4", 7, 4096, 4, 6);
-	stacked_pull("5.6", 7, 4096, 4, 4);
-	stacked_pull("5.7", 7, 4096, 4, 2);
-	stacked_pull("5.9", 7, 4096, 4, 2);
-	stacked_pull("5.10", 7, 4096, 4, 4);
+	stacked_pull("5.4", 7, 1024, 4, 7);
+	stacked_pull("5.6", 7, 1024, 4, 4);
+	stacked_pull("5.7", 7, 1024, 4, 2);
+	stacked_pull("5.9", 7, 1024, 4, 2);
+	stacked_pull("5.10", 7, 1024, 4, 4);
+	stacked_pull("5.15", 7, 1024, 4, 4);
+	stacked_pull("5.16", 7, 4096, 4, 4);
 	stacked_pull("6.12", 7, 4096, 4, 4);
+}
+
+/* The same seven tasks on Broadwell's CPU 0, CPU 1 (core 1, idle) balancing: the MC level's
+ * groups are SMT cores (capacity 2048) and its child, SMT, prefers siblings.
+ *   v5.4: core 0 runs 7 > 0 + 1 tasks beside a local group with capacity, so prefer_sibling
+ *     makes it group_overloaded, and an idle CPU with capacity forces the balance. With l
+ *     a task's runnable load: core 0's avg_load 7l x 1024 / 2048 = 7l/2, the domain's
+ *     7l/40, the local 0; the imbalance min(7l/2 - 7l/40, 7l/40 - 0) x 2048 / 1024 = 7l/20
+ *     is below a task's load, and fix_small_imbalance() (7l/2 + l/2 >= 0 + 2 x l/2) makes
+ *     it l: one task moves;
+ *   v5.6: two has-spare groups under prefer_sibling: half the task difference, 3. */
+static void test_small_imbalance_generations(void **state)
+{
+	(void)state;
+	stacked_pull_on("broadwell-2s", "5.4", 7, 2048, 1, 6);
+	stacked_pull_on("broadwell-2s", "5.6", 7, 2048, 1, 4);
 }
 
 /* Node 0 of Kunpeng 920 overloaded by utilisation: CPUs 1-31 run one task each, CPU 0
@@ -880,7 +920,9 @@ static void test_find_dst_cpu_numa_imbalance(void **state)
  * the running tasks' difference decides: up to v6.5 busiest->sum_nr_running 6 >
  * local 4 + 1 and nr_diff = 2, halved: 1 task comes to CPU 4; from v6.6 (7ff1693236f5)
  * sibling_imbalance() counts only for an idle CPU, and a busy one leaves a busiest group
- * that is not overloaded alone. */
+ * that is not overloaded alone. Before v5.16 there is no CLS level: MC's groups are single
+ * CPUs and, MC having no child, nothing prefers siblings; the busiest, CPU 0, is not
+ * overloaded, so busy CPU 4 leaves it alone too. */
 static void busy_sibling_pull(const char *version, unsigned int expect_on_4)
 {
 	struct env *e = kernel_env(version);
@@ -905,7 +947,8 @@ static void test_busy_sibling_generations(void **state)
 	busy_sibling_pull("6.12", 1);
 	busy_sibling_pull("6.6", 1);
 	busy_sibling_pull("6.5", 2);
-	busy_sibling_pull("5.15", 2);
+	busy_sibling_pull("5.16", 2);
+	busy_sibling_pull("5.15", 1);
 }
 
 /* A wake-up listed for the newly idle CPU while its walk runs: the host sets the CPU's
@@ -921,19 +964,28 @@ static uint64_t pass_then_pending(void *h, int cpu, uint64_t t0)
 	return 7000;
 }
 
-/* CPU 5 goes newly idle with 8 tasks on CPU 0: its cluster (first level) has nothing to
- * pull, the LLC (second) would pull one. A wake-up listed for CPU 5 after the first pass:
- * v5.12 ignores it and pulls at the LLC; v5.13 (9c9f520a1467) stops the walk before the
- * LLC (the walk's own test, up to v5.19); from v6.0 (792b9f65a568) the LLC's pass starts
- * and should_we_balance() bails out of it (its lb_count counts the pass). A wake-up
+/* Broadwell-2s (SMT cores, so a two-level walk below the LLC in every era): CPU 5 goes
+ * newly idle with 8 tasks on CPU 0; its SMT core (first level: its sibling 45 idles) has
+ * nothing to pull, the LLC (second) would pull one. A wake-up listed for CPU 5 after the
+ * first pass: v5.12 ignores it and pulls at the LLC; v5.13 (9c9f520a1467) stops the walk
+ * before the LLC (the walk's own test, up to v5.19); from v6.0 (792b9f65a568) the LLC's pass
+ * starts and should_we_balance() bails out of it (its lb_count counts the pass). A wake-up
  * pending when the CPU goes idle: v5.12 walks and pulls, v5.13 does not start. */
 static void newidle_pending(const char *version, bool at_start, unsigned expect_on_0,
 			    uint64_t expect_llc_passes)
 {
 	struct ts_host_ops ops = fake_ops;
 	ops.newidle_time = pass_then_pending;
-	struct env *e = newidle_env_on(version, &ops);
-	struct ts_sched_domain *mc = env_domain_of_span(e, 5, 32);
+	struct ts_sched_config cfg = {.kernel = kernel(version)};
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_open(e, preset("broadwell-2s"), "", &cfg, &ops, ENV_MAX_TASKS);
+	e->f.now = 1000 * MS;
+	place(e, 0, 8, NULL);
+	place(e, 5, 1, NULL);
+	assert_int_equal(e->s->dom->cpu[5].sd->span_weight, 2);
+	struct ts_sched_domain *mc = env_domain_of_span(e, 5, 40);
+	assert_ptr_equal(mc, e->s->dom->cpu[5].sd->parent);
 	pending_sched = e->s;
 	pending_cpu = at_start ? -1 : 5;
 	if (at_start)
@@ -980,6 +1032,7 @@ int main(void)
 		cmocka_unit_test(test_busy_interval_generations),
 		cmocka_unit_test(test_runnable_classify_generations),
 		cmocka_unit_test(test_llc_spread_generations),
+		cmocka_unit_test(test_small_imbalance_generations),
 		cmocka_unit_test(test_migrate_util_src_generations),
 		cmocka_unit_test(test_sis_util_table),
 		cmocka_unit_test(test_sis_util_from_balance),

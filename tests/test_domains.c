@@ -205,6 +205,49 @@ static void test_kunpeng920(void **state)
 	ts_topology_free(t);
 }
 
+/* Before v5.16 (no CONFIG_SCHED_CLUSTER: 778c558f49a2, 66558b730f25) the LLC's MC level is
+ * the lowest on Kunpeng 920, its groups single CPUs; the NUMA levels are unchanged. On a
+ * machine whose clusters are its cores or its LLC (Broadwell) nothing changes. */
+static void test_no_cluster_level_before_v5_16(void **state)
+{
+	(void)state;
+	struct ts_topology *t = preset("kunpeng920");
+	struct ts_error err = {0};
+	struct ts_domains *d = NULL;
+	assert_int_equal(ts_domains_build_config(t, NULL, false, &d, &err), 0);
+	const char *levels[] = {"MC", "NUMA", "NUMA", "NUMA"};
+	const char *spans0[] = {"0-31", "0-63", "0-95", "0-127"};
+	expect_chain(d, 0, 4, levels, spans0);
+	check_invariants(d);
+	assert_false(d->cluster_active);
+	const struct ts_sched_domain *mc = d->cpu[5].sd;
+	assert_int_equal(mc->nr_groups, 32);
+	assert_int_equal(mc->groups[0]->group_weight, 1);
+	assert_true(mc->flags & TS_SD_PREFER_SIBLING);
+	assert_int_equal(mc->min_interval, 32);
+	assert_int_equal(d->cpu[5].sd_share_id, d->cpu[5].sd_llc_id);
+	assert_int_equal(domain_at(d, 5, 1)->imb_numa_nr, 4);
+	ts_domains_free(d);
+	ts_topology_free(t);
+
+	t = preset("broadwell-2s");
+	struct ts_domains *with = build(t);
+	assert_int_equal(ts_domains_build_config(t, NULL, false, &d, &err), 0);
+	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
+		const struct ts_sched_domain *a = with->cpu[cpu].sd, *b = d->cpu[cpu].sd;
+		for (; a && b; a = a->parent, b = b->parent) {
+			assert_string_equal(a->name, b->name);
+			assert_string_equal(str(a->span), str(b->span));
+			assert_int_equal(a->flags, b->flags);
+			assert_int_equal(a->nr_groups, b->nr_groups);
+		}
+		assert_true(!a && !b);
+	}
+	ts_domains_free(with);
+	ts_domains_free(d);
+	ts_topology_free(t);
+}
+
 static void test_kunpeng920_48_chain(void **state)
 {
 	(void)state;
@@ -526,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_single_cpu_and_smt_only),
 		cmocka_unit_test(test_asym_capacity),
 		cmocka_unit_test(test_cpu_map_subset),
+		cmocka_unit_test(test_no_cluster_level_before_v5_16),
 		cmocka_unit_test(test_every_preset_is_consistent),
 		cmocka_unit_test(test_xml_round_trip_gives_same_domains),
 		cmocka_unit_test(test_flags_format),

@@ -2,17 +2,19 @@
  * runnable load it reads (cfs_rq->avg.runnable_load_avg of v5.4: the PELT load of the
  * queued entities only), by hand from kernel/sched/fair.c of v5.4.
  *
- * Kunpeng 920, node 0 (8 clusters of 4 CPUs, capacity 1024 each); the MC level (32 CPUs,
- * groups = clusters, capacity 4096) decides. imbalance_pct 117 (an LLC):
+ * Broadwell-2s, node 0 (20 SMT cores, CPUs c and c + 40, capacity 1024 each): the MC level
+ * (40 CPUs, groups = cores, capacity 2048) decides, in every era (v5.4 has no CLS level,
+ * and Broadwell's clusters would be its LLC). imbalance_pct 117 (an LLC):
  * imbalance = 1024 x 17 / 100 = 174, imbalance_scale = 100 + 17 / 2 = 108. A new task's
  * load_avg is its weight (init_entity_runnable_average()): 1024 at nice 0, 15 at nice 19.
- * Broadwell-2s (2 nodes of 40 CPUs) for the NUMA level.
+ * The NUMA level (2 nodes of 40 CPUs) for exec and fork across nodes.
  *
- * Below the chosen cluster the walk goes on at the CLS level of the CPU picked there (the
- * cluster's first idle CPU), whose groups are single CPUs: with every load 0 there, the
- * first other CPU is "idlest" and neither final test keeps the local one (0 > 0 + 174 is
- * false; 0 < 0 + 174 holds but 100 x 0 < 108 x 0 does not), so v5.4 moves the child one
- * idle CPU on: the second idle CPU of an idle cluster. */
+ * Below the chosen core the walk goes on at the SMT level of the CPU picked there (the
+ * core's first idle CPU), whose groups are single CPUs: imbalance_pct 110, so imbalance
+ * 102 and imbalance_scale 105; with every load 0 there, the sibling is "idlest" and
+ * neither final test keeps the local one (0 > 0 + 102 is false; 0 < 0 + 102 holds but
+ * 100 x 0 < 105 x 0 does not), so v5.4 moves the child to the sibling: the second idle
+ * CPU of an idle core. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -66,64 +68,69 @@ static int fork_from_cpu0(struct env *e, const struct ts_cpumask *allowed, struc
 	return pl.cpu;
 }
 
-/* The parent (nice 0) runs on CPU 0; two nice-19 tasks run on CPUs 4 and 5 (cluster 1),
- * one nice-0 task on CPU 8 (cluster 2); the child may use clusters 0-2 only.
- *   v5.4: runnable loads per capacity: local 1024 x 1024 / 4096 = 256, cluster 1
- *     2 x 15 x 1024 / 4096 = 7, cluster 2 256. Cluster 1 is the idlest (first, and cluster
- *     2 is not lower by the imbalance); 7 + 174 < 256, so the child leaves for it: its
- *     first idle CPU is 6, and at the CLS level CPU 7 (load 0, first after 6) beats 6.
- *   v5.5: cluster 1 has 2 idle CPUs, clusters 0 and 2 three each: the idlest remote group
- *     is cluster 2 and the local one has as many idle CPUs, so the child stays in cluster 0
- *     (CPUs 1-3). */
+/* The parent (nice 0) runs on CPU 0; two nice-19 tasks run on core 1 (CPUs 1 and 41), one
+ * nice-0 task on CPU 2 (core 2); the child may use cores 0-2 only.
+ *   v5.4: runnable loads per capacity: local 1024 x 1024 / 2048 = 512, core 1
+ *     2 x 15 x 1024 / 2048 = 15, core 2 512. Core 1 is the idlest (first, and core 2 is not
+ *     lower by the imbalance); 15 + 174 < 512, so the child leaves for it, though both its
+ *     CPUs are busy: no idle CPU, so the one of least runnable load, the first (CPU 1,
+ *     15); at the SMT level its sibling's 15 is no lower by 102 and the local 15 is lower
+ *     than 105/100 of it: CPU 1 stays, beside the nice-19 task.
+ *   v5.5: core 1 has no idle CPU, cores 0 and 2 one each: the idlest remote group is core 2
+ *     and the local one has as many idle CPUs, so the child stays in core 0: CPU 40. */
 static void test_v5_4_weighs_runnable_load_not_idle_cpus(void **state)
 {
 	(void)state;
 	static const struct {
 		const char *v;
-		int lo, hi;
-	} cases[] = {{"5.4", 7, 7}, {"5.5", 1, 3}, {"6.12", 1, 3}};
+		int cpu;
+	} cases[] = {{"5.4", 1}, {"5.5", 40}, {"6.12", 40}};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct env e;
-		env_kernel(&e, "kunpeng920", cases[i].v);
-		struct ts_cpumask *clusters012 = cpus(&e, 0, 11);
-		struct ts_task *parent = busy(&e, 0, 0, clusters012);
-		busy(&e, 4, 19, NULL);
-		busy(&e, 5, 19, NULL);
-		busy(&e, 8, 0, NULL);
+		env_kernel(&e, "broadwell-2s", cases[i].v);
+		struct ts_cpumask *cores012 = cpus(&e, 0, 2);
+		for (int c = 40; c <= 42; c++)
+			ts_cpumask_set(cores012, c);
+		struct ts_task *parent = busy(&e, 0, 0, cores012);
+		busy(&e, 1, 19, NULL);
+		busy(&e, 41, 19, NULL);
+		busy(&e, 2, 0, NULL);
 		if (!e.s->kernel.idlest_group_by_type) {
 			assert_int_equal(ts_cpu_runnable_load(e.s, 0), 1024);
-			assert_int_equal(ts_cpu_runnable_load(e.s, 4), 15);
+			assert_int_equal(ts_cpu_runnable_load(e.s, 41), 15);
 		}
-		int cpu = fork_from_cpu0(&e, clusters012, parent);
-		if (cpu < cases[i].lo || cpu > cases[i].hi)
-			fail_msg("kernel %s: the child went to CPU %d, not %d-%d", cases[i].v, cpu,
-				 cases[i].lo, cases[i].hi);
-		ts_cpumask_free(clusters012);
+		int cpu = fork_from_cpu0(&e, cores012, parent);
+		if (cpu != cases[i].cpu)
+			fail_msg("kernel %s: the child went to CPU %d, not %d", cases[i].v, cpu,
+				 cases[i].cpu);
+		ts_cpumask_free(cores012);
 		env_destroy(&e);
 	}
 }
 
 /* Between remote groups of close runnable loads v5.4 takes the one of lower load_avg,
- * blocked load included. A task ran on CPU 4 (cluster 1) and sleeps: cluster 1's runnable
- * load is 0 but its load_avg 1024 x 1024 / 4096 = 256. Cluster 1 is the first idlest
- * (runnable 0, load 256), cluster 2 has runnable 0 < 0 + 174 and 100 x 256 > 108 x 0: the
- * child goes to cluster 2, CPU 8, then at the CLS level to CPU 9. Without the sleeper
- * cluster 1 wins, CPU 4, then 5. */
+ * blocked load included. A task ran on CPU 1 (core 1) and sleeps: core 1's runnable load
+ * is 0 but its load_avg 1024 x 1024 / 2048 = 512. Core 1 is the first idlest (runnable 0,
+ * load 512), core 2 has runnable 0 < 0 + 174 and 100 x 512 > 108 x 0: the child goes to
+ * core 2, CPU 2, then at the SMT level to CPU 42. Without the sleeper core 1 wins, CPU 1,
+ * then 41. */
 static void test_v5_4_blocked_load_decides_between_close_groups(void **state)
 {
 	(void)state;
 	for (int with_sleeper = 0; with_sleeper <= 1; with_sleeper++) {
 		struct env e;
-		env_kernel(&e, "kunpeng920", "5.4");
-		struct ts_cpumask *node0 = cpus(&e, 0, 31);
+		env_kernel(&e, "broadwell-2s", "5.4");
+		struct ts_cpumask *node0 = cpus(&e, 0, 19);
+		for (int c = 40; c <= 59; c++)
+			ts_cpumask_set(node0, c);
 		struct ts_task *parent = busy(&e, 0, 0, node0);
 		if (with_sleeper) {
-			busy(&e, 4, 0, node0);
-			sleep_curr(&e, 4);
-			assert_int_equal(ts_cpu_runnable_load(e.s, 4), 0);
-			assert_int_equal(ts_cpu_load(e.s, 4), 1024);
+			busy(&e, 1, 0, node0);
+			sleep_curr(&e, 1);
+			assert_int_equal(ts_cpu_runnable_load(e.s, 1), 0);
+			assert_int_equal(ts_cpu_load(e.s, 1), 1024);
 		}
-		assert_int_equal(fork_from_cpu0(&e, node0, parent), with_sleeper ? 9 : 5);
+		assert_int_equal(fork_from_cpu0(&e, node0, parent), with_sleeper ? 42 : 41);
 		ts_cpumask_free(node0);
 		env_destroy(&e);
 	}

@@ -35,8 +35,8 @@ static bool same_profile(const struct ts_kernel_profile *a, const struct ts_kern
 	       a->recent_used_prev == b->recent_used_prev && a->kthread_stack == b->kthread_stack &&
 	       a->scan_cost_sis_prop_only == b->scan_cost_sis_prop_only &&
 	       a->newidle_cost_gate == b->newidle_cost_gate &&
-	       a->wakelist_idle == b->wakelist_idle && a->has_sis_util == b->has_sis_util &&
-	       a->has_sis_cluster == b->has_sis_cluster &&
+	       a->sched_cluster == b->sched_cluster && a->wakelist_idle == b->wakelist_idle &&
+	       a->has_sis_util == b->has_sis_util && a->has_sis_cluster == b->has_sis_cluster &&
 	       a->has_tg_load_ratelimit == b->has_tg_load_ratelimit &&
 	       a->has_sis_prop == b->has_sis_prop && a->numa_imbalance == b->numa_imbalance &&
 	       a->active_balance_task_only == b->active_balance_task_only &&
@@ -116,6 +116,9 @@ static void test_profiles(void **state)
 	assert_true(k.recent_used_prev);
 	assert_false(k.newidle_cost_gate);
 	assert_true(kernel("5.16").newidle_cost_gate);
+	assert_false(k.sched_cluster);
+	assert_true(kernel("5.16").sched_cluster);
+	assert_true(ts_kernel_profile_newest().sched_cluster);
 	assert_false(k.has_sis_util);
 	assert_int_equal(k.fair_pick, TS_FAIR_PICK_CFS);
 

@@ -217,7 +217,7 @@ static int spans_by_id(struct builder *b, struct tl *l, const int *id_of, int nr
 	return rc;
 }
 
-static int build_topology_levels(struct builder *b)
+static int build_topology_levels(struct builder *b, bool sched_cluster)
 {
 	const struct ts_topology *t = b->t;
 	struct ts_numa_levels *nl = &b->d->numa;
@@ -250,15 +250,18 @@ static int build_topology_levels(struct builder *b)
 			l->name = base[i].name;
 			l->flags = base[i].flags;
 			l->numa_level = -1;
-			int nr_ids = i == 0   ? t->nr_cores
-				     : i == 1 ? t->nr_clusters
-				     : i == 2 ? t->nr_llcs
-					      : t->nr_nodes;
+			/* Without CONFIG_SCHED_CLUSTER there is no CLS entry in the table:
+			 * spanning the SMT core, it degenerates into SMT as no level at all. */
+			bool cls = i == 1 && sched_cluster;
+			int nr_ids = i <= 1 && !cls ? t->nr_cores
+				     : cls	    ? t->nr_clusters
+				     : i == 2	    ? t->nr_llcs
+						    : t->nr_nodes;
 			for (int c = 0; c < n; c++)
-				ids[c] = i == 0	  ? t->cpu[c].core
-					 : i == 1 ? t->cpu[c].cluster
-					 : i == 2 ? t->cpu[c].llc
-						  : t->cpu[c].node;
+				ids[c] = i <= 1 && !cls ? t->cpu[c].core
+					 : cls		? t->cpu[c].cluster
+					 : i == 2	? t->cpu[c].llc
+							: t->cpu[c].node;
 			rc = spans_by_id(b, l, ids, nr_ids);
 			continue;
 		}
@@ -558,7 +561,7 @@ static void builder_destroy(struct builder *b)
 		ts_cpumask_free(b->cap_span[i]);
 }
 
-static int build(struct builder *b, const struct ts_cpumask *cpu_map_in)
+static int build(struct builder *b, const struct ts_cpumask *cpu_map_in, bool sched_cluster)
 {
 	struct ts_domains *d = b->d;
 	const struct ts_topology *t = b->t;
@@ -576,7 +579,7 @@ static int build(struct builder *b, const struct ts_cpumask *cpu_map_in)
 		ts_cpumask_fill(d->cpu_map);
 	if ((rc = ts_intern_into(b, d->cpu_map, &b->cpu_map)))
 		return rc;
-	if ((rc = build_topology_levels(b)))
+	if ((rc = build_topology_levels(b, sched_cluster)))
 		return rc;
 	size_t cells = (size_t)b->nr_tl * (size_t)n;
 	b->sd_of = calloc(cells, sizeof(*b->sd_of));
@@ -635,6 +638,12 @@ static int build(struct builder *b, const struct ts_cpumask *cpu_map_in)
 int ts_domains_build(const struct ts_topology *t, const struct ts_cpumask *cpu_map,
 		     struct ts_domains **out, struct ts_error *err)
 {
+	return ts_domains_build_config(t, cpu_map, true, out, err);
+}
+
+int ts_domains_build_config(const struct ts_topology *t, const struct ts_cpumask *cpu_map,
+			    bool sched_cluster, struct ts_domains **out, struct ts_error *err)
+{
 	*out = NULL;
 	if (cpu_map && (cpu_map->nr_cpus != t->nr_cpus || ts_cpumask_empty(cpu_map)))
 		return ts_error_set(
@@ -648,7 +657,7 @@ int ts_domains_build(const struct ts_topology *t, const struct ts_cpumask *cpu_m
 	struct builder b;
 	int rc = builder_init(&b, d, t);
 	if (rc == 0)
-		rc = build(&b, cpu_map);
+		rc = build(&b, cpu_map, sched_cluster);
 	/* Groups and capacities live in the builder's arena; hand it to the result. */
 	d->group_blocks = (struct ts_sched_group **)b.arena.blocks;
 	d->nr_group_blocks = b.arena.nr_blocks;

@@ -71,7 +71,8 @@ int ts_sched_create(const struct ts_topology *topo, struct ts_features features,
 	s->tick_nsec = TS_TICK_NSEC((uint64_t)s->hz);
 	s->kernel = cfg && cfg->kernel.major ? cfg->kernel : ts_kernel_profile_newest();
 	s->fair_pick = s->kernel.fair_pick;
-	int rc = ts_domains_build(topo, cfg ? cfg->cpu_map : NULL, &s->dom, err);
+	int rc = ts_domains_build_config(topo, cfg ? cfg->cpu_map : NULL, s->kernel.sched_cluster,
+					 &s->dom, err);
 	if (rc) {
 		free(s);
 		return rc;

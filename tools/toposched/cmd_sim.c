@@ -805,13 +805,15 @@ static int dump_groups(const struct sim_setup *s)
 	return cli_flush_stdout("sim");
 }
 
-/* The default comparison is NO_SIS_CLUSTER against SIS_CLUSTER: on a machine whose domains
- * have no CLS level (sched_cluster_active false) both run the same scheduler. */
+/* The default comparison is NO_SIS_CLUSTER against SIS_CLUSTER: where the domains have no
+ * CLS level (sched_cluster_active false: a machine without clusters, or a kernel before
+ * v5.16) both run the same scheduler. */
 static void warn_no_clusters(const struct sim_opts *o, const struct sim_setup *s,
 			     struct cli_warnings *w)
 {
 	struct ts_domains *d = NULL;
 	struct ts_error err = {0};
+	struct ts_kernel_profile k = o->kernel.major ? o->kernel : ts_kernel_profile_newest();
 	if (o->nr_compare || o->features || ts_domains_build(s->topo, NULL, &d, &err))
 		return;
 	if (!d->cluster_active)
@@ -820,6 +822,12 @@ static void warn_no_clusters(const struct sim_opts *o, const struct sim_setup *s
 			 "NO_SIS_CLUSTER vs SIS_CLUSTER, runs the same scheduler twice; give "
 			 "--compare",
 			 s->topo->name);
+	else if (!k.sched_cluster)
+		cli_warn(w, SIM_CMD,
+			 "kernel %d.%d builds no cluster level (CONFIG_SCHED_CLUSTER came in "
+			 "v5.16), so the default comparison, NO_SIS_CLUSTER vs SIS_CLUSTER, runs "
+			 "the same scheduler twice; give --compare",
+			 k.major, k.minor);
 	ts_domains_free(d);
 }
 

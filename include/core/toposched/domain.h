@@ -136,9 +136,14 @@ struct ts_domains {
 	struct ts_sched_domain_shared *shared_arena; /* [nr_cpus], aligned */
 };
 
-/* Builds the domains of cpu_map (NULL = every CPU of t). t must outlive the result. */
+/* Builds the domains of cpu_map (NULL = every CPU of t) as the newest kernel does. t must
+ * outlive the result. */
 int ts_domains_build(const struct ts_topology *t, const struct ts_cpumask *cpu_map,
 		     struct ts_domains **out, struct ts_error *err);
+/* The same for a kernel with (sched_cluster) or without a CLS level (CONFIG_SCHED_CLUSTER,
+ * v5.16: kernel_profile.h's sched_cluster). */
+int ts_domains_build_config(const struct ts_topology *t, const struct ts_cpumask *cpu_map,
+			    bool sched_cluster, struct ts_domains **out, struct ts_error *err);
 void ts_domains_free(struct ts_domains *d);
 /* sd_init()'s defaults of another kernel era (kernel_profile.h, sd_imbalance_pct and
  * sd_busy_factor): every domain's busy_factor, and the imbalance_pct of every domain that

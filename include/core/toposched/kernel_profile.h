@@ -130,6 +130,11 @@ struct ts_kernel_profile {
 	 * avg_idle < sysctl_sched_migration_cost (500 us), and the maximum decayed every
 	 * second whatever its last rise. */
 	bool newidle_cost_gate;
+	/* The scheduling domains have a CLS level, the CPUs of a cluster (sharing an L2 or
+	 * the L3 tags), between SMT and MC (778c558f49a2 for arm64, 66558b730f25 for x86,
+	 * v5.16, CONFIG_SCHED_CLUSTER); before, MC (the LLC) was the level right above a CPU
+	 * or its SMT core on every machine. */
+	bool sched_cluster;
 	/* need_active_balance() pushes a running task only for an even spread of tasks
 	 * (migrate_task: imbalanced_active_balance(), e9b9734b7465, v5.12); before, for any
 	 * imbalance that periodic balancing failed to move more than cache_nice_tries + 2
