@@ -123,6 +123,8 @@ struct sweep {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int done;		    /* under lock */
+	double done_weight;	    /* under lock: run_weight() of the runs done */
+	double total_weight;	    /* of the runs dispatched */
 	int workers_left;	    /* under lock */
 	int failed_index;	    /* under lock; lowest failing run index, or -1 */
 	struct ts_error failed_err; /* under lock */
@@ -135,6 +137,16 @@ static void run_coords(const struct ts_experiment *e, int idx, int *c, int *l, i
 	int point = idx / e->iterations;
 	*l = point % e->nr_loads;
 	*c = point / e->nr_loads;
+}
+
+/* A run's share of the sweep's time for the progress line's estimate: its load, the proxy
+ * the dispatch order sorts by (the heaviest loads first, so a count of runs would make
+ * the first estimates several times too long). */
+static double run_weight(const struct ts_experiment *e, int idx)
+{
+	int c, l, it;
+	run_coords(e, idx, &c, &l, &it);
+	return e->loads[l] > 0 ? (double)e->loads[l] : 1.0;
 }
 
 static void *worker(void *arg)
@@ -179,6 +191,7 @@ static void *worker(void *arg)
 			atomic_store(&s->abort, true);
 		}
 		s->done++;
+		s->done_weight += run_weight(e, idx);
 		pthread_cond_signal(&s->cond);
 		pthread_mutex_unlock(&s->lock);
 	}
@@ -203,13 +216,14 @@ static double now_s(void)
 #define PROGRESS_TTY_EVERY_S 0.5
 #define PROGRESS_LOG_EVERY_S 10.0
 
-static void print_progress(FILE *out, bool tty, int done, int total, double elapsed)
+static void print_progress(FILE *out, bool tty, const struct sweep *s, double elapsed)
 {
 	char eta[32] = "?";
-	if (done > 0)
-		snprintf(eta, sizeof(eta), "%.0fs", elapsed / done * (total - done));
-	fprintf(out, "%ssim: runs %d/%d done, %.0fs elapsed, ETA %s%s", tty ? "\r" : "", done,
-		total, elapsed, eta, tty ? "   " : "\n");
+	if (s->done > 0 && s->done_weight > 0)
+		snprintf(eta, sizeof(eta), "%.0fs",
+			 elapsed * (s->total_weight - s->done_weight) / s->done_weight);
+	fprintf(out, "%ssim: runs %d/%d done, %.0fs elapsed, ETA %s%s", tty ? "\r" : "", s->done,
+		s->total, elapsed, eta, tty ? "   " : "\n");
 	fflush(out);
 }
 
@@ -231,7 +245,7 @@ static void wait_for_workers(struct sweep *s, FILE *progress)
 		double t = now_s(), every = tty ? PROGRESS_TTY_EVERY_S : PROGRESS_LOG_EVERY_S;
 		double after = tty ? PROGRESS_TTY_AFTER_S : PROGRESS_LOG_EVERY_S;
 		if (progress && s->workers_left > 0 && t - start >= after && t - last >= every) {
-			print_progress(progress, tty, s->done, s->total, t - start);
+			print_progress(progress, tty, s, t - start);
 			last = t;
 			shown = true;
 		}
@@ -486,6 +500,8 @@ int ts_experiment_run(struct ts_experiment *e, struct ts_error *err)
 			if (ts_experiment_shard_of(p, e->nr_shards) == e->shard)
 				order[k++] = order[p];
 	s.order = order;
+	for (int p = 0; p < dispatched; p++)
+		s.total_weight += run_weight(e, order[p]);
 	atomic_init(&s.next, 0);
 	atomic_init(&s.abort, false);
 	pthread_mutex_init(&s.lock, NULL);
