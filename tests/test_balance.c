@@ -66,14 +66,19 @@ static void tick_balance(struct env *e, int cpu)
 }
 
 /* Kunpeng 920 under the profile of kernel `version`, the clock at 1 s (every level due). */
-static struct env *kernel_env(const char *version)
+static struct env *kernel_env_on(const char *machine, const char *version)
 {
 	struct ts_sched_config cfg = {.kernel = kernel(version)};
 	struct env *e = calloc(1, sizeof(*e));
 	assert_non_null(e);
-	env_start(e, preset("kunpeng920"), "", &cfg);
+	env_start(e, preset(machine), "", &cfg);
 	e->f.now = 1000 * MS;
 	return e;
+}
+
+static struct env *kernel_env(const char *version)
+{
+	return kernel_env_on("kunpeng920", version);
 }
 
 /* ms milliseconds on CPUs first..last: each millisecond every one ticks and schedules (the
@@ -439,11 +444,7 @@ static void test_busy_interval_generations(void **state)
 static void stacked_pull_on(const char *machine, const char *version, int n, unsigned long cap,
 			    int balancer, unsigned expect_left_on_0)
 {
-	struct ts_sched_config cfg = {.kernel = kernel(version)};
-	struct env *e = calloc(1, sizeof(*e));
-	assert_non_null(e);
-	env_start(e, preset(machine), "", &cfg);
-	e->f.now = 1000 * MS;
+	struct env *e = kernel_env_on(machine, version);
 	place(e, 0, n, NULL);
 	run_ms(e, 0, 0, 60);
 	unsigned long util = ts_cpu_util(e->s, 0), runnable = ts_cpu_runnable(e->s, 0);

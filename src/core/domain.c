@@ -252,15 +252,15 @@ static int build_topology_levels(struct builder *b, bool sched_cluster)
 			l->numa_level = -1;
 			/* Without CONFIG_SCHED_CLUSTER there is no CLS entry in the table:
 			 * spanning the SMT core, it degenerates into SMT as no level at all. */
-			bool cls = i == 1 && sched_cluster;
-			int nr_ids = i <= 1 && !cls ? t->nr_cores
-				     : cls	    ? t->nr_clusters
-				     : i == 2	    ? t->nr_llcs
+			int span_of = i == 1 && !sched_cluster ? 0 : i;
+			int nr_ids = span_of == 0   ? t->nr_cores
+				     : span_of == 1 ? t->nr_clusters
+				     : span_of == 2 ? t->nr_llcs
 						    : t->nr_nodes;
 			for (int c = 0; c < n; c++)
-				ids[c] = i <= 1 && !cls ? t->cpu[c].core
-					 : cls		? t->cpu[c].cluster
-					 : i == 2	? t->cpu[c].llc
+				ids[c] = span_of == 0	? t->cpu[c].core
+					 : span_of == 1 ? t->cpu[c].cluster
+					 : span_of == 2 ? t->cpu[c].llc
 							: t->cpu[c].node;
 			rc = spans_by_id(b, l, ids, nr_ids);
 			continue;
