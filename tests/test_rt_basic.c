@@ -555,6 +555,47 @@ static void test_lifecycle(void **state)
 	assert_true(ts_rt_nr_workers() >= 1);
 }
 
+/* A task started just before ts_rt_stop() goes on spawning, joining and waiting while
+ * the stop waits for it: the stop drains the tasks, it does not refuse them work. */
+static atomic_int drained_children;
+
+static void *drained_child(void *wg)
+{
+	atomic_fetch_add(&drained_children, 1);
+	if (wg)
+		ts_wg_done(wg);
+	return NULL;
+}
+
+static void *drained_root(void *arg)
+{
+	(void)arg;
+	ts_sleep_ns(20 * 1000 * 1000); /* ts_rt_stop() is waiting by now */
+	struct ts_waitgroup *wg = ts_wg_create();
+	struct ts_task_attr detached = TS_TASK_ATTR_INIT;
+	detached.detached = true;
+	long failed = 0;
+	ts_wg_add(wg, 64);
+	for (int i = 0; i < 64; i++)
+		failed += ts_spawn(drained_child, wg, &detached).id == 0;
+	ts_task_handle h = ts_spawn(drained_child, NULL, NULL);
+	failed += h.id == 0 || ts_join(h, NULL) != 0;
+	if (!failed)
+		ts_wg_wait(wg);
+	ts_wg_destroy(wg);
+	return (void *)failed;
+}
+
+static void test_stop_drains_working_tasks(void **state)
+{
+	(void)state;
+	atomic_store(&drained_children, 0);
+	assert_true(ts_spawn(drained_root, NULL, NULL).id != 0);
+	assert_int_equal(ts_rt_stop(), 0);
+	assert_int_equal(atomic_load(&drained_children), 65);
+	assert_int_equal(ts_rt_start(NULL), 0); /* for the teardown */
+}
+
 /* ---- detached tasks (ts_task_attr.detached): freed by their worker at exit, waited for
  * with a wait group, never joined; from a task and from a plain thread, many at once so
  * that their structs and stacks go through the task caches, and the runtime stops
@@ -861,6 +902,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_detached_from_task, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detached_slots_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wg_race, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_drains_working_tasks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wg_destroy_after_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_join_detached_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detached_from_thread, setup, teardown),

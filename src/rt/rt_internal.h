@@ -468,11 +468,14 @@ static inline rt_spinlock_t *rt_rq_lock_of(int cpu)
 {
 	return &rt_g.rq_lock[cpu].l;
 }
-/* 0 stopped, 1 starting/stopping, 2 running */
+/* Draining: ts_rt_stop() waits for the tasks, which may still spawn, join and use
+ * everything else. Changing: the workers are being started or stopped. */
+enum { RT_STATE_STOPPED, RT_STATE_CHANGING, RT_STATE_RUNNING, RT_STATE_DRAINING };
 extern atomic_int rt_state;
 static inline bool rt_is_running(void)
 {
-	return atomic_load_explicit(&rt_state, memory_order_acquire) == 2;
+	int s = atomic_load_explicit(&rt_state, memory_order_acquire);
+	return s == RT_STATE_RUNNING || s == RT_STATE_DRAINING;
 }
 
 /* clock.c: the runtime's clock (ns, monotonic; the TSC scaled where reliable), set up

@@ -693,23 +693,23 @@ static int start(const struct ts_rt_config *cfg)
 int ts_rt_start(const struct ts_rt_config *cfg)
 {
 	static const struct ts_rt_config defaults = {0};
-	int expected = 0;
+	int expected = RT_STATE_STOPPED;
 	if (rt_current())
 		return rt_error(-EALREADY,
 				"ts_rt_start: called from a task of the running runtime");
-	if (!atomic_compare_exchange_strong(&rt_state, &expected, 1))
+	if (!atomic_compare_exchange_strong(&rt_state, &expected, RT_STATE_CHANGING))
 		return rt_error(-EALREADY, "ts_rt_start: the runtime is already %s",
-				expected == 2 ? "running" : "starting or stopping");
+				expected == RT_STATE_RUNNING ? "running" : "starting or stopping");
 	int rc = start(cfg ? cfg : &defaults);
 	if (rc) {
 		char msg[160];
 		snprintf(msg, sizeof(msg), "%s", ts_rt_last_error());
 		rt_free_all();
-		atomic_store(&rt_state, 0);
+		atomic_store(&rt_state, RT_STATE_STOPPED);
 		return rt_error(rc, "%s", msg);
 	}
 	rt_error_clear();
-	atomic_store_explicit(&rt_state, 2, memory_order_release);
+	atomic_store_explicit(&rt_state, RT_STATE_RUNNING, memory_order_release);
 	return 0;
 }
 
@@ -718,13 +718,18 @@ int ts_rt_stop(void)
 	if (rt_current())
 		return rt_error(-EBUSY,
 				"ts_rt_stop: called from a task (call it from a plain thread)");
-	int expected = 2;
-	if (!atomic_compare_exchange_strong(&rt_state, &expected, 1))
-		return rt_error(-ENXIO, "ts_rt_stop: the runtime is not running");
+	int expected = RT_STATE_RUNNING;
+	if (!atomic_compare_exchange_strong(&rt_state, &expected, RT_STATE_DRAINING))
+		return rt_error(-ENXIO, "ts_rt_stop: the runtime is %s",
+				expected == RT_STATE_STOPPED ? "not running"
+							     : "starting or stopping");
+	/* Draining: the tasks still spawn and join (a task that spawns is live, so rt_g.live
+	 * stays above zero until its child counts). */
 	pthread_mutex_lock(&rt_g.stop_lock);
 	while (atomic_load(&rt_g.live) > 0 || atomic_load(&rt_g.joins_in_flight) > 0)
 		pthread_cond_wait(&rt_g.stop_cond, &rt_g.stop_lock);
 	pthread_mutex_unlock(&rt_g.stop_lock);
+	atomic_store(&rt_state, RT_STATE_CHANGING);
 	atomic_store(&rt_g.stopping, 1);
 	for (int i = 0; i < rt_g.nr_workers; i++)
 		rt_worker_kick(rt_g.worker[rt_g.worker_cpus[i]]);
@@ -733,7 +738,7 @@ int ts_rt_stop(void)
 	int rc = rt_trace_stop();
 	rt_tasks_free_all();
 	rt_free_all();
-	atomic_store(&rt_state, 0);
+	atomic_store(&rt_state, RT_STATE_STOPPED);
 	return rc;
 }
 
