@@ -3,6 +3,7 @@
  * tasks, and the errors of misuse.
  * No assertion on elapsed time except sleep's lower bound. */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -596,6 +597,54 @@ static void test_stop_drains_working_tasks(void **state)
 	assert_int_equal(ts_rt_start(NULL), 0); /* for the teardown */
 }
 
+/* A plain thread cannot start a task while the stop drains: the root task waits until the
+ * thread has been refused (its tries before the stop began succeed and are joined). */
+struct drain_refusal {
+	struct ts_waitgroup *release;
+	int refused_errno;
+};
+
+static void *drain_noop(void *arg)
+{
+	return arg;
+}
+
+static void *drain_waiting_root(void *arg)
+{
+	ts_wg_wait(((struct drain_refusal *)arg)->release);
+	return NULL;
+}
+
+static void *drain_spawner_thread(void *arg)
+{
+	struct drain_refusal *d = arg;
+	for (int i = 0; i < 5000 && !d->refused_errno; i++) {
+		ts_task_handle h = ts_spawn(drain_noop, NULL, NULL);
+		if (h.id)
+			ts_join(h, NULL); /* the stop has not begun yet */
+		else
+			d->refused_errno = errno;
+		usleep(1000);
+	}
+	ts_wg_done(d->release);
+	return NULL;
+}
+
+static void test_stop_refuses_plain_thread_spawns(void **state)
+{
+	(void)state;
+	struct drain_refusal d = {ts_wg_create(), 0};
+	ts_wg_add(d.release, 1);
+	assert_true(ts_spawn(drain_waiting_root, &d, NULL).id != 0);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, drain_spawner_thread, &d), 0);
+	assert_int_equal(ts_rt_stop(), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(d.refused_errno, ENXIO);
+	ts_wg_destroy(d.release);
+	assert_int_equal(ts_rt_start(NULL), 0); /* for the teardown */
+}
+
 /* ---- detached tasks (ts_task_attr.detached): freed by their worker at exit, waited for
  * with a wait group, never joined; from a task and from a plain thread, many at once so
  * that their structs and stacks go through the task caches, and the runtime stops
@@ -903,6 +952,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_detached_slots_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wg_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_drains_working_tasks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_refuses_plain_thread_spawns, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_wg_destroy_after_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_join_detached_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detached_from_thread, setup, teardown),

@@ -440,6 +440,9 @@ struct rt {
 	 * (rt_exits_flush()), so it reaches 0 only once every worker has accounted for its own */
 	_Alignas(64) atomic_long live;
 	_Alignas(64) atomic_long joins_in_flight;
+	/* plain threads inside rt_inbox_push_plain(): the task they push may run and exit at
+	 * once, and ts_rt_stop() must not free the worker they are still kicking */
+	_Alignas(64) atomic_long plain_pushes_in_flight;
 	_Alignas(64) atomic_uint next_inbox; /* round robin for spawns from plain threads */
 	pthread_mutex_t stop_lock;
 	pthread_cond_t stop_cond;
@@ -517,6 +520,7 @@ uint64_t rt_steal_read(struct rt_worker *w);
 void rt_worker_kick(struct rt_worker *w);		       /* need_resched + unpark (park.c) */
 void rt_worker_park(struct rt_worker *w, uint64_t timeout_ns); /* 0 = no timeout */
 void rt_inbox_push(struct rt_worker *w, struct rt_task *t, int kind);
+void rt_inbox_push_plain(struct rt_worker *w, struct rt_task *t, int kind); /* no worker's */
 static inline void rt_stat_bump(ts_counter *c)
 {
 	ts_stat_inc(c);

@@ -628,6 +628,12 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	}
 	struct rt_task *self = rt_current();
 	struct rt_worker *w = rt_this_worker();
+	/* While ts_rt_stop() drains, only tasks (and workers) start tasks: a plain thread's
+	 * new task could come after the stop saw the last one exit. */
+	if (!w && atomic_load_explicit(&rt_state, memory_order_acquire) != RT_STATE_RUNNING) {
+		rt_error(-ENXIO, "ts_spawn: the runtime is stopping (ts_rt_stop() was called)");
+		return h;
+	}
 	struct ts_task_group *tg = NULL;
 	if (a->group && rt_group_resolve(a->group, &tg)) {
 		rt_error(-EINVAL, "ts_spawn: attr.group is not a task group of this run");
@@ -717,7 +723,7 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 		if (pl.ttwu_queued)
 			rt_inbox_push(rt_g.worker[pl.cpu], t, RT_INBOX_NEW_QUEUED);
 	} else {
-		rt_inbox_push(home, t, RT_INBOX_NEW);
+		rt_inbox_push_plain(home, t, RT_INBOX_NEW);
 	}
 	return h;
 }

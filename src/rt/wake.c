@@ -132,7 +132,8 @@ bool rt_wake_by(struct rt_task *self, struct rt_task *t, int wake_flags)
 								  memory_order_acquire)) {
 				if (!w) {
 					/* A plain thread is no CPU: a worker does the wake-up. */
-					rt_inbox_push(rt_g.worker[t->ts.cpu], t, RT_INBOX_WAKE);
+					rt_inbox_push_plain(rt_g.worker[t->ts.cpu], t,
+							    RT_INBOX_WAKE);
 					return true;
 				}
 				do_ttwu(t, w, self, self ? wake_flags : 0);

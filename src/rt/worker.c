@@ -227,6 +227,17 @@ void rt_inbox_push(struct rt_worker *w, struct rt_task *t, int kind)
 	rt_worker_kick(w);
 }
 
+/* From a plain thread: counted, so that a stop draining the tasks waits until the thread
+ * has left the worker alone (the pushed task may run and exit before the kick returns). */
+void rt_inbox_push_plain(struct rt_worker *w, struct rt_task *t, int kind)
+{
+	atomic_fetch_add(&rt_g.plain_pushes_in_flight, 1);
+	rt_inbox_push(w, t, kind);
+	if (atomic_fetch_sub(&rt_g.plain_pushes_in_flight, 1) == 1 &&
+	    atomic_load(&rt_state) == RT_STATE_DRAINING)
+		rt_stop_notify();
+}
+
 /* A relaxed look, for loops that look again before they sleep (has_work() in park.c). */
 static bool inbox_empty(struct rt_worker *w)
 {
@@ -726,7 +737,8 @@ int ts_rt_stop(void)
 	/* Draining: the tasks still spawn and join (a task that spawns is live, so rt_g.live
 	 * stays above zero until its child counts). */
 	pthread_mutex_lock(&rt_g.stop_lock);
-	while (atomic_load(&rt_g.live) > 0 || atomic_load(&rt_g.joins_in_flight) > 0)
+	while (atomic_load(&rt_g.live) > 0 || atomic_load(&rt_g.joins_in_flight) > 0 ||
+	       atomic_load(&rt_g.plain_pushes_in_flight) > 0)
 		pthread_cond_wait(&rt_g.stop_cond, &rt_g.stop_lock);
 	pthread_mutex_unlock(&rt_g.stop_lock);
 	atomic_store(&rt_state, RT_STATE_CHANGING);
