@@ -444,10 +444,8 @@ struct rt {
 	 * once, and ts_rt_stop() must not free the worker they are still kicking */
 	_Alignas(64) atomic_long plain_pushes_in_flight;
 	_Alignas(64) atomic_uint next_inbox; /* round robin for spawns from plain threads */
-	pthread_mutex_t stop_lock;
-	pthread_cond_t stop_cond;
-	atomic_ulong spawned_near; /* spawns placed on their spread CPU (task.c) */
-	atomic_uint *spread_next;  /* [nr_nodes]: next spread index near each node */
+	atomic_ulong spawned_near;	     /* spawns placed on their spread CPU (task.c) */
+	atomic_uint *spread_next;	     /* [nr_nodes]: next spread index near each node */
 	/* NUMA balancing (numa.c) */
 	bool numa_on;	 /* feature NUMA */
 	bool numa_query; /* host topology and libnuma: ask the kernel page nodes */

@@ -532,8 +532,6 @@ static void rt_free_all(void)
 	if (rt_g.topo)
 		ts_topology_free(rt_g.topo);
 	rt_groups_free();
-	pthread_mutex_destroy(&rt_g.stop_lock);
-	pthread_cond_destroy(&rt_g.stop_cond);
 	memset(&rt_g, 0, sizeof(rt_g));
 }
 
@@ -543,8 +541,6 @@ static int start(const struct ts_rt_config *cfg)
 	struct ts_cpumask *real = NULL, *map = NULL;
 	int rc;
 	memset(&rt_g, 0, sizeof(rt_g));
-	pthread_mutex_init(&rt_g.stop_lock, NULL);
-	pthread_cond_init(&rt_g.stop_cond, NULL);
 	if ((rc = rt_groups_init()))
 		return rt_error(rc, "ts_rt_start: cannot initialise the group lock");
 	if ((unsigned)cfg->tg_layout >= TS_TG_LAYOUT_NR)
@@ -724,6 +720,12 @@ int ts_rt_start(const struct ts_rt_config *cfg)
 	return 0;
 }
 
+/* Outside rt_g and never destroyed: the plain thread whose count reached zero notifies after
+ * its decrement, and the stop may have seen the zero (a spurious wake-up) and freed rt_g by
+ * then. A late broadcast with nobody waiting is harmless. */
+static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER;
+
 int ts_rt_stop(void)
 {
 	if (rt_current())
@@ -736,11 +738,11 @@ int ts_rt_stop(void)
 							     : "starting or stopping");
 	/* Draining: the tasks still spawn and join (a task that spawns is live, so rt_g.live
 	 * stays above zero until its child counts). */
-	pthread_mutex_lock(&rt_g.stop_lock);
+	pthread_mutex_lock(&stop_lock);
 	while (atomic_load(&rt_g.live) > 0 || atomic_load(&rt_g.joins_in_flight) > 0 ||
 	       atomic_load(&rt_g.plain_pushes_in_flight) > 0)
-		pthread_cond_wait(&rt_g.stop_cond, &rt_g.stop_lock);
-	pthread_mutex_unlock(&rt_g.stop_lock);
+		pthread_cond_wait(&stop_cond, &stop_lock);
+	pthread_mutex_unlock(&stop_lock);
 	atomic_store(&rt_state, RT_STATE_CHANGING);
 	atomic_store(&rt_g.stopping, 1);
 	for (int i = 0; i < rt_g.nr_workers; i++)
@@ -756,9 +758,9 @@ int ts_rt_stop(void)
 
 void rt_stop_notify(void)
 {
-	pthread_mutex_lock(&rt_g.stop_lock);
-	pthread_cond_broadcast(&rt_g.stop_cond);
-	pthread_mutex_unlock(&rt_g.stop_lock);
+	pthread_mutex_lock(&stop_lock);
+	pthread_cond_broadcast(&stop_cond);
+	pthread_mutex_unlock(&stop_lock);
 }
 
 bool ts_rt_running(void)
