@@ -645,6 +645,78 @@ static void test_stop_refuses_plain_thread_spawns(void **state)
 	assert_int_equal(ts_rt_start(NULL), 0); /* for the teardown */
 }
 
+/* Plain threads reading the runtime and joining finished tasks while it stops: each call
+ * either works or is refused with ENXIO, and none reads what the stop freed (ASan, TSan). */
+#define READER_JOINS 64
+
+struct stop_reader {
+	ts_task_handle *h; /* READER_JOINS finished tasks, this thread's to join */
+	atomic_int *started;
+	int joined, refused, other;
+	long calls;
+};
+
+static void *drain_sleeper(void *arg)
+{
+	ts_sleep_ns(20 * 1000 * 1000); /* the stop drains meanwhile */
+	return arg;
+}
+
+static void *stop_reader_thread(void *arg)
+{
+	struct stop_reader *r = arg;
+	atomic_fetch_add(r->started, 1);
+	int next = 0;
+	for (;;) {
+		struct ts_rt_stats st;
+		char buf[256];
+		ts_rt_get_stats(&st);
+		ts_rt_group_dump(NULL, buf, sizeof(buf));
+		r->calls++;
+		if (next < READER_JOINS) {
+			int rc = ts_join(r->h[next], NULL);
+			if (rc == 0)
+				r->joined++, next++;
+			else if (rc == -ENXIO)
+				r->refused++;
+			else
+				r->other++, next++;
+		}
+		if (ts_rt_nr_workers() == 0)
+			return NULL; /* stopped (or stopping past its drain) */
+		if (next == READER_JOINS)
+			usleep(100); /* the joins are done: keep reading, less often */
+	}
+}
+
+static void test_stop_with_plain_thread_calls(void **state)
+{
+	(void)state;
+	enum { READERS = 2 };
+	ts_task_handle h[READERS][READER_JOINS];
+	struct stop_reader r[READERS];
+	atomic_int started = 0;
+	for (int i = 0; i < READERS; i++) {
+		for (int j = 0; j < READER_JOINS; j++)
+			assert_true((h[i][j] = ts_spawn(drain_noop, NULL, NULL)).id != 0);
+		r[i] = (struct stop_reader){.h = h[i], .started = &started};
+	}
+	assert_true(ts_spawn(drain_sleeper, NULL, NULL).id != 0);
+	pthread_t th[READERS];
+	for (int i = 0; i < READERS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, stop_reader_thread, &r[i]), 0);
+	while (atomic_load(&started) < READERS)
+		usleep(100);
+	assert_int_equal(ts_rt_stop(), 0);
+	for (int i = 0; i < READERS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(r[i].other, 0);
+		assert_true(r[i].calls > 0);
+		assert_true(r[i].joined <= READER_JOINS);
+	}
+	assert_int_equal(ts_rt_start(NULL), 0); /* for the teardown */
+}
+
 /* ---- detached tasks (ts_task_attr.detached): freed by their worker at exit, waited for
  * with a wait group, never joined; from a task and from a plain thread, many at once so
  * that their structs and stacks go through the task caches, and the runtime stops
@@ -954,6 +1026,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_drains_working_tasks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_refuses_plain_thread_spawns, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_stop_with_plain_thread_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wg_destroy_after_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_join_detached_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detached_from_thread, setup, teardown),

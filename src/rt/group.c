@@ -70,12 +70,13 @@ static void unlock_all_rqs(void)
 struct ts_rt_group *ts_rt_group_create(const char *name, unsigned long shares,
 				       struct ts_rt_group *parent)
 {
-	if (!rt_is_running()) {
+	if (!rt_call_enter(true)) {
 		rt_error(-ENXIO, "ts_rt_group_create: the runtime is not running");
 		return NULL;
 	}
 	struct ts_rt_group *g = calloc(1, sizeof(*g));
 	if (!g) {
+		rt_call_leave();
 		rt_error(-ENOMEM, "ts_rt_group_create: out of memory");
 		return NULL;
 	}
@@ -109,6 +110,7 @@ struct ts_rt_group *ts_rt_group_create(const char *name, unsigned long shares,
 	rt_g.groups[rt_g.nr_groups++] = g;
 out:
 	pthread_mutex_unlock(&rt_g.group_lock);
+	rt_call_leave();
 	if (rc) {
 		free(g);
 		return NULL;
@@ -117,28 +119,34 @@ out:
 	return g;
 }
 
-const char *ts_rt_group_name(const struct ts_rt_group *g)
-{
-	struct ts_task_group *tg;
-	if (rt_group_resolve(g, &tg) || !tg)
-		return NULL;
-	return tg->name; /* set at creation, never changed */
-}
-
+/* The group's core group, NULL when g is not one of this run (or the runtime is not
+ * running): the name stays valid until ts_rt_stop() (set at creation, never changed). */
 struct ts_task_group *ts_rt_group_tg(const struct ts_rt_group *g)
 {
-	struct ts_task_group *tg;
-	return rt_group_resolve(g, &tg) ? NULL : tg;
+	struct ts_task_group *tg = NULL;
+	if (!rt_call_enter(true))
+		return NULL;
+	if (rt_group_resolve(g, &tg))
+		tg = NULL;
+	rt_call_leave();
+	return tg;
+}
+
+const char *ts_rt_group_name(const struct ts_rt_group *g)
+{
+	struct ts_task_group *tg = ts_rt_group_tg(g);
+	return tg ? tg->name : NULL;
 }
 
 int ts_rt_group_stats(const struct ts_rt_group *g, struct ts_rt_group_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!rt_is_running())
+	if (!rt_call_enter(true))
 		return rt_error(-ENXIO, "ts_rt_group_stats: the runtime is not running");
 	pthread_mutex_lock(&rt_g.group_lock);
 	if (g && !known(g)) {
 		pthread_mutex_unlock(&rt_g.group_lock);
+		rt_call_leave();
 		return rt_error(-EINVAL, "ts_rt_group_stats: not a group of this run");
 	}
 	for (int i = 0; i < rt_g.nr_groups; i++) {
@@ -154,6 +162,7 @@ int ts_rt_group_stats(const struct ts_rt_group *g, struct ts_rt_group_stats *out
 		out->nr_groups++;
 	}
 	pthread_mutex_unlock(&rt_g.group_lock);
+	rt_call_leave();
 	out->at_ns = rt_monotonic_ns();
 	return 0;
 }
@@ -189,7 +198,7 @@ size_t ts_rt_group_dump(const struct ts_rt_group *g, char *buf, size_t len)
 {
 	if (buf && len)
 		buf[0] = '\0';
-	if (!rt_is_running())
+	if (!rt_call_enter(true))
 		return 0;
 	pthread_mutex_lock(&rt_g.group_lock);
 	size_t n = 0;
@@ -197,5 +206,6 @@ size_t ts_rt_group_dump(const struct ts_rt_group *g, char *buf, size_t len)
 	if (!g || known(g))
 		n = ts_tg_dump(g ? g->tg : rt_g.s->root_tg, buf, len);
 	pthread_mutex_unlock(&rt_g.group_lock);
+	rt_call_leave();
 	return n;
 }

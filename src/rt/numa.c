@@ -141,14 +141,8 @@ static size_t page_round(size_t len)
 	return len > SIZE_MAX - page ? 0 : (len + page - 1) & ~(page - 1);
 }
 
-void *ts_numa_alloc(size_t len, int node)
+static void *alloc_on_node(size_t len, int node)
 {
-	if (!rt_is_running()) {
-		rt_error(
-			-ENXIO,
-			"ts_numa_alloc: the runtime is not running (its topology names the nodes)");
-		return NULL;
-	}
 	int nr = rt_g.topo->nr_nodes;
 	size_t size = page_round(len);
 	if (!size) {
@@ -193,6 +187,19 @@ void *ts_numa_alloc(size_t len, int node)
 			return NULL;
 		}
 	}
+	return p;
+}
+
+void *ts_numa_alloc(size_t len, int node)
+{
+	if (!rt_call_enter(true)) {
+		rt_error(
+			-ENXIO,
+			"ts_numa_alloc: the runtime is not running (its topology names the nodes)");
+		return NULL;
+	}
+	void *p = alloc_on_node(len, node);
+	rt_call_leave();
 	return p;
 }
 
@@ -409,26 +416,30 @@ static int pref_apply(struct rt_task *t, void *arg)
 
 int ts_task_set_preferred_node(ts_task_handle h, int node)
 {
-	if (!rt_is_running())
+	if (!rt_call_enter(true))
 		return rt_error(-ENXIO, "ts_task_set_preferred_node: the runtime is not running");
-	int nr = rt_g.topo->nr_nodes;
+	int nr = rt_g.topo->nr_nodes, rc;
+	struct pref_op op = {.node = node, .set = true};
 	if (node < -1 || node >= nr)
-		return rt_error(
+		rc = rt_error(
 			-EINVAL,
 			"ts_task_set_preferred_node: node %d does not exist (%d nodes; -1 = none)",
 			node, nr);
-	struct pref_op op = {.node = node, .set = true};
-	return rt_task_with(h.id, "ts_task_set_preferred_node", pref_apply, &op);
+	else
+		rc = rt_task_with(h.id, "ts_task_set_preferred_node", pref_apply, &op);
+	rt_call_leave();
+	return rc;
 }
 
 int ts_task_get_preferred_node(ts_task_handle h, int *node)
 {
-	if (!rt_is_running())
-		return rt_error(-ENXIO, "ts_task_get_preferred_node: the runtime is not running");
 	if (!node)
 		return rt_error(-EINVAL, "ts_task_get_preferred_node: node is NULL");
+	if (!rt_call_enter(true))
+		return rt_error(-ENXIO, "ts_task_get_preferred_node: the runtime is not running");
 	struct pref_op op = {.set = false};
 	int rc = rt_task_with(h.id, "ts_task_get_preferred_node", pref_apply, &op);
+	rt_call_leave();
 	if (!rc)
 		*node = op.node;
 	return rc;
@@ -597,13 +608,14 @@ static void trace_add(const struct ts_rt_numa_event *ev)
 
 size_t ts_rt_numa_trace(struct ts_rt_numa_event *out, size_t max)
 {
-	if (!rt_is_running())
+	if (!rt_call_enter(true))
 		return 0;
 	pthread_mutex_lock(&rt_g.trace_lock);
 	size_t n = rt_g.trace_n;
 	if (out)
 		memcpy(out, rt_g.trace, (n < max ? n : max) * sizeof(*out));
 	pthread_mutex_unlock(&rt_g.trace_lock);
+	rt_call_leave();
 	return n;
 }
 

@@ -439,10 +439,6 @@ struct rt {
 	/* tasks spawned and not yet exited; a worker subtracts its exits in batches
 	 * (rt_exits_flush()), so it reaches 0 only once every worker has accounted for its own */
 	_Alignas(64) atomic_long live;
-	_Alignas(64) atomic_long joins_in_flight;
-	/* plain threads inside rt_inbox_push_plain(): the task they push may run and exit at
-	 * once, and ts_rt_stop() must not free the worker they are still kicking */
-	_Alignas(64) atomic_long plain_pushes_in_flight;
 	_Alignas(64) atomic_uint next_inbox; /* round robin for spawns from plain threads */
 	atomic_ulong spawned_near;	     /* spawns placed on their spread CPU (task.c) */
 	atomic_uint *spread_next;	     /* [nr_nodes]: next spread index near each node */
@@ -621,6 +617,14 @@ void rt_futex_wake(atomic_int *word, int n);
 struct ts_mutex;
 bool rt_mutex_owned_by(struct ts_mutex *m, const struct rt_task *t);
 void rt_stop_notify(void);
+/* A plain thread's call into the runtime (tasks and workers need none: a task is live, a
+ * worker is joined before anything is freed): counted while inside, so that ts_rt_stop()
+ * frees nothing it reads. rt_call_enter() is false, and counts nothing, when the runtime
+ * is not running, or is draining and !draining_ok; rt_call_hold() counts unconditionally
+ * (a caller that holds a live task, which keeps the stop draining). */
+bool rt_call_enter(bool draining_ok);
+void rt_call_hold(void);
+void rt_call_leave(void);
 
 /* ---- NUMA (numa.c) ---- */
 

@@ -613,27 +613,17 @@ static int spread_target(const struct ts_task_attr *a, const struct ts_cpumask *
 	return 0;
 }
 
-ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *attr)
+/* ts_spawn() by a task or a worker's loop (w), or by a plain thread (w NULL) inside its
+ * counted call. */
+static ts_task_handle spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *a,
+			    struct rt_worker *w)
 {
-	static const struct ts_task_attr defaults = TS_TASK_ATTR_INIT;
-	const struct ts_task_attr *a = attr ? attr : &defaults;
 	ts_task_handle h = {0};
-	if (!rt_is_running()) {
-		rt_error(-ENXIO, "ts_spawn: the runtime is not running (call ts_rt_start first)");
-		return h;
-	}
 	if (!fn) {
 		rt_error(-EINVAL, "ts_spawn: fn is NULL");
 		return h;
 	}
-	struct rt_task *self = rt_current();
-	struct rt_worker *w = rt_this_worker();
-	/* While ts_rt_stop() drains, only tasks (and workers) start tasks: a plain thread's
-	 * new task could come after the stop saw the last one exit. */
-	if (!w && atomic_load_explicit(&rt_state, memory_order_acquire) != RT_STATE_RUNNING) {
-		rt_error(-ENXIO, "ts_spawn: the runtime is stopping (ts_rt_stop() was called)");
-		return h;
-	}
+	struct rt_task *self = w ? rt_current() : NULL;
 	struct ts_task_group *tg = NULL;
 	if (a->group && rt_group_resolve(a->group, &tg)) {
 		rt_error(-EINVAL, "ts_spawn: attr.group is not a task group of this run");
@@ -728,11 +718,30 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	return h;
 }
 
-int ts_join(ts_task_handle h, void **ret)
+ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *attr)
 {
-	struct rt_task *self = rt_current();
-	if (!rt_is_running())
-		return rt_error(-ENXIO, "ts_join: the runtime is not running");
+	static const struct ts_task_attr defaults = TS_TASK_ATTR_INIT;
+	const struct ts_task_attr *a = attr ? attr : &defaults;
+	struct rt_worker *w = rt_this_worker();
+	if (w) /* a task or a worker: the runtime runs until it (and its tasks) are done */
+		return spawn(fn, arg, a, w);
+	/* While ts_rt_stop() drains, only tasks start tasks: a plain thread's new task could
+	 * come after the stop saw the last one exit. */
+	if (!rt_call_enter(false)) {
+		rt_error(-ENXIO,
+			 rt_is_running()
+				 ? "ts_spawn: the runtime is stopping (ts_rt_stop() was called)"
+				 : "ts_spawn: the runtime is not running (call ts_rt_start first)");
+		return (ts_task_handle){0};
+	}
+	ts_task_handle h = spawn(fn, arg, a, NULL);
+	rt_call_leave();
+	return h;
+}
+
+/* ts_join() by the task self, or by a plain thread (self NULL) inside its counted call. */
+static int join(ts_task_handle h, void **ret, struct rt_task *self)
+{
 	rt_spin_lock(&reg.lock);
 	struct slot *s = reg_find(h.id);
 	if (!s) {
@@ -758,11 +767,6 @@ int ts_join(ts_task_handle h, void **ret)
 				t->name);
 	}
 	s->join_claimed = true;
-	/* A joining task counts in rt_g.live until after it returns from here, which keeps
-	 * ts_rt_stop() waiting: only a plain thread's join needs counting (two locked
-	 * instructions less in a task's join, each a drain of the store buffer). */
-	if (!self)
-		atomic_fetch_add(&rt_g.joins_in_flight, 1);
 	rt_spin_unlock(&reg.lock);
 
 	rt_spin_lock(&t->join_lock);
@@ -791,14 +795,26 @@ int ts_join(ts_task_handle h, void **ret)
 	reg_release(s = reg_find(h.id));
 	rt_spin_unlock(&reg.lock);
 	task_release(t);
-	if (self) {
+	if (self)
 		self->err[0] = '\0'; /* rt_error_clear() without its look-up */
-		return 0;
-	}
-	if (atomic_fetch_sub(&rt_g.joins_in_flight, 1) == 1)
-		rt_stop_notify();
-	rt_error_clear();
+	else
+		rt_error_clear();
 	return 0;
+}
+
+int ts_join(ts_task_handle h, void **ret)
+{
+	struct rt_task *self = rt_current();
+	/* A joining task counts in rt_g.live until it returns from here, which keeps
+	 * ts_rt_stop() waiting: only a plain thread's join is counted (two locked
+	 * instructions less in a task's join, each a drain of the store buffer). */
+	if (self)
+		return join(h, ret, self);
+	if (!rt_call_enter(true))
+		return rt_error(-ENXIO, "ts_join: the runtime is not running");
+	int rc = join(h, ret, NULL);
+	rt_call_leave();
+	return rc;
 }
 
 ts_task_handle ts_self(void)

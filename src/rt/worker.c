@@ -231,11 +231,9 @@ void rt_inbox_push(struct rt_worker *w, struct rt_task *t, int kind)
  * has left the worker alone (the pushed task may run and exit before the kick returns). */
 void rt_inbox_push_plain(struct rt_worker *w, struct rt_task *t, int kind)
 {
-	atomic_fetch_add(&rt_g.plain_pushes_in_flight, 1);
+	rt_call_hold();
 	rt_inbox_push(w, t, kind);
-	if (atomic_fetch_sub(&rt_g.plain_pushes_in_flight, 1) == 1 &&
-	    atomic_load(&rt_state) == RT_STATE_DRAINING)
-		rt_stop_notify();
+	rt_call_leave();
 }
 
 /* A relaxed look, for loops that look again before they sleep (has_work() in park.c). */
@@ -720,11 +718,44 @@ int ts_rt_start(const struct ts_rt_config *cfg)
 	return 0;
 }
 
-/* Outside rt_g and never destroyed: the plain thread whose count reached zero notifies after
- * its decrement, and the stop may have seen the zero (a spurious wake-up) and freed rt_g by
- * then. A late broadcast with nobody waiting is harmless. */
+/* Outside rt_g and never destroyed: a plain thread leaving its call notifies after its
+ * decrement, and the stop may have seen the zero by then (woken by the last task's exit)
+ * and freed rt_g. A late broadcast with nobody waiting is harmless. */
 static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER;
+static atomic_long plain_calls; /* plain threads inside rt_call_enter() .. rt_call_leave() */
+
+bool rt_call_enter(bool draining_ok)
+{
+	atomic_fetch_add(&plain_calls, 1);
+	/* Both sides seq_cst: either the stop's look at plain_calls sees this call, or this
+	 * look sees the state the stop stored before it (Dekker). */
+	int st = atomic_load(&rt_state);
+	if (st == RT_STATE_RUNNING || (draining_ok && st == RT_STATE_DRAINING))
+		return true;
+	rt_call_leave();
+	return false;
+}
+
+void rt_call_hold(void)
+{
+	atomic_fetch_add(&plain_calls, 1);
+}
+
+void rt_call_leave(void)
+{
+	if (atomic_fetch_sub(&plain_calls, 1) == 1 && atomic_load(&rt_state) != RT_STATE_RUNNING)
+		rt_stop_notify();
+}
+
+/* Until the tasks have exited (for_tasks), or the plain threads' calls have returned. */
+static void stop_wait(bool for_tasks)
+{
+	pthread_mutex_lock(&stop_lock);
+	while (for_tasks ? atomic_load(&rt_g.live) > 0 : atomic_load(&plain_calls) > 0)
+		pthread_cond_wait(&stop_cond, &stop_lock);
+	pthread_mutex_unlock(&stop_lock);
+}
 
 int ts_rt_stop(void)
 {
@@ -737,13 +768,12 @@ int ts_rt_stop(void)
 				expected == RT_STATE_STOPPED ? "not running"
 							     : "starting or stopping");
 	/* Draining: the tasks still spawn and join (a task that spawns is live, so rt_g.live
-	 * stays above zero until its child counts). */
-	pthread_mutex_lock(&stop_lock);
-	while (atomic_load(&rt_g.live) > 0 || atomic_load(&rt_g.joins_in_flight) > 0 ||
-	       atomic_load(&rt_g.plain_pushes_in_flight) > 0)
-		pthread_cond_wait(&stop_cond, &stop_lock);
-	pthread_mutex_unlock(&stop_lock);
+	 * stays above zero until its child counts), and plain threads join, wake and read. */
+	stop_wait(true);
+	/* No task is left, and none can start (a plain thread's spawn is refused while
+	 * draining): the plain threads' calls still inside end, and later ones are refused. */
 	atomic_store(&rt_state, RT_STATE_CHANGING);
+	stop_wait(false);
 	atomic_store(&rt_g.stopping, 1);
 	for (int i = 0; i < rt_g.nr_workers; i++)
 		rt_worker_kick(rt_g.worker[rt_g.worker_cpus[i]]);
@@ -773,13 +803,17 @@ struct ts_sched *ts_rt_sched(void)
 }
 int ts_rt_nr_workers(void)
 {
-	return rt_is_running() ? rt_g.nr_workers : 0;
+	if (!rt_call_enter(true))
+		return 0;
+	int n = rt_g.nr_workers;
+	rt_call_leave();
+	return n;
 }
 
 void ts_rt_get_stats(struct ts_rt_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!rt_is_running())
+	if (!rt_call_enter(true))
 		return;
 	for (int i = 0; i < rt_g.nr_workers; i++) {
 		struct rt_worker *w = rt_g.worker[rt_g.worker_cpus[i]];
@@ -804,6 +838,7 @@ void ts_rt_get_stats(struct ts_rt_stats *out)
 		out->numa_migrate_failed += ts_stat_read(&w->numa_migrate_failed);
 	}
 	out->spawned += atomic_load_explicit(&rt_g.spawned_near, memory_order_relaxed);
+	rt_call_leave();
 }
 
 /* The start of a direct round (a yield or a block without the loop): false when the loop

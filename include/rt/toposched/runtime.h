@@ -109,9 +109,11 @@ struct ts_rt_config {
 TS_API int ts_rt_start(const struct ts_rt_config *cfg);
 /* Waits until every task has exited, then stops the workers and frees every task that
  * was not joined. The tasks may go on spawning, joining and using everything else while
- * it waits; plain threads may not start new tasks once it is called. Must be called from
- * a plain thread (-EBUSY from a task); -ENXIO when not running (or already stopping).
- * Blocks for ever if a task never finishes. */
+ * it waits; plain threads may not start new tasks once it is called, and their other calls
+ * either work or are refused (-ENXIO, or 0 / NULL for the readers): the stop frees nothing
+ * while a plain thread is inside a call. Must be called from a plain thread (-EBUSY from
+ * a task); -ENXIO when not running (or already stopping). Blocks for ever if a task never
+ * finishes. ts_rt_sched()'s pointer is the caller's to stop using first. */
 TS_API int ts_rt_stop(void);
 TS_API bool ts_rt_running(void);
 /* The message of the calling thread's last error ("" when none). */
