@@ -728,10 +728,9 @@ ts_task_handle ts_spawn(ts_task_fn fn, void *arg, const struct ts_task_attr *att
 	/* While ts_rt_stop() drains, only tasks start tasks: a plain thread's new task could
 	 * come after the stop saw the last one exit. */
 	if (!rt_call_enter(false)) {
-		rt_error(-ENXIO,
-			 rt_is_running()
-				 ? "ts_spawn: the runtime is stopping (ts_rt_stop() was called)"
-				 : "ts_spawn: the runtime is not running (call ts_rt_start first)");
+		rt_error(-ENXIO, "ts_spawn: %s",
+			 rt_is_running() ? "the runtime is stopping (ts_rt_stop() was called)"
+					 : "the runtime is not running (call ts_rt_start first)");
 		return (ts_task_handle){0};
 	}
 	ts_task_handle h = spawn(fn, arg, a, NULL);
