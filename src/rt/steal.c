@@ -62,11 +62,16 @@ void rt_steal_start(struct rt_worker *w, uint64_t now)
 	steal_write(w, now, clock_ns(CLOCK_THREAD_CPUTIME_ID), ts_stat_read(&w->parks), 0);
 }
 
-uint64_t rt_steal_tick(struct rt_worker *w, uint64_t now)
+/* The stretch ends where the CPU-time clock is read, not at the tick's clock reading
+ * before it: the thread may be preempted in between, and then that older end would put
+ * the preempted time into the next stretch, after a reader (rt_steal_read()) had taken it
+ * up to its own clock in this one, dropped as parked or counted. */
+uint64_t rt_steal_tick(struct rt_worker *w)
 {
 	if (!w->steal_on)
 		return 0;
 	uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID), parks = ts_stat_read(&w->parks);
+	uint64_t now = rt_clock_ns();
 	uint64_t wall = atomic_load_explicit(&w->steal_wall, memory_order_relaxed);
 	uint64_t ran = atomic_load_explicit(&w->steal_cpu, memory_order_relaxed);
 	bool parked = parks != atomic_load_explicit(&w->steal_parks, memory_order_relaxed);

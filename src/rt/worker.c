@@ -392,7 +392,7 @@ static void *worker_main(void *arg)
 		uint64_t now = round_lock_clock(w);
 		if (now - w->last_tick >= s->tick_nsec) {
 			w->last_tick = now;
-			uint64_t steal = rt_steal_tick(w, now);
+			uint64_t steal = rt_steal_tick(w);
 			if (steal)
 				ts_sched_account_steal(s, cpu, steal);
 			balance = ts_sched_tick(s, cpu);
