@@ -505,9 +505,9 @@ static inline uint64_t rt_clock_ns(void)
 
 /* steal.c: the wall time a worker's thread did not run while it had a task running,
  * passed to the core as steal time at ticks (only the worker's own thread calls these;
- * now is the runtime clock). rt_steal_tick() returns the ns to pass (0: none, or not
- * known), for the stretch up to its own clock reading. rt_steal_read(), from any thread:
- * the worker's steal up to now, the stretch since its last tick included. */
+ * rt_steal_start()'s now is the runtime clock). rt_steal_tick() returns the ns to pass (0: none, or
+ * not known), for the stretch up to its own clock reading. rt_steal_read(), from any thread: the
+ * worker's steal up to now, the stretch since its last tick included. */
 void rt_steal_start(struct rt_worker *w, uint64_t now);
 uint64_t rt_steal_tick(struct rt_worker *w);
 uint64_t rt_steal_read(struct rt_worker *w);
