@@ -682,8 +682,18 @@ static void *stop_reader_thread(void *arg)
 			else
 				r->other++, next++;
 		}
-		if (ts_rt_nr_workers() == 0)
-			return NULL; /* stopped (or stopping past its drain) */
+		if (ts_rt_nr_workers() == 0) {
+			/* Stopped (or stopping past its drain): a join not made yet is refused now.
+			 * The stop can pass whole between a join and this look (a descheduled
+			 * thread), so the refusal is asked for here rather than assumed. */
+			if (next < READER_JOINS) {
+				if (ts_join(r->h[next], NULL) == -ENXIO)
+					r->refused++;
+				else
+					r->other++;
+			}
+			return NULL;
+		}
 		if (next == READER_JOINS)
 			usleep(100); /* the joins are done: keep reading, less often */
 	}
