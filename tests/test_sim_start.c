@@ -99,8 +99,8 @@ static void test_netperf_16_pairs_do_not_bounce(void **state)
 }
 
 /* The window waits until busy balancing finds the clusters even (docs/engine.md, "The
- * window also waits for busy load balancing"): on 2 clusters of 4 CPUs tbench with 64
- * clients (16 tasks per CPU) leaves the clusters uneven after the release, and the
+ * window also waits for busy load balancing"): on 2 clusters of 4 CPUs tbench with 128
+ * clients (32 tasks per CPU) leaves the clusters uneven after the release, and the
  * warm-up grows past --warmup until it ends, before its cap of 16 busy MC intervals
  * (16 x 16 ms x busy_factor 16): balanced. Without SIS_UTIL, whose own wait would mix in.
  * With 2 clients every cluster has idle CPUs: no wait. */
@@ -109,12 +109,12 @@ static void test_window_waits_for_cluster_balance(void **state)
 	(void)state;
 	struct machine small;
 	machine_load(&small, "pack:1 numa:1 l3:1 group:2 core:4 pu:1");
-	struct ts_sim_config cfg = sim_config(&small, ts_workload_find("tbench"), 64);
+	struct ts_sim_config cfg = sim_config(&small, ts_workload_find("tbench"), 128);
 	cfg.warmup_ns = 10 * MS;
 	struct ts_error err = {0};
 	assert_int_equal(ts_features_parse("NO_SIS_UTIL NO_SIS_CLUSTER", &cfg.features, &err), 0);
 	struct ts_sim_result r = sim_run_ok(&cfg);
-	print_message("tbench x64 on 2 x 4 CPUs: settle %.1f ms\n", (double)r.settle_ns / 1e6);
+	print_message("tbench x128 on 2 x 4 CPUs: settle %.1f ms\n", (double)r.settle_ns / 1e6);
 	assert_true(r.settle_ns > 0);
 	assert_true(r.settle_ns < 16 * 16 * 16 * MS);
 	assert_int_equal(r.settle_capped, 0);

@@ -384,7 +384,6 @@ static void migrate_task_rq(struct ts_sched *s, struct ts_task *p, int new_cpu, 
 		s->ops.migrate_task(s->host, p, new_cpu);
 	set_task_cpu(p, new_cpu);
 	p->nr_migrations++;
-	ts_stat_inc(&s->rq[new_cpu].stats.migrations);
 }
 
 /* activate_task(), inline into try_to_wake_up(). */
@@ -395,10 +394,16 @@ static inline __attribute__((always_inline)) bool activate_task(struct ts_sched 
 	uint64_t now = rq_clock(s, rq);
 	bool new_task = p->state == TS_TASK_NEW;
 	int flags = new_task ? TS_ENQUEUE_INITIAL : TS_ENQUEUE_WAKEUP;
+	/* WF_MIGRATED: try_to_wake_up()'s set_task_cpu() moved p already (ttwu_set_task_cpu) */
+	bool migrated = wake_flags & TS_WF_MIGRATED;
 	if (p->cpu != cpu) {
 		migrate_task_rq(s, p, cpu, now);
+		migrated = true;
+	}
+	if (migrated) {
 		flags |= TS_ENQUEUE_MIGRATED;
 		p->nr_wakeups_migrate += !new_task;
+		ts_stat_inc(&rq->stats.migrations);
 	}
 	set_task_rq(s, p, cpu);
 	/* CFS: a new task activated without ts_wake_up_new_task() forks on this CPU */
@@ -525,6 +530,22 @@ static inline __attribute__((always_inline)) void ttwu_queue(struct ts_placement
 	s->ops.rq_unlock(s->host, cpu);
 }
 
+/* try_to_wake_up() between select_task_rq() and ttwu_queue(): a blocked task that changes
+ * CPU is moved by its waker (TASK_WAKING, under p->pi_lock, no rq lock): set_task_cpu(),
+ * i.e. migrate_task_rq_fair() (its load leaves the old queue through the removed
+ * accumulator) and __set_task_cpu() (set_task_rq(): the group's queue and entity on cpu,
+ * task-group lines read by the waker). The activation then sees WF_MIGRATED. A new task
+ * keeps the activation's path, as wake_up_new_task() does. */
+static inline __attribute__((always_inline)) int
+ttwu_set_task_cpu(struct ts_sched *s, struct ts_task *p, int cpu, int wake_flags)
+{
+	if (p->cpu == cpu || p->state != TS_TASK_SLEEPING)
+		return wake_flags;
+	migrate_task_rq(s, p, cpu, s->ops.clock(s->host));
+	set_task_rq(s, p, cpu);
+	return wake_flags | TS_WF_MIGRATED;
+}
+
 /* try_to_wake_up() up to ttwu_queue(): select_task_rq() into *pl and whether the kernel
  * would queue the activation on pl->cpu's wakelist. Returns the wake-up's flags. */
 static inline __attribute__((always_inline)) int ttwu_select(struct ts_placement *pl,
@@ -543,6 +564,25 @@ void ts_try_to_wake_up_to(struct ts_placement *pl, struct ts_sched *s, struct ts
 			  int waker_cpu, struct ts_task *waker, int wake_flags)
 {
 	wake_flags = ttwu_select(pl, s, p, waker_cpu, waker, wake_flags);
+	wake_flags = ttwu_set_task_cpu(s, p, pl->cpu, wake_flags);
+	ttwu_queue(pl, s, p, waker_cpu, waker, wake_flags);
+}
+
+int ts_ttwu_select(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p, int waker_cpu,
+		   struct ts_task *waker, int wake_flags)
+{
+	return ttwu_select(pl, s, p, waker_cpu, waker, wake_flags);
+}
+
+int ts_ttwu_set_task_cpu(struct ts_sched *s, struct ts_task *p, int cpu, int wake_flags)
+{
+	return ttwu_set_task_cpu(s, p, cpu, wake_flags);
+}
+
+void ts_ttwu_queue(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p, int waker_cpu,
+		   struct ts_task *waker, int wake_flags)
+{
+	pl->ttwu_queued = pl->cpu != waker_cpu && ts_ttwu_queue_cond(s, p, waker_cpu, pl->cpu);
 	ttwu_queue(pl, s, p, waker_cpu, waker, wake_flags);
 }
 
@@ -551,6 +591,7 @@ bool ts_try_to_wake_up_or_list(struct ts_placement *pl, struct ts_sched *s, stru
 {
 	wake_flags = ttwu_select(pl, s, p, waker_cpu, waker, wake_flags);
 	int cpu = pl->cpu;
+	wake_flags = ttwu_set_task_cpu(s, p, cpu, wake_flags);
 	if (!pl->ttwu_queued || ts_rq_nr_running(s, cpu) != 0) {
 		ttwu_queue(pl, s, p, waker_cpu, waker, wake_flags);
 		return false;

@@ -40,6 +40,7 @@ enum ev_kind {
 	EV_END,
 	EV_NUMA_STOP,
 	EV_STOP_PUSH,
+	EV_TTWU, /* a wake-up's ttwu_queue() after its waker's selection (sim_ttwu_queue_due) */
 };
 
 /* A TOUCH phase in progress: one execution's sweep, how far it got, and the running
@@ -72,18 +73,20 @@ struct sim_task {
 	struct ts_task t;	   /* the core's task; t.host_data points back here */
 	struct sim_wait_link wait; /* on a channel's receiver or sender queue */
 	const struct ts_task_class *cls;
-	int cls_index, inst, idx; /* class, instance, index among the class's tasks in it */
-	int pc;			  /* next phase */
-	uint64_t iter, limit;	  /* iterations done / to do (0 = unbounded) */
-	uint64_t work;		  /* ns of CPU work before the program moves on */
-	double work_frac;	  /* sub-ns part of the costs added so far */
-	uint32_t send_bytes;	  /* SEND being retried: its size (0 = not drawn yet) */
-	int on_cpu;		  /* CPU it is the current task of, or -1 */
-	int last_cpu;		  /* CPU it last ran on (-1: never ran) */
-	uint64_t wake_ns;	  /* when it was last woken */
-	bool woken;		  /* woken, not yet run since */
-	int waker_cpu;		  /* the CPU its last wake-up came from */
-	double cache_mark;	  /* its core's sim_cache_kib() when its last run there began */
+	int cls_index, inst, idx;    /* class, instance, index among the class's tasks in it */
+	int pc;			     /* next phase */
+	uint64_t iter, limit;	     /* iterations done / to do (0 = unbounded) */
+	uint64_t work;		     /* ns of CPU work before the program moves on */
+	double work_frac;	     /* sub-ns part of the costs added so far */
+	uint32_t send_bytes;	     /* SEND being retried: its size (0 = not drawn yet) */
+	int on_cpu;		     /* CPU it is the current task of, or -1 */
+	int last_cpu;		     /* CPU it last ran on (-1: never ran) */
+	uint64_t wake_ns;	     /* when it was last woken */
+	bool woken;		     /* woken, not yet run since */
+	int waker_cpu;		     /* the CPU its last wake-up came from */
+	int ttwu_cpu;		     /* TASK_WAKING: the CPU its wake-up selected, not queued yet */
+	struct sim_task *ttwu_waker; /* ... and the task that woke it (NULL: a timer) */
+	double cache_mark;	     /* its core's sim_cache_kib() when its last run there began */
 	bool exiting, exited;
 	bool pro;		     /* running its class's prologue (pc indexes it) */
 	const struct ts_phase *prog; /* the program pc indexes: the prologue, then phases */
@@ -209,6 +212,7 @@ struct sim {
 
 	uint64_t marks, bytes, msgs_sent, msgs_recv, events;
 	int64_t nr_runnable; /* tasks the engine made runnable and not yet blocked/exited */
+	int64_t nr_waking;   /* of those, woken but not queued yet (EV_TTWU in flight) */
 	int limited_tasks, exited_limited;
 	uint64_t finish_ns;
 	struct sim_hist *lat;
@@ -476,6 +480,7 @@ static inline double *sim_cache_kib(struct sim *m, int cpu)
 void sim_set_curr(struct sim *m, int cpu, struct sim_task *next);
 double sim_refill_ns(const struct sim *m, const struct sim_task *t, int cpu, double *moved);
 double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *waker, int flags);
+void sim_ttwu_queue_due(struct sim *m, int cpu, struct sim_task *t, int wake_flags);
 __attribute__((cold)) void sim_tg_settle(struct sim *m, int cpu);
 void sim_charge_cpu(struct sim *m, int cpu, double ns, enum ts_sim_work w);
 void sim_balance_costs_init(struct sim *m);

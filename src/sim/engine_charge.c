@@ -87,10 +87,30 @@ void sim_set_curr(struct sim *m, int cpu, struct sim_task *next)
 	}
 }
 
+/* How long try_to_wake_up() leaves the CPU its selection found (target) looking idle to
+ * other wakers before its store to the target's rq->ttwu_pending (__ttwu_queue_wakelist();
+ * without the wakelist, ttwu_do_activate()'s nr_running) starts: for a task that changes
+ * CPU, set_task_cpu(), whose migrate_task_rq_fair() reads the previous CPU's cfs_rq PELT
+ * line and takes its cache-line-aligned removed.lock (two lines that CPU wrote, c2c from
+ * it each) and whose set_task_rq() reads the task group's lines (their stalls, tg_ns, from
+ * the line model). The store's own transfer is the wake-up signal's c2c, which the target
+ * sees as the IPI's delay (engine_host.c, post_ipi()); the instructions in between (a few
+ * hundred, L1-hot) are not counted. A task that stays on its CPU: 0, queued at once. */
+static double ttwu_window_ns(const struct sim *m, int waker_cpu, int prev_cpu, int target,
+			     double tg_ns)
+{
+	if (prev_cpu == target)
+		return 0;
+	return 2 * sim_cost_of(m, m->c2c, ts_cost_between, waker_cpu, prev_cpu) + tg_ns;
+}
+
 /* ts_try_to_wake_up() of a blocked task by `waker` (NULL: a timer) from cpu. Returns the
  * CPU work the wake-up costs its waker (the enqueue on a busy CPU, the scan's probes, task
  * groups' line stalls), which the caller charges; it is counted here, by term, so the
- * caller charges it with sim_task_add_work() or sim_charge_cpu(..., SIM_WORK_COUNTED). */
+ * caller charges it with sim_task_add_work() or sim_charge_cpu(..., SIM_WORK_COUNTED).
+ * A wake-up to another CPU is queued there after ttwu_window_ns() (EV_TTWU), the task
+ * TASK_WAKING (on no queue) in between; one to cpu itself at once (cpu runs the waker:
+ * nobody finds it idle). */
 double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *waker, int flags)
 {
 	SIM_CHECK(t->t.state == TS_TASK_SLEEPING, "waking task %d in state %d", t->t.id,
@@ -103,8 +123,23 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 	m->tg_wakee = m->groups ? t : NULL;
 	if (sim_tracing(m))
 		sim_trace_waking(m, cpu, t, !waker);
-	struct ts_placement pl =
-		ts_try_to_wake_up(m->s, &t->t, cpu, waker ? &waker->t : NULL, flags);
+	struct ts_task *wt = waker ? &waker->t : NULL;
+	struct ts_placement pl;
+	int prev_cpu = t->t.cpu;
+	flags = ts_ttwu_select(&pl, m->s, &t->t, cpu, wt, flags);
+	double tg_ns = m->groups ? m->tg_stall[cpu] : 0;
+	flags = ts_ttwu_set_task_cpu(m->s, &t->t, pl.cpu, flags);
+	tg_ns = m->groups ? m->tg_stall[cpu] - tg_ns : 0;
+	uint64_t window =
+		pl.cpu != cpu ? sim_ns_of(ttwu_window_ns(m, cpu, prev_cpu, pl.cpu, tg_ns)) : 0;
+	if (window) {
+		t->ttwu_cpu = pl.cpu;
+		t->ttwu_waker = waker;
+		m->nr_waking++;
+		sim_post(m, m->now + window, EV_TTWU, cpu, t, (uint64_t)flags);
+	} else {
+		ts_ttwu_queue(&pl, m->s, &t->t, cpu, wt, flags);
+	}
 	if (sim_tracing(m))
 		sim_trace_wakeup(m, cpu, t, &pl, !waker, false);
 	m->tg_wakee = NULL;
@@ -139,6 +174,22 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 		m->tg_stall[cpu] = 0;
 	}
 	return cost;
+}
+
+/* EV_TTWU: the waker's CPU (cpu) reaches ttwu_queue() of t's wake-up; with task groups,
+ * the line stalls of an activation it runs itself go to what runs there now. */
+void sim_ttwu_queue_due(struct sim *m, int cpu, struct sim_task *t, int wake_flags)
+{
+	SIM_CHECK(t->t.state == TS_TASK_SLEEPING && t->woken, "task %d queued while not waking",
+		  t->t.id);
+	m->nr_waking--;
+	struct ts_placement pl = {.cpu = t->ttwu_cpu};
+	m->tg_wakee = m->groups ? t : NULL;
+	ts_ttwu_queue(&pl, m->s, &t->t, cpu, t->ttwu_waker ? &t->ttwu_waker->t : NULL, wake_flags);
+	m->tg_wakee = NULL;
+	m->tg_exec_cpu = -1;
+	if (m->groups)
+		sim_tg_settle(m, cpu);
 }
 
 /* Task groups: stalls left by a tick or a fork on cpu go to its running segment; an idle

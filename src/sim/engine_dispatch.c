@@ -125,6 +125,7 @@ static void check_invariants(struct sim *m)
 		SIM_CHECK((m->ends.pos[cpu] >= 0) == m->cpu[cpu].seg_active,
 			  "CPU %d: a segment end without a running segment, or the reverse", cpu);
 	SIM_CHECK(sim_seg_ends_valid(&m->ends, m->nr_cpus), "segment ends: heap order broken");
+	queued += m->nr_waking; /* between their selection and ttwu_queue() */
 	SIM_CHECK(queued == m->nr_runnable,
 		  "runnable tasks lost: the engine holds %lld runnable, the run queues %lld",
 		  (long long)m->nr_runnable, (long long)queued);
@@ -154,7 +155,8 @@ static void check_tasks(struct sim *m)
 	for (int i = 0; i < m->nr_tasks_inited; i++) {
 		const struct sim_task *t = &m->tasks[i];
 		runnable += t->t.state == TS_TASK_RUNNABLE;
-		runnable += t->t.state == TS_TASK_SLEEPING && t->woken; /* on a wake list */
+		/* on a wake list, or selected and not queued yet */
+		runnable += t->t.state == TS_TASK_SLEEPING && t->woken;
 		SIM_CHECK(t->on_cpu < 0 || m->cpu[t->on_cpu].curr == t,
 			  "task %d thinks it runs on CPU %d", i, t->on_cpu);
 	}
@@ -310,6 +312,9 @@ int ts_sim_run(const struct ts_sim_config *cfg, struct ts_sim_result *out, struc
 			break;
 		case EV_STOP_PUSH:
 			sim_on_stop_push(m, ev.cpu);
+			break;
+		case EV_TTWU:
+			sim_ttwu_queue_due(m, ev.cpu, ev.obj, (int)ev.gen);
 			break;
 		}
 		if (ev.cpu >= 0)

@@ -147,10 +147,10 @@ static void host_tg_line_access(void *h, int rq_cpu, const void *line, bool writ
 	}
 }
 
-/* ts_try_to_wake_up() takes the target's lock right after select_task_rq(), where the
- * kernel's ttwu_queue() decides between the wakelist and a direct activation: the
- * accesses under that lock are the activation's. Before it (select_task_rq(), the
- * wakee's and waker's task_h_load()) the waker executes. */
+/* ts_try_to_wake_up() takes the target's lock in ttwu_queue(), where the kernel decides
+ * between the wakelist and a direct activation: the accesses under that lock are the
+ * activation's. Before it (select_task_rq(), the wakee's and waker's task_h_load(), and
+ * set_task_cpu()'s set_task_rq() reads of a task that changes CPU) the waker executes. */
 static void host_lock_groups(void *h, int cpu)
 {
 	struct sim *m = h;

@@ -237,11 +237,12 @@ static const struct ts_val_experiment pipe_spr = {
 	"hackbench's pipe as v5.6 runs it; 1,000 loops, a tenth of mmtests' 10,000 "               \
 	"(at 100 loops the gains were +1.6 ... +2.8 %)"
 #define NEEDS_RT_GROUP                                                                             \
-	"runs --kernel 6.4, the v6.4 layout with RT_GROUP_SCHED against the re-layout, but "       \
-	"the simulated pairs stop migrating once each shares one CPU (a few migrations per "       \
-	"busy CPU-second, row pipe-icx-migration-rate, against the tens of thousands the c2c "     \
-	"profile implies: the collapsed regime of docs/workloads.md, 'One pair per CPU'), so "     \
-	"set_task_cpu()'s reads of rt_se/rt_rq are rarely made"
+	"runs --kernel 6.4, the v6.4 layout with RT_GROUP_SCHED against the re-layout; the "       \
+	"simulated pairs migrate thousands of times per busy CPU-second (row "                     \
+	"pipe-icx-migration-rate), fewer than the tens of thousands the c2c profile implies, "     \
+	"and only while set_task_cpu()'s stalls keep the chosen CPU unmarked (docs/workloads.md, " \
+	"'The window as the kernel has it'), so its reads of rt_se/rt_rq are made less often "     \
+	"than on the real machine"
 #define TBENCH_BYTES                                                                               \
 	"the model's MB/s counts request and reply bytes: 3.4 % above tbench's own figure "        \
 	"for the same op rate (docs/workloads.md)"

@@ -382,6 +382,22 @@ struct ts_placement ts_try_to_wake_up(struct ts_sched *s, struct ts_task *p, int
 /* ts_try_to_wake_up() into *pl (as ts_select_task_rq_to()). */
 void ts_try_to_wake_up_to(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p,
 			  int waker_cpu, struct ts_task *waker, int wake_flags);
+/* ts_try_to_wake_up_to() in its three steps, for a host that gives the waker's work
+ * between them time: ts_ttwu_select() is select_task_rq() (into *pl, with pl->ttwu_queued
+ * as ttwu_queue_cond() answers now) and returns the wake-up's flags;
+ * ts_ttwu_set_task_cpu() is try_to_wake_up()'s set_task_cpu() of a blocked task that
+ * changes CPU (run by the waker: migrate_task_rq_fair(), set_task_rq()), adding
+ * WF_MIGRATED to the flags it returns; ts_ttwu_queue() is ttwu_queue() with those flags,
+ * which asks ttwu_queue_cond() again (the kernel asks it there) and writes
+ * pl->ttwu_queued. Until ts_ttwu_queue(), as in try_to_wake_up() up to
+ * __ttwu_queue_wakelist(), nothing marks pl->cpu: another waker can still find it idle.
+ * p is then on no queue (TASK_WAKING); the host must not wake, move or count it. No rq
+ * lock held for any of them. */
+int ts_ttwu_select(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p, int waker_cpu,
+		   struct ts_task *waker, int wake_flags);
+int ts_ttwu_set_task_cpu(struct ts_sched *s, struct ts_task *p, int cpu, int wake_flags);
+void ts_ttwu_queue(struct ts_placement *pl, struct ts_sched *s, struct ts_task *p, int waker_cpu,
+		   struct ts_task *waker, int wake_flags);
 /* ts_try_to_wake_up_to() for a host whose CPUs run the activation of a wake-up queued for
  * them, as ttwu_queue_wakelist() lets the target run ttwu_do_activate() (sched_ttwu_pending())
  * so that the waker writes none of its run queue. The same choice and pl->ttwu_queued;
