@@ -5,7 +5,8 @@
  * the fake host: the kernel's cases in order (not allowed, another LLC, the waker's own
  * CPU, an idle target, a busy one), and ts_try_to_wake_up() reporting the same decision
  * for a real wake-up; ts_try_to_wake_up_or_list() handing an idle target's activation to
- * the host and keeping a busy one's. test_rt_ttwu.c runs the cases through the runtime,
+ * the host and keeping a busy one's; the window between the choice and the queue, with
+ * the waker's set_task_cpu() in it. test_rt_ttwu.c runs the cases through the runtime,
  * test_sim_groups.c's whole runs through the simulator's line model. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -242,6 +243,48 @@ static void test_listed_wakeups(void **state)
 	env_destroy(&e);
 }
 
+/* try_to_wake_up() in its three steps (ts_ttwu_select(), ts_ttwu_set_task_cpu(),
+ * ts_ttwu_queue()): on one LLC of 4 CPUs, p blocked on CPU 1, CPUs 0 (the waker) and 1
+ * busy, p's wake-up chooses idle CPU 2 or 3 (the LLC scan). The waker's set_task_cpu() moves p
+ * there (WF_MIGRATED) while p stays on no queue and the chosen CPU still looks idle to other wakers
+ * (nothing marks it before ttwu_queue()); the queue activates p there, a migrated wake-up counted
+ * once in the task and the target's statistics. */
+static void test_window_before_queue(void **state)
+{
+	(void)state;
+	struct env e;
+	env_grid(&e, 1, 4, "10", "NO_SIS_UTIL"); /* a fresh LLC's SIS_UTIL budget is 0 */
+	struct ts_task *p = env_spawn(&e, 1, NULL, NULL);
+	block(&e, p);
+	env_spawn(&e, 1, NULL, NULL);
+	struct ts_task *waker = env_spawn(&e, 0, NULL, NULL);
+	struct ts_placement pl;
+	int flags = ts_ttwu_select(&pl, e.s, p, 0, waker, 0);
+	assert_true(pl.cpu == 2 || pl.cpu == 3);
+	assert_int_equal(p->cpu, 1);
+	assert_false(flags & TS_WF_MIGRATED);
+	flags = ts_ttwu_set_task_cpu(e.s, p, pl.cpu, flags);
+	assert_true(flags & TS_WF_MIGRATED);
+	assert_int_equal(p->cpu, pl.cpu);
+	assert_int_equal(p->state, TS_TASK_SLEEPING);
+	assert_true(ts_idle_cpu(e.s, pl.cpu));
+	assert_int_equal(ts_rq_nr_running(e.s, pl.cpu), 0);
+	/* a second call moves nothing: p is on that CPU already */
+	assert_int_equal(ts_ttwu_set_task_cpu(e.s, p, pl.cpu, 0), 0);
+	uint64_t arrived = ts_stat_read(&ts_cpu_rq(e.s, pl.cpu)->stats.migrations);
+	ts_ttwu_queue(&pl, e.s, p, 0, waker, flags);
+	/* asked again at the queue: an idle target of the waker's LLC (the fake host has no
+	 * wakelist IPI, so the waker carried the activation out) */
+	assert_true(pl.ttwu_queued);
+	assert_int_equal(p->state, TS_TASK_RUNNABLE);
+	assert_int_equal(ts_rq_nr_running(e.s, pl.cpu), 1);
+	assert_false(ts_idle_cpu(e.s, pl.cpu));
+	assert_int_equal(p->nr_wakeups_migrate, 1);
+	assert_int_equal(p->nr_wakeups, 1);
+	assert_int_equal(ts_stat_read(&ts_cpu_rq(e.s, pl.cpu)->stats.migrations), arrived + 1);
+	env_destroy(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_try_to_wake_up_reports_it),
 		cmocka_unit_test(test_wakelist_defers_activation),
 		cmocka_unit_test(test_listed_wakeups),
+		cmocka_unit_test(test_window_before_queue),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
