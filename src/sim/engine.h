@@ -73,20 +73,19 @@ struct sim_task {
 	struct ts_task t;	   /* the core's task; t.host_data points back here */
 	struct sim_wait_link wait; /* on a channel's receiver or sender queue */
 	const struct ts_task_class *cls;
-	int cls_index, inst, idx;    /* class, instance, index among the class's tasks in it */
-	int pc;			     /* next phase */
-	uint64_t iter, limit;	     /* iterations done / to do (0 = unbounded) */
-	uint64_t work;		     /* ns of CPU work before the program moves on */
-	double work_frac;	     /* sub-ns part of the costs added so far */
-	uint32_t send_bytes;	     /* SEND being retried: its size (0 = not drawn yet) */
-	int on_cpu;		     /* CPU it is the current task of, or -1 */
-	int last_cpu;		     /* CPU it last ran on (-1: never ran) */
-	uint64_t wake_ns;	     /* when it was last woken */
-	bool woken;		     /* woken, not yet run since */
-	int waker_cpu;		     /* the CPU its last wake-up came from */
-	int ttwu_cpu;		     /* TASK_WAKING: the CPU its wake-up selected, not queued yet */
-	struct sim_task *ttwu_waker; /* ... and the task that woke it (NULL: a timer) */
-	double cache_mark;	     /* its core's sim_cache_kib() when its last run there began */
+	int cls_index, inst, idx; /* class, instance, index among the class's tasks in it */
+	int pc;			  /* next phase */
+	uint64_t iter, limit;	  /* iterations done / to do (0 = unbounded) */
+	uint64_t work;		  /* ns of CPU work before the program moves on */
+	double work_frac;	  /* sub-ns part of the costs added so far */
+	uint32_t send_bytes;	  /* SEND being retried: its size (0 = not drawn yet) */
+	int on_cpu;		  /* CPU it is the current task of, or -1 */
+	int last_cpu;		  /* CPU it last ran on (-1: never ran) */
+	uint64_t wake_ns;	  /* when it was last woken */
+	bool woken;		  /* woken, not yet run since */
+	int waker_cpu;		  /* the CPU its last wake-up came from */
+	int ttwu_cpu;		  /* TASK_WAKING: the CPU its wake-up selected, not queued yet */
+	double cache_mark;	  /* its core's sim_cache_kib() when its last run there began */
 	bool exiting, exited;
 	bool pro;		     /* running its class's prologue (pc indexes it) */
 	const struct ts_phase *prog; /* the program pc indexes: the prologue, then phases */

@@ -134,7 +134,6 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 		pl.cpu != cpu ? sim_ns_of(ttwu_window_ns(m, cpu, prev_cpu, pl.cpu, tg_ns)) : 0;
 	if (window) {
 		t->ttwu_cpu = pl.cpu;
-		t->ttwu_waker = waker;
 		m->nr_waking++;
 		sim_post(m, m->now + window, EV_TTWU, cpu, t, (uint64_t)flags);
 	} else {
@@ -177,7 +176,9 @@ double sim_wake(struct sim *m, struct sim_task *t, int cpu, struct sim_task *wak
 }
 
 /* EV_TTWU: the waker's CPU (cpu) reaches ttwu_queue() of t's wake-up; with task groups,
- * the line stalls of an activation it runs itself go to what runs there now. */
+ * the line stalls of an activation it runs itself go to what runs there now. The waker
+ * is not passed: ttwu_queue() asks for it only to spare a wake-up onto the waker's
+ * own CPU the ttwu_pending mark, and those are never deferred. */
 void sim_ttwu_queue_due(struct sim *m, int cpu, struct sim_task *t, int wake_flags)
 {
 	SIM_CHECK(t->t.state == TS_TASK_SLEEPING && t->woken, "task %d queued while not waking",
@@ -185,7 +186,7 @@ void sim_ttwu_queue_due(struct sim *m, int cpu, struct sim_task *t, int wake_fla
 	m->nr_waking--;
 	struct ts_placement pl = {.cpu = t->ttwu_cpu};
 	m->tg_wakee = m->groups ? t : NULL;
-	ts_ttwu_queue(&pl, m->s, &t->t, cpu, t->ttwu_waker ? &t->ttwu_waker->t : NULL, wake_flags);
+	ts_ttwu_queue(&pl, m->s, &t->t, cpu, NULL, wake_flags);
 	m->tg_wakee = NULL;
 	m->tg_exec_cpu = -1;
 	if (m->groups)
