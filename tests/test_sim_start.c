@@ -13,6 +13,9 @@
  *    tasks bounced through recent_used_cpu came from the old start);
  *  - the time before the benchmark: the idle pre-phase, twice the 128-CPU top level's
  *    128 ms idle balance interval, then tbench's 100 ms barrier poll;
+ *  - tbench's release: with as many tasks as CPUs (16 clients) under SIS_CLUSTER the
+ *    clients woken together onto colliding CPUs chase each other through recent_used_cpu
+ *    for tens of ms; tbench's own warm-up outlasts that;
  *  - the window waits until busy balancing finds the clusters even;
  *  - a start-up phase outside a prologue is refused. */
 #include <errno.h>
@@ -98,6 +101,37 @@ static void test_netperf_16_pairs_do_not_bounce(void **state)
 	assert_true(r.start_ns >= 256 * MS && r.start_ns < 258 * MS);
 }
 
+/* tbench's release transient (docs/workloads.md, "The release transient"): 16 clients on
+ * node 0's 32 CPUs under SIS_CLUSTER, 10 ms windows. After 50 ms some seeds still bounce
+ * (hundreds of migrations, placed by the recent_used_cpu rule); after tbench's default
+ * warm-up none does. */
+static void test_tbench_release_transient_within_warmup(void **state)
+{
+	(void)state;
+	const struct ts_workload *w = ts_workload_find("tbench");
+	int churning_early = 0;
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		struct ts_sim_config cfg = sim_config(&kunpeng, w, 16);
+		struct ts_error err = {0};
+		assert_int_equal(ts_features_parse("SIS_CLUSTER", &cfg.features, &err), 0);
+		cfg.pin = kunpeng.node0;
+		cfg.seed = seed;
+		cfg.duration_ns = 10 * MS;
+		cfg.warmup_ns = 50 * MS;
+		struct ts_sim_result early = sim_run_ok(&cfg);
+		if (early.migrations > 100 && early.reasons[TS_PLACE_RECENT] * 2 > early.migrations)
+			churning_early++;
+		cfg.warmup_ns = w->default_warmup_ns;
+		struct ts_sim_result late = sim_run_ok(&cfg);
+		print_message("seed %llu: %llu migrations after 50 ms, %llu after %llu ms\n",
+			      (unsigned long long)seed, (unsigned long long)early.migrations,
+			      (unsigned long long)late.migrations,
+			      (unsigned long long)(w->default_warmup_ns / MS));
+		assert_true(late.migrations < 20);
+	}
+	assert_true(churning_early >= 2);
+}
+
 /* The window waits until busy balancing finds the clusters even (docs/engine.md, "The
  * window also waits for busy load balancing"): on 2 clusters of 4 CPUs tbench with 128
  * clients (32 tasks per CPU) leaves the clusters uneven after the release, and the
@@ -177,6 +211,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tbench_pairs_cross_clusters_without_sis_cluster),
 		cmocka_unit_test(test_netperf_16_pairs_do_not_bounce),
+		cmocka_unit_test(test_tbench_release_transient_within_warmup),
 		cmocka_unit_test(test_window_waits_for_cluster_balance),
 		cmocka_unit_test(test_window_waits_for_an_idle_node),
 		cmocka_unit_test(test_start_phase_outside_prologue_refused),

@@ -53,6 +53,11 @@ int ts_val_select(bool quick, const char *const *ids, int nr_ids, const struct t
 
 /* ---- figures and verdicts ---- */
 
+uint64_t ts_val_warmup_ns(const struct ts_val_experiment *x)
+{
+	return x->warmup_ns ? x->warmup_ns : ts_workload_find(x->workload)->default_warmup_ns;
+}
+
 bool ts_val_band_contains(const struct ts_val_band *b, double v)
 {
 	if (isnan(v))
@@ -341,7 +346,7 @@ static int run_experiment(const struct ts_val_experiment *x, const struct ts_val
 				.iterations = x->loops,
 				.pin = s->pin,
 				.duration_ns = x->duration_ns,
-				.warmup_ns = x->warmup_ns,
+				.warmup_ns = ts_val_warmup_ns(x),
 				.groups = x->groups_spec ? &s->groups : NULL,
 			},
 		.seed = o->seed,

@@ -249,7 +249,7 @@ static void json_experiment(struct ts_json_writer *w, const struct ts_val_experi
 	ts_json_key(w, "duration_ns");
 	ts_json_uint(w, x->duration_ns);
 	ts_json_key(w, "warmup_ns");
-	ts_json_uint(w, x->warmup_ns);
+	ts_json_uint(w, ts_val_warmup_ns(x));
 	ts_json_member_int(w, "loops", x->loops);
 	ts_json_member_int(w, "seeds", x->seeds);
 	json_str(w, "published_run", x->published_run);
@@ -454,7 +454,7 @@ int ts_validation_write_markdown(const struct ts_validation *v, FILE *out)
 		snprintf(buf + len, sizeof(buf) - len, " %s", load_name(x));
 		md_cell(out, buf);
 		ts_report_duration(x->duration_ns, dur, sizeof(dur));
-		ts_report_duration(x->warmup_ns, warm, sizeof(warm));
+		ts_report_duration(ts_val_warmup_ns(x), warm, sizeof(warm));
 		if (x->duration_ns)
 			snprintf(buf, sizeof(buf), "%s after %s warm-up", dur, warm);
 		else

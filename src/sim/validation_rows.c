@@ -77,7 +77,6 @@ static const struct ts_val_experiment tbench_kp920 = {
 	.loads = {1, 4, 8, 16, 32, 64, 128},
 	.nr_loads = 7,
 	.duration_ns = 100 * MS,
-	.warmup_ns = 50 * MS,
 	.seeds = 3,
 	.published_run = "mmtests tbench pinned with numactl -N 0, 120 s per client count",
 };
@@ -171,7 +170,6 @@ static const struct ts_val_experiment tbench_bdw = {
 	.loads = {1, 8, 64, 128, 256, 320},
 	.nr_loads = 6,
 	.duration_ns = 100 * MS,
-	.warmup_ns = 50 * MS,
 	.seeds = 3,
 	.published_run = "mmtests tbench, unpinned; the client counts are those S2 quotes",
 };

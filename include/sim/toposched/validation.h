@@ -82,10 +82,11 @@ struct ts_val_experiment {
 	int nr_configs;
 	int loads[TS_VAL_MAX_LOADS]; /* every load of the published run, ascending */
 	int nr_loads;
-	uint64_t duration_ns, warmup_ns; /* duration 0: the time-to-finish cap */
-	int loops;			 /* per-task iterations (ts_sim_config.iterations), 0 */
-	int seeds;			 /* runs per configuration and load, >= 3 */
-	const char *published_run;	 /* how the published run was made */
+	/* duration 0: the time-to-finish cap; warm-up 0: the workload's default_warmup_ns */
+	uint64_t duration_ns, warmup_ns;
+	int loops;		   /* per-task iterations (ts_sim_config.iterations), 0 */
+	int seeds;		   /* runs per configuration and load, >= 3 */
+	const char *published_run; /* how the published run was made */
 };
 
 struct ts_val_row {
@@ -115,6 +116,9 @@ const struct ts_val_source *ts_val_sources(int *count);
  * id. */
 int ts_val_select(bool quick, const char *const *ids, int nr_ids, const struct ts_val_row ***out,
 		  int *count, struct ts_error *err);
+
+/* The experiment's warm-up: its own, or with 0 its workload's default_warmup_ns. */
+uint64_t ts_val_warmup_ns(const struct ts_val_experiment *x);
 
 /* v inside the band (NaN never is); NONE contains nothing. */
 bool ts_val_band_contains(const struct ts_val_band *band, double v);
