@@ -57,7 +57,7 @@
 #define SIM_MAX_COSTS	   64
 static const char *const sim_default_compare[] = {"baseline=NO_SIS_CLUSTER", "cluster=SIS_CLUSTER"};
 
-/* one line of the help per line of source */
+/* one line of the help per line of source; a printf format (print_help()) */
 // clang-format off
 static const char sim_help[] =
 	"usage: toposched sim [OPTIONS]\n"
@@ -65,7 +65,7 @@ static const char sim_help[] =
 	"Runs a workload on a simulated machine under the scheduling core, for every\n"
 	"configuration x load x iteration (in parallel), and prints an mmtests-style\n"
 	"comparison: per load each configuration's Hmean (throughput, rates) or Amean\n"
-	"(times, latencies), its % change against the first configuration, '*' where\n"
+	"(times, latencies), its %% change against the first configuration, '*' where\n"
 	"|mean - baseline| > max(stddev, baseline stddev), the stddev; then, per\n"
 	"configuration, the SIS statistics, placement reasons, wake-ups by relationship,\n"
 	"migrations and CPU utilisation. With no options it runs the default experiment:\n"
@@ -128,7 +128,7 @@ static const char sim_help[] =
 	"  --duration T        measured virtual time per run, T with a unit: ns, us, ms, s\n"
 	"                      (e.g. 200ms; default " SIM_DEFAULT_DURATION ")\n"
 	"  --warmup T          unmeasured virtual time before it (0 allowed; default: the\n"
-	"                      workload's own, tbench 250ms, specjbb 2s, else " SIM_DEFAULT_WARMUP ")\n"
+	"                      workload's own, %s, else " SIM_DEFAULT_WARMUP ")\n"
 	"  --loops N           per-task iterations of finite workloads such as hackbench\n"
 	"                      (default: the workload's own)\n"
 	"  --bind MODE         none (default), hard or inverse: the autonuma references;\n"
@@ -152,7 +152,7 @@ static const char sim_help[] =
 	"                      is replaced whole (its mode kept), a device, a FIFO or a\n"
 	"                      file with several hard links written in place; '-' is\n"
 	"                      standard output\n"
-	"  --plot FILE         also draw the metric against load, and the % change\n"
+	"  --plot FILE         also draw the metric against load, and the %% change\n"
 	"                      against the baseline, with gnuplot; FILE ends in .png\n"
 	"                      or .svg; the script is kept as FILE.gp\n"
 	"  --schedstat FILE    also write the counters of the first configuration's\n"
@@ -222,6 +222,41 @@ struct sim_opts {
 	const char *groups_spec, *tg_layout;
 	bool dump_groups;
 };
+
+/* A duration as --warmup takes it: the largest unit that divides it. */
+static void duration_text(uint64_t ns, char *buf, size_t size)
+{
+	static const struct {
+		uint64_t ns;
+		const char *unit;
+	} units[] = {{1000000000ULL, "s"}, {1000000ULL, "ms"}, {1000ULL, "us"}, {1, "ns"}};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (ns % units[i].ns == 0 || units[i].ns == 1) {
+			snprintf(buf, size, "%llu%s", (unsigned long long)(ns / units[i].ns),
+				 units[i].unit);
+			return;
+		}
+}
+
+/* The help, with the workloads' own warm-ups from their table, so that it cannot
+ * disagree with them. */
+static void print_help(void)
+{
+	char own[256] = "", one[32];
+	size_t len = 0;
+	int n;
+	const struct ts_workload *w = ts_workload_list(&n);
+	for (int i = 0; i < n; i++) {
+		if (!w[i].default_warmup_ns)
+			continue;
+		duration_text(w[i].default_warmup_ns, one, sizeof(one));
+		len += (size_t)snprintf(own + len, sizeof(own) - len, "%s%s %s", len ? ", " : "",
+					w[i].name, one);
+		if (len >= sizeof(own))
+			break;
+	}
+	printf(sim_help, own);
+}
 
 static void list_workloads(void)
 {
@@ -887,7 +922,7 @@ int cmd_sim(int argc, char **argv)
 	if (named && !o.warmup_given && named->default_warmup_ns)
 		o.warmup_ns = named->default_warmup_ns;
 	if (help) {
-		fputs(sim_help, stdout);
+		print_help();
 		return 0;
 	}
 	if (o.list_workloads) {
