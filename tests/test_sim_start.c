@@ -103,8 +103,8 @@ static void test_netperf_16_pairs_do_not_bounce(void **state)
 
 /* tbench's release transient (docs/workloads.md, "The release transient"): 16 clients on
  * node 0's 32 CPUs under SIS_CLUSTER, 10 ms windows. After 50 ms some seeds still bounce
- * (hundreds of migrations, placed by the recent_used_cpu rule); after tbench's default
- * warm-up none does. */
+ * (thousands of migrations, most placed by the recent_used_cpu rule); after tbench's
+ * default warm-up none does. */
 static void test_tbench_release_transient_within_warmup(void **state)
 {
 	(void)state;

@@ -155,7 +155,7 @@
  * Kunpeng 920 node 0) under SIS_CLUSTER the displaced tasks chase each other through
  * recent_used_cpu until each has a CPU of its own. Measured, 40 seeds: 10, 5, 2 and 0 runs
  * still migrating at 100, 150, 200 and 250 ms after the release. The published runs last
- * 120 s; the window opens after the longest of these. */
+ * 120 s, so the window opens at the first of those steps that none outlasted. */
 #define TBENCH_WARMUP_NS (250ULL * 1000 * 1000)
 
 static const uint32_t tbench_req_bytes[] = {
