@@ -244,7 +244,8 @@ static const struct ts_val_experiment pipe_spr = {
 	"each pair shares one CPU, 94 % of the wake-ups go to the waker's CPU, SIS_UTIL's budget " \
 	"empty at 97 % utilisation), where the c2c profile implies tens of thousands of "          \
 	"set_task_cpu() per CPU-second, so the reads of rt_se/rt_rq that the re-layout moves "     \
-	"are rare (docs/workloads.md, 'The start is not the steady state')"
+	"are rare (docs/workloads.md, 'The start is not the steady state' and 'One pair per "      \
+	"CPU: the split and the collapsed regime')"
 #define TBENCH_BYTES                                                                               \
 	"the model's MB/s counts request and reply bytes: 3.4 % above tbench's own figure "        \
 	"for the same op rate (docs/workloads.md)"
