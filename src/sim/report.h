@@ -10,8 +10,6 @@
 
 const char *ts_report_machine(const struct ts_experiment *e);
 const char *ts_report_load_name(const struct ts_experiment *e);
-/* "200ms", "1s", "1500us", "7ns": the largest unit that divides ns exactly. */
-void ts_report_duration(uint64_t ns, char *buf, size_t size);
 /* The pinned CPUs as a cpulist, or "" when not pinned (buf always NUL-terminated). */
 void ts_report_pin_cpus(const struct ts_experiment *e, char *buf, size_t size);
 /* Digits after the decimal point for metric values in text reports. */

@@ -223,21 +223,6 @@ struct sim_opts {
 	bool dump_groups;
 };
 
-/* A duration as --warmup takes it: the largest unit that divides it. */
-static void duration_text(uint64_t ns, char *buf, size_t size)
-{
-	static const struct {
-		uint64_t ns;
-		const char *unit;
-	} units[] = {{1000000000ULL, "s"}, {1000000ULL, "ms"}, {1000ULL, "us"}, {1, "ns"}};
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (ns % units[i].ns == 0 || units[i].ns == 1) {
-			snprintf(buf, size, "%llu%s", (unsigned long long)(ns / units[i].ns),
-				 units[i].unit);
-			return;
-		}
-}
-
 /* The help, with the workloads' own warm-ups from their table, so that it cannot
  * disagree with them. */
 static void print_help(void)
@@ -249,7 +234,7 @@ static void print_help(void)
 	for (int i = 0; i < n; i++) {
 		if (!w[i].default_warmup_ns)
 			continue;
-		duration_text(w[i].default_warmup_ns, one, sizeof(one));
+		ts_report_duration(w[i].default_warmup_ns, one, sizeof(one));
 		len += (size_t)snprintf(own + len, sizeof(own) - len, "%s%s %s", len ? ", " : "",
 					w[i].name, one);
 		if (len >= sizeof(own))

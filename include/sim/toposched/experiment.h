@@ -132,6 +132,10 @@ struct ts_experiment {
 	struct ts_sim_result *results;
 };
 
+/* "200ms", "1s", "1500us", "7ns": the largest unit that divides ns exactly (the form
+ * --duration and --warmup take). */
+void ts_report_duration(uint64_t ns, char *buf, size_t size);
+
 /* The seed of the runs (any configuration, load value, iteration):
  *     ts_rng_derive(seed, load * 2^24 + iteration)
  * Common random numbers: every configuration runs a (load, iteration) with the same seed,
