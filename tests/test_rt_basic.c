@@ -284,6 +284,73 @@ static void test_stack_guard(void **state)
 	ts_chan_destroy(c);
 }
 
+/* A task with the default stack size holds a stack only while it runs: 64 children queued
+ * on their spawner's worker (bound to its CPU) run one after another once it blocks, each
+ * on the stack the one before gave back when it exited, so at most a few distinct stacks
+ * serve them all, where stacks bound at the spawn would be 64. Each child sees its own
+ * stack under its guard page; the spawner, another task, may not ask for theirs. */
+#define LAZY_CHILDREN 64
+
+struct lazy_child {
+	void *lo;
+	int rc;
+	char guard[5], top[5];
+};
+
+static void *lazy_child_run(void *p)
+{
+	struct lazy_child *c = p;
+	void *guard = NULL;
+	size_t size = 0;
+	c->rc = ts_task_stack(ts_self(), &guard, &c->lo, &size);
+	if (!c->rc &&
+	    (!mapping_perms(guard, c->guard) || !mapping_perms((char *)c->lo + size - 1, c->top)))
+		c->rc = -EIO;
+	return NULL;
+}
+
+static void *lazy_spawner(void *p)
+{
+	struct lazy_child *c = p;
+	char cpu[16];
+	snprintf(cpu, sizeof(cpu), "%d", ts_self_cpu());
+	struct ts_task_attr a = TS_TASK_ATTR_INIT;
+	a.cpus = cpu;
+	ts_task_handle h[LAZY_CHILDREN];
+	for (int i = 0; i < LAZY_CHILDREN; i++)
+		if (!(h[i] = ts_spawn(lazy_child_run, &c[i], &a)).id)
+			return (void *)"spawn failed";
+	void *lo;
+	if (ts_task_stack(h[0], NULL, &lo, NULL) != -EAGAIN)
+		return (void *)"another task's default stack was reported";
+	for (int i = 0; i < LAZY_CHILDREN; i++)
+		if (ts_join(h[i], NULL))
+			return (void *)"join failed";
+	return NULL;
+}
+
+static void test_default_stack_bound_when_run(void **state)
+{
+	(void)state;
+	static struct lazy_child c[LAZY_CHILDREN];
+	memset(c, 0, sizeof(c));
+	ts_task_handle h = ts_spawn(lazy_spawner, c, NULL);
+	void *ret = (void *)"not joined";
+	assert_int_equal(ts_join(h, &ret), 0);
+	assert_null(ret);
+	int distinct = 0;
+	for (int i = 0; i < LAZY_CHILDREN; i++) {
+		assert_int_equal(c[i].rc, 0);
+		assert_memory_equal(c[i].guard, "---p", 4);
+		assert_memory_equal(c[i].top, "rw-p", 4);
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = c[j].lo == c[i].lo;
+		distinct += !seen;
+	}
+	assert_in_range(distinct, 1, 2);
+}
+
 /* ---- channels ---- */
 
 struct pc {
@@ -971,9 +1038,10 @@ static void *batch_waiter(void *p)
 	return NULL;
 }
 
-/* One task after another, each joined before the next: every spawn reuses the struct and
- * stack the last one left in the task cache (and under TSan its fiber, which is replaced
- * after RT_FIBER_REUSE_MAX = 1024 tasks), and each runs its own function and argument. */
+/* One task after another, each joined before the next: every spawn reuses the struct the
+ * last one left in the task cache, and every run the stack it left in its worker's stack
+ * cache (and under TSan its fiber, which is replaced after RT_FIBER_REUSE_MAX = 1024
+ * tasks), and each runs its own function and argument. */
 static void *spawner_of_sequence(void *p)
 {
 	(void)p;
@@ -1025,6 +1093,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_self_and_nice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_affinity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_guard, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_stack_bound_when_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_channel_fifo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_channel_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_channel_prefaulted, setup, teardown),

@@ -156,25 +156,40 @@ _Noreturn void rt_ctx_switch_final(struct rt_ctx *from, struct rt_ctx *to);
 /* ---- stacks (stack.c) ---- */
 
 struct rt_stack {
-	void *map; /* guard page(s) + stack */
+	void *map; /* guard page(s) + stack; NULL: none (a task that has not run yet) */
 	size_t map_size;
 	void *lo; /* lowest usable byte (just above the guard) */
 	size_t size;
 	/* Under TSan, the fiber of the task that last ran on it, while the stack waits in a
-	 * task cache: creating one maps and clears TSan's per-thread state, ~2 ms a task
-	 * in this guest (task.c); and how many tasks have run on it. */
+	 * cache: creating one maps and clears TSan's per-thread state, ~2 ms a task in this
+	 * guest (stack.c); and how many tasks have run on it. */
 	void *fiber;
 	unsigned int fiber_uses;
 };
-/* A stack of at least `size` bytes (at least 4 pages) under a guard page, and above it, in
- * the same mapping and the stack's top page, `top` bytes kept for the owner (rounded up
- * to 64: RT_STACK_TOP), which start at lo + size (stack.c). */
-#define RT_STACK_TOP(top) (((top) + 63) & ~(size_t)63)
-int rt_stack_alloc(struct rt_stack *st, size_t size, size_t top);
+/* A stack of at least `size` bytes (at least 4 pages) under a guard page. */
+int rt_stack_alloc(struct rt_stack *st, size_t size);
 /* The map_size of such a stack. */
-size_t rt_stack_map_size(size_t size, size_t top);
+size_t rt_stack_map_size(size_t size);
+/* Unmaps st (and destroys the TSan fiber kept with it). */
 void rt_stack_free(struct rt_stack *st);
 size_t rt_page_size(void);
+
+/* The free default-size stacks of one worker (stack.c), touched only by its thread. */
+#define RT_STACK_CACHE_LOCAL 64	 /* per worker */
+#define RT_STACK_CACHE_BATCH 32	 /* moved between a worker's cache and the pool at once */
+#define RT_STACK_CACHE_MAX   256 /* the shared pool: this many per worker, and one more */
+struct rt_stack_cache {
+	int n;
+	struct rt_stack v[RT_STACK_CACHE_LOCAL]; /* the hottest last */
+};
+struct rt_worker;
+/* A default-size stack for a task about to run on w, by w's thread: from w's cache, the
+ * shared pool, or mapped anew (-errno if that fails). */
+int rt_stack_take(struct rt_worker *w, struct rt_stack *st);
+/* A finished task's default-size stack back to w's cache, by w's thread; st is cleared. */
+void rt_stack_give(struct rt_worker *w, struct rt_stack *st);
+/* Unmaps every cached stack (ts_rt_stop(), once the workers have exited). */
+void rt_stack_caches_flush(void);
 
 /* ---- tasks (task.c) ---- */
 
@@ -225,8 +240,6 @@ struct rt_stop_work {
  * ts_wake_up_new_task_queued()), or to wake one up (WAKE). */
 enum rt_inbox_kind { RT_INBOX_NEW, RT_INBOX_NEW_QUEUED, RT_INBOX_WAKE, RT_INBOX_WAKE_LISTED };
 
-struct rt_worker;
-
 struct rt_task {
 	struct ts_task ts; /* the core's task (host_data = this); first (task.c clears the rest) */
 	struct rt_ctx ctx;
@@ -246,7 +259,9 @@ struct rt_task {
 	atomic_int finished; /* futex word for plain-thread joiners */
 	int ext_waiters;
 	struct rt_task *joiner;
-	bool detached; /* freed by rt_task_finish(), never joined */
+	bool detached;	/* freed by rt_task_finish(), never joined */
+	bool own_stack; /* a stack of its own size, mapped at the spawn, kept until the end;
+			 * else a default one, held only while it runs (stack.c) */
 	/* sleep (timer.c): in its worker's heap while sleeping */
 	uint64_t wake_at;
 	/* inbox of a worker (wake-ups and spawns from plain threads, spawns queued by tasks) */
@@ -274,18 +289,16 @@ static inline struct rt_task *rt_task_of(struct ts_task *p)
 }
 
 /* rt_prefetch_w() of the lines of t that starting and running it touch: its struct up to
- * the error message's first byte (the core's task, the runtime's fields) and the first
- * frame below it (rt_ctx_init_task()). A spawn writes them on one worker, the worker
- * that runs the task reads and writes them on another, and when that one frees it the
- * next spawn writes them again: each time the lines cross between the CPUs, one by one
- * as the code reaches them, and each store among them holds up the next locked
- * instruction until its line came. Asked for together, ahead, the transfers overlap. */
-/* (A task's struct is 64-byte aligned: at the top of its stack's mapping, stack.c.) */
+ * the error message's first byte (the core's task, the runtime's fields). A spawn writes
+ * them on one worker, the worker that runs the task reads and writes them on another, and
+ * when that one frees it the next spawn writes them again: each time the lines cross
+ * between the CPUs, one by one as the code reaches them, and each store among them holds
+ * up the next locked instruction until its line came. Asked for together, ahead, the
+ * transfers overlap. (A task's struct is 64-byte aligned, task.c.) */
 #define RT_TASK_LINE(off) ((off) & ~(size_t)63)
 static inline void rt_task_prefetch(const struct rt_task *t)
 {
-	rt_prefetch_w((const char *)t - 128,
-		      (int)(RT_TASK_LINE(offsetof(struct rt_task, err)) + 128) / 64 + 1);
+	rt_prefetch_w(t, (int)RT_TASK_LINE(offsetof(struct rt_task, err)) / 64 + 1);
 }
 /* The runtime's fields of t that running it touches (after the core, which touched its
  * own, picked it): up to the name, which only the spawn writes. */
@@ -307,6 +320,9 @@ void rt_set_this_worker(struct rt_worker *w);
 
 /* Exit bookkeeping, by the worker after the task's last switch (no lock held). */
 void rt_task_finish(struct rt_task *t, int cpu);
+/* Gives t (a task of the default stack size that has not run yet: no stack.map) its stack
+ * and context, by the thread of w, the worker about to run it (task.c). */
+void rt_task_bind_stack(struct rt_worker *w, struct rt_task *t);
 /* Runs fn on the live task named by id (0 = the calling task) with the registry locked,
  * so that it is not freed meanwhile; fn's error is prefixed with `what`. */
 int rt_task_with(uint64_t id, const char *what, int (*fn)(struct rt_task *, void *), void *arg);
@@ -387,6 +403,7 @@ struct rt_worker {
 	struct rt_task *switch_from;
 	struct rt_timer_heap timers; /* sleeping tasks of this worker; only its thread */
 	_Alignas(64) struct rt_task_cache tcache; /* only this worker's thread (loop, tasks) */
+	struct rt_stack_cache scache;		  /* the same */
 	/* finished tasks not accounted for yet (rt_exits_flush()), its thread only: the
 	 * detached ones (their slots not released) and the count of all */
 	struct rt_task *zombies;
@@ -427,7 +444,7 @@ struct rt {
 	int nr_workers;
 	struct rt_rq_lock *rq_lock; /* [topo->nr_cpus], 64-byte aligned */
 	size_t stack_size;
-	size_t stack_map_size; /* a default stack's mapping: tested at every spawn and release */
+	size_t stack_map_size; /* a default stack's mapping: tested at every spawn */
 	int idle_spin;
 	bool haltpoll; /* idle workers poll before they park (park.c): each has its own CPU */
 	bool preempt;  /* ts_rt_config.preempt */

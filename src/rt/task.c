@@ -96,27 +96,15 @@ static void reg_release(struct slot *s)
 	reg.free[reg.nr_free++] = (uint32_t)(s - reg.slots);
 }
 
-/* A task's struct lives at the top of its stack's mapping (stack.c): rt_stack_alloc()
- * keeps sizeof(struct rt_task) there. */
-_Static_assert(_Alignof(struct rt_task) <= 64, "the kept top of a stack is 64-aligned");
+/* A task's struct is allocated on its own, 64-byte aligned (its lines are prefetched and
+ * shared by line: rt_task_prefetch()); its stack is bound apart (stack.c). */
+#define TASK_STRUCT_BYTES ((sizeof(struct rt_task) + 63) & ~(size_t)63)
 
-static size_t map_size_for(size_t stack_size)
+/* A stack of `size` bytes is a default one (taken from and given back to the stack caches,
+ * bound when the task first runs) if its mapping has the default stack's size. */
+static bool default_stack(size_t size)
 {
-	return rt_stack_map_size(stack_size, sizeof(struct rt_task));
-}
-
-/* Stacks of the default size go to the task caches. */
-static bool default_stack(size_t map_size)
-{
-	return map_size == rt_g.stack_map_size;
-}
-
-/* Unmaps t's stack, and with it t (and the TSan fiber kept with the stack). */
-static void task_unmap(struct rt_task *t)
-{
-	struct rt_stack st = t->stack;
-	rt_ctx_fiber_free(st.fiber);
-	rt_stack_free(&st);
+	return !size || rt_stack_map_size(size) == rt_g.stack_map_size;
 }
 
 /* A kept TSan fiber is reused this many times, then replaced: a finished task leaves its
@@ -146,33 +134,33 @@ static inline void task_numa_release(struct rt_task *t)
 		rt_numa_task_release(t);
 }
 
+/* Frees t and the stack it still holds (one of its own size; a default one went back to
+ * a cache when it exited). */
 static void task_free(struct rt_task *t)
 {
 	task_numa_release(t);
 	rt_ctx_destroy(&t->ctx);
 	ts_task_destroy(&t->ts);
-	task_unmap(t);
+	rt_stack_free(&t->stack);
+	free(t);
 }
 
 /* ---- the task cache ----
- * Spawning used to cost an mmap, an mprotect for the guard page, the first-touch faults
- * of the stack's top pages and, at join, an munmap: ~27 us. A finished task's struct and
- * stack (guard page still PROT_NONE) go instead to a cache, from which ts_spawn() takes
- * them back for the next task with the default stack size. Each worker has its own,
+ * A released task's struct goes to a cache, from which ts_spawn() takes it back for the
+ * next task: a fresh one is an allocation, and its first touch a page fault for every three
+ * structs (10-15 us each in a guest). Each worker has its own,
  * touched only by its thread (its loop and the tasks running on it, which never run
  * at the same time: no lock), of at most RT_TASK_CACHE_LOCAL entries; behind them is a
  * shared one under a mutex, which plain threads use directly. As Go's per-P free lists of
  * goroutines (runtime/proc.go gfput()/gfget()), a worker whose cache is full moves
  * RT_TASK_CACHE_BATCH entries to the shared one, and one whose cache is empty takes up to
  * that many from it: a detached task is freed by the worker it ran on, which need not be
- * the spawner's, and without the exchange the spawner's worker would map every stack
- * afresh while the other's cache overflowed (63 us a spawn). The shared one holds at most
+ * the spawner's, and without the exchange the spawner's worker would allocate every
+ * struct afresh while the other's cache overflowed. The shared one holds at most
  * (workers + 1) x RT_TASK_CACHE_MAX, so the memory kept is bounded by workers x
- * RT_TASK_CACHE_LOCAL + (workers + 1) x RT_TASK_CACHE_MAX stacks (default size + guard)
- * of address space, of which only the pages the old tasks touched are resident. Stacks of
- * other sizes are unmapped at the end as before. Under ASan a cached struct and stack are
- * poisoned, so that a use after join is still reported. Everything is unmapped by
- * ts_rt_stop(). */
+ * RT_TASK_CACHE_LOCAL + (workers + 1) x RT_TASK_CACHE_MAX structs (stacks have caches of
+ * their own, stack.c). Under ASan a cached struct is poisoned, so that a use after join is
+ * still reported. Everything is freed by ts_rt_stop(). */
 
 /* The shared cache: a stack of chains (each linked by cache_next; its head's cache_chain
  * is the next chain, its cache_chain_n its length), so that a worker gives or takes
@@ -183,14 +171,15 @@ static struct {
 	_Alignas(64) pthread_mutex_t lock;
 	struct rt_task *chains;
 	int n; /* entries in all the chains */
-	/* Set when a worker found its cache and the shared one empty and mapped a stack,
+	/* Set when a worker found its cache and the shared one empty and allocated a struct,
 	 * cleared by a refill that leaves RT_TASK_CACHE_LOCAL entries behind in the shared
 	 * cache (there are enough again): meanwhile every worker keeps at most
 	 * RT_TASK_CACHE_BATCH finished tasks, its own and in its cache (cache_room()), and
 	 * passes the rest on. A worker that runs tasks but spawns none held up to 64 back
-	 * while the spawner mapped a fresh stack for each task it lacked (a stack and its
-	 * first touch: ~25 us in the 2-CPU guest), 150-190 of them in a run of 10,000
-	 * spawns; once the caches hold enough, nothing is mapped and the flag stays clear.
+	 * while the spawner allocated a fresh one for each task it lacked (when a stack was
+	 * kept with each struct: a stack and its first touch, ~25 us in the 2-CPU guest,
+	 * 150-190 of them in a run of 10,000 spawns); once the caches hold enough, nothing
+	 * is allocated and the flag stays clear.
 	 * On a line of its own: read at every release, written only then. */
 	_Alignas(64) atomic_int hungry;
 } shared = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -213,7 +202,6 @@ static int shared_cap(void)
 
 static void cache_poison(struct rt_task *t)
 {
-	CACHE_POISON(t->stack.lo, t->stack.size);
 	CACHE_POISON(t, CACHE_LINK_OFF);
 	CACHE_POISON((char *)t + CACHE_LINK_END, sizeof(*t) - CACHE_LINK_END);
 }
@@ -221,7 +209,6 @@ static void cache_poison(struct rt_task *t)
 static void cache_unpoison(struct rt_task *t)
 {
 	CACHE_UNPOISON(t, sizeof(*t));
-	CACHE_UNPOISON(t->stack.lo, t->stack.size);
 }
 
 static void cache_push(struct rt_task_cache *c, struct rt_task *t)
@@ -257,7 +244,7 @@ static void cache_free_chain(struct rt_task *t)
 	while (t) {
 		struct rt_task *next = t->cache_next;
 		cache_unpoison(t);
-		task_unmap(t);
+		free(t);
 		t = next;
 	}
 }
@@ -358,18 +345,15 @@ static struct rt_task *shared_get(void)
 	return c;
 }
 
-/* The end of a finished task: to a cache if its stack has the default size, else freed. */
+/* The end of a joined or reaped task: its struct to a cache (its stack, if it still holds
+ * one of its own size, unmapped). */
 static void task_release(struct rt_task *t)
 {
-	if (!default_stack(t->stack.map_size)) {
-		task_free(t);
-		return;
-	}
-	/* What task_free() releases, except the struct, the stack and the TSan fiber. */
 	task_numa_release(t);
-	t->stack.fiber = rt_ctx_keep_fiber(&t->ctx);
 	rt_ctx_destroy(&t->ctx);
 	ts_task_destroy(&t->ts);
+	if (t->stack.map)
+		rt_stack_free(&t->stack);
 	struct rt_worker *w = rt_this_worker();
 	if (w) {
 		if (w->tcache.n >= cache_room())
@@ -385,7 +369,7 @@ static void task_release(struct rt_task *t)
 	if (kept)
 		return;
 	cache_unpoison(t);
-	task_unmap(t);
+	free(t);
 }
 
 /* task_alloc() clears a cached struct from ctx to err: ts first, err last. */
@@ -393,46 +377,65 @@ _Static_assert(offsetof(struct rt_task, ts) == 0, "the core's task first in rt_t
 _Static_assert(sizeof(struct rt_task) - offsetof(struct rt_task, err) < TS_ERR_MSG_MAX + 64,
 	       "the error message last in rt_task");
 
-/* A zeroed task struct at the top of a mapped stack of `size` bytes (0 = the default):
- * from a task cache (w's: the calling thread's worker, NULL for a plain thread) or mapped
- * anew. NULL with the mapping's error in *rc. */
-static struct rt_task *task_alloc(struct rt_worker *w, size_t size, int *rc)
+/* A zeroed task struct, without a stack: from a task cache (w's: the calling thread's
+ * worker, NULL for a plain thread) or allocated anew; NULL if out of memory. */
+static struct rt_task *task_alloc(struct rt_worker *w)
 {
-	struct rt_task *t = NULL;
-	*rc = 0;
-	if (!size || default_stack(map_size_for(size))) {
-		if (w) {
-			if (!w->tcache.n)
-				cache_refill(&w->tcache);
-			t = cache_get(&w->tcache);
-			if (!t && !atomic_load_explicit(&shared.hungry, memory_order_relaxed))
-				atomic_store_explicit(&shared.hungry, 1, memory_order_relaxed);
-		} else {
-			t = shared_get();
-		}
-		if (t) {
-			/* The next one's lines, most likely freed on another worker, come
-			 * while this spawn goes on (rt_task_prefetch()). */
-			if (w && w->tcache.head)
-				rt_task_prefetch(w->tcache.head);
-			/* Zeroed as a fresh mapping: all but the core's task, which ts_task_init()
-			 * clears, and the error message, of which only "" counts (its 512
-			 * bytes were a third of the clearing). */
-			struct rt_stack st = t->stack;
-			char *from = (char *)t + offsetof(struct rt_task, ctx);
-			memset(from, 0,
-			       offsetof(struct rt_task, err) - offsetof(struct rt_task, ctx));
-			t->err[0] = '\0';
-			t->stack = st;
-			return t;
-		}
+	struct rt_task *t;
+	if (w) {
+		if (!w->tcache.n)
+			cache_refill(&w->tcache);
+		t = cache_get(&w->tcache);
+		if (!t && !atomic_load_explicit(&shared.hungry, memory_order_relaxed))
+			atomic_store_explicit(&shared.hungry, 1, memory_order_relaxed);
+	} else {
+		t = shared_get();
 	}
-	struct rt_stack st;
-	if ((*rc = rt_stack_alloc(&st, size ? size : rt_g.stack_size, sizeof(*t))))
-		return NULL;
-	t = (struct rt_task *)((char *)st.lo + st.size); /* zero: a fresh mapping */
-	t->stack = st;
+	if (t) {
+		/* The next one's lines, most likely freed on another worker, come while this
+		 * spawn goes on (rt_task_prefetch()). */
+		if (w && w->tcache.head)
+			rt_task_prefetch(w->tcache.head);
+		/* Zeroed as a fresh one: all but the core's task, which ts_task_init() clears,
+		 * and the error message, of which only "" counts (its 512 bytes were a third
+		 * of the clearing). */
+		char *from = (char *)t + offsetof(struct rt_task, ctx);
+		memset(from, 0, offsetof(struct rt_task, err) - offsetof(struct rt_task, ctx));
+		t->err[0] = '\0';
+		return t;
+	}
+	t = aligned_alloc(64, TASK_STRUCT_BYTES);
+	if (t)
+		memset(t, 0, TASK_STRUCT_BYTES);
 	return t;
+}
+
+static void task_entry(void *arg);
+
+/* The stack of a task with the default stack size, bound as it first runs on w (by w's
+ * thread, from the loop or a task switching to it directly): the stack caches'
+ * (stack.c). A task that cannot get one cannot run: out of address space or memory, the
+ * process stops here, as Go's runtime does ("fatal error: out of memory"). */
+void rt_task_bind_stack(struct rt_worker *w, struct rt_task *t)
+{
+	int rc = rt_stack_take(w, &t->stack);
+	if (rc) {
+		fprintf(stderr,
+			"toposched runtime: cannot map a stack of %zu bytes for task %s: %s\n",
+			rt_g.stack_size, t->name, strerror(-rc));
+		abort();
+	}
+	rt_ctx_init_task(&t->ctx, t->stack.lo, t->stack.size, task_entry, t, task_take_fiber(t));
+}
+
+/* A finished task's default stack back to w's cache (its frames are dead: it switched to
+ * the loop for the last time), with its TSan fiber; t keeps no context. */
+static void task_unbind_stack(struct rt_worker *w, struct rt_task *t)
+{
+	t->stack.fiber = rt_ctx_keep_fiber(&t->ctx);
+	rt_ctx_destroy(&t->ctx); /* ASan: the frames it left, unpoisoned */
+	memset(&t->ctx, 0, sizeof(t->ctx));
+	rt_stack_give(w, &t->stack);
 }
 
 void rt_tasks_free_all(void)
@@ -461,6 +464,7 @@ void rt_tasks_free_all(void)
 			cache_flush(&w->tcache);
 		}
 	shared_flush();
+	rt_stack_caches_flush();
 }
 
 static void task_entry(void *arg)
@@ -518,6 +522,9 @@ static void task_reap(struct rt_task *t, struct rt_worker *w)
 void rt_task_finish(struct rt_task *t, int cpu)
 {
 	struct rt_worker *w = rt_g.worker[cpu];
+	/* Before t can be reaped or joined (and freed): its default stack to this worker. */
+	if (!t->own_stack)
+		task_unbind_stack(w, t);
 	/* A waker may still be in the tail of the core's wake-up of t (wake.c). Only for a
 	 * task that has blocked: a waker takes pi_lock only for a task it found sleeping
 	 * (or its worker's deferred wake-up, or a plain thread's through the inbox, both
@@ -637,13 +644,24 @@ static ts_task_handle spawn(ts_task_fn fn, void *arg, const struct ts_task_attr 
 		ts_cpumask_free(mask);
 		return h;
 	}
-	int rc;
-	struct rt_task *t = task_alloc(w, a->stack_size, &rc);
+	struct rt_task *t = task_alloc(w);
 	if (!t) {
 		ts_cpumask_free(mask);
-		rt_error(rc, "ts_spawn: cannot map a stack of %zu bytes: %s",
-			 a->stack_size ? a->stack_size : rt_g.stack_size, strerror(-rc));
+		rt_error(-ENOMEM, "ts_spawn: out of memory");
 		return h;
+	}
+	/* A stack of its own size is mapped now, so that a failure is this call's; a
+	 * default one is bound when the task first runs (rt_task_bind_stack()). */
+	int rc;
+	if (!default_stack(a->stack_size)) {
+		if ((rc = rt_stack_alloc(&t->stack, a->stack_size))) {
+			ts_cpumask_free(mask);
+			free(t);
+			rt_error(rc, "ts_spawn: cannot map a stack of %zu bytes: %s", a->stack_size,
+				 strerror(-rc));
+			return h;
+		}
+		t->own_stack = true;
 	}
 	/* Spawned from a task: fork on its CPU; from a plain thread: a worker's, round robin. */
 	struct rt_worker *home = w;
@@ -659,14 +677,16 @@ static ts_task_handle spawn(ts_task_fn fn, void *arg, const struct ts_task_attr 
 	ts_cpumask_free(mask);
 	if (rc) {
 		ts_task_destroy(&t->ts);
-		task_unmap(t);
+		rt_stack_free(&t->stack);
+		free(t);
 		rt_error(rc, "ts_spawn: %s", err.msg);
 		return h;
 	}
 	/* Into its group while NEW: its first enqueue (ts_wake_up_new_task()) is there. */
 	if (tg && (rc = ts_task_set_group(rt_g.s, &t->ts, tg))) {
 		ts_task_destroy(&t->ts);
-		task_unmap(t);
+		rt_stack_free(&t->stack);
+		free(t);
 		rt_error(rc, "ts_spawn: cannot put the task into group '%s'", tg->name);
 		return h;
 	}
@@ -686,7 +706,8 @@ static ts_task_handle spawn(ts_task_fn fn, void *arg, const struct ts_task_attr 
 	rt_spin_lock_init(&t->pi_lock);
 	rt_spin_lock_init(&t->join_lock);
 	atomic_init(&t->wstate, RT_RUNNING);
-	rt_ctx_init_task(&t->ctx, t->stack.lo, t->stack.size, task_entry, t, task_take_fiber(t));
+	if (t->own_stack)
+		rt_ctx_init_task(&t->ctx, t->stack.lo, t->stack.size, task_entry, t, NULL);
 	t->detached = a->detached;
 	h.id = reg_add(t, a->detached);
 	if (!h.id) {
@@ -867,6 +888,7 @@ int rt_task_with(uint64_t id, const char *what, int (*fn)(struct rt_task *, void
 
 int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size)
 {
+	struct rt_task *self = rt_current();
 	rt_spin_lock(&reg.lock);
 	struct slot *s = reg_find(h.id);
 	if (!s) {
@@ -874,12 +896,24 @@ int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size)
 		return rt_error(-ESRCH, "ts_task_stack: handle %#llx names no task",
 				(unsigned long long)h.id);
 	}
+	struct rt_task *t = s->t;
+	/* A default stack is bound and given back by the worker that runs the task: only the
+	 * task itself sees it stay put. */
+	if (!t->own_stack && t != self) {
+		rt_spin_unlock(&reg.lock);
+		return rt_error(
+			-EAGAIN,
+			"ts_task_stack: task '%s' has the default stack size, so it holds a "
+			"stack only while it runs: ask from the task itself, or spawn it "
+			"with ts_task_attr.stack_size",
+			t->name);
+	}
 	if (guard)
-		*guard = s->t->stack.map;
+		*guard = t->stack.map;
 	if (lo)
-		*lo = s->t->stack.lo;
+		*lo = t->stack.lo;
 	if (size)
-		*size = s->t->stack.size;
+		*size = t->stack.size;
 	rt_spin_unlock(&reg.lock);
 	return 0;
 }

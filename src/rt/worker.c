@@ -345,6 +345,8 @@ void rt_after_switch(void)
 static struct rt_task *run_task(struct rt_worker *w, struct rt_task *t)
 {
 	t->worker = w;
+	if (__builtin_expect(!t->stack.map, 0)) /* its first run */
+		rt_task_bind_stack(w, t);
 	rt_set_current(t);
 	rt_stat_bump(&w->switches);
 	rt_trace_switch(w, NULL, t);
@@ -547,7 +549,7 @@ static int start(const struct ts_rt_config *cfg)
 	const char *spec = cfg->topology ? cfg->topology : "host";
 	bool host = strcmp(spec, "host") == 0;
 	rt_g.stack_size = cfg->stack_size ? cfg->stack_size : 256 * 1024;
-	rt_g.stack_map_size = rt_stack_map_size(rt_g.stack_size, sizeof(struct rt_task));
+	rt_g.stack_map_size = rt_stack_map_size(rt_g.stack_size);
 	rt_g.idle_spin = cfg->idle_spin == 0 ? 200 : cfg->idle_spin < 0 ? 0 : cfg->idle_spin;
 	rt_g.preempt = cfg->preempt;
 
@@ -869,6 +871,8 @@ static bool switch_direct(struct rt_worker *w, struct rt_task *t, struct rt_task
 	}
 	w->switch_from = t;
 	next->worker = w;
+	if (__builtin_expect(!next->stack.map, 0)) /* its first run */
+		rt_task_bind_stack(w, next);
 	rt_set_current(next);
 	rt_stat_bump(&w->switches);
 	rt_trace_switch(w, t, next);

@@ -210,7 +210,10 @@ TS_API ts_task_handle ts_self(void);
 /* The calling task's name, its scheduler CPU now (-1 from a plain thread). */
 TS_API const char *ts_self_name(void);
 TS_API int ts_self_cpu(void);
-/* The guard page and usable stack of a task (for tests and debuggers). */
+/* The guard page and usable stack of a task (for tests and debuggers). A task spawned with
+ * its own ts_task_attr.stack_size has that stack from ts_spawn() until it is joined; one
+ * with the default size gets a stack when it first runs and gives it back when it
+ * exits, so only the task itself may ask (-EAGAIN from anyone else). */
 TS_API int ts_task_stack(ts_task_handle h, void **guard, void **lo, size_t *size);
 
 /* ---- NUMA ---- */
