@@ -21,6 +21,16 @@
 #define TS_RT_ASAN 1
 #endif
 #endif
+/* Memory kept for reuse (a cached task struct or stack) is poisoned under ASan, so that a
+ * use after its owner's end is still reported. */
+#if defined(TS_RT_ASAN)
+#include <sanitizer/asan_interface.h>
+#define RT_POISON(p, n)	  ASAN_POISON_MEMORY_REGION(p, n)
+#define RT_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define RT_POISON(p, n)	  ((void)(p), (void)(n))
+#define RT_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 #if defined(__SANITIZE_THREAD__)
 #define TS_RT_TSAN 1
 #elif defined(__has_feature)

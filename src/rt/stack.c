@@ -27,15 +27,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#if defined(TS_RT_ASAN)
-#include <sanitizer/asan_interface.h>
-#define STACK_POISON(p, n)   ASAN_POISON_MEMORY_REGION(p, n)
-#define STACK_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
-#else
-#define STACK_POISON(p, n)   ((void)(p), (void)(n))
-#define STACK_UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
 #ifndef MAP_STACK
 #define MAP_STACK 0
 #endif
@@ -120,7 +111,7 @@ int rt_stack_take(struct rt_worker *w, struct rt_stack *st)
 	if (!c->n)
 		return rt_stack_alloc(st, rt_g.stack_size);
 	*st = c->v[--c->n];
-	STACK_UNPOISON(st->lo, st->size);
+	RT_UNPOISON(st->lo, st->size);
 	return 0;
 }
 
@@ -146,13 +137,13 @@ void rt_stack_give(struct rt_worker *w, struct rt_stack *st)
 		}
 		pthread_mutex_unlock(&pool.lock);
 		for (int i = kept; i < k; i++) {
-			STACK_UNPOISON(c->v[i].lo, c->v[i].size);
+			RT_UNPOISON(c->v[i].lo, c->v[i].size);
 			rt_stack_free(&c->v[i]);
 		}
 		c->n -= k;
 		memmove(c->v, c->v + k, (size_t)c->n * sizeof(*c->v));
 	}
-	STACK_POISON(st->lo, st->size);
+	RT_POISON(st->lo, st->size);
 	c->v[c->n++] = *st;
 	memset(st, 0, sizeof(*st));
 }
@@ -160,7 +151,7 @@ void rt_stack_give(struct rt_worker *w, struct rt_stack *st)
 static void unmap_all(struct rt_stack *v, int n)
 {
 	for (int i = 0; i < n; i++) {
-		STACK_UNPOISON(v[i].lo, v[i].size);
+		RT_UNPOISON(v[i].lo, v[i].size);
 		rt_stack_free(&v[i]);
 	}
 }

@@ -11,15 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(TS_RT_ASAN)
-#include <sanitizer/asan_interface.h>
-#define CACHE_POISON(p, n)   ASAN_POISON_MEMORY_REGION(p, n)
-#define CACHE_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
-#else
-#define CACHE_POISON(p, n)   ((void)(p), (void)(n))
-#define CACHE_UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
 struct slot {
 	struct rt_task *t;
 	uint32_t gen;
@@ -202,13 +193,13 @@ static int shared_cap(void)
 
 static void cache_poison(struct rt_task *t)
 {
-	CACHE_POISON(t, CACHE_LINK_OFF);
-	CACHE_POISON((char *)t + CACHE_LINK_END, sizeof(*t) - CACHE_LINK_END);
+	RT_POISON(t, CACHE_LINK_OFF);
+	RT_POISON((char *)t + CACHE_LINK_END, sizeof(*t) - CACHE_LINK_END);
 }
 
 static void cache_unpoison(struct rt_task *t)
 {
-	CACHE_UNPOISON(t, sizeof(*t));
+	RT_UNPOISON(t, sizeof(*t));
 }
 
 static void cache_push(struct rt_task_cache *c, struct rt_task *t)
