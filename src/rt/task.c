@@ -343,8 +343,7 @@ static void task_release(struct rt_task *t)
 	task_numa_release(t);
 	rt_ctx_destroy(&t->ctx);
 	ts_task_destroy(&t->ts);
-	if (t->stack.map)
-		rt_stack_free(&t->stack);
+	rt_stack_free(&t->stack); /* nothing unless it has one of its own size */
 	struct rt_worker *w = rt_this_worker();
 	if (w) {
 		if (w->tcache.n >= cache_room())
