@@ -19,7 +19,7 @@ int main(int argc, char **argv)
 		if (b < 0) {
 			fprintf(stderr,
 				"bench_rt: unknown benchmark '%s' (pipe, pingpong, hackbench, "
-				"spawn, spawn-join, yield, wake; --stats)\n",
+				"hackbench-handoff, spawn, spawn-join, yield, wake; --stats)\n",
 				argv[i]);
 			return 2;
 		}

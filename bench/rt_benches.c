@@ -23,8 +23,10 @@
 #include "toposched/cpumask.h"
 #include "toposched/domain.h"
 
-static const char *const names[RTB_NR] = {"pipe",	"pingpong", "hackbench", "spawn",
-					  "spawn-join", "yield",    "wake"};
+static const char *const names[RTB_NR] = {
+	"pipe",	 "pingpong",   "hackbench", "hackbench-handoff",
+	"spawn", "spawn-join", "yield",	    "wake",
+};
 
 const char *rtb_name(enum rtb_bench b)
 {
@@ -372,7 +374,14 @@ static int bench_pipe(const struct rtb_config *c, bool handoff, struct rtb_resul
  * and 20 senders each writing L rounds of one 100-byte message to every receiver of the
  * group. Everyone signals ready and waits for the start; the time runs from the start
  * signal until the last thread is joined (hackbench's own measure). Our channel per
- * receiver holds what a 64 KiB pipe holds: 655 messages of 100 bytes. */
+ * receiver holds what a 64 KiB pipe holds: 655 messages of 100 bytes.
+ *
+ * hackbench-handoff is the same with every send and receive a hand-off
+ * (ts_chan_send_handoff, ts_chan_recv_handoff: WF_CURRENT_CPU), the wake-up Go's and
+ * Boost.Fiber's channels make: a task woken by a message, or by the room a receive made,
+ * runs next on its waker's worker, so the tasks that exchange messages gather on one
+ * worker. The kernel's form is the same threads and pipes (no pipe wakes with
+ * WF_CURRENT_CPU). */
 
 #define HB_FDS	    RTB_HACKBENCH_FDS
 #define HB_DATA	    RTB_HACKBENCH_DATASIZE
@@ -380,6 +389,8 @@ static int bench_pipe(const struct rtb_config *c, bool handoff, struct rtb_resul
 
 struct hb_rt {
 	long groups, loops;
+	int (*send)(struct ts_chan *, const void *);
+	int (*recv)(struct ts_chan *, void *);
 	struct ts_chan **chan; /* [groups * HB_FDS] */
 	struct ts_chan *start; /* closed: the start signal */
 	struct ts_waitgroup *ready;
@@ -409,7 +420,7 @@ static void *hb_rt_sender(void *p)
 	hb_rt_wait_start(hb);
 	for (long l = 0; l < hb->loops; l++)
 		for (int j = 0; j < HB_FDS; j++)
-			if (ts_chan_send(hb->chan[a->index * HB_FDS + j], data))
+			if (hb->send(hb->chan[a->index * HB_FDS + j], data))
 				atomic_fetch_add(&hb->errors, 1);
 	return NULL;
 }
@@ -421,7 +432,7 @@ static void *hb_rt_receiver(void *p)
 	char data[HB_DATA];
 	hb_rt_wait_start(hb);
 	for (long i = 0; i < hb->loops * HB_FDS; i++)
-		if (ts_chan_recv(hb->chan[a->index], data))
+		if (hb->recv(hb->chan[a->index], data))
 			atomic_fetch_add(&hb->errors, 1);
 	return NULL;
 }
@@ -605,7 +616,8 @@ out:
 	return rc;
 }
 
-static int bench_hackbench(const struct rtb_config *c, struct rtb_result *r, char *err, size_t n)
+static int bench_hackbench(const struct rtb_config *c, bool handoff, struct rtb_result *r,
+			   char *err, size_t n)
 {
 	long groups = pick(c->groups, RTB_HACKBENCH_GROUPS);
 	long loops = pick(c->loops, RTB_HACKBENCH_LOOPS);
@@ -624,7 +636,10 @@ static int bench_hackbench(const struct rtb_config *c, struct rtb_result *r, cha
 	int rc = rt_begin(c, NULL, err, n);
 	if (rc)
 		return rc;
-	struct hb_rt hb = {.groups = groups, .loops = loops};
+	struct hb_rt hb = {.groups = groups,
+			   .loops = loops,
+			   .send = handoff ? ts_chan_send_handoff : ts_chan_send,
+			   .recv = handoff ? ts_chan_recv_handoff : ts_chan_recv};
 	hb.chan = calloc((size_t)(groups * HB_FDS), sizeof(*hb.chan));
 	hb.h = calloc((size_t)nr, sizeof(*hb.h));
 	hb.start = ts_chan_create(0, 1);
@@ -1129,7 +1144,8 @@ int rtb_run(enum rtb_bench b, const struct rtb_config *cfg, struct rtb_result *o
 		rc = bench_pipe(cfg, b == RTB_PINGPONG, out, err, errlen);
 		break;
 	case RTB_HACKBENCH:
-		rc = bench_hackbench(cfg, out, err, errlen);
+	case RTB_HACKBENCH_HANDOFF:
+		rc = bench_hackbench(cfg, b == RTB_HACKBENCH_HANDOFF, out, err, errlen);
 		break;
 	case RTB_SPAWN:
 	case RTB_SPAWN_JOIN:
@@ -1231,8 +1247,9 @@ void rtb_merge_runs(const struct rtb_result *runs, int n, struct rtb_result *out
 
 void rtb_print_header(FILE *f)
 {
-	fprintf(f, "%-13s %-16s %12s %12s %8s  %s\n", "bench", "unit", "toposched", "kernel",
-		"ratio", "kernel side (ratio = kernel / toposched: >1 = toposched faster)");
+	fprintf(f, "%-*s %-16s %12s %12s %8s  %s\n", RTB_NAME_COL, "bench", "unit", "toposched",
+		"kernel", "ratio",
+		"kernel side (ratio = kernel / toposched: >1 = toposched faster)");
 }
 
 static void print_line(FILE *f, const char *name, const char *unit, const char *what,
@@ -1240,16 +1257,16 @@ static void print_line(FILE *f, const char *name, const char *unit, const char *
 {
 	char u[40];
 	snprintf(u, sizeof(u), "%s %s", unit, what);
-	fprintf(f, "%-13s %-16s %12.4g %12.4g %7.2fx  %s\n", name, u, fig->toposched, fig->kernel,
-		rtb_ratio(fig), cmd);
+	fprintf(f, "%-*s %-16s %12.4g %12.4g %7.2fx  %s\n", RTB_NAME_COL, name, u, fig->toposched,
+		fig->kernel, rtb_ratio(fig), cmd);
 }
 
 /* Under a result's lines when it is the median of several runs. */
 void rtb_print_range(FILE *f, int runs, const struct rtb_figure *fig)
 {
 	if (runs > 1)
-		fprintf(f, "%-13s %-16s median of %d runs; their ratios %.2fx .. %.2fx\n", "", "",
-			runs, fig->ratio_min, fig->ratio_max);
+		fprintf(f, "%-*s %-16s median of %d runs; their ratios %.2fx .. %.2fx\n",
+			RTB_NAME_COL, "", "", runs, fig->ratio_min, fig->ratio_max);
 }
 
 void rtb_print_result(FILE *f, const struct rtb_result *r)
@@ -1266,12 +1283,12 @@ void rtb_print_result(FILE *f, const struct rtb_result *r)
 		print_line(f, rtb_name(r->bench), r->unit, r->what, &r->fig, r->kernel_cmd);
 		rtb_print_range(f, r->runs, &r->fig);
 	}
-	if (r->bench == RTB_HACKBENCH) {
+	if (r->bench == RTB_HACKBENCH || r->bench == RTB_HACKBENCH_HANDOFF) {
 		double msgs = 1;
 		for (int i = 0; i < r->nr_params; i++)
 			if (strcmp(r->params[i].key, "messages") == 0)
 				msgs = (double)r->params[i].i;
-		fprintf(f, "%-13s %-16s %12.4g %12.4g\n", "", "ns per message",
+		fprintf(f, "%-*s %-16s %12.4g %12.4g\n", RTB_NAME_COL, "", "ns per message",
 			r->fig.toposched * 1e9 / msgs, r->fig.kernel * 1e9 / msgs);
 	}
 }

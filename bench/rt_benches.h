@@ -36,6 +36,7 @@ enum rtb_bench {
 	RTB_PIPE,
 	RTB_PINGPONG,
 	RTB_HACKBENCH,
+	RTB_HACKBENCH_HANDOFF,
 	RTB_SPAWN,
 	RTB_SPAWN_JOIN,
 	RTB_YIELD,
@@ -44,6 +45,8 @@ enum rtb_bench {
 };
 
 const char *rtb_name(enum rtb_bench b);
+/* Width of the first column of the text report: the longest name, hackbench-handoff. */
+#define RTB_NAME_COL 17
 /* The benchmark called name, or -1. */
 int rtb_lookup(const char *name);
 

@@ -164,6 +164,7 @@ int rtb_peer_run(const struct rtb_peers *pp, enum rtb_peer p, int procs, struct 
 	long long loops = 1, groups = 1, tasks = 1;
 	switch (r->bench) {
 	case RTB_HACKBENCH:
+	case RTB_HACKBENCH_HANDOFF:
 		groups = rtb_param(r, "groups");
 		/* fall through */
 	case RTB_PIPE:
@@ -187,8 +188,11 @@ int rtb_peer_run(const struct rtb_peers *pp, enum rtb_peer p, int procs, struct 
 	snprintf(out, sizeof(out), "%s.out", pp->exe[p]);
 	unlink(out);
 	/* A peer's channels always run the woken side on the waker's P or thread: its one
-	 * ping-pong is the form of both pipe (the kernel's placement) and pingpong (the same). */
-	const char *bench = r->bench == RTB_PINGPONG ? rtb_name(RTB_PIPE) : rtb_name(r->bench);
+	 * ping-pong is the form of both pipe (the kernel's placement) and pingpong (the same),
+	 * its one hackbench that of hackbench and hackbench-handoff. */
+	const char *bench = r->bench == RTB_PINGPONG		? rtb_name(RTB_PIPE)
+			    : r->bench == RTB_HACKBENCH_HANDOFF ? rtb_name(RTB_HACKBENCH)
+								: rtb_name(r->bench);
 	char *argv[] = {(char *)pp->exe[p], (char *)bench, a[0], a[1], a[2], a[3], NULL};
 	int rc = run_logged(argv, NULL, NULL, out, PEER_TIMEOUT_S);
 	FILE *f = fopen(out, "r");
@@ -223,15 +227,15 @@ void rtb_print_peers(FILE *f, const struct rtb_result *r)
 		char name[40];
 		snprintf(name, sizeof(name), "  %s", peer_names[p]);
 		if (!pr->have) {
-			fprintf(f, "%-13s skipped: %s\n", name, pr->skipped);
+			fprintf(f, "%-*s skipped: %s\n", RTB_NAME_COL, name, pr->skipped);
 			continue;
 		}
-		fprintf(f, "%-13s %-16s %12.4g %12.4g %7.2fx  (%s / toposched)\n", name,
-			r->has_p99 ? "p50" : "", pr->fig.toposched, pr->fig.kernel,
+		fprintf(f, "%-*s %-16s %12.4g %12.4g %7.2fx  (%s / toposched)\n", RTB_NAME_COL,
+			name, r->has_p99 ? "p50" : "", pr->fig.toposched, pr->fig.kernel,
 			rtb_ratio(&pr->fig), peer_names[p]);
 		rtb_print_range(f, pr->runs, &pr->fig);
 		if (r->has_p99) {
-			fprintf(f, "%-13s %-16s %12.4g %12.4g %7.2fx\n", "", "p99",
+			fprintf(f, "%-*s %-16s %12.4g %12.4g %7.2fx\n", RTB_NAME_COL, "", "p99",
 				pr->p99.toposched, pr->p99.kernel, rtb_ratio(&pr->p99));
 			rtb_print_range(f, pr->runs, &pr->p99);
 		}

@@ -201,8 +201,8 @@ static void test_peers_skipped(void **state)
 	run_free(&r);
 	r = run_cli(ARGS("bench", "--bench", "pipe", "--loops", "200", "--peers"));
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "  go          skipped: source "));
-	assert_non_null(strstr(r.out, "  boost_fiber skipped: source "));
+	assert_non_null(strstr(r.out, "  go              skipped: source "));
+	assert_non_null(strstr(r.out, "  boost_fiber     skipped: source "));
 	run_free(&r);
 	unsetenv("TOPOSCHED_PEERS_DIR");
 }

@@ -161,12 +161,92 @@ static void test_handoff_wakes_on_current_cpu(void **state)
 	assert_int_equal(listed, queued);
 }
 
+/* A producer hands ROUNDS elements to a consumer over a rendezvous channel, both free to
+ * run on any CPU, the producer with ts_chan_send_handoff(): each send that finds the
+ * consumer waiting wakes it onto the producer's CPU, and each receive that finds the
+ * producer waiting wakes it with the receive's flags. */
+static int (*recv_fn)(struct ts_chan *, void *) = ts_chan_recv;
+
+static void *producer(void *arg)
+{
+	for (int i = 0; i < ROUNDS; i++)
+		assert_int_equal(ts_chan_send_handoff(arg, &i), 0);
+	return NULL;
+}
+
+static void *consumer(void *arg)
+{
+	for (int i = 0; i < ROUNDS; i++) {
+		int v;
+		assert_int_equal(recv_fn(arg, &v), 0);
+		assert_int_equal(v, i);
+	}
+	return NULL;
+}
+
+/* The rendezvous run with receives by recv; its placed wake-ups (*placed, of which
+ * *deferred were placed by the wakee's own worker) and how many went to the waker's CPU. */
+static uint64_t rendezvous_on_current_cpu(int (*recv)(struct ts_chan *, void *), uint64_t *placed,
+					  uint64_t *deferred)
+{
+	struct ts_rt_config cfg = {.topology = "synthetic:pack:2 l3:1 core:2 pu:1"};
+	if (ts_rt_start(&cfg))
+		fail_msg("ts_rt_start: %s", ts_rt_last_error());
+	struct ts_chan *c = ts_chan_create(0, sizeof(int));
+	assert_non_null(c);
+	recv_fn = recv;
+	ts_task_handle hc = ts_spawn(consumer, c, NULL), hp = ts_spawn(producer, c, NULL);
+	assert_true(hc.id && hp.id);
+	assert_int_equal(ts_join(hp, NULL), 0);
+	assert_int_equal(ts_join(hc, NULL), 0);
+	recv_fn = ts_chan_recv;
+	struct ts_rt_stats st;
+	ts_rt_get_stats(&st);
+	*deferred = st.deferred_wakeups;
+	struct ts_sched *s = ts_rt_sched();
+	uint64_t here = 0;
+	*placed = 0;
+	for (int c2 = 0; c2 < s->nr_cpus; c2++) {
+		const struct ts_cpu_stats *cs = &ts_cpu_rq(s, c2)->stats;
+		for (int r = 0; r < TS_PLACE_NR; r++)
+			*placed += ts_stat_read(&cs->reasons[r]);
+		here += ts_stat_read(&cs->reasons[TS_PLACE_CURRENT_CPU]);
+	}
+	ts_chan_destroy(c);
+	assert_int_equal(ts_rt_stop(), 0);
+	return here;
+}
+
+/* With ts_chan_recv_handoff() the producer's wake-ups go to the consumer's CPU as the
+ * consumer's go to the producer's: every placed wake-up is onto the waker's CPU. With
+ * ts_chan_recv() the producer, woken while the consumer runs on the CPU they share, goes
+ * where select_idle_sibling() finds an idle CPU. */
+static void test_recv_handoff_wakes_on_current_cpu(void **state)
+{
+	(void)state;
+	uint64_t placed, deferred,
+		here = rendezvous_on_current_cpu(ts_chan_recv_handoff, &placed, &deferred);
+	print_message("    receive hand-off: %llu of %llu placed wake-ups on the waker's CPU, "
+		      "%llu deferred\n",
+		      (unsigned long long)here, (unsigned long long)placed,
+		      (unsigned long long)deferred);
+	assert_true(placed > deferred);
+	assert_int_equal(here, placed - deferred);
+	here = rendezvous_on_current_cpu(ts_chan_recv, &placed, &deferred);
+	print_message("    plain receive: %llu of %llu placed wake-ups on the waker's CPU, "
+		      "%llu deferred\n",
+		      (unsigned long long)here, (unsigned long long)placed,
+		      (unsigned long long)deferred);
+	assert_true(here < placed - deferred);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cross_llc_wakeups_are_queued),
 		cmocka_unit_test(test_same_cpu_wakeups_are_not),
 		cmocka_unit_test(test_handoff_wakes_on_current_cpu),
+		cmocka_unit_test(test_recv_handoff_wakes_on_current_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

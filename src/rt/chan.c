@@ -178,6 +178,10 @@ int ts_chan_recv(struct ts_chan *c, void *elem)
 {
 	return chan_op(c, elem, false, true, 0);
 }
+int ts_chan_recv_handoff(struct ts_chan *c, void *elem)
+{
+	return chan_op(c, elem, false, true, TS_WF_SYNC | TS_WF_CURRENT_CPU);
+}
 int ts_chan_try_send(struct ts_chan *c, const void *elem)
 {
 	return chan_op(c, (void *)elem, true, false, 0);

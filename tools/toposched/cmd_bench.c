@@ -31,7 +31,12 @@ static const char bench_help[] =
 	"             channels do) vs the pipe threads pinned to one CPU: us per round trip\n"
 	"  hackbench  G groups x 20 senders x 20 receivers x L loops of 100-byte messages over\n"
 	"             channels vs threads and pipes (rt-tests hackbench -T -p -g G -l L):\n"
-	"             seconds in total\n"
+	"             seconds in total; a task woken by a message (or by room for one)\n"
+	"             is placed by the core's wake_affine() and select_idle_sibling()\n"
+	"  hackbench-handoff\n"
+	"             the same with hand-off sends and receives (ts_chan_send_handoff,\n"
+	"             ts_chan_recv_handoff: the woken task runs next on its waker's worker,\n"
+	"             as Go's and Boost.Fiber's channels do) vs the same threads and pipes\n"
 	"  spawn      N tasks in batches of 256, one wait per batch: detached tasks and a\n"
 	"             wait group vs detached threads and a mutex + condvar count (Go's `go`\n"
 	"             + sync.WaitGroup): ns per task\n"
@@ -42,9 +47,10 @@ static const char bench_help[] =
 	"             two pinned threads, 50 us apart: ns at p50 and p99\n"
 	"\n"
 	"  --bench NAME     run NAME (repeatable; default: all, in the order above)\n"
-	"  --loops N        pipe, pingpong: round trips (default 50000); hackbench: loops\n"
-	"                   (100); yield: yields per task (500000); wake: samples (5000)\n"
-	"  --groups G       hackbench groups (default 10)\n"
+	"  --loops N        pipe, pingpong: round trips (default 50000); hackbench and\n"
+	"                   hackbench-handoff: loops (100); yield: yields per task (500000);\n"
+	"                   wake: samples (5000)\n"
+	"  --groups G       hackbench and hackbench-handoff groups (default 10)\n"
 	"  --tasks N        spawn, spawn-join: tasks (default 10000)\n"
 	"  --cpus LIST      the runtime's workers (a cpulist; default: the affinity mask)\n"
 	"  --topology SPEC  the runtime's topology (default host; a preset or XML is mapped\n"
@@ -503,7 +509,8 @@ int cmd_bench(int argc, char **argv)
 			if (b < 0)
 				return cli_error("bench",
 						 "--bench '%s': unknown (choose pipe, pingpong, "
-						 "hackbench, spawn, spawn-join, yield or wake)",
+						 "hackbench, hackbench-handoff, spawn, spawn-join, "
+						 "yield or wake)",
 						 optarg);
 			selected[b] = any = true;
 			break;

@@ -354,6 +354,11 @@ TS_API int ts_chan_send_sync(struct ts_chan *c, const void *elem);
  * select_idle_sibling(). A ping-pong then stays on one worker and moves no cache line
  * between CPUs; the receiver waits while the caller runs on. */
 TS_API int ts_chan_send_handoff(struct ts_chan *c, const void *elem);
+/* ts_chan_recv() whose wake-up of a sender it frees (one blocked on a full channel, or
+ * waiting at a rendezvous) is a hand-off as above: the sender runs next on this worker,
+ * as Go's chanrecv() readies it on the receiver's P. With both ends handing off, tasks
+ * that exchange messages gather on the workers that run them. */
+TS_API int ts_chan_recv_handoff(struct ts_chan *c, void *elem);
 /* Non-blocking (any thread): -EAGAIN instead of blocking. */
 TS_API int ts_chan_try_send(struct ts_chan *c, const void *elem);
 TS_API int ts_chan_try_recv(struct ts_chan *c, void *elem);
