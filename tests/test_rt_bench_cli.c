@@ -159,6 +159,42 @@ static void test_pingpong_hands_off(void **state)
 	run_free(&r);
 }
 
+/* hackbench-handoff's message wake-ups (a receiver woken by a send, a sender by the room a
+ * receive made) are all placed on the waker's CPU; hackbench's go through wake_affine()
+ * and select_idle_sibling() and none is. The other wake-ups of a run are the start's (the
+ * start channel's close wakes the 40 tasks of the group, the last to be ready wakes the
+ * controller) and the joins' (at most one a task), placed without flags, and the deferred
+ * ones, placed by the wakee's own worker. */
+static void hackbench_placements(const char *bench, double *wakeups, double *current,
+				 double *deferred)
+{
+	struct run r = run_cli(ARGS("bench", "--bench", bench, "--groups", "1", "--loops", "200",
+				    "--stats", "--format", "json"));
+	if (r.status != 0 || r.err[0])
+		print_message("exit %d, stderr: %s\n", r.status, r.err);
+	assert_int_equal(r.status, 0);
+	assert_true(json_balanced(r.out));
+	assert_int_equal(count_substr(r.out, "\"bench\": "), 1);
+	*wakeups = json_number(r.out, "ttwu_count");
+	*current = json_number(r.out, "current_cpu");
+	*deferred = json_number(r.out, "deferred_wakeups");
+	print_message("    %s: %g wake-ups, %g current_cpu, %g deferred\n", bench, *wakeups,
+		      *current, *deferred);
+	run_free(&r);
+}
+
+static void test_hackbench_handoff(void **state)
+{
+	(void)state;
+	double wakeups, current, deferred, start_and_joins = 2 * 40 + 1; /* 40 tasks a group */
+	hackbench_placements("hackbench-handoff", &wakeups, &current, &deferred);
+	assert_true(current > start_and_joins);
+	assert_true(current >= wakeups - deferred - start_and_joins);
+	hackbench_placements("hackbench", &wakeups, &current, &deferred);
+	assert_true(wakeups > start_and_joins);
+	assert_true(current == 0);
+}
+
 /* --repeat: the figures are medians of the runs, the printed ratio (of the medians) lies in
  * the runs' range, and the text says over how many runs. */
 static void test_repeat(void **state)
@@ -454,11 +490,17 @@ static void test_groups_bad_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pipe_json),      cmocka_unit_test(test_pingpong_hands_off),
-		cmocka_unit_test(test_repeat),	       cmocka_unit_test(test_peers_skipped),
-		cmocka_unit_test(test_text_and_stats), cmocka_unit_test(test_help),
-		cmocka_unit_test(test_bad_options),    cmocka_unit_test(test_groups_text),
-		cmocka_unit_test(test_groups_json),    cmocka_unit_test(test_groups_bad_options),
+		cmocka_unit_test(test_pipe_json),
+		cmocka_unit_test(test_pingpong_hands_off),
+		cmocka_unit_test(test_hackbench_handoff),
+		cmocka_unit_test(test_repeat),
+		cmocka_unit_test(test_peers_skipped),
+		cmocka_unit_test(test_text_and_stats),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_groups_text),
+		cmocka_unit_test(test_groups_json),
+		cmocka_unit_test(test_groups_bad_options),
 	};
 	return cmocka_run_group_tests(tests, ts_tmpdir_setup, ts_tmpdir_teardown);
 }
