@@ -379,7 +379,7 @@ static int bench_pipe(const struct rtb_config *c, bool handoff, struct rtb_resul
  * hackbench-handoff is the same with every send and receive a hand-off
  * (ts_chan_send_handoff, ts_chan_recv_handoff: WF_CURRENT_CPU), the wake-up Go's and
  * Boost.Fiber's channels make: a task woken by a message, or by the room a receive made,
- * runs next on its waker's worker, so the tasks that exchange messages gather on one
+ * is queued on its waker's worker, so the tasks that exchange messages gather on one
  * worker. The kernel's form is the same threads and pipes (no pipe wakes with
  * WF_CURRENT_CPU). */
 

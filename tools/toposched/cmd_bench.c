@@ -35,7 +35,7 @@ static const char bench_help[] =
 	"             is placed by the core's wake_affine() and select_idle_sibling()\n"
 	"  hackbench-handoff\n"
 	"             the same with hand-off sends and receives (ts_chan_send_handoff,\n"
-	"             ts_chan_recv_handoff: the woken task runs next on its waker's worker,\n"
+	"             ts_chan_recv_handoff: the woken task is queued on its waker's worker,\n"
 	"             as Go's and Boost.Fiber's channels do) vs the same threads and pipes\n"
 	"  spawn      N tasks in batches of 256, one wait per batch: detached tasks and a\n"
 	"             wait group vs detached threads and a mutex + condvar count (Go's `go`\n"

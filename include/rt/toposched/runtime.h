@@ -355,9 +355,9 @@ TS_API int ts_chan_send_sync(struct ts_chan *c, const void *elem);
  * between CPUs; the receiver waits while the caller runs on. */
 TS_API int ts_chan_send_handoff(struct ts_chan *c, const void *elem);
 /* ts_chan_recv() whose wake-up of a sender it frees (one blocked on a full channel, or
- * waiting at a rendezvous) is a hand-off as above: the sender runs next on this worker,
- * as Go's chanrecv() readies it on the receiver's P. With both ends handing off, tasks
- * that exchange messages gather on the workers that run them. */
+ * waiting at a rendezvous) is a hand-off as above: the sender is queued on this worker
+ * (WF_CURRENT_CPU), as Go's chanrecv() readies it on the receiver's P. With both ends
+ * handing off, tasks that exchange messages gather on the workers that run them. */
 TS_API int ts_chan_recv_handoff(struct ts_chan *c, void *elem);
 /* Non-blocking (any thread): -EAGAIN instead of blocking. */
 TS_API int ts_chan_try_send(struct ts_chan *c, const void *elem);
