@@ -56,6 +56,17 @@ static void *pong(void *arg)
 	return NULL;
 }
 
+/* The running runtime's placed wake-ups by reason, summed over its CPUs. */
+static void placement_reasons(uint64_t reasons[TS_PLACE_NR])
+{
+	struct ts_sched *s = ts_rt_sched();
+	for (int r = 0; r < TS_PLACE_NR; r++) {
+		reasons[r] = 0;
+		for (int c = 0; c < s->nr_cpus; c++)
+			reasons[r] += ts_stat_read(&ts_cpu_rq(s, c)->stats.reasons[r]);
+	}
+}
+
 /* Runs the ping-pong with a on cpus_a and b on cpus_b; the run's wake-ups and those the
  * kernel would have queued. */
 static void run(const char *cpus_a, const char *cpus_b, uint64_t *wakeups, uint64_t *deferred,
@@ -81,12 +92,7 @@ static void run(const char *cpus_a, const char *cpus_b, uint64_t *wakeups, uint6
 	*deferred = st.deferred_wakeups;
 	*queued = st.ttwu_queued;
 	*listed = st.wakelist;
-	struct ts_sched *s = ts_rt_sched();
-	for (int r = 0; r < TS_PLACE_NR; r++) {
-		reasons[r] = 0;
-		for (int c = 0; c < s->nr_cpus; c++)
-			reasons[r] += ts_stat_read(&ts_cpu_rq(s, c)->stats.reasons[r]);
-	}
+	placement_reasons(reasons);
 	ts_chan_destroy(pp.to_b);
 	ts_chan_destroy(pp.to_a);
 	assert_int_equal(ts_rt_stop(), 0);
@@ -203,18 +209,14 @@ static uint64_t rendezvous_on_current_cpu(int (*recv)(struct ts_chan *, void *),
 	struct ts_rt_stats st;
 	ts_rt_get_stats(&st);
 	*deferred = st.deferred_wakeups;
-	struct ts_sched *s = ts_rt_sched();
-	uint64_t here = 0;
+	uint64_t reasons[TS_PLACE_NR];
+	placement_reasons(reasons);
 	*placed = 0;
-	for (int c2 = 0; c2 < s->nr_cpus; c2++) {
-		const struct ts_cpu_stats *cs = &ts_cpu_rq(s, c2)->stats;
-		for (int r = 0; r < TS_PLACE_NR; r++)
-			*placed += ts_stat_read(&cs->reasons[r]);
-		here += ts_stat_read(&cs->reasons[TS_PLACE_CURRENT_CPU]);
-	}
+	for (int r = 0; r < TS_PLACE_NR; r++)
+		*placed += reasons[r];
 	ts_chan_destroy(c);
 	assert_int_equal(ts_rt_stop(), 0);
-	return here;
+	return reasons[TS_PLACE_CURRENT_CPU];
 }
 
 /* With ts_chan_recv_handoff() the producer's wake-ups go to the consumer's CPU as the
